@@ -1,0 +1,5 @@
+"""``python -m gm_engine`` runs the ``gm`` command."""
+
+from gm_engine.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""``gm roll``, ``gm systems`` and ``gm conformance``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from gm_engine.dice.conformance import Report, VectorFileError, format_failure, run_files
+from gm_engine.dice.engine import evaluate
+from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
+from gm_engine.dice.system import UnknownSystemError, all_systems
+
+
+def register(subparsers: Any) -> None:
+    """Add the dice subcommands."""
+    roll = subparsers.add_parser("roll", help="evaluate one dice command")
+    roll.add_argument("--system", default="DiceBot", help="game system id (see `gm systems`)")
+    roll.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
+    roll.add_argument("--rands", default=None, help="inject dice: value/sides,... e.g. 9/10,5/10")
+    roll.add_argument("--locale", choices=["ja", "en"], default="ja")
+    roll.add_argument("--json", action="store_true", help="print the structured result as JSON")
+    roll.add_argument("line", nargs="+", help="the command (text after a space is a comment)")
+    roll.set_defaults(handler=_roll)
+
+    systems = subparsers.add_parser("systems", help="list the game systems and their help")
+    systems.set_defaults(handler=_systems)
+
+    conformance = subparsers.add_parser("conformance", help="run BCDice-format TOML test vectors")
+    conformance.add_argument("files", nargs="+")
+    conformance.add_argument("--tables", default=None, help="table pack directory (default: $GM_TABLES_DIR)")
+    conformance.set_defaults(handler=_conformance)
+
+
+def _roll(args: argparse.Namespace) -> int:
+    source: DiceSource
+    try:
+        source = QueueSource.parse(args.rands) if args.rands is not None else SeededSource(args.seed)
+        result = evaluate(" ".join(args.line), args.system, source=source, locale=args.locale)
+    except (DiceError, UnknownSystemError, ValueError) as exc:
+        print(f"gm roll: {exc}", file=sys.stderr)
+        return 2
+    if result is None:
+        print(f"not a command under {args.system}: {' '.join(args.line)!r}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print(result.text)
+    if isinstance(source, QueueSource) and source.leftovers:
+        unused = ", ".join(f"{d.value}/{d.sides}" for d in source.leftovers)
+        print(f"(injected dice left unused: {unused})", file=sys.stderr)
+    return 0
+
+
+def _systems(args: argparse.Namespace) -> int:
+    for cls in all_systems():
+        print(f"{cls.id}  ({cls.name})")
+        for line in cls.help_text.strip().splitlines():
+            print(f"    {line}")
+    return 0
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    tables = args.tables if args.tables is not None else os.environ.get("GM_TABLES_DIR")
+    report = Report()
+    try:
+        for result in run_files(args.files, tables_dir=tables):
+            if result.passed:
+                report.passed += 1
+            else:
+                report.failures.append(result)
+                print(format_failure(result))
+    except VectorFileError as exc:
+        print(f"gm conformance: {exc}", file=sys.stderr)
+        return 2
+    print(f"{report.passed} passed, {report.failed} failed")
+    return 0 if report.failed == 0 else 1

@@ -1,0 +1,1 @@
+"""Common commands that every game system answers, as in BCDice. Each module registers itself."""

@@ -1,0 +1,50 @@
+"""The injectable source of dice: seeded, queued, recorded, restorable."""
+
+from __future__ import annotations
+
+import pytest
+
+from gm_engine.dice import DiceQueueError, Die, QueueSource, SeededSource
+
+
+def test_seeded_source_repeats_for_the_same_seed() -> None:
+    a, b = SeededSource(42), SeededSource(42)
+    assert [a.roll(6) for _ in range(50)] == [b.roll(6) for _ in range(50)]
+    assert all(1 <= d.value <= 6 for d in a.history)
+
+
+def test_every_die_is_recorded_in_order() -> None:
+    source = QueueSource([(3, 6), (9, 10)])
+    assert source.roll(6) == 3
+    assert source.roll(10) == 9
+    assert source.history == [Die(3, 6), Die(9, 10)]
+
+
+def test_queue_checks_sides_and_reports_leftovers() -> None:
+    source = QueueSource([(3, 6), (4, 6)])
+    with pytest.raises(DiceQueueError, match="d6"):
+        source.roll(10)
+    assert source.roll(6) == 3
+    assert source.leftovers == (Die(4, 6),)
+
+
+def test_queue_running_dry_is_an_error() -> None:
+    source = QueueSource([])
+    with pytest.raises(DiceQueueError, match="ran out"):
+        source.roll(6)
+
+
+def test_restore_forgets_dice_and_draws_them_again() -> None:
+    source = SeededSource(7)
+    source.roll(100)
+    mark = source.mark()
+    first = source.roll_many(5, 6)
+    source.restore(mark)
+    assert len(source.history) == 1
+    assert source.roll_many(5, 6) == first
+
+
+def test_queue_parse_reads_value_slash_sides() -> None:
+    assert QueueSource.parse("9/10, 5/10").leftovers == (Die(9, 10), Die(5, 10))
+    with pytest.raises(DiceQueueError, match="value/sides"):
+        QueueSource.parse("9-10")
