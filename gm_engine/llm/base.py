@@ -4,10 +4,20 @@ A session builds a :class:`ModelRequest` (the messages exactly as they will be s
 and the tools offered), hands it to a :class:`ModelBackend`, and gets a
 :class:`ModelResponse` back. Requests carry where they stand in the session (actor,
 day, phase, turn) so that a ledger can total them and a tolerant replay can match them.
+
+Message helpers (:func:`assistant_message`, :func:`tool_message`, :func:`user_message`,
+:func:`system_message`) build the Chat Completions message dicts every backend reads,
+so a conversation kept by a session can be sent to any backend unchanged.
+
+Errors: :class:`BackendError` (the program must handle it), and its subclass
+:class:`TransientBackendError` (worth retrying: connection, timeout, 429, 5xx), which
+the one retry policy of :mod:`gm_engine.llm.retry` retries.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +27,18 @@ JsonDict = dict[str, Any]
 
 class BackendError(RuntimeError):
     """A backend failed for a reason the program must handle (not the model's mistake)."""
+
+
+class TransientBackendError(BackendError):
+    """A failure worth retrying: connection lost, timeout, rate limit (429) or server error (5xx).
+
+    ``retry_after`` is the delay in seconds the server asked for, when it said one.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = status
 
 
 class ToolSpec(BaseModel):
@@ -38,6 +60,26 @@ class ToolSpec(BaseModel):
         if strict:
             function["strict"] = True
         return {"type": "function", "function": function}
+
+    @property
+    def strict_compatible(self) -> bool:
+        """Whether ``parameters`` meets OpenAI's strict-schema subset: every object closed
+        (``additionalProperties: false``) and every property required."""
+        return _strict_ok(self.parameters)
+
+
+def _strict_ok(schema: object) -> bool:
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" or "properties" in schema:
+            props = schema.get("properties", {})
+            if schema.get("additionalProperties", True) is not False:
+                return False
+            if set(schema.get("required", [])) != set(props):
+                return False
+        return all(_strict_ok(value) for value in schema.values())
+    if isinstance(schema, list):
+        return all(_strict_ok(item) for item in schema)
+    return True
 
 
 class ToolCall(BaseModel):
@@ -61,7 +103,12 @@ class Usage(BaseModel):
 
 
 class ModelRequest(BaseModel):
-    """One call to a model: who asks, the messages exactly as sent, the tools offered."""
+    """One call to a model: who asks, the messages exactly as sent, the tools offered.
+
+    ``parallel_tool_calls`` says whether the caller accepts several tool calls in one
+    answer (None: the server's default); a backend sends it only where its server
+    profile supports it.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -73,6 +120,7 @@ class ModelRequest(BaseModel):
     day: int = 0
     phase: str = ""
     turn: int = 0
+    parallel_tool_calls: bool | None = None
 
 
 class ModelResponse(BaseModel):
@@ -100,3 +148,45 @@ class ModelBackend(Protocol):
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Answer one request."""
         ...
+
+
+def system_message(content: str) -> JsonDict:
+    """A ``system`` message."""
+    return {"role": "system", "content": content}
+
+
+def user_message(content: str) -> JsonDict:
+    """A ``user`` message."""
+    return {"role": "user", "content": content}
+
+
+def assistant_message(response: ModelResponse) -> JsonDict:
+    """The ``assistant`` message that records ``response`` in a conversation."""
+    message: JsonDict = {"role": "assistant", "content": response.content}
+    if response.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in response.tool_calls
+        ]
+    return message
+
+
+def tool_message(call_id: str, content: str) -> JsonDict:
+    """The ``tool`` message that answers the tool call ``call_id``."""
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count for servers that report none: one token per four characters."""
+    return (len(text) + 3) // 4
+
+
+def estimate_usage(request: ModelRequest, content: str | None, tool_calls: Iterable[ToolCall]) -> Usage:
+    """Estimate the usage of one call from the characters sent and received."""
+    sent = json.dumps(list(request.messages), ensure_ascii=False) + json.dumps(
+        [t.model_dump() for t in request.tools], ensure_ascii=False
+    )
+    received = (content or "") + "".join(c.name + c.arguments for c in tool_calls)
+    return Usage(
+        prompt_tokens=estimate_tokens(sent), completion_tokens=estimate_tokens(received), estimated=True
+    )

@@ -1,0 +1,497 @@
+"""Tools a model may call, and the turn runner that applies them safely.
+
+Declaring a tool
+----------------
+A tool is declared once, as a pydantic model of its arguments::
+
+    class Vote(Tool):
+        \"\"\"Vote for the player you want to leave the table.\"\"\"
+
+        tool_name: ClassVar[str] = "vote"
+        target: str = Field(description="seat of the player you vote for")
+
+Its OpenAI function schema is generated (:meth:`Tool.spec`), never written by hand.
+Each turn, the session offers only the tools legal for the current actor and phase,
+and narrows their choice fields to enums of the current legal choices::
+
+    offer = Offer.of(Vote, handler=lambda v: game.apply_vote("P3", v.target),
+                     target=["P2", "P4", "P5"])   # schema: {"enum": ["P2", "P4", "P5"]}
+
+Running a turn
+--------------
+:class:`TurnRunner` sends the request, and for every tool call of the answer:
+
+* broken JSON, arguments that are not an object  -> an error naming what was wrong;
+* an unknown tool (or one not offered now)        -> an error listing the tools allowed;
+* arguments that fail the (narrowed) argument model -> a readable validation error,
+  naming the allowed values;
+* a handler raising ``ValueError`` (the engine refusing an illegal action)
+  -> an error with the engine's message.
+
+Each error goes back to the model as the tool call's result and the model is asked
+again; the handler runs only after full validation, and an engine's refusal must leave
+its state unchanged (the engine's contract), so an error never changes the state.
+After ``retry_budget`` retries the ``fallback`` (the offline agent's choice) is applied
+through the same handler and a ``fallback`` event is recorded. Every request,
+response, tool result and fallback is emitted to the session's event sink (event types
+of :mod:`gm_engine.sessions.base`, plus ``fallback``: ``actor``, ``tool``,
+``arguments``, ``reason``).
+
+Errors of this module: :class:`ToolDefinitionError` (a tool or offer is declared
+wrongly: a programming error) and :class:`TurnError` (a turn cannot finish: the budget
+ran out with no fallback, or the fallback itself was refused). Both subclass ValueError.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from gm_engine.llm.base import (
+    JsonDict,
+    ModelBackend,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolSpec,
+    assistant_message,
+    tool_message,
+    user_message,
+)
+from gm_engine.sessions.base import EventSink, NullSink
+
+
+class ToolDefinitionError(ValueError):
+    """A tool or an offer is declared wrongly (no name, no legal choice, unknown field)."""
+
+
+class TurnError(ValueError):
+    """A turn cannot finish: the retry budget ran out without a fallback, or the fallback was refused."""
+
+
+class Tool(BaseModel):
+    """Base class of a tool: subclass it with the tool's argument fields.
+
+    Set ``tool_name``; the description is ``tool_description`` or, by default, the
+    class docstring. Instances are the validated arguments of one call.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tool_name: ClassVar[str] = ""
+    tool_description: ClassVar[str] = ""
+
+    @classmethod
+    def description(cls) -> str:
+        """The description shown to the model."""
+        if cls.tool_description:
+            return cls.tool_description
+        doc = cls.__doc__ or ""
+        # a narrowed subclass made by create_model has no docstring of its own
+        for klass in cls.__mro__:
+            if klass.__doc__ and klass is not Tool and issubclass(klass, Tool):
+                doc = klass.__doc__
+                break
+        return inspect.cleandoc(doc) if doc else cls.tool_name
+
+    @classmethod
+    def spec(cls) -> ToolSpec:
+        """The tool's spec with its JSON schema generated from the argument model.
+
+        Raises:
+            ToolDefinitionError: the class has no ``tool_name``.
+        """
+        if not cls.tool_name:
+            raise ToolDefinitionError(f"{cls.__name__} has no tool_name")
+        schema = _clean_schema(cls.model_json_schema())
+        return ToolSpec(name=cls.tool_name, description=cls.description(), parameters=schema)
+
+    @classmethod
+    def narrowed(cls, **legal: Sequence[str | int]) -> type[Tool]:
+        """A subclass whose named fields accept only ``legal`` values (an enum in the schema).
+
+        A field declared as a list gets a list of those values; a field that may be
+        None keeps None allowed. Fields not named are unchanged.
+
+        Raises:
+            ToolDefinitionError: an unknown field, or no legal value for a field.
+        """
+        if not legal:
+            return cls
+        fields: dict[str, Any] = {}
+        for name, values in legal.items():
+            info = cls.model_fields.get(name)
+            if info is None:
+                raise ToolDefinitionError(f"{cls.__name__} has no field {name!r}")
+            choices = tuple(dict.fromkeys(values))
+            if not choices:
+                raise ToolDefinitionError(f"{cls.tool_name}: no legal value for {name!r}; do not offer it")
+            literal: Any = Literal.__getitem__(choices)
+            annotation = info.annotation
+            origin = get_origin(annotation)
+            optional = type(None) in get_args(annotation)
+            is_list = origin in (list, tuple) or any(get_origin(a) is list for a in get_args(annotation))
+            new_type: Any = list[literal] if is_list else literal
+            if optional:
+                new_type = new_type | None
+            default: Any = ... if info.is_required() else info.default
+            fields[name] = (new_type, Field(default=default, description=info.description))
+        narrowed: type[Tool] = create_model(
+            cls.__name__, __base__=cls, __module__=cls.__module__, **fields
+        )
+        return narrowed
+
+
+def _clean_schema(schema: Any) -> Any:
+    """Drop pydantic's ``title`` keys (noise in a prompt); keep everything else."""
+    if isinstance(schema, dict):
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {k: _clean_schema(v) for k, v in value.items()}
+            else:
+                out[key] = _clean_schema(value)
+        return out
+    if isinstance(schema, list):
+        return [_clean_schema(item) for item in schema]
+    return schema
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a handler returns: the text sent back to the model, data for the record,
+    and whether the turn ends with this action (e.g. a pause handing the turn to the player)."""
+
+    text: str
+    data: JsonDict = field(default_factory=dict)
+    ends_turn: bool = False
+
+
+T = TypeVar("T", bound=Tool)
+Handler = Callable[[T], "ToolOutput | str"]
+
+
+@dataclass(frozen=True)
+class Offer(Generic[T]):
+    """A tool as offered this turn: its (narrowed) argument model and the handler that applies it.
+
+    The handler receives validated arguments and applies them to the engine; it raises
+    ``ValueError`` (leaving the state unchanged) when the engine refuses the action.
+    """
+
+    tool: type[T]
+    handler: Callable[[T], ToolOutput | str]
+
+    @classmethod
+    def of(
+        cls, tool: type[T], handler: Callable[[T], ToolOutput | str], **legal: Sequence[str | int]
+    ) -> Offer[T]:
+        """Offer ``tool`` with its choice fields narrowed to ``legal`` values."""
+        narrowed: Any = tool.narrowed(**legal)
+        return cls(tool=narrowed, handler=handler)
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self.tool.tool_name
+
+    def spec(self) -> ToolSpec:
+        """The tool spec sent to the model."""
+        return self.tool.spec()
+
+
+@dataclass(frozen=True)
+class AppliedAction:
+    """One action the engine accepted in a turn."""
+
+    tool: str
+    arguments: Tool
+    output: ToolOutput
+    by_fallback: bool = False
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """How a turn went: the actions applied, the model's last text, the conversation
+    (the messages given plus everything appended), the errors answered, and whether the
+    fallback decided."""
+
+    actions: tuple[AppliedAction, ...]
+    content: str | None
+    messages: tuple[JsonDict, ...]
+    errors: tuple[str, ...]
+    fallback: bool
+    responses: int
+
+    @property
+    def ended_by_tool(self) -> bool:
+        """Whether an applied action ended the turn (e.g. a pause)."""
+        return any(a.output.ends_turn for a in self.actions)
+
+
+Fallback = Callable[[], Tool]
+
+
+class TurnRunner:
+    """Runs one actor's turn against a backend, applying its tool calls safely.
+
+    Args:
+        backend: the model backend.
+        sink: receives every event (default: dropped).
+        retry_budget: how many times the model is asked again after an error, per turn.
+        max_responses: a cap on model answers per turn (a model that keeps calling
+            tools forever is stopped; this counts as running out of budget).
+    """
+
+    def __init__(
+        self,
+        backend: ModelBackend,
+        sink: EventSink | None = None,
+        *,
+        retry_budget: int = 3,
+        max_responses: int = 16,
+    ) -> None:
+        self.backend = backend
+        self.sink: EventSink = sink if sink is not None else NullSink()
+        self.retry_budget = retry_budget
+        self.max_responses = max_responses
+
+    async def run(
+        self,
+        *,
+        actor: str,
+        messages: Sequence[JsonDict],
+        offers: Sequence[Offer[Any]],
+        fallback: Fallback | None = None,
+        context: object | None = None,
+        require_action: bool = True,
+        max_actions: int = 1,
+        model: str | None = None,
+        day: int = 0,
+        phase: str = "",
+        turn: int = 0,
+        parallel_tool_calls: bool | None = None,
+    ) -> TurnResult:
+        """Run one turn.
+
+        The turn ends when ``max_actions`` actions were applied, when an action's output
+        has ``ends_turn``, or when the model answers with text only and either
+        ``require_action`` is False or an action was already applied. With
+        ``require_action`` (the default) a text-only answer before any action is an
+        error answered like the others.
+
+        Raises:
+            TurnError: the budget ran out and there is no fallback while an action was
+                required, or the fallback's action was refused.
+        """
+        by_name: dict[str, Offer[Any]] = {}
+        for offer in offers:
+            if offer.name in by_name:
+                raise ToolDefinitionError(f"tool {offer.name!r} offered twice")
+            by_name[offer.name] = offer
+        specs = tuple(o.spec() for o in offers)
+        convo: list[JsonDict] = [dict(m) for m in messages]
+        actions: list[AppliedAction] = []
+        errors: list[str] = []
+        content: str | None = None
+        responses = 0
+        ended = False
+
+        while not ended:
+            if len(errors) > self.retry_budget or responses >= self.max_responses:
+                break
+            wants_tool = require_action and not actions and bool(specs)
+            request = ModelRequest(
+                actor=actor,
+                messages=tuple(convo),
+                tools=specs,
+                tool_choice="required" if wants_tool else ("auto" if specs else "none"),
+                model=model,
+                day=day,
+                phase=phase,
+                turn=turn,
+                parallel_tool_calls=parallel_tool_calls,
+            )
+            self.sink.emit(
+                "model_request",
+                {
+                    "actor": actor,
+                    "day": day,
+                    "phase": phase,
+                    "turn": turn,
+                    "messages": list(request.messages),
+                    "tools": [s.model_dump() for s in specs],
+                    "model": model,
+                },
+            )
+            response = await self.backend.complete(request, context)
+            responses += 1
+            self.sink.emit(
+                "model_response",
+                {
+                    "actor": actor,
+                    "content": response.content,
+                    "tool_calls": [c.model_dump() for c in response.tool_calls],
+                    "usage": response.usage.model_dump() if response.usage else None,
+                },
+            )
+            convo.append(assistant_message(response))
+            content = response.content
+            if not response.tool_calls:
+                if wants_tool:
+                    error = (
+                        "error: you answered without calling a tool; call exactly one of: "
+                        + ", ".join(by_name)
+                    )
+                    errors.append(error)
+                    convo.append(user_message(f"[engine] {error}"))
+                    self.sink.emit(
+                        "tool_result",
+                        {"actor": actor, "tool": None, "arguments": None, "ok": False, "result": error},
+                    )
+                    continue
+                break
+            for call in response.tool_calls:
+                if ended:
+                    text = "not executed: the turn had already ended with an earlier call"
+                    convo.append(tool_message(call.id, text))
+                    self._emit_result(actor, call, ok=False, text=text)
+                    continue
+                applied, text = self._try_call(call, by_name)
+                convo.append(tool_message(call.id, text))
+                self._emit_result(actor, call, ok=applied is not None, text=text)
+                if applied is None:
+                    errors.append(text)
+                    continue
+                actions.append(applied)
+                if applied.output.ends_turn or len(actions) >= max_actions:
+                    ended = True
+
+        used_fallback = False
+        needs_action = require_action and not actions and bool(specs)
+        if not ended and (needs_action or len(errors) > self.retry_budget or responses >= self.max_responses):
+            if fallback is None:
+                if needs_action:
+                    raise TurnError(
+                        f"{actor}: no legal action after {len(errors)} errors and no fallback; "
+                        f"last error: {errors[-1] if errors else 'none'}"
+                    )
+            else:
+                choice = fallback()
+                chosen = by_name.get(choice.tool_name)
+                if chosen is None:
+                    raise TurnError(f"{actor}: the fallback chose {choice.tool_name!r}, which is not offered")
+                try:
+                    arguments = chosen.tool.model_validate(choice.model_dump())
+                    output = _as_output(chosen.handler(arguments))
+                except (ValidationError, ValueError) as exc:
+                    raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
+                actions.append(AppliedAction(chosen.name, arguments, output, by_fallback=True))
+                used_fallback = True
+                self.sink.emit(
+                    "fallback",
+                    {
+                        "actor": actor,
+                        "tool": chosen.name,
+                        "arguments": arguments.model_dump(mode="json"),
+                        "reason": errors[-1] if errors else "no action within the response cap",
+                    },
+                )
+        return TurnResult(
+            actions=tuple(actions),
+            content=content,
+            messages=tuple(convo),
+            errors=tuple(errors),
+            fallback=used_fallback,
+            responses=responses,
+        )
+
+    def _emit_result(self, actor: str, call: ToolCall, *, ok: bool, text: str) -> None:
+        self.sink.emit(
+            "tool_result",
+            {"actor": actor, "tool": call.name, "arguments": call.arguments, "ok": ok, "result": text},
+        )
+
+    def _try_call(self, call: ToolCall, offers: Mapping[str, Offer[Any]]) -> tuple[AppliedAction | None, str]:
+        allowed = ", ".join(offers) or "(none)"
+        offer = offers.get(call.name)
+        if offer is None:
+            return None, f"error: unknown tool {call.name!r}; the tools allowed now are: {allowed}"
+        try:
+            raw = json.loads(call.arguments) if call.arguments.strip() else {}
+        except json.JSONDecodeError as exc:
+            return None, (
+                f"error: the arguments of {call.name} are not valid JSON ({exc.msg} at character {exc.pos}); "
+                f"send a JSON object matching the tool's schema"
+            )
+        if not isinstance(raw, dict):
+            kind = type(raw).__name__
+            return None, f"error: the arguments of {call.name} must be a JSON object, not {kind}"
+        try:
+            arguments = offer.tool.model_validate(raw)
+        except ValidationError as exc:
+            return None, f"error: invalid arguments for {call.name}: {_explain(exc, offer.tool)}"
+        try:
+            output = _as_output(offer.handler(arguments))
+        except ValueError as exc:
+            return None, f"error: {call.name} refused by the rules: {exc}"
+        return AppliedAction(call.name, arguments, output), output.text
+
+
+def _as_output(value: ToolOutput | str) -> ToolOutput:
+    return value if isinstance(value, ToolOutput) else ToolOutput(text=value)
+
+
+def _explain(exc: ValidationError, tool: type[Tool]) -> str:
+    """A readable list of what was wrong, with the allowed values of enum fields."""
+    parts: list[str] = []
+    properties = tool.model_json_schema().get("properties", {})
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        message = f"{where}: {err['msg']}"
+        if err["type"] == "extra_forbidden":
+            message = f"{where}: unknown argument; the arguments are: {', '.join(properties) or '(none)'}"
+        top = str(err["loc"][0]) if err["loc"] else ""
+        enum = _enum_of(properties.get(top, {}))
+        if enum:
+            message += f" (allowed: {', '.join(json.dumps(v, ensure_ascii=False) for v in enum)})"
+        parts.append(message)
+    return "; ".join(parts)
+
+
+def _enum_of(schema: Mapping[str, Any]) -> list[Any]:
+    if "enum" in schema:
+        return list(schema["enum"])
+    for key in ("items", "anyOf"):
+        inner = schema.get(key)
+        if isinstance(inner, dict):
+            found = _enum_of(inner)
+            if found:
+                return found
+        if isinstance(inner, list):
+            for option in inner:
+                found = _enum_of(option)
+                if found:
+                    return found
+    return []
+
+
+def response_with_calls(
+    *calls: tuple[str, Mapping[str, Any]], content: str | None = None, id_prefix: str = "call"
+) -> ModelResponse:
+    """A :class:`ModelResponse` with the given ``(tool name, arguments)`` calls (offline
+    deciders and tests); the call ids are ``{id_prefix}_{n}``."""
+    return ModelResponse(
+        content=content,
+        tool_calls=tuple(
+            ToolCall(id=f"{id_prefix}_{i}", name=name, arguments=json.dumps(dict(args), ensure_ascii=False))
+            for i, (name, args) in enumerate(calls)
+        ),
+    )
