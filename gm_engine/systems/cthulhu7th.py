@@ -1,0 +1,562 @@
+"""Call of Cthulhu 7th edition (新クトゥルフ神話TRPG), byte-compatible with BCDice 3.16.
+
+Commands:
+
+* ``CC(x)<=n`` skill roll with bonus (x > 0) or penalty (x < 0) dice; ``CC<=n`` and
+  ``CC`` too. A trailing ``r h e c`` asks for a difficulty: the target becomes n, n/2,
+  n/5 or 0 and the result is only success or failure (plus critical and fumble).
+* ``CBR(x,y)`` one d100 against two targets: success, partial success or failure.
+* ``FAR(w,x,y[,z][,d][,v])`` full-auto fire: w bullets, skill x, malfunction number y,
+  bonus dice z (-2..2), stop at difficulty d (r, h, e), volley size v.
+* ``BMR BMS PH MA FCL FCM`` tables, read from the Cthulhu7th table pack
+  (see :mod:`gm_engine.systems.tables`).
+
+Rules, as BCDice applies them: a d100 is a tens d10 (10 reads 0) plus a ones d10 (10
+reads 0), 00 reading 100; each bonus/penalty die adds a tens die and the lowest/highest
+total is kept. 1 is a critical; the fumble is 100, or 96-100 when the target is under
+50 (and for every full-auto volley past the first difficulty).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from gm_engine.dice.result import Detail, Outcome
+from gm_engine.dice.source import DiceSource
+from gm_engine.dice.system import GameSystem, RollContext, register_system
+from gm_engine.systems._bcdice import normalize, refusal
+from gm_engine.systems.tables import FollowUp, roll_table
+
+SYSTEM_ID = "Cthulhu7th"
+
+Level = Literal[
+    "critical", "extreme_success", "hard_success", "regular_success", "success", "failure", "fumble"
+]
+Difficulty = Literal["regular", "hard", "extreme", "critical"]
+FullAutoStop = Literal["jam", "out_of_bullets", "difficulty_reached", "no_harder_difficulty"]
+
+CRITICAL: Level = "critical"
+EXTREME: Level = "extreme_success"
+HARD: Level = "hard_success"
+REGULAR: Level = "regular_success"
+SUCCESS: Level = "success"
+FAILURE: Level = "failure"
+FUMBLE: Level = "fumble"
+
+_SUCCESS_LEVELS = frozenset({CRITICAL, EXTREME, HARD, REGULAR, SUCCESS})
+
+LEVEL_JA: dict[str, str] = {
+    CRITICAL: "クリティカル",
+    EXTREME: "イクストリーム成功",
+    HARD: "ハード成功",
+    REGULAR: "レギュラー成功",
+    SUCCESS: "成功",
+    FAILURE: "失敗",
+    FUMBLE: "ファンブル",
+}
+LEVEL_EN: dict[str, str] = {
+    CRITICAL: "Critical success",
+    EXTREME: "Extreme success",
+    HARD: "Hard success",
+    REGULAR: "Regular success",
+    SUCCESS: "Success",
+    FAILURE: "Failure",
+    FUMBLE: "Fumble",
+}
+_DIFFICULTIES: tuple[Difficulty, ...] = ("regular", "hard", "extreme", "critical")
+_DIFFICULTY_EN = {"hard": "Hard", "extreme": "Extreme", "critical": "Critical"}
+_DIFFICULTY_JA = {"hard": "ハード", "extreme": "イクストリーム", "critical": "クリティカル"}
+_DIFFICULTY_LETTER: dict[str, Difficulty] = {"R": "regular", "H": "hard", "E": "extreme", "C": "critical"}
+_STOP_LETTER: dict[str, int] = {"r": 0, "h": 1, "e": 2}
+
+#: Bonus/penalty dice CC accepts (BCDice 3.16 widened it from -2..2); FAR keeps -2..2.
+CC_BONUS_LIMIT = 100
+FAR_BONUS_MIN, FAR_BONUS_MAX = -2, 2
+FAR_BULLET_LIMIT = 100
+
+# Ruby's \d and \w are ASCII-only; re.ASCII keeps full-width digits out as BCDice does.
+_CC = re.compile(r"CC([-+]?[0-9]+)?(?:<=([0-9]+)([RHEC])?)?", re.ASCII)
+_CBR = re.compile(r"CBR\(([0-9]+),([0-9]+)\)", re.ASCII)
+_FAR = re.compile(
+    r"FAR\((-?[0-9]+),(-?[0-9]+),(-?[0-9]+)(?:,(-?[0-9]+)?)?(?:,(-?\w+)?)?(?:,(-?[0-9]+)?)?\)", re.ASCII
+)
+_MADNESS: dict[str, FollowUp] = {
+    "BMR": FollowUp(10, "ラウンド", "rounds"),
+    "BMS": FollowUp(10, "時間", "hours"),
+}
+_TABLES = frozenset({"BMR", "BMS", "PH", "MA", "FCL", "FCM"})
+
+
+class CoC7SkillDetail(Detail):
+    """A CC roll. ``target`` is what the roll was compared with (None: no comparison);
+    ``tens`` are the tens dice (0-90), ``candidates`` the d100 totals they give with
+    ``ones``, and ``value`` the one kept."""
+
+    kind: Literal["coc7_skill"] = "coc7_skill"
+    skill: int | None
+    difficulty: Difficulty | None
+    target: int | None
+    bonus_dice: int
+    tens: tuple[int, ...]
+    ones: int | None
+    candidates: tuple[int, ...]
+    value: int
+    level: Level | None
+
+
+class CoC7CombinedDetail(Detail):
+    """A CBR roll: one d100 against two targets."""
+
+    kind: Literal["coc7_combined"] = "coc7_combined"
+    targets: tuple[int, int]
+    value: int
+    levels: tuple[Level, Level]
+    result: Literal["success", "partial_success", "failure"]
+
+
+class CoC7Volley(BaseModel):
+    """One full-auto volley: its dice, level, and the bullets it hit, impaled and spent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    difficulty: Difficulty
+    bonus_dice: int
+    tens: tuple[int, ...]
+    ones: int
+    candidates: tuple[int, ...]
+    value: int
+    level: Level
+    jammed: bool
+    hits: int
+    impales: int
+    bullets_left: int
+
+
+class CoC7FullAutoDetail(Detail):
+    """A FAR roll: the arguments as used, every volley, the totals and why it stopped."""
+
+    kind: Literal["coc7_full_auto"] = "coc7_full_auto"
+    bullets: int
+    skill: int
+    malfunction: int
+    bonus_dice: int
+    stop_at: Difficulty | None
+    volley_cap: int
+    warnings: tuple[str, ...]
+    volleys: tuple[CoC7Volley, ...]
+    hits: int
+    impales: int
+    bullets_left: int
+    stop_reason: FullAutoStop
+
+
+def level_of(total: int, target: int, fumble_below_50: bool = False) -> Level:
+    """The level of a d100 ``total`` against ``target`` (BCDice's ``from_values``)."""
+    if total == 1:
+        return CRITICAL
+    if total >= (96 if target < 50 or fumble_below_50 else 100):
+        return FUMBLE
+    if total <= target // 5:
+        return EXTREME
+    if total <= target // 2:
+        return HARD
+    if total <= target:
+        return REGULAR
+    return FAILURE
+
+
+def level_against_difficulty(total: int, target: int) -> Level:
+    """The level when a difficulty letter was given: only success or failure."""
+    if total == 1:
+        return CRITICAL
+    if total >= (96 if target < 50 else 100):
+        return FUMBLE
+    return SUCCESS if total <= target else FAILURE
+
+
+def roll_d100_with_bonus(
+    source: DiceSource, bonus: int
+) -> tuple[int, tuple[int, ...], int, tuple[int, ...]]:
+    """Roll ``|bonus| + 1`` tens dice then the ones die; keep the lowest (bonus) or highest.
+
+    Returns (kept total, tens values, ones value, candidate totals).
+    """
+    roll = source.roll
+    tens = tuple(0 if d == 10 else d * 10 for d in [roll(10) for _ in range(abs(bonus) + 1)])
+    ones_die = roll(10)
+    ones = 0 if ones_die == 10 else ones_die
+    candidates = tuple((t + ones) or 100 for t in tens)
+    total = min(candidates) if bonus >= 0 else max(candidates)
+    return total, tens, ones, candidates
+
+
+@register_system
+class Cthulhu7th(GameSystem):
+    """Call of Cthulhu 7th edition: CC, CBR, FAR and the madness and casting tables."""
+
+    id = SYSTEM_ID
+    name = "新クトゥルフ神話TRPG"
+    help_text = (
+        "CC(x)<=n skill roll, x = bonus(+)/penalty(-) dice; difficulty letter r h e c after n "
+        "(CC<=70h). CBR(x,y) combined roll. FAR(w,x,y,z,d,v) full auto: bullets, skill, "
+        "malfunction number, bonus dice -2..2, stop at difficulty r/h/e, volley size. "
+        "Tables BMR BMS PH MA FCL FCM (need the Cthulhu7th table pack in $GM_TABLES_DIR)."
+    )
+    command_pattern: ClassVar[re.Pattern[str] | None] = re.compile(
+        r"CC|CBR|FAR|BMR|BMS|FCL|FCM|PH|MA", re.IGNORECASE
+    )
+
+    def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
+        """Evaluate CC, CBR, FAR or a table command; None when ``command`` is none of them."""
+        command = normalize(command)
+        head = command[:2]
+        if head == "CC":
+            return self._skill_roll(command, ctx)
+        if head == "CB":
+            return self._combined_roll(command, ctx)
+        if head == "FA":
+            return self._full_auto(command, ctx)
+        if command in _TABLES:
+            return roll_table(ctx, SYSTEM_ID, command, _MADNESS.get(command))
+        return None
+
+    # -- CC ----------------------------------------------------------------------------
+
+    def _skill_roll(self, command: str, ctx: RollContext) -> Outcome | None:
+        match = _CC.fullmatch(command)
+        if match is None:
+            return None
+        bonus_text, skill_text, letter = match.groups()
+        bonus = int(bonus_text) if bonus_text else 0
+        skill = int(skill_text) if skill_text is not None else None
+        english = ctx.locale == "en"
+        target = skill
+        difficulty = _DIFFICULTY_LETTER[letter] if letter else None
+        if target == 0:
+            target = None
+        elif target is not None:
+            if difficulty == "hard":
+                target //= 2
+            elif difficulty == "extreme":
+                target //= 5
+            elif difficulty == "critical":
+                target = 0
+
+        if bonus == 0 and target is None:
+            value = ctx.source.roll(100)
+            detail = CoC7SkillDetail.model_construct(
+                kind="coc7_skill", skill=skill, difficulty=difficulty, target=None, bonus_dice=0,
+                tens=(), ones=None, candidates=(value,), value=value, level=None,
+            )
+            arrow = ">" if english else "＞"
+            return _outcome(f"(1D100) {arrow} {value}", detail)
+
+        if abs(bonus) > CC_BONUS_LIMIT:
+            text = (
+                f"Bonus/Penalty Dice must be between -{CC_BONUS_LIMIT} and {CC_BONUS_LIMIT}"
+                if english
+                else f"ボーナス・ペナルティダイスの値は-{CC_BONUS_LIMIT}以上、"
+                f"{CC_BONUS_LIMIT}以下としてください"
+            )
+            return refusal(SYSTEM_ID, command, text)
+
+        total, tens, ones, candidates = roll_d100_with_bonus(ctx.source, bonus)
+        level: Level | None = None
+        if target is not None:
+            if difficulty is not None:
+                level = level_against_difficulty(total, target)
+            else:
+                level = level_of(total, target)
+        detail = CoC7SkillDetail.model_construct(
+            kind="coc7_skill", skill=skill, difficulty=difficulty, target=target, bonus_dice=bonus,
+            tens=tens, ones=ones, candidates=candidates, value=total, level=level,
+        )
+        expr = "1D100" if target is None else f"1D100<={target}"
+        listed = ", ".join(map(str, candidates))
+        if english:
+            text = f"({expr}) Bonus/Penalty Dice[{bonus}] > {listed} > {total}"
+            if level is not None:
+                text += f" > {LEVEL_EN[level]}"
+        else:
+            text = f"({expr}) ボーナス・ペナルティダイス[{bonus}] ＞ {listed} ＞ {total}"
+            if level is not None:
+                text += f" ＞ {LEVEL_JA[level]}"
+        if level is None:
+            return _outcome(text, detail)
+        success = level in _SUCCESS_LEVELS
+        return Outcome.model_construct(
+            text=text,
+            success=success,
+            failure=not success,
+            critical=level == CRITICAL,
+            fumble=level == FUMBLE,
+            detail=detail,
+        )
+
+    # -- CBR ---------------------------------------------------------------------------
+
+    def _combined_roll(self, command: str, ctx: RollContext) -> Outcome | None:
+        match = _CBR.fullmatch(command)
+        if match is None:
+            return None
+        first, second = int(match.group(1)), int(match.group(2))
+        total = ctx.source.roll(100)
+        level_1, level_2 = level_of(total, first), level_of(total, second)
+        ok_1, ok_2 = level_1 in _SUCCESS_LEVELS, level_2 in _SUCCESS_LEVELS
+        result: Literal["success", "partial_success", "failure"] = (
+            "success" if ok_1 and ok_2 else "partial_success" if ok_1 or ok_2 else "failure"
+        )
+        detail = CoC7CombinedDetail.model_construct(
+            kind="coc7_combined", targets=(first, second), value=total, levels=(level_1, level_2),
+            result=result,
+        )
+        if ctx.locale == "en":
+            rank = {"success": "Success", "partial_success": "Partial success", "failure": "Failure"}[result]
+            text = (
+                f"(1d100<={first},{second}) > {total}[{LEVEL_EN[level_1]},{LEVEL_EN[level_2]}] > {rank}"
+            )
+        else:
+            rank = {"success": "成功", "partial_success": "部分的成功", "failure": "失敗"}[result]
+            text = (
+                f"(1d100<={first},{second}) ＞ {total}[{LEVEL_JA[level_1]},{LEVEL_JA[level_2]}] ＞ {rank}"
+            )
+        # BCDice's failure flag needs both rolls failed (a fumble counts as failed).
+        return Outcome.model_construct(
+            text=text,
+            success=result == "success",
+            failure=result == "failure",
+            critical=False,
+            fumble=False,
+            detail=detail,
+        )
+
+    # -- FAR ---------------------------------------------------------------------------
+
+    def _full_auto(self, command: str, ctx: RollContext) -> Outcome | None:
+        match = _FAR.fullmatch(command)
+        if match is None:
+            return None
+        english = ctx.locale == "en"
+        bullets, skill, malfunction = int(match.group(1)), int(match.group(2)), int(match.group(3))
+        bonus = int(match.group(4)) if match.group(4) is not None else 0
+        stop_text = match.group(5).lower() if match.group(5) is not None else ""
+        volley_given = match.group(6) is not None
+        volley_cap = int(match.group(6)) if volley_given else skill // 10
+
+        warnings: list[str] = []
+        if bullets > FAR_BULLET_LIMIT:
+            bullets = FAR_BULLET_LIMIT
+            warnings.append(
+                f"Too many bullets: the load is set to {FAR_BULLET_LIMIT}."
+                if english
+                else f"弾薬が多すぎます。装填された弾薬を{FAR_BULLET_LIMIT}発に変更します。"
+            )
+        if volley_given:
+            if volley_cap > skill // 10 and skill > 39:
+                volley_cap = skill // 10
+                warnings.append(
+                    "A volley holds at most skill/10 (rounded down) bullets: "
+                    f"the volley is set to {volley_cap}."
+                    if english
+                    else "ボレーの弾丸の数の上限は[技能値÷10（切り捨て）]発なので、それより高い数を"
+                    f"指定できません。ボレーの弾丸の数を{volley_cap}発に変更します。"
+                )
+            elif skill <= 39 and volley_cap > 3:
+                volley_cap = 3
+                warnings.append(
+                    "With a skill of 39 or less a volley is 3 bullets: the volley is set to 3."
+                    if english
+                    else "技能値が39以下ではボレーの弾丸の数の上限および下限は3発です。"
+                    "ボレーの弾丸の数を3発に変更します。"
+                )
+            if volley_cap <= 0:
+                return refusal(
+                    SYSTEM_ID,
+                    command,
+                    "The volley size must be positive." if english else "ボレーの弾丸の数は正の数です。",
+                )
+            if volley_cap < 3:
+                volley_cap = 3
+                warnings.append(
+                    "A volley holds at least 3 bullets: the volley is set to 3."
+                    if english
+                    else "ボレーの弾丸の数の下限は3発です。ボレーの弾丸の数を3発に変更します。"
+                )
+        if bullets <= 0:
+            return refusal(
+                SYSTEM_ID, command, "Bullets must be a positive number." if english else "弾薬は正の数です。"
+            )
+        if skill <= 0:
+            text = "The skill must be a positive number." if english else "目標値は正の数です。"
+            return refusal(SYSTEM_ID, command, text)
+        if malfunction < 0:
+            malfunction = -malfunction
+            warnings.append(
+                "The malfunction number is positive: the minus sign is dropped."
+                if english
+                else "故障ナンバーは正の数です。マイナス記号を外します。"
+            )
+        if not FAR_BONUS_MIN <= bonus <= FAR_BONUS_MAX:
+            return refusal(
+                SYSTEM_ID,
+                command,
+                f"Error: Bonus/Penalty Dice must be {FAR_BONUS_MIN} to {FAR_BONUS_MAX}."
+                if english
+                else f"エラー。ボーナス・ペナルティダイスの値は{FAR_BONUS_MIN}～{FAR_BONUS_MAX}です。",
+            )
+        stop_at = _STOP_LETTER.get(stop_text)
+        return _fire(ctx, bullets, skill, malfunction, bonus, stop_at, volley_cap, warnings, english)
+
+
+def _outcome(text: str, detail: Detail) -> Outcome:
+    return Outcome.model_construct(
+        text=text, success=False, failure=False, critical=False, fumble=False, detail=detail
+    )
+
+
+def _volley_size(skill: int, volley_cap: int) -> int:
+    if 1 <= skill < 30:
+        return 3  # a low skill still fires the minimum volley
+    return min(skill // 10, volley_cap)
+
+
+def _fire(
+    ctx: RollContext,
+    bullets: int,
+    skill: int,
+    malfunction: int,
+    bonus: int,
+    stop_at: int | None,
+    volley_cap: int,
+    warnings: list[str],
+    english: bool,
+) -> Outcome:
+    """Fire volleys: each adds a penalty die; past two penalty dice the difficulty rises."""
+    volley_size = _volley_size(skill, volley_cap)
+    hit_base = 1 if 1 <= skill < 30 else volley_size // 2
+    impale_floor, impale_ceil = volley_size // 2, volley_size - volley_size // 2
+    arrow = ">" if english else "＞"
+    names = LEVEL_EN if english else LEVEL_JA
+    parts: list[str] = ["\n".join(warnings)] if warnings else []
+    if warnings:
+        parts.append("\n")
+    parts.append(f"Bonus/Penalty Dice[{bonus}]" if english else f"ボーナス・ペナルティダイス[{bonus}]")
+    volleys: list[CoC7Volley] = []
+    hits = impales = 0
+    left = bullets
+    dice = bonus
+    number = 0
+    stop_reason: FullAutoStop = "no_harder_difficulty"
+    source = ctx.source
+    finished = False
+    for harder in range(4):
+        difficulty = _DIFFICULTIES[harder]
+        if harder:
+            if english:
+                parts.append(f"\n[Difficulty raised to {_DIFFICULTY_EN[difficulty]}]")
+            else:
+                parts.append(f"\n【難易度が{_DIFFICULTY_JA[difficulty]}に変更】")
+        while dice >= FAR_BONUS_MIN:
+            number += 1
+            total, tens, ones, candidates = roll_d100_with_bonus(source, dice)
+            level = level_of(total, skill, harder >= 1)
+            listed = ", ".join(map(str, candidates))
+            if english:
+                parts.append(f"\nVolley {number}: > {listed} > {names[level]}")
+            else:
+                parts.append(f"\n{number}回目: ＞ {listed} ＞ {names[level]}")
+            if total >= malfunction:
+                parts.append(" Malfunction (jammed)" if english else "　ジャム")
+                volleys.append(
+                    CoC7Volley.model_construct(
+                        number=number, difficulty=difficulty, bonus_dice=dice, tens=tens, ones=ones,
+                        candidates=candidates, value=total, level=level, jammed=True, hits=0, impales=0,
+                        bullets_left=left,
+                    )
+                )
+                stop_reason = "jam"
+                finished = True
+                break
+            hit, impale, spent = _volley_hits(
+                left, _hit_type(harder, level), volley_size, hit_base, impale_floor, impale_ceil
+            )
+            if english:
+                parts.append(f" ({hit} hits, {impale} impales)")
+            else:
+                parts.append(f"　（{hit}発が命中、{impale}発が貫通）")
+            hits += hit
+            impales += impale
+            left -= spent
+            volleys.append(
+                CoC7Volley.model_construct(
+                    number=number, difficulty=difficulty, bonus_dice=dice, tens=tens, ones=ones,
+                    candidates=candidates, value=total, level=level, jammed=False, hits=hit,
+                    impales=impale, bullets_left=left,
+                )
+            )
+            if left <= 0:
+                stop_reason = "out_of_bullets"
+                finished = True
+                break
+            dice -= 1
+        if finished:
+            break
+        if stop_at is not None and harder >= stop_at:
+            parts.append(
+                "\n[The chosen difficulty was reached: Full Auto ends.]"
+                if english
+                else "\n【指定の難易度となったので、処理を終了します。】"
+            )
+            stop_reason = "difficulty_reached"
+            break
+        dice += 1
+    if english:
+        parts.append(f"\n{arrow} {hits} regular hits, {impales} impales, {left} bullets left")
+    else:
+        parts.append(f"\n{arrow} {hits}発が通常命中、{impales}発が貫通、残弾{left}発")
+    stop_letter: Difficulty | None = _DIFFICULTIES[stop_at] if stop_at is not None else None
+    detail = CoC7FullAutoDetail.model_construct(
+        kind="coc7_full_auto", bullets=bullets, skill=skill, malfunction=malfunction, bonus_dice=bonus,
+        stop_at=stop_letter, volley_cap=volley_cap, warnings=tuple(warnings), volleys=tuple(volleys),
+        hits=hits, impales=impales, bullets_left=left, stop_reason=stop_reason,
+    )
+    return _outcome("".join(parts), detail)
+
+
+def _hit_type(harder: int, level: Level) -> str:
+    """``hit``, ``impale`` or ``miss`` of a volley's level at a raised difficulty."""
+    if harder == 0:
+        if level in (HARD, REGULAR):
+            return "hit"
+        return "impale" if level in (CRITICAL, EXTREME) else "miss"
+    if harder == 1:
+        if level == HARD:
+            return "hit"
+        return "impale" if level in (CRITICAL, EXTREME) else "miss"
+    if harder == 2:
+        return "impale" if level in (CRITICAL, EXTREME) else "miss"
+    # At critical difficulty even a critical only hits: nothing impales.
+    return "hit" if level == CRITICAL else "miss"
+
+
+def _volley_hits(
+    left: int, hit_type: str, volley_size: int, hit_base: int, impale_floor: int, impale_ceil: int
+) -> tuple[int, int, int]:
+    """(hits, impales, bullets spent) of one volley with ``left`` bullets in the gun."""
+    if left >= volley_size:
+        if hit_type == "hit":
+            return hit_base, 0, volley_size
+        if hit_type == "impale":
+            return impale_ceil, impale_floor, volley_size
+        return 0, 0, volley_size
+    # The last, short volley: half of what is left (at least 1 when a single bullet is left).
+    half = 1 if left == 1 else left // 2
+    if hit_type == "hit":
+        return half, 0, left
+    if hit_type == "impale":
+        return left - half, half, left
+    return 0, 0, left
