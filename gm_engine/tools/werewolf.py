@@ -1,0 +1,182 @@
+"""The werewolf game's tools, declared once as pydantic models.
+
+Seats are named ``P1`` .. ``P9`` in every tool; the session narrows each choice field to
+the legal values of the moment (living players, claimable roles, ...) with
+:meth:`gm_engine.tools.base.Tool.narrowed`, so the schema a model sees is an enum of what
+the rules allow right now. Free text (a speech, a vote reason) is capped in length but
+never interpreted: legality is decided from the structured fields alone.
+
+==================  =================================  ===============================
+tool                rules command                      offered
+==================  =================================  ===============================
+``speak``           CMD_議論                           on a discussion turn
+``claim``           CMD_CO                             on a discussion turn, if legal
+``request_claim``   CMD_CO要求                         on a discussion turn, if legal
+``state_result``    stating a further result           after one's 占い師/霊媒師 claim
+``decline``         answering a CO要求 without a claim  when a CO要求 is pending
+``vote``            CMD_投票 / 決選投票                 in a vote round
+``attack``          CMD_襲撃                           a living 人狼 at night
+``divine``          CMD_占い / CMD_事前占い             the 占い師 at night
+``guard``           CMD_護衛                           the 狩人 at night
+``update_notes``    (MEMO: at most five lines)         with every action
+==================  =================================  ===============================
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES
+from gm_engine.tools.base import Tool
+
+MAX_SPEECH_CHARS = 400
+MAX_REASON_CHARS = 120
+
+ColourLabel = Literal["白", "黒"]
+
+
+def seat_label(seat: int) -> str:
+    """``3`` -> ``"P3"``."""
+    return f"P{seat}"
+
+
+def seat_number(label: str) -> int:
+    """``"P3"`` -> ``3``.
+
+    Raises:
+        ValueError: ``label`` is not ``P1`` .. ``P9``.
+    """
+    if len(label) == 2 and label[0] == "P" and label[1] in "123456789":
+        return int(label[1])
+    raise ValueError(f"not a seat: {label!r} (use P1 .. P9)")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class SpeakTool(Tool):
+    """議論で発言する。あなたの番の発言として全員に公開される。"""
+
+    tool_name: ClassVar[str] = "speak"
+    text: str = Field(min_length=1, max_length=MAX_SPEECH_CHARS, description="発言の本文（あなたの口調で）")
+
+    @field_validator("text")
+    @classmethod
+    def _flatten(cls, text: str) -> str:
+        return _one_line(text)
+
+
+class ClaimTool(Tool):
+    """役職をCOする（公開情報になる）。占い師・霊媒師のCOには結果を一つ添えられる（CO要求への回答では必須）。"""
+
+    tool_name: ClassVar[str] = "claim"
+    role: str = Field(description="COする役職")
+    target: str | None = Field(default=None, description="結果を添える場合、その対象の席 (P1..P9)")
+    result: ColourLabel | None = Field(default=None, description="結果を添える場合、白か黒")
+    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="COと一緒に話す言葉")
+
+    @field_validator("text")
+    @classmethod
+    def _flatten(cls, text: str) -> str:
+        return _one_line(text)
+
+
+class RequestClaimTool(Tool):
+    """CO要求: 「占い師は名乗り出ろ」(1日目) または 「霊媒師は名乗り出ろ」(2日目以降)。"""
+
+    tool_name: ClassVar[str] = "request_claim"
+    role: str = Field(description="名乗り出てほしい役職")
+    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="要求と一緒に話す言葉")
+
+    @field_validator("text")
+    @classmethod
+    def _flatten(cls, text: str) -> str:
+        return _one_line(text)
+
+
+class StateResultTool(Tool):
+    """占い師・霊媒師としてCO済みの人が、結果を一つ公表する（公開情報になる）。"""
+
+    tool_name: ClassVar[str] = "state_result"
+    target: str = Field(description="結果の対象の席 (P1..P9)")
+    result: ColourLabel = Field(description="白か黒")
+    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="結果と一緒に話す言葉")
+
+    @field_validator("text")
+    @classmethod
+    def _flatten(cls, text: str) -> str:
+        return _one_line(text)
+
+
+class DeclineTool(Tool):
+    """CO要求に対して名乗り出ない（本物の役職者は選べない）。"""
+
+    tool_name: ClassVar[str] = "decline"
+    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="代わりに話す言葉")
+
+    @field_validator("text")
+    @classmethod
+    def _flatten(cls, text: str) -> str:
+        return _one_line(text)
+
+
+class VoteTool(Tool):
+    """処刑したい（退席してほしい）相手に投票する。理由は投票結果と一緒に公開される。"""
+
+    tool_name: ClassVar[str] = "vote"
+    target: str = Field(description="投票先の席 (P1..P9)")
+    reason: str = Field(min_length=1, max_length=MAX_REASON_CHARS, description="投票理由（一文で）")
+
+    @field_validator("reason")
+    @classmethod
+    def _flatten(cls, text: str) -> str:
+        return _one_line(text)
+
+
+class AttackTool(Tool):
+    """人狼として今夜の襲撃先を選ぶ。"""
+
+    tool_name: ClassVar[str] = "attack"
+    target: str = Field(description="襲撃先の席")
+
+
+class DivineTool(Tool):
+    """占い師として占う相手を選ぶ。結果は翌朝あなただけに届く（事前占いはすぐに届く）。"""
+
+    tool_name: ClassVar[str] = "divine"
+    target: str = Field(description="占う相手の席")
+
+
+class GuardTool(Tool):
+    """狩人として今夜守る相手を選ぶ（自分は守れない）。"""
+
+    tool_name: ClassVar[str] = "guard"
+    target: str = Field(description="護衛先の席")
+
+
+class UpdateNotesTool(Tool):
+    """自分用メモを書き換える（最大5行）。次の手番でもあなたにだけ見える。使うなら行動より先に呼ぶ。"""
+
+    tool_name: ClassVar[str] = "update_notes"
+    lines: list[str] = Field(
+        max_length=MAX_NOTE_LINES, description=f"メモ全体（最大{MAX_NOTE_LINES}行、各{MAX_NOTE_CHARS}字まで）"
+    )
+
+    @field_validator("lines")
+    @classmethod
+    def _check_lines(cls, lines: list[str]) -> list[str]:
+        kept = [_one_line(line) for line in lines if line.strip()]
+        for line in kept:
+            if len(line) > MAX_NOTE_CHARS:
+                raise ValueError(f"a note line holds at most {MAX_NOTE_CHARS} characters, not {len(line)}")
+        return kept
+
+
+DISCUSSION_TOOLS: tuple[type[Tool], ...] = (
+    SpeakTool, ClaimTool, RequestClaimTool, StateResultTool, DeclineTool,
+)
+NIGHT_TOOLS: tuple[type[Tool], ...] = (AttackTool, DivineTool, GuardTool)
+ALL_TOOLS: tuple[type[Tool], ...] = (*DISCUSSION_TOOLS, VoteTool, *NIGHT_TOOLS, UpdateNotesTool)
