@@ -1,0 +1,318 @@
+"""Call of Cthulhu 6th edition (クトゥルフ神話TRPG), byte-compatible with BCDice 3.16.
+
+Commands (the ``B`` forms use the 5% rule, the others the 1% rule):
+
+* ``CC<=n`` / ``CCB<=n`` percentile skill roll; ``CC(x)<=n`` adds a malfunction
+  number x; ``n`` may be arithmetic (``CCB<=(12*5)-20``). ``CC`` alone just rolls 1D100.
+* ``RES(a-p)`` / ``RESB(a-p)`` resistance roll: the target is (a - p) * 5 + 50,
+  automatic failure under 5, automatic success over 95.
+* ``CBR(x,y)`` / ``CBRB(x,y)`` combined roll against two targets.
+
+A roll at or under the target (and under 100) succeeds; at or under target/5 it is a
+special; at or under 1 (5 for the B forms) a critical. A failure at or over 100 (96)
+is a fumble. A roll at or over the malfunction number is a malfunction whatever else.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar, Literal
+
+from gm_engine.dice.result import Detail, Outcome
+from gm_engine.dice.system import GameSystem, RollContext, register_system
+from gm_engine.systems._bcdice import ArithmeticParser, comparison_operator, normalize, tokenize
+
+SYSTEM_ID = "Cthulhu"
+
+CheckResult = Literal[
+    "critical_special",
+    "critical",
+    "special",
+    "success",
+    "fumble_malfunction",
+    "malfunction",
+    "fumble",
+    "failure",
+    "automatic_success",
+    "automatic_failure",
+]
+CombinedResult = Literal["success", "partial_success", "failure"]
+
+RESULT_JA: dict[str, str] = {
+    "critical_special": "決定的成功/スペシャル",
+    "critical": "決定的成功",
+    "special": "スペシャル",
+    "success": "成功",
+    "fumble_malfunction": "致命的失敗/故障",
+    "malfunction": "故障",
+    "fumble": "致命的失敗",
+    "failure": "失敗",
+    "automatic_success": "自動成功",
+    "automatic_failure": "自動失敗",
+    "partial_success": "部分的成功",
+}
+RESULT_EN: dict[str, str] = {
+    "critical_special": "Critical/Special",
+    "critical": "Critical",
+    "special": "Special",
+    "success": "Success",
+    "fumble_malfunction": "Fumble/Malfunction",
+    "malfunction": "Malfunction",
+    "fumble": "Fumble",
+    "failure": "Failure",
+    "automatic_success": "Automatic success",
+    "automatic_failure": "Automatic failure",
+    "partial_success": "Partial success",
+}
+
+_NOTATION = re.compile(r"CCB?")
+_RES = re.compile(r"(RESB?)(-?[0-9]+)", re.ASCII)
+_CBR = re.compile(r"(CBRB?)\(([0-9]+),([0-9]+)\)", re.ASCII)
+
+
+class CoC6CheckDetail(Detail):
+    """A CC/CCB/RES/RESB roll. ``critical_range`` is 1 or 5: criticals at or under it,
+    fumbles at or over 101 minus it. ``value`` is None for an automatic result and
+    ``target`` None for a bare 1D100."""
+
+    kind: Literal["coc6_check"] = "coc6_check"
+    command: Literal["CC", "CCB", "RES", "RESB"]
+    critical_range: int
+    target: int | None
+    malfunction: int | None
+    value: int | None
+    result: CheckResult | None
+
+
+class CoC6CombinedDetail(Detail):
+    """A CBR/CBRB roll: one d100 against two targets."""
+
+    kind: Literal["coc6_combined"] = "coc6_combined"
+    command: Literal["CBR", "CBRB"]
+    critical_range: int
+    targets: tuple[int, int]
+    value: int
+    results: tuple[CheckResult, CheckResult]
+    result: CombinedResult
+
+
+class _Check:
+    """The flags of one d100 against one target, before they become text."""
+
+    __slots__ = ("critical", "failure", "fumble", "malfunction", "special", "success")
+
+    def __init__(self, total: int, target: int, critical_range: int, malfunction: int = 0) -> None:
+        self.success = self.special = self.critical = False
+        self.failure = self.fumble = self.malfunction = False
+        if total <= target and total < 100:
+            self.success = True
+            self.special = total <= target // 5
+            self.critical = total <= critical_range
+        else:
+            self.failure = True
+            self.fumble = total >= 101 - critical_range
+        if malfunction > 0 and total >= malfunction:
+            self.malfunction = self.failure = True
+            self.success = self.special = self.critical = False
+
+    @property
+    def result(self) -> CheckResult:
+        if self.critical:
+            return "critical_special" if self.special else "critical"
+        if self.special:
+            return "special"
+        if self.success:
+            return "success"
+        if self.malfunction:
+            return "fumble_malfunction" if self.fumble else "malfunction"
+        return "fumble" if self.fumble else "failure"
+
+
+def parse_skill_check(command: str) -> tuple[str, int | None, int | None] | None:
+    """Read ``CC[B][x][±modifier][<=target]`` as BCDice's command parser does.
+
+    Returns (notation, malfunction number, target) with target None when there is no
+    ``<=``, or None when the text is not such a command. A modifier is accepted and
+    ignored, as in BCDice; any comparison other than ``<=`` is refused.
+    """
+    notation = _NOTATION.match(command)
+    if notation is None:
+        return None
+    tokens = tokenize(command[notation.end() :])
+    parser = ArithmeticParser(tokens, "floor")
+    malfunction: int | None = None
+    target: int | None = None
+    try:
+        token = parser.peek()
+        if token is not None and (token == "(" or "0" <= token[0] <= "9"):
+            malfunction = parser.term()
+        while parser.peek() in ("+", "-"):
+            parser.pos += 1
+            parser.mul()
+        token = parser.peek()
+        if token is not None and token[0] in "<>!=":
+            if comparison_operator(token) != "<=":
+                return None
+            parser.pos += 1
+            target = parser.add()
+    except (ValueError, ZeroDivisionError):
+        return None
+    if parser.pos != len(tokens):
+        return None
+    return notation.group(0), malfunction, target
+
+
+@register_system
+class Cthulhu(GameSystem):
+    """Call of Cthulhu 6th edition: CC, CCB, RES, RESB, CBR, CBRB."""
+
+    id = SYSTEM_ID
+    name = "クトゥルフ神話TRPG"
+    help_text = (
+        "CC<=n (1% rule: critical 1, fumble 100) and CCB<=n (5% rule: 1-5, 96-100); special at n/5. "
+        "CC(x)<=n with malfunction number x. RES(a-p) / RESB(a-p) resistance roll. "
+        "CBR(x,y) / CBRB(x,y) combined roll."
+    )
+    command_pattern: ClassVar[re.Pattern[str] | None] = re.compile(r"CC|RES|CBR", re.IGNORECASE)
+
+    def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
+        """Evaluate a CC, RES or CBR family command; None when ``command`` is not one."""
+        command = normalize(command)
+        if command.startswith("CC"):
+            return self._skill_check(command, ctx)
+        if command.startswith("RES"):
+            return self._resistance(command, ctx)
+        if command.startswith("CBR"):
+            return self._combined(command, ctx)
+        return None
+
+    def _skill_check(self, command: str, ctx: RollContext) -> Outcome | None:
+        parsed = parse_skill_check(command)
+        if parsed is None:
+            return None
+        notation, malfunction_number, target = parsed
+        name: Literal["CC", "CCB"] = "CCB" if notation == "CCB" else "CC"
+        critical_range = 1 if name == "CC" else 5
+        english = ctx.locale == "en"
+        arrow = ">" if english else "＞"
+        if target is None:
+            value = ctx.source.roll(100)
+            detail = CoC6CheckDetail.model_construct(
+                kind="coc6_check", command=name, critical_range=critical_range, target=None,
+                malfunction=malfunction_number, value=value, result=None,
+            )
+            return _flags(f"(1D100) {arrow} {value}", detail)
+        malfunction = malfunction_number if malfunction_number is not None and malfunction_number > 0 else 0
+        expr = f"(1D100<={target})"
+        if malfunction > 0:
+            expr += f" Malfunction number[{malfunction}]" if english else f" 故障ナンバー[{malfunction}]"
+        value = ctx.source.roll(100)
+        check = _Check(value, target, critical_range, malfunction)
+        result = check.result
+        detail = CoC6CheckDetail.model_construct(
+            kind="coc6_check", command=name, critical_range=critical_range, target=target,
+            malfunction=malfunction_number, value=value, result=result,
+        )
+        words = RESULT_EN if english else RESULT_JA
+        return _flags(
+            f"{expr} {arrow} {value} {arrow} {words[result]}",
+            detail,
+            success=check.success,
+            failure=check.failure,
+            critical=check.critical,
+            fumble=check.fumble,
+        )
+
+    def _resistance(self, command: str, ctx: RollContext) -> Outcome | None:
+        match = _RES.fullmatch(command)
+        if match is None:
+            return None
+        name: Literal["RES", "RESB"] = "RESB" if match.group(1) == "RESB" else "RES"
+        critical_range = 1 if name == "RES" else 5
+        target = int(match.group(2)) * 5 + 50
+        english = ctx.locale == "en"
+        arrow = ">" if english else "＞"
+        words = RESULT_EN if english else RESULT_JA
+
+        def automatic(result: CheckResult) -> Outcome:
+            detail = CoC6CheckDetail.model_construct(
+                kind="coc6_check", command=name, critical_range=critical_range, target=target,
+                malfunction=None, value=None, result=result,
+            )
+            text = f"(1d100<={target}) {arrow} {words[result]}"
+            ok = result == "automatic_success"
+            return _flags(text, detail, success=ok, failure=not ok)
+
+        if target < 5:
+            return automatic("automatic_failure")
+        if target > 95:
+            return automatic("automatic_success")
+        value = ctx.source.roll(100)
+        check = _Check(value, target, critical_range)
+        result = check.result
+        detail = CoC6CheckDetail.model_construct(
+            kind="coc6_check", command=name, critical_range=critical_range, target=target,
+            malfunction=None, value=value, result=result,
+        )
+        return _flags(
+            f"(1d100<={target}) {arrow} {value} {arrow} {words[result]}",
+            detail,
+            success=check.success,
+            failure=check.failure,
+            critical=check.critical,
+            fumble=check.fumble,
+        )
+
+    def _combined(self, command: str, ctx: RollContext) -> Outcome | None:
+        match = _CBR.fullmatch(command)
+        if match is None:
+            return None
+        name: Literal["CBR", "CBRB"] = "CBRB" if match.group(1) == "CBRB" else "CBR"
+        critical_range = 1 if name == "CBR" else 5
+        first, second = int(match.group(2)), int(match.group(3))
+        value = ctx.source.roll(100)
+        check_1 = _Check(value, first, critical_range)
+        check_2 = _Check(value, second, critical_range)
+        result: CombinedResult = (
+            "success"
+            if check_1.success and check_2.success
+            else "partial_success"
+            if check_1.success or check_2.success
+            else "failure"
+        )
+        result_1, result_2 = check_1.result, check_2.result
+        detail = CoC6CombinedDetail.model_construct(
+            kind="coc6_combined", command=name, critical_range=critical_range, targets=(first, second),
+            value=value, results=(result_1, result_2), result=result,
+        )
+        english = ctx.locale == "en"
+        arrow = ">" if english else "＞"
+        words = RESULT_EN if english else RESULT_JA
+        text = (
+            f"(1d100<={first},{second}) {arrow} {value}[{words[result_1]},{words[result_2]}] "
+            f"{arrow} {words[result]}"
+        )
+        # BCDice: success when either roll succeeded, critical/fumble when either was one.
+        either = check_1.success or check_2.success
+        return _flags(
+            text,
+            detail,
+            success=either,
+            failure=not either,
+            critical=check_1.critical or check_2.critical,
+            fumble=check_1.fumble or check_2.fumble,
+        )
+
+
+def _flags(
+    text: str,
+    detail: Detail,
+    *,
+    success: bool = False,
+    failure: bool = False,
+    critical: bool = False,
+    fumble: bool = False,
+) -> Outcome:
+    return Outcome.model_construct(
+        text=text, success=success, failure=failure, critical=critical, fumble=fumble, detail=detail
+    )
