@@ -1,0 +1,1031 @@
+"""The werewolf game: state, legality, engine steps and the win check.
+
+A :class:`Game` is driven in the python-chess style (see the package docstring for the loop):
+:meth:`Game.to_act` names who must act now, :meth:`Game.legal_actions` lists what a seat may do,
+:meth:`Game.apply` plays one action and :meth:`Game.advance` runs the next engine step once
+nobody has to act. :meth:`Game.outcome` is ``None`` until the game ends.
+
+Exceptions (all subclass :class:`ValueError`):
+
+* :class:`IllegalActionError`: an action or step the rules forbid now; ``rule`` names the rule.
+* :class:`GameOverError`: any game action after 【ゲーム終了】 (a kind of IllegalActionError).
+* :class:`DealError`: a fixed deal that is not the composition [1,1,2,2,2,3,4,5,6].
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+from gm_engine.dice.source import DiceSource
+from gm_engine.werewolf.actions import (
+    Action,
+    Attack,
+    ChooseRole,
+    Claim,
+    Decline,
+    Divine,
+    Guard,
+    RequestClaim,
+    Speak,
+    StateResult,
+    Vote,
+    with_text,
+)
+from gm_engine.werewolf.log import (
+    ActionTaken,
+    AttackResolved,
+    CastVote,
+    ClaimMade,
+    ClaimRequested,
+    Declined,
+    DiscussionStarted,
+    DivineResult,
+    Executed,
+    GameEnded,
+    GameStarted,
+    GuardResolved,
+    MediumResult,
+    MorningReport,
+    NightStarted,
+    NoExecution,
+    PreDivinationDone,
+    PrivateEntry,
+    PublicEntry,
+    ResultStated,
+    RoleDealt,
+    Speech,
+    VoteTally,
+    VotingOpened,
+)
+from gm_engine.werewolf.options import MadmanClaims, WerewolfOptions
+from gm_engine.werewolf.records import (
+    CLAIMABLE_ROLES,
+    COMPOSITION,
+    HUMAN_SEAT,
+    PERSONA_NAMES,
+    SEATS,
+    Ability,
+    AbilityRecord,
+    Colour,
+    Life,
+    PhaseRecord,
+    PlayerRecord,
+    RecordValue,
+    Role,
+    Step,
+    Team,
+    TimeOfDay,
+)
+
+DEFAULT_HUMAN_NAME = "あなた"
+
+
+class WerewolfError(ValueError):
+    """Base class of the werewolf engine's errors."""
+
+
+class IllegalActionError(WerewolfError):
+    """An action or engine step the rules do not allow now. The state is unchanged.
+
+    ``rule`` names the rule broken (the document's clause where there is one).
+    """
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{message} [{rule}]")
+        self.rule = rule
+        self.detail = message
+
+
+class GameOverError(IllegalActionError):
+    """Anything after 【ゲーム終了】: ゲーム終了後は投票/処刑/襲撃/占い/護衛/霊媒 等の実行禁止."""
+
+
+class DealError(WerewolfError):
+    """A fixed deal that is not nine roles of the composition [1,1,2,2,2,3,4,5,6]."""
+
+
+class Stage(StrEnum):
+    """Where the game is, finer than PHASE.P: it tells who acts and which step comes next."""
+
+    CHOOSE_ROLE = "choose_role"
+    """P1 must choose its role (CMD_役職選択)."""
+    DEAL = "deal"
+    """advance() deals the roles (CMD_ゲーム開始)."""
+    PRE_DIVINATION = "pre_divination"
+    """The 占い師 divines before day 1 (CMD_事前占い)."""
+    DISCUSSION = "discussion"
+    """Discussion turns (CMD_議論, CMD_CO, CMD_CO要求); advance() opens the vote when done."""
+    VOTE = "vote"
+    """Every living player votes (CMD_投票)."""
+    RUNOFF = "runoff"
+    """The one 決選投票 between the tied players."""
+    EXECUTION = "execution"
+    """advance() executes the top player and runs the win check (CMD_処刑, CMD_勝敗判定)."""
+    NIGHT_START = "night_start"
+    """advance() starts the night (CMD_夜開始)."""
+    NIGHT = "night"
+    """Night actions (CMD_襲撃, CMD_占い, CMD_護衛); advance() then runs CMD_霊媒 and CMD_朝結果."""
+    ENDED = "ended"
+    """【ゲーム終了】: nothing more is accepted."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """The end of a game: the winning team and the day it ended."""
+
+    winner: Team
+    day: int
+
+
+# Rule names, as the document words them where it does.
+RULE_AFTER_END = "CMD_勝敗判定: ゲーム終了後は投票/処刑/襲撃/占い/護衛/霊媒 等のゲーム処理の実行禁止"
+RULE_ROLE_CHOICE = "CMD_役職選択: P1の役職番号を変更、再選択、再抽選してはならない"
+RULE_PHASE = "フェーズ順序: 役職選択→ゲーム開始→事前占い→議論→投票→処刑→勝敗判定→夜開始→夜能力→朝結果"
+RULE_DEAD_ACT = (
+    "死亡している参加者は行動できない (死亡者は新たにCOできない / 死亡している能力者は能力を使用できない)"
+)
+RULE_TURN = "CMD_議論: 発言・CO・CO要求は自分の手番に一つ"
+RULE_CO_VILLAGER = "CMD_CO 部活内ルール: 村人が占い師などを騙る→禁止"
+RULE_CO_OTHER_ROLE = "CMD_CO 部活内ルール: 占い師・狩人などの役職者が別役職を騙る→禁止"
+RULE_CO_MADMAN = "CMD_CO 部活内ルール (狂人オプション madman_claims=none): 狂人はCOできない"
+RULE_CO_ONCE = "CMD_CO: COは一人一回 (CO状況は公開情報として確定する)"
+RULE_CO_ROLE = "CMD_CO: COできる役職は占い師・狩人・霊媒師"
+RULE_CO_RESULT = "CMD_CO要求: 名乗り出る際は事前占いの結果/霊媒結果を発言する; 結果は自分の能力で得たもの"
+RULE_CO_REQUEST = "CMD_CO要求: 初日は「占い師は名乗り出ろ」、2日目以降は「霊媒師は名乗り出ろ」"
+RULE_CO_FORCED = "CMD_CO要求: 真占い師・真霊媒師は必ず名乗り出ること"
+RULE_RESULT = "結果の公開: 占い/霊媒結果を発言できるのは占い師/霊媒師COをした本人のみ"
+RULE_VOTE = "CMD_投票: 自分自身や、死亡者への投票は無効; 無投票は禁止"
+RULE_VOTE_ONCE = "CMD_投票: 一人一票"
+RULE_RUNOFF = "CMD_投票: 決選投票では同票の参加者のみに投票できる"
+RULE_ATTACK_WOLF = "CMD_襲撃: 人狼は人狼自身を襲撃対象にできない"
+RULE_ATTACK_DEAD = (
+    "CMD_襲撃: 襲撃対象は生存者から1名のみ; 襲撃対象が死亡している場合、襲撃を実行してはならない"
+)
+RULE_ATTACK_FIRST = "NOTES.md: 最初の処刑より前に襲撃はない (option attack_needs_execution)"
+RULE_DIVINE = "CMD_占い: 生存している占い師が、自分以外の生存者から1名を選ぶ; 一夜に一回"
+RULE_GUARD = "CMD_護衛: 狩人は自分自身を護衛できない; 護衛対象は生存者から1名; 一夜に一回"
+RULE_ROLE_ABILITY = "夜に行動可能な役職: 人狼＝襲撃 占い師＝占い 狩人＝護衛"
+RULE_PENDING = "フェーズ完了: 全員の行動が揃うまで次の処理へ進めない"
+RULE_TEXT = "発言・投票理由は文字列で、長さの上限以内"
+RULE_SEAT = "参加者はP1～P9"
+RULE_FORM = "アクションの形式"
+RULE_DEAL = "CMD_ゲーム開始 ②配布確認: 人狼2人、村人3人、占い師1人、狩人1人、霊媒師1人、狂人1人、合計9人"
+
+
+def check_composition(roles: Sequence[int]) -> None:
+    """Raise :class:`DealError` unless ``roles`` is the composition [1,1,2,2,2,3,4,5,6] (any order)."""
+    try:
+        normalised = sorted(int(r) for r in roles)
+    except (TypeError, ValueError):
+        raise DealError(f"{RULE_DEAL}: roles must be numbers 1..6, got {list(roles)!r}") from None
+    if normalised != sorted(int(r) for r in COMPOSITION):
+        raise DealError(f"{RULE_DEAL}: got {list(roles)!r}")
+
+
+class Game:
+    """One game of 人狼 for nine seats (P1 the human, P2..P9 the personas).
+
+    Construct with :meth:`new` (P1 chooses, then the engine shuffles) or :meth:`from_deal`
+    (a fixed deal, for scenarios and tests). See the package docstring for the driving loop.
+    """
+
+    def __init__(
+        self,
+        source: DiceSource | None = None,
+        options: WerewolfOptions | None = None,
+        human_name: str = DEFAULT_HUMAN_NAME,
+    ) -> None:
+        """A game before 役職選択. ``source`` deals the roles; it is required by :meth:`new`."""
+        self.options = options if options is not None else WerewolfOptions()
+        self.source = source
+        self.names: dict[int, str] = {HUMAN_SEAT: human_name, **PERSONA_NAMES}
+        self.players: list[PlayerRecord] = [PlayerRecord() for _ in range(10)]  # index 0 unused
+        self.phase = PhaseRecord()
+        self.stage = Stage.CHOOSE_ROLE
+        self.records: dict[Ability, AbilityRecord] = {}
+        self.public_log: list[PublicEntry] = []
+        self.private_logs: dict[int, list[PrivateEntry]] = {seat: [] for seat in SEATS}
+        self.claims: dict[int, Role] = {}
+        self.executions: list[tuple[int, int]] = []
+        self.victims: list[tuple[int, int]] = []
+        self.winner: Team | None = None
+        self._attack_proposals: dict[int, int] = {}
+        self._attack_tonight = False
+        self._votes: dict[int, Vote] = {}
+        self._candidates: tuple[int, ...] = ()
+        self._turns: list[int] = []
+        self._turn_index = 0
+        self._responses: list[int] = []
+        self._response_role: Role | None = None
+        self._requested_today: list[Role] = []
+        self._stated: dict[int, list[int]] = {}
+        self._divine_results: list[tuple[int, int, Colour]] = []  # (day learned, target, colour)
+        self._medium_results: list[tuple[int, int, Colour]] = []  # (executed day, target, colour)
+        self._executed_today: int | None = None
+        self._version = 0
+        self._legal_cache: dict[int, tuple[int, tuple[Action, ...], frozenset[Action]]] = {}
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(
+        cls,
+        source: DiceSource,
+        options: WerewolfOptions | None = None,
+        human_name: str = DEFAULT_HUMAN_NAME,
+    ) -> Game:
+        """A game waiting for P1's :class:`ChooseRole`; the deal will draw from ``source``."""
+        return cls(source, options, human_name)
+
+    @classmethod
+    def from_deal(
+        cls,
+        deal: Sequence[int],
+        options: WerewolfOptions | None = None,
+        human_name: str = DEFAULT_HUMAN_NAME,
+        source: DiceSource | None = None,
+    ) -> Game:
+        """A game dealt as ``deal`` (P1's role first, then P2..P9), standing at the 事前占い.
+
+        Raises:
+            DealError: the deal is not the composition [1,1,2,2,2,3,4,5,6].
+        """
+        check_composition(deal)
+        roles = [Role(int(r)) for r in deal]
+        game = cls(source, options, human_name)
+        game.apply(ChooseRole(HUMAN_SEAT, roles[0]))
+        game._start(roles)
+        return game
+
+    # ------------------------------------------------------------------ queries
+
+    def role_of(self, seat: int) -> Role:
+        """PLAYER.R of ``seat`` (GM knowledge: never put this in a view)."""
+        return Role(self.players[seat].R)
+
+    def is_alive(self, seat: int) -> bool:
+        """PLAYER.L == 1."""
+        return self.players[seat].L == Life.ALIVE
+
+    def living(self) -> list[int]:
+        """The living seats, in seat order."""
+        return [s for s in SEATS if self.players[s].L == Life.ALIVE]
+
+    @property
+    def is_over(self) -> bool:
+        """True after 【ゲーム終了】."""
+        return self.stage is Stage.ENDED
+
+    def outcome(self) -> GameOutcome | None:
+        """The winner once the game has ended, else ``None``."""
+        if self.winner is None:
+            return None
+        return GameOutcome(self.winner, self.phase.day)
+
+    def current_speaker(self) -> int | None:
+        """The seat whose discussion turn (or CO要求 answer) it is, or ``None``."""
+        if self.stage is not Stage.DISCUSSION:
+            return None
+        if self._responses:
+            return self._responses[0]
+        while self._turn_index < len(self._turns):
+            seat = self._turns[self._turn_index]
+            if self.players[seat].L == Life.ALIVE:
+                return seat
+            self._turn_index += 1  # a seat that died since the order was made is skipped
+        return None
+
+    @property
+    def awaiting_claim(self) -> Role | None:
+        """The role of the CO要求 being answered, or ``None``."""
+        return self._response_role if self._responses else None
+
+    def to_act(self) -> list[int]:
+        """The seats that must act before :meth:`advance` (empty: call advance, or the game is over).
+
+        At the vote and at night several seats act independently, in any order.
+        """
+        stage = self.stage
+        players = self.players
+        if stage is Stage.DISCUSSION:
+            speaker = self.current_speaker()
+            return [] if speaker is None else [speaker]
+        if stage is Stage.VOTE or stage is Stage.RUNOFF:
+            return [s for s in SEATS if players[s].L == Life.ALIVE and s not in self._votes]
+        if stage is Stage.NIGHT:
+            pending = []
+            for s in SEATS:
+                record = players[s]
+                if record.L != Life.ALIVE:
+                    continue
+                role = record.R
+                if role == Role.WEREWOLF:
+                    if self._attack_tonight and s not in self._attack_proposals:
+                        pending.append(s)
+                elif role == Role.SEER:
+                    if Ability.DIVINE not in self.records:
+                        pending.append(s)
+                elif role == Role.BODYGUARD and Ability.GUARD not in self.records:
+                    pending.append(s)
+            return pending
+        if stage is Stage.CHOOSE_ROLE:
+            return [HUMAN_SEAT]
+        if stage is Stage.PRE_DIVINATION:
+            seer = self._seat_of(Role.SEER)
+            return [seer] if Ability.DIVINE not in self.records else []
+        return []
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now, with empty text (fill it in with ``with_text``)."""
+        return list(self._legal(seat)[0])
+
+    def is_legal(self, action: Action) -> bool:
+        """Whether :meth:`apply` would accept ``action``."""
+        try:
+            self._check(action)
+        except IllegalActionError:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ legality
+
+    def _legal(self, seat: int) -> tuple[tuple[Action, ...], frozenset[Action]]:
+        cached = self._legal_cache.get(seat)
+        if cached is not None and cached[0] == self._version:
+            return cached[1], cached[2]
+        actions = tuple(self._enumerate(seat))
+        self._legal_cache[seat] = (self._version, actions, frozenset(actions))
+        return actions, frozenset(actions)
+
+    def _enumerate(self, seat: int) -> list[Action]:
+        if not isinstance(seat, int) or seat not in SEATS:
+            return []
+        stage = self.stage
+        record = self.players[seat]
+        if stage is Stage.CHOOSE_ROLE:
+            if seat != HUMAN_SEAT:
+                return []
+            return [ChooseRole(seat, role) for role in sorted(set(COMPOSITION))]
+        if record.L != Life.ALIVE:
+            return []
+        if stage is Stage.DISCUSSION:
+            if seat != self.current_speaker():
+                return []
+            return self._discussion_actions(seat)
+        if stage is Stage.VOTE or stage is Stage.RUNOFF:
+            if seat in self._votes:
+                return []
+            players = self.players
+            return [
+                Vote(seat, t) for t in self._candidates if t != seat and players[t].L == Life.ALIVE
+            ]
+        if stage is Stage.NIGHT:
+            return self._night_actions(seat)
+        if stage is Stage.PRE_DIVINATION:
+            if record.R != Role.SEER or Ability.DIVINE in self.records:
+                return []
+            return [Divine(seat, t) for t in SEATS if t != seat]
+        return []
+
+    def _night_actions(self, seat: int) -> list[Action]:
+        players = self.players
+        role = players[seat].R
+        if role == Role.WEREWOLF:
+            if not self._attack_tonight or seat in self._attack_proposals:
+                return []
+            return [
+                Attack(seat, t)
+                for t in SEATS
+                if players[t].L == Life.ALIVE and players[t].R != Role.WEREWOLF
+            ]
+        if role == Role.SEER:
+            if Ability.DIVINE in self.records:
+                return []
+            return [Divine(seat, t) for t in SEATS if t != seat and players[t].L == Life.ALIVE]
+        if role == Role.BODYGUARD:
+            if Ability.GUARD in self.records:
+                return []
+            return [Guard(seat, t) for t in SEATS if t != seat and players[t].L == Life.ALIVE]
+        return []
+
+    def may_claim(self, seat: int, role: Role) -> bool:
+        """The club rule (CMD_CO): may ``seat``'s real role claim ``role``?"""
+        own = Role(self.players[seat].R)
+        if role not in CLAIMABLE_ROLES:
+            return False
+        if own is Role.WEREWOLF:
+            return True
+        if own is Role.MADMAN:
+            return self.options.madman_claims is MadmanClaims.LIKE_WEREWOLF
+        if own is Role.VILLAGER:
+            return False
+        return own is role
+
+    def _true_results(self, seat: int, role: Role) -> list[tuple[int, Colour]]:
+        """The real results ``seat`` owns for a claim of ``role``, oldest first."""
+        own = self.players[seat].R
+        if role is Role.SEER and own == Role.SEER:
+            return [(t, c) for _, t, c in self._divine_results]
+        if role is Role.MEDIUM and own == Role.MEDIUM:
+            return [(t, c) for _, t, c in self._medium_results]
+        return []
+
+    def _result_options(self, seat: int, role: Role, forced: bool) -> list[tuple[int, Colour]]:
+        """The results ``seat`` may state next as a ``role`` claimant.
+
+        A real 占い師 / 霊媒師 states its own results, each once. A fake one may state what a
+        real one could have by now: a 占い師 one target per day at most (事前占い + one per
+        night), a 霊媒師 only the colours of executed players. ``forced`` (a CO要求 answer)
+        narrows it to the one result a real claimant must give: the 事前占い result on day 1,
+        the latest execution's colour after.
+        """
+        stated = self._stated.get(seat, [])
+        own = self.players[seat].R
+        if own == role:
+            results = [(t, c) for t, c in self._true_results(seat, role) if t not in stated]
+            return results[-1:] if forced else results
+        targets: list[int]
+        if role is Role.SEER:
+            if len(stated) >= self.phase.day:
+                return []
+            targets = [t for t in SEATS if t != seat and t not in stated]
+        elif role is Role.MEDIUM:
+            executed = [t for d, t in self.executions if d < self.phase.day]
+            if forced:
+                executed = executed[-1:]
+            targets = [t for t in executed if t != seat and t not in stated]
+        else:
+            return []
+        return [(t, c) for t in targets for c in (Colour.WHITE, Colour.BLACK)]
+
+    def _claim_options(self, seat: int, role: Role, forced: bool) -> list[Action]:
+        if role is Role.BODYGUARD:
+            return [Claim(seat, role)]
+        results = self._result_options(seat, role, forced)
+        options: list[Action] = [Claim(seat, role, t, c) for t, c in results]
+        needs_result = forced and (role is Role.SEER or any(d < self.phase.day for d, _ in self.executions))
+        if not needs_result:
+            options.insert(0, Claim(seat, role))
+        return options
+
+    def _discussion_actions(self, seat: int) -> list[Action]:
+        if self._responses:
+            role = self._response_role
+            assert role is not None
+            if role == self.players[seat].R:
+                return self._claim_options(seat, role, forced=True)
+            actions: list[Action] = [Decline(seat)]
+            if self.may_claim(seat, role):
+                actions.extend(self._claim_options(seat, role, forced=True))
+            return actions
+        actions = [Speak(seat)]
+        claimed = self.claims.get(seat)
+        if claimed is None:
+            for role in CLAIMABLE_ROLES:
+                if self.may_claim(seat, role):
+                    actions.extend(self._claim_options(seat, role, forced=False))
+        elif claimed in (Role.SEER, Role.MEDIUM):
+            actions.extend(StateResult(seat, t, c) for t, c in self._result_options(seat, claimed, False))
+        request = Role.SEER if self.phase.day == 1 else Role.MEDIUM
+        if request not in self._requested_today:
+            actions.append(RequestClaim(seat, request))
+        return actions
+
+    def _check(self, action: Action) -> Action:
+        """Return the text-free template of ``action`` if legal, else raise the rule it breaks."""
+        if self.stage is Stage.ENDED:
+            raise GameOverError(RULE_AFTER_END, "the game is over")
+        template = _template(action)
+        if template is None:
+            raise IllegalActionError(RULE_FORM, f"not a werewolf action: {action!r}")
+        text = _text_of(action)
+        if not isinstance(text, str) or len(text) > self.options.max_text_length:
+            raise IllegalActionError(
+                RULE_TEXT, f"text must be a string of at most {self.options.max_text_length} characters"
+            )
+        if template in self._legal(template.actor)[1]:
+            return with_text(template, text) if text else template
+        rule, message = self._diagnose(template)
+        raise IllegalActionError(rule, message)
+
+    def _diagnose(self, action: Action) -> tuple[str, str]:
+        """Name the rule an illegal action breaks (called only when it is not legal)."""
+        seat = action.actor
+        name = type(action).__name__
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in SEATS:
+            return RULE_SEAT, f"no such seat: {seat!r}"
+        for field in ("target",):
+            value = getattr(action, field, None)
+            if value is not None and (not isinstance(value, int) or value not in SEATS):
+                return RULE_SEAT, f"no such target seat: {value!r}"
+        stage = self.stage
+        if isinstance(action, ChooseRole):
+            if stage is not Stage.CHOOSE_ROLE:
+                return RULE_ROLE_CHOICE, "P1's role is already fixed"
+            if seat != HUMAN_SEAT:
+                return RULE_ROLE_CHOICE, "only P1 chooses a role"
+            return RULE_ROLE_CHOICE, f"not a role number 1..6: {action.role!r}"
+        if stage in (Stage.CHOOSE_ROLE, Stage.DEAL):
+            return RULE_PHASE, f"{name} before the roles are dealt"
+        if self.players[seat].L != Life.ALIVE:
+            return RULE_DEAD_ACT, f"P{seat} is dead"
+        role = Role(self.players[seat].R)
+        if isinstance(action, (Speak, Claim, StateResult, RequestClaim, Decline)):
+            return self._diagnose_discussion(action, seat, role)
+        if isinstance(action, Vote):
+            if stage not in (Stage.VOTE, Stage.RUNOFF):
+                return RULE_PHASE, f"no vote during {stage.value}"
+            if seat in self._votes:
+                return RULE_VOTE_ONCE, f"P{seat} has already voted"
+            if action.target == seat:
+                return RULE_VOTE, "no self-vote"
+            if not self.is_alive(action.target):
+                return RULE_VOTE, f"P{action.target} is dead"
+            if stage is Stage.RUNOFF:
+                return RULE_RUNOFF, f"P{action.target} is not in the runoff {list(self._candidates)}"
+            return RULE_VOTE, "not a valid vote"
+        if isinstance(action, Divine) and stage is Stage.PRE_DIVINATION:
+            if role is not Role.SEER:
+                return RULE_ROLE_ABILITY, "only the 占い師 divines"
+            if action.target == seat:
+                return RULE_DIVINE, "the 占い師 divines another player"
+            return RULE_DIVINE, "the 事前占い is already done"
+        if stage is not Stage.NIGHT:
+            return RULE_PHASE, f"{name} only at night (now: {stage.value})"
+        if isinstance(action, Attack):
+            if role is not Role.WEREWOLF:
+                return RULE_ROLE_ABILITY, "only a 人狼 attacks"
+            if not self._attack_tonight:
+                return RULE_ATTACK_FIRST, "no attack tonight: nobody has been executed yet"
+            if seat in self._attack_proposals:
+                return RULE_ATTACK_DEAD, f"P{seat} has already chosen tonight's victim"
+            if not self.is_alive(action.target):
+                return RULE_ATTACK_DEAD, f"P{action.target} is dead"
+            return RULE_ATTACK_WOLF, f"P{action.target} is a 人狼"
+        if isinstance(action, Divine):
+            if role is not Role.SEER:
+                return RULE_ROLE_ABILITY, "only the 占い師 divines"
+            if Ability.DIVINE in self.records:
+                return RULE_DIVINE, "already divined tonight"
+            if action.target == seat:
+                return RULE_DIVINE, "the 占い師 divines another player"
+            return RULE_DIVINE, f"P{action.target} is dead"
+        if isinstance(action, Guard):
+            if role is not Role.BODYGUARD:
+                return RULE_ROLE_ABILITY, "only the 狩人 guards"
+            if Ability.GUARD in self.records:
+                return RULE_GUARD, "already guarded tonight"
+            if action.target == seat:
+                return RULE_GUARD, "the 狩人 never guards itself"
+            return RULE_GUARD, f"P{action.target} is dead"
+        return RULE_FORM, f"{name} is not legal now"
+
+    def _diagnose_discussion(self, action: Action, seat: int, role: Role) -> tuple[str, str]:
+        name = type(action).__name__
+        if self.stage is not Stage.DISCUSSION:
+            return RULE_PHASE, f"{name} only during the discussion (now: {self.stage.value})"
+        speaker = self.current_speaker()
+        if seat != speaker:
+            return RULE_TURN, f"it is P{speaker}'s turn, not P{seat}'s"
+        if isinstance(action, Claim):
+            if action.role not in CLAIMABLE_ROLES:
+                return RULE_CO_ROLE, f"cannot claim {action.role!r}"
+            if seat in self.claims:
+                return RULE_CO_ONCE, f"P{seat} already claimed {self.claims[seat].label}"
+            if self._responses and action.role is not self._response_role:
+                return RULE_CO_REQUEST, "answer the CO要求 with the requested role or decline"
+            if not self.may_claim(seat, action.role):
+                if role is Role.VILLAGER:
+                    return RULE_CO_VILLAGER, "a 村人 may not claim a role"
+                if role is Role.MADMAN:
+                    return RULE_CO_MADMAN, "the 狂人 may not claim under this table's options"
+                return RULE_CO_OTHER_ROLE, f"a {role.label} may claim only {role.label}"
+            return RULE_CO_RESULT, "that result cannot be stated with this claim"
+        if isinstance(action, Decline):
+            if not self._responses:
+                return RULE_CO_REQUEST, "nothing to decline: no CO要求 is being answered"
+            return RULE_CO_FORCED, f"the real {role.label} must come out"
+        if self._responses:
+            return RULE_CO_FORCED, "answer the CO要求 first: come out or decline"
+        if isinstance(action, RequestClaim):
+            return RULE_CO_REQUEST, f"cannot request {action.role!r} CO on day {self.phase.day} (or again)"
+        if isinstance(action, StateResult):
+            if self.claims.get(seat) not in (Role.SEER, Role.MEDIUM):
+                return RULE_RESULT, "only a claimed 占い師/霊媒師 states results"
+            return RULE_CO_RESULT, "that result cannot be stated"
+        return RULE_FORM, f"{name} is not legal now"
+
+    # ------------------------------------------------------------------ apply
+
+    def apply(self, action: Action) -> list[PublicEntry]:
+        """Play ``action``; return the public log entries it produced.
+
+        Raises:
+            IllegalActionError: the action is not legal now (``rule`` says why); nothing changed.
+            GameOverError: the game has ended.
+        """
+        action = self._check(action)
+        self._version += 1
+        start = len(self.public_log)
+        seat = action.actor
+        if isinstance(action, ChooseRole):
+            self.players[seat].R = int(action.role)
+            self.stage = Stage.DEAL
+        elif isinstance(action, Vote):
+            self._votes[seat] = action
+            self.private_logs[seat].append(ActionTaken(self.phase.day, "vote", action.target))
+        elif isinstance(action, Attack):
+            self._apply_attack(action)
+        elif isinstance(action, Divine):
+            self.records[Ability.DIVINE] = AbilityRecord(Ability.DIVINE, seat, action.target)
+            self.players[seat].U = 1
+            self.private_logs[seat].append(ActionTaken(self.phase.day, "divine", action.target))
+        elif isinstance(action, Guard):
+            self.records[Ability.GUARD] = AbilityRecord(Ability.GUARD, seat, action.target)
+            self.players[seat].U = 1
+            self.private_logs[seat].append(ActionTaken(self.phase.day, "guard", action.target))
+        else:
+            self._apply_discussion(action)
+        return self.public_log[start:]
+
+    def _apply_attack(self, action: Attack) -> None:
+        seat = action.actor
+        self._attack_proposals[seat] = action.target
+        self.players[seat].U = 1
+        self.private_logs[seat].append(ActionTaken(self.phase.day, "attack", action.target))
+        wolves = [s for s in SEATS if self.players[s].L == Life.ALIVE and self.players[s].R == Role.WEREWOLF]
+        if all(w in self._attack_proposals for w in wolves):
+            # Disagreeing wolves: the human wolf decides if there is one, else the lower seat.
+            decider = HUMAN_SEAT if HUMAN_SEAT in self._attack_proposals else min(self._attack_proposals)
+            self.records[Ability.ATTACK] = AbilityRecord(
+                Ability.ATTACK, decider, self._attack_proposals[decider]
+            )
+
+    def _apply_discussion(self, action: Action) -> None:
+        day = self.phase.day
+        seat = action.actor
+        log = self.public_log
+        if isinstance(action, Speak):
+            log.append(Speech(day, seat, action.text))
+        elif isinstance(action, Claim):
+            self.claims[seat] = action.role
+            log.append(ClaimMade(day, seat, action.role, action.target, action.colour, action.text))
+            if action.target is not None:
+                self._stated.setdefault(seat, []).append(action.target)
+        elif isinstance(action, StateResult):
+            role = self.claims[seat]
+            log.append(ResultStated(day, seat, role, action.target, action.colour, action.text))
+            self._stated.setdefault(seat, []).append(action.target)
+        elif isinstance(action, Decline):
+            log.append(Declined(day, seat, action.text))
+        elif isinstance(action, RequestClaim):
+            log.append(ClaimRequested(day, seat, action.role, action.text))
+            self._requested_today.append(action.role)
+        if self._responses:
+            self._responses.pop(0)
+        else:
+            self._turn_index += 1
+        if isinstance(action, RequestClaim):
+            # Everyone alive who has not claimed answers, in seat order after the requester,
+            # the requester last: asking everyone keeps who may claim a secret.
+            order = [(seat + i - 1) % 9 + 1 for i in range(1, 10)]
+            self._responses = [s for s in order if self.is_alive(s) and s not in self.claims]
+            self._response_role = action.role
+
+    # ------------------------------------------------------------------ engine steps
+
+    def advance(self) -> list[PublicEntry]:
+        """Run the next engine step; return the public log entries it produced.
+
+        Raises:
+            IllegalActionError: somebody still has to act (see :meth:`to_act`); nothing changed.
+            GameOverError: the game has ended.
+        """
+        if self.stage is Stage.ENDED:
+            raise GameOverError(RULE_AFTER_END, "the game is over")
+        waiting = self.to_act()
+        if waiting:
+            raise IllegalActionError(RULE_PENDING, f"waiting for {', '.join(f'P{s}' for s in waiting)}")
+        start = len(self.public_log)
+        stage = self.stage
+        if stage is Stage.DEAL:
+            if self.source is None:
+                raise IllegalActionError(RULE_DEAL, "ゲーム開始 needs a dice source to shuffle the roles")
+            self._version += 1
+            self._start(self._deal(self.source))
+        elif stage is Stage.PRE_DIVINATION:
+            self._version += 1
+            self._finish_pre_divination()
+        elif stage is Stage.DISCUSSION:
+            self._version += 1
+            self._open_vote(tuple(self.living()), runoff=False)
+        elif stage is Stage.VOTE or stage is Stage.RUNOFF:
+            self._version += 1
+            self._tally()
+        elif stage is Stage.EXECUTION:
+            self._version += 1
+            self._execute()
+        elif stage is Stage.NIGHT_START:
+            self._version += 1
+            self._start_night()
+        elif stage is Stage.NIGHT:
+            self._version += 1
+            self._morning()
+        else:  # CHOOSE_ROLE is always waiting for P1, so this is unreachable
+            raise IllegalActionError(RULE_PHASE, f"nothing to advance in {stage.value}")
+        return self.public_log[start:]
+
+    def _deal(self, source: DiceSource) -> list[Role]:
+        """ゲーム開始 ①②: drop one of P1's role, Fisher-Yates the other eight with the source."""
+        human = Role(self.players[HUMAN_SEAT].R)
+        for _ in range(100):
+            rest = list(COMPOSITION)
+            rest.remove(human)
+            for i in range(len(rest) - 1, 0, -1):
+                j = source.roll(i + 1) - 1
+                rest[i], rest[j] = rest[j], rest[i]
+            deal = [human, *rest]
+            try:
+                check_composition(deal)
+            except DealError:
+                continue  # ② 条件を満たさない場合は処理①へ戻る
+            return deal
+        raise DealError("the deal never passed the composition check")  # pragma: no cover
+
+    def _start(self, roles: list[Role]) -> None:
+        """ゲーム開始 ③④⑤ for a checked deal."""
+        for seat, role in zip(SEATS, roles, strict=True):
+            record = self.players[seat]
+            record.R, record.L, record.U = int(role), Life.ALIVE, 0
+        wolves = tuple(s for s in SEATS if roles[s - 1] is Role.WEREWOLF)
+        for seat in SEATS:
+            role = roles[seat - 1]
+            partners = tuple(w for w in wolves if w != seat) if role is Role.WEREWOLF else ()
+            self.private_logs[seat].append(RoleDealt(1, role, partners))
+        self.phase = PhaseRecord(1, TimeOfDay.DAY, Step.BEFORE_START)
+        self.public_log.append(GameStarted(1))
+        self.stage = Stage.PRE_DIVINATION
+
+    def _finish_pre_divination(self) -> None:
+        record = self.records.pop(Ability.DIVINE)
+        colour = Colour.of(Role(self.players[record.T].R))
+        self._divine_results.append((1, record.T, colour))
+        self.private_logs[record.S].append(DivineResult(1, record.T, colour, pre=True))
+        self.public_log.append(PreDivinationDone(1))
+        self._start_discussion()
+
+    def _start_discussion(self) -> None:
+        day = self.phase.day
+        self.phase.T, self.phase.P = TimeOfDay.DAY, Step.DISCUSSION
+        self.stage = Stage.DISCUSSION
+        start = (day - 1) % 9
+        order = [SEATS[(start + i) % 9] for i in range(9)]
+        living = [s for s in order if self.players[s].L == Life.ALIVE]
+        self._turns = living * self.options.discussion_rounds
+        self._turn_index = 0
+        self._responses = []
+        self._response_role = None
+        self._requested_today = []
+        self.public_log.append(DiscussionStarted(day))
+
+    def _open_vote(self, candidates: tuple[int, ...], runoff: bool) -> None:
+        self.phase.P = Step.VOTE
+        self.stage = Stage.RUNOFF if runoff else Stage.VOTE
+        self._candidates = candidates
+        self._votes = {}
+        self.public_log.append(VotingOpened(self.phase.day, runoff, candidates))
+
+    def _tally(self) -> None:
+        day = self.phase.day
+        runoff = self.stage is Stage.RUNOFF
+        votes = [self._votes[s] for s in SEATS if s in self._votes]
+        counts: dict[int, int] = {}
+        for vote in votes:
+            counts[vote.target] = counts.get(vote.target, 0) + 1
+        best = max(counts.values())
+        top = tuple(sorted(s for s, n in counts.items() if n == best))
+        ordered = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+        cast = tuple(CastVote(v.actor, v.target, v.reason) for v in votes)
+        self._votes = {}
+        if len(top) == 1:
+            self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "execute"))
+            self._candidates = top
+            self.stage = Stage.EXECUTION
+        elif not runoff:
+            self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "runoff"))
+            self._open_vote(top, runoff=True)
+        else:
+            self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "no_execution"))
+            self.public_log.append(NoExecution(day))
+            self._candidates = ()
+            self._executed_today = None
+            if not self._win_check():
+                self.stage = Stage.NIGHT_START
+
+    def _execute(self) -> None:
+        seat = self._candidates[0]
+        day = self.phase.day
+        self.phase.P = Step.EXECUTION
+        self.players[seat].L = Life.DEAD  # R and U unchanged
+        self.executions.append((day, seat))
+        self._executed_today = seat
+        self._candidates = ()
+        self.public_log.append(Executed(day, seat))
+        if not self._win_check():
+            self.stage = Stage.NIGHT_START
+
+    def _start_night(self) -> None:
+        self.phase.T, self.phase.P = TimeOfDay.NIGHT, Step.NIGHT_ACTIONS
+        for record in self.players[1:]:
+            if record.L == Life.ALIVE:
+                record.U = 0
+        self.records = {}
+        self._attack_proposals = {}
+        self._attack_tonight = bool(self.executions) or not self.options.attack_needs_execution
+        self.stage = Stage.NIGHT
+        self.public_log.append(NightStarted(self.phase.day))
+
+    def _morning(self) -> None:
+        """CMD_霊媒 then CMD_朝結果, in the document's order."""
+        players = self.players
+        night = self.phase.day
+        # CMD_霊媒: a living 霊媒師 learns the colour of the player executed that day.
+        medium = self._seat_of(Role.MEDIUM)
+        if self._executed_today is not None and players[medium].L == Life.ALIVE:
+            target = self._executed_today
+            colour = Colour.of(Role(players[target].R))
+            self.records[Ability.MEDIUM] = AbilityRecord(Ability.MEDIUM, medium, target, int(colour))
+            players[medium].U = 1
+            self._medium_results.append((night, target, colour))
+        day = night + 1
+        self.phase.day, self.phase.T, self.phase.P = day, TimeOfDay.DAY, Step.MORNING
+        # 1. the night's abilities
+        divine = self.records.get(Ability.DIVINE)
+        if divine is not None:
+            colour = Colour.of(Role(players[divine.T].R))
+            self.records[Ability.DIVINE] = AbilityRecord(divine.A, divine.S, divine.T, int(colour))
+            self._divine_results.append((day, divine.T, colour))
+            self.private_logs[divine.S].append(DivineResult(day, divine.T, colour, pre=False))
+        medium_record = self.records.get(Ability.MEDIUM)
+        if medium_record is not None:
+            self.private_logs[medium_record.S].append(
+                MediumResult(day, night, medium_record.T, Colour(medium_record.V))
+            )
+        attack = self.records.get(Ability.ATTACK)
+        guard = self.records.get(Ability.GUARD)
+        guarded = attack is not None and guard is not None and guard.T == attack.T
+        if guard is not None:
+            value = RecordValue.SUCCESS if guarded else RecordValue.FAILURE
+            self.records[Ability.GUARD] = AbilityRecord(guard.A, guard.S, guard.T, value)
+            self.private_logs[guard.S].append(GuardResolved(day, guard.T, guarded))
+        # 2.-3. the attack and its victim
+        victim: int | None = None
+        if attack is not None:
+            value = RecordValue.FAILURE if guarded else RecordValue.SUCCESS
+            self.records[Ability.ATTACK] = AbilityRecord(attack.A, attack.S, attack.T, value)
+            if not guarded:
+                victim = attack.T
+                players[victim].L = Life.DEAD
+                self.victims.append((day, victim))
+            for wolf in SEATS:
+                if players[wolf].R == Role.WEREWOLF:
+                    self.private_logs[wolf].append(AttackResolved(day, attack.T, attack.S, not guarded))
+        # 4. the announcement (5. 【公開情報】 is rendered from the public view)
+        self.public_log.append(MorningReport(day, victim))
+        self._executed_today = None
+        self._attack_proposals = {}
+        # 6. the win check; then ATTACK/DIVINE/GUARD/MEDIUM are cleared
+        ended = self._win_check()
+        self.records = {}
+        if not ended:
+            self._start_discussion()
+
+    def _win_check(self) -> bool:
+        """CMD_勝敗判定: no living 人狼 -> 村人陣営; living 人狼 >= living humans -> 人狼陣営."""
+        wolves = humans = 0
+        for record in self.players[1:]:
+            if record.L == Life.ALIVE:
+                if record.R == Role.WEREWOLF:
+                    wolves += 1
+                else:
+                    humans += 1  # the 狂人 counts as a human
+        if wolves == 0:
+            self.winner = Team.VILLAGE
+        elif wolves >= humans:
+            self.winner = Team.WEREWOLF
+        else:
+            return False
+        self.phase.P = Step.ENDED
+        self.stage = Stage.ENDED
+        self._responses = []
+        self.public_log.append(
+            GameEnded(
+                self.phase.day,
+                self.winner,
+                tuple(s for s in SEATS if self.players[s].L == Life.ALIVE),
+                tuple(s for s in SEATS if self.players[s].L != Life.ALIVE),
+                tuple((s, Role(self.players[s].R)) for s in SEATS),
+            )
+        )
+        return True
+
+    def _seat_of(self, role: Role) -> int:
+        for seat in SEATS:
+            if role == self.players[seat].R:
+                return seat
+        raise LookupError(role)  # pragma: no cover - the composition has every role
+
+    # ------------------------------------------------------------------ serialisation
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as plain JSON data (GM knowledge: every secret is in here)."""
+        return {
+            "options": self.options.model_dump(mode="json"),
+            "names": {str(k): v for k, v in self.names.items()},
+            "players": [asdict(p) for p in self.players[1:]],
+            "phase": asdict(self.phase),
+            "stage": self.stage.value,
+            "records": {a.name: asdict(r) for a, r in sorted(self.records.items())},
+            "attack_proposals": sorted(self._attack_proposals.items()),
+            "attack_tonight": self._attack_tonight,
+            "votes": [[s, asdict(v)] for s, v in sorted(self._votes.items())],
+            "candidates": list(self._candidates),
+            "turns": self._turns,
+            "turn_index": self._turn_index,
+            "responses": self._responses,
+            "response_role": self._response_role,
+            "requested_today": self._requested_today,
+            "claims": sorted(self.claims.items()),
+            "stated": sorted(self._stated.items()),
+            "divine_results": self._divine_results,
+            "medium_results": self._medium_results,
+            "executions": self.executions,
+            "executed_today": self._executed_today,
+            "victims": self.victims,
+            "winner": None if self.winner is None else self.winner.value,
+            "public_log": [_entry_dict(e) for e in self.public_log],
+            "private_logs": {str(s): [_entry_dict(e) for e in log] for s, log in self.private_logs.items()},
+        }
+
+    def state_hash(self) -> str:
+        """SHA-256 of the canonical JSON of :meth:`to_dict`."""
+        text = json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _entry_dict(entry: object) -> dict[str, Any]:
+    return asdict(entry)  # type: ignore[call-overload, no-any-return]
+
+
+def _text_of(action: Action) -> object:
+    if isinstance(action, Vote):
+        return action.reason
+    return getattr(action, "text", "")
+
+
+def _seat_value(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(value)
+    return int(value)
+
+
+def _optional_seat(value: object) -> int | None:
+    return None if value is None else _seat_value(value)
+
+
+def _template(action: object) -> Action | None:
+    """The action with its free text emptied and its numbers normalised to the enums, or
+    None when it is not an action at all (a wrong type in a field, an unknown role...)."""
+    try:
+        if isinstance(action, Vote):
+            return Vote(_seat_value(action.actor), _seat_value(action.target))
+        if isinstance(action, Speak):
+            return Speak(_seat_value(action.actor))
+        if isinstance(action, Claim):
+            colour = None if action.colour is None else Colour(_seat_value(action.colour))
+            role = Role(_seat_value(action.role))
+            return Claim(_seat_value(action.actor), role, _optional_seat(action.target), colour)
+        if isinstance(action, StateResult):
+            return StateResult(
+                _seat_value(action.actor), _seat_value(action.target), Colour(_seat_value(action.colour))
+            )
+        if isinstance(action, RequestClaim):
+            return RequestClaim(_seat_value(action.actor), Role(_seat_value(action.role)))
+        if isinstance(action, Decline):
+            return Decline(_seat_value(action.actor))
+        if isinstance(action, ChooseRole):
+            return ChooseRole(_seat_value(action.actor), Role(_seat_value(action.role)))
+        if isinstance(action, Attack):
+            return Attack(_seat_value(action.actor), _seat_value(action.target))
+        if isinstance(action, Divine):
+            return Divine(_seat_value(action.actor), _seat_value(action.target))
+        if isinstance(action, Guard):
+            return Guard(_seat_value(action.actor), _seat_value(action.target))
+    except (TypeError, ValueError):
+        return None
+    return None
