@@ -1,0 +1,236 @@
+"""A small fake Chat Completions server on 127.0.0.1, for tests and benchmarks.
+
+It listens on a free port in a background thread (stdlib ``http.server``), answers
+``POST /v1/chat/completions`` from a script of :class:`FakeReply` (or from a
+``responder`` function when the script is empty), and records every request it got::
+
+    with FakeChatServer([FakeReply.error(429, retry_after=0.01),
+                         FakeReply.tool_calls(("vote", {"target": "P3"}))]) as server:
+        backend = OpenAIBackend(model="fake", base_url=server.base_url, api_key="k")
+        ...
+        assert server.requests[1].body["tools"][0]["function"]["name"] == "vote"
+
+Replies can be text, tool calls (arguments as a dict or as raw, possibly broken, JSON
+text), or an error status with optional ``Retry-After``; ``latency_s`` adds a fixed
+delay to every answer. A request with nothing left to answer it gets a 400 whose
+message says so (a 4xx, so clients do not retry it), and is counted in
+:attr:`FakeChatServer.unexpected`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FakeReply:
+    """One scripted HTTP answer."""
+
+    status: int = 200
+    body: JsonDict | str = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+    @classmethod
+    def text(cls, content: str, *, usage: tuple[int, int] | None = (11, 7), model: str = "fake") -> FakeReply:
+        """A plain assistant message; ``usage`` is (prompt, completion) tokens, or None to omit it."""
+        return cls(body=_completion({"role": "assistant", "content": content}, "stop", usage, model))
+
+    @classmethod
+    def tool_calls(
+        cls,
+        *calls: tuple[str, Mapping[str, Any] | str],
+        content: str | None = None,
+        usage: tuple[int, int] | None = (11, 7),
+        model: str = "fake",
+    ) -> FakeReply:
+        """An assistant message with tool calls; a string argument is sent verbatim (e.g. broken JSON)."""
+        tool_calls = [
+            {
+                "id": f"call_{i}_{name}",
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": args if isinstance(args, str) else json.dumps(dict(args)),
+                },
+            }
+            for i, (name, args) in enumerate(calls)
+        ]
+        message = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+        return cls(body=_completion(message, "tool_calls", usage, model))
+
+    @classmethod
+    def error(
+        cls, status: int, message: str = "fake error", *, retry_after: float | None = None
+    ) -> FakeReply:
+        """An error answer in OpenAI's error shape, with ``Retry-After`` when given."""
+        headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+        body = {"error": {"message": message, "type": "fake_error", "code": str(status)}}
+        return cls(status=status, body=body, headers=headers)
+
+
+def _completion(message: JsonDict, finish: str, usage: tuple[int, int] | None, model: str) -> JsonDict:
+    body: JsonDict = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+    }
+    if usage is not None:
+        body["usage"] = {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": usage[0] + usage[1],
+        }
+    return body
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """A request the fake server received (header names in lower case)."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: JsonDict
+
+
+Responder = Callable[[JsonDict], FakeReply]
+
+
+class FakeChatServer:
+    """The fake server; use it as a context manager or call :meth:`start` / :meth:`stop`."""
+
+    def __init__(
+        self,
+        replies: Iterable[FakeReply] = (),
+        *,
+        responder: Responder | None = None,
+        latency_s: float = 0.0,
+    ) -> None:
+        self._replies: list[FakeReply] = list(replies)
+        self._lock = threading.Lock()
+        self.responder = responder
+        self.latency_s = latency_s
+        self.requests: list[RecordedRequest] = []
+        self.unexpected = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def add(self, *replies: FakeReply) -> None:
+        """Append replies to the script."""
+        with self._lock:
+            self._replies.extend(replies)
+
+    @property
+    def leftovers(self) -> int:
+        """Scripted replies not yet used."""
+        with self._lock:
+            return len(self._replies)
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on (after :meth:`start`)."""
+        if self._server is None:
+            raise RuntimeError("the fake server is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The base URL to give an OpenAI client: ``http://127.0.0.1:<port>/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FakeChatServer:
+        """Listen on a free port of 127.0.0.1 in a daemon thread."""
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-chat-server", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeChatServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def _answer(self, method: str, path: str, headers: Mapping[str, str], raw: bytes) -> FakeReply:
+        try:
+            body = json.loads(raw.decode("utf-8")) if raw else {}
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            body = {"_unreadable": raw.decode("utf-8", "replace")}
+        if not isinstance(body, dict):
+            body = {"_body": body}
+        with self._lock:
+            lowered = {k.lower(): v for k, v in headers.items()}
+            self.requests.append(RecordedRequest(method, path, lowered, body))
+            if method == "GET" and path.rstrip("/").endswith("/models"):
+                return FakeReply(body={"object": "list", "data": [{"id": "fake", "object": "model"}]})
+            if not path.rstrip("/").endswith("/chat/completions"):
+                return FakeReply.error(404, f"fake server: no route {method} {path}")
+            if self._replies:
+                return self._replies.pop(0)
+        if self.responder is not None:
+            return self.responder(body)
+        with self._lock:
+            self.unexpected += 1
+        return FakeReply.error(400, "fake server: no scripted reply left for this request")
+
+
+def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _handle(self, method: str) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            reply = server._answer(method, self.path, dict(self.headers.items()), raw)
+            delay = server.latency_s + reply.delay_s
+            if delay > 0:
+                time.sleep(delay)
+            body = reply.body
+            payload = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+            data = payload.encode("utf-8")
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            self._handle("POST")
+
+        def do_GET(self) -> None:
+            self._handle("GET")
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Keep test output quiet."""
+
+    return Handler
