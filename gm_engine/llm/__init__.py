@@ -18,7 +18,11 @@ from gm_engine.llm.base import BackendError, ModelBackend
 
 
 def make_backend(
-    name: str, *, model: str | None = None, models: Mapping[str, str] | None = None, profile: str | None = None
+    name: str,
+    *,
+    model: str | None = None,
+    models: Mapping[str, str] | None = None,
+    profile: str | None = None,
 ) -> ModelBackend:
     """The backend called ``name``: ``offline`` or ``openai`` (configured from the environment).
 
