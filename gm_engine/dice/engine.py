@@ -1,19 +1,119 @@
-"""The one entry point of the dice engine: a chat line in, nothing or a result out."""
+"""The one entry point of the dice engine: a chat line in, nothing or a result out.
+
+The pipeline follows BCDice 3 (``Base#eval``):
+
+1. Only the text before the first ASCII space is a command; the rest is a comment.
+2. The game system's own commands come first. Their text is preprocessed as in
+   BCDice: parenthesised arithmetic is computed (``CC(1)`` -> ``CC1``), the system's
+   ``change_text`` applied, ``2D`` written ``2D6``, upcased, and a leading ``S``
+   (secret) removed when the rest matches the system's :attr:`command_pattern`.
+3. Otherwise the common commands, in BCDice's order (add dice, xBy, C(), choice, D66,
+   repeat, xRy, tally, xUy, ...), read the line itself; a leading ``S`` makes the roll
+   secret.
+
+Nothing a user can type makes :func:`evaluate` raise, except a line over
+:data:`MAX_LINE_LENGTH` (:class:`CommandTooLongError`): too many dice, an expression
+nested too deep or an unexpected fault inside a command all come back as a result
+whose text says what went wrong (and whose detail is an :class:`ErrorDetail`), with
+the source rolled back so that no half-rolled dice remain.
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Literal
 
-from gm_engine.dice.result import Locale, Outcome, RollResult
-from gm_engine.dice.source import DiceSource, SeededSource
+from gm_engine.dice.commands._arith import (
+    TooComplexError,
+    expand_implicit_d,
+    first_word,
+    fold_parentheses,
+)
+from gm_engine.dice.result import Detail, Locale, Outcome, RollResult
+from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
 from gm_engine.dice.system import GameSystem, RollContext, common_commands, get_system
 
 #: Longest chat line the engine reads; a longer one is refused before any parsing.
 MAX_LINE_LENGTH = 1000
 
+#: Most physical dice one chat line may roll (repeats included). BCDice itself caps a
+#: single ``xDy`` at 200 dice but not a whole line; past this the line is refused.
+MAX_DICE_PER_LINE = 10_000
+
+#: Most commands one line may run through nested repeats (``x100 REP100 ...``).
+MAX_REPEATED_COMMANDS = 10_000
+
+#: ``ctx.extras`` key: a command sets it to True to make its result secret.
+SECRET_FLAG = "secret"
+#: ``ctx.extras`` key: the source's history length past which dice are refused.
+DICE_LIMIT = "dice_limit"
+#: ``ctx.extras`` key: how many times the current command runs through enclosing repeats.
+REPEAT_FACTOR = "repeat_factor"
+
+_SECRET_PREFIXES = ("S", "s", "\u017f")  # U+017F long s upcases to S, as in Ruby
+
 
 class CommandTooLongError(ValueError):
     """The chat line is longer than :data:`MAX_LINE_LENGTH` characters."""
+
+
+class TooManyDiceError(ValueError):
+    """A line would roll more than :data:`MAX_DICE_PER_LINE` dice.
+
+    Raised inside commands (see :func:`reserve_dice`); :func:`evaluate` turns it into
+    an error result, so it never reaches the caller.
+    """
+
+
+ErrorReason = Literal["too_many_dice", "too_many_repeats", "too_complex", "overflow", "internal"]
+
+_ERROR_TEXTS: dict[str, dict[str, str]] = {
+    "too_many_dice": {
+        "ja": f"ダイスが多すぎます（1回のコマンドで{MAX_DICE_PER_LINE}個まで）",
+        "en": f"Too many dice (at most {MAX_DICE_PER_LINE} in one command)",
+    },
+    "too_many_repeats": {
+        "ja": f"繰り返しが多すぎます（入れ子の繰り返しを含めて{MAX_REPEATED_COMMANDS}回まで）",
+        "en": f"Too many repeats (at most {MAX_REPEATED_COMMANDS} runs, nested repeats included)",
+    },
+    "too_complex": {
+        "ja": "式の入れ子が深すぎるため計算できませんでした",
+        "en": "The expression is nested too deeply to compute",
+    },
+    "overflow": {
+        "ja": "数値が大きすぎるため計算できませんでした",
+        "en": "The numbers are too large to compute",
+    },
+    "internal": {
+        "ja": "内部エラーのためコマンドを実行できませんでした",
+        "en": "The command could not be run because of an internal error",
+    },
+}
+
+
+class ErrorDetail(Detail):
+    """Why a command was refused: its text says it in words, this says it in a code."""
+
+    kind: Literal["error"] = "error"
+    reason: ErrorReason
+    message: str
+
+
+def error_outcome(reason: ErrorReason, locale: Locale) -> Outcome:
+    """The result of a refused command: the message in ``locale`` and an :class:`ErrorDetail`."""
+    message = _ERROR_TEXTS[reason].get(locale, _ERROR_TEXTS[reason]["ja"])
+    return Outcome.model_construct(text=message, detail=ErrorDetail(reason=reason, message=message))
+
+
+def reserve_dice(ctx: RollContext, count: int) -> None:
+    """Check, before rolling ``count`` more dice, that the line stays within its budget.
+
+    Raises:
+        TooManyDiceError: the line would roll more than :data:`MAX_DICE_PER_LINE` dice.
+    """
+    limit = ctx.extras.get(DICE_LIMIT)
+    if isinstance(limit, int) and len(ctx.source.history) + count > limit:
+        raise TooManyDiceError(f"more than {MAX_DICE_PER_LINE} dice in one line")
 
 
 def evaluate(
@@ -29,11 +129,14 @@ def evaluate(
 
     Returns None when the line is not a command, else the :class:`RollResult`. Dice
     come from ``source`` (default: a :class:`SeededSource` of ``seed``); every die is
-    in the result and in the source's history.
+    in the result and in the source's history. A refused command (too many dice, too
+    deep, internal fault) is a result with an :class:`ErrorDetail` and no dice.
 
     Raises:
         CommandTooLongError: the line is over :data:`MAX_LINE_LENGTH` characters.
         UnknownSystemError: ``system`` is not a registered id.
+        DiceQueueError: an injected :class:`QueueSource` ran dry or disagrees with a
+            die's sides (a fault of the injected dice, not of the line).
     """
     if len(line) > MAX_LINE_LENGTH:
         raise CommandTooLongError(
@@ -47,20 +150,24 @@ def evaluate(
         locale=locale,
         tables_dir=tables_dir if tables_dir is not None else os.environ.get("GM_TABLES_DIR"),
     )
-    stripped = line.strip()
-    if not stripped:
-        return None
-    command = stripped.split(None, 1)[0]
-    secret = False
-    if len(command) > 1 and command[0] in "Ss":
-        secret = True
-        command = command[1:]
     mark = dice.mark()
-    outcome = _dispatch(command, ctx)
-    if outcome is None:
+    ctx.extras[DICE_LIMIT] = mark.history_length + MAX_DICE_PER_LINE
+    try:
+        found = run_line(line, ctx)
+    except DiceQueueError:
+        dice.restore(mark)
+        raise
+    except TooManyDiceError:
+        return _refused(line, game, ctx, mark, "too_many_dice")
+    except TooComplexError:
+        return _refused(line, game, ctx, mark, "too_complex")
+    except Exception:  # a fault inside a command must not crash the caller
+        return _refused(line, game, ctx, mark, "internal")
+    if found is None:
         dice.restore(mark)
         return None
-    return RollResult(
+    outcome, secret, command = found
+    return RollResult.model_construct(
         system=game.id,
         command=command,
         text=outcome.text,
@@ -75,15 +182,89 @@ def evaluate(
     )
 
 
-def _dispatch(command: str, ctx: RollContext) -> Outcome | None:
-    system = ctx.system
-    if system.command_pattern is None or system.command_pattern.match(command):
-        outcome = system.eval_system_command(command, ctx)
-        if outcome is not None:
-            return outcome
-    for common in common_commands():
-        if common.prefix.match(command):
-            outcome = common.evaluate(command, ctx)
+def _refused(
+    line: str, game: GameSystem, ctx: RollContext, mark: SourceMark, reason: ErrorReason
+) -> RollResult:
+    ctx.source.restore(mark)
+    word = first_word(line)
+    secret = len(word) > 1 and word.startswith(_SECRET_PREFIXES)
+    outcome = error_outcome(reason, ctx.locale)
+    return RollResult.model_construct(
+        system=game.id,
+        command=word[1:] if secret else word,
+        text=outcome.text,
+        locale=ctx.locale,
+        secret=secret,
+        dice=(),
+        detail=outcome.detail,
+    )
+
+
+def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
+    """Run one chat line through the system's commands, then the common ones.
+
+    Returns the outcome, whether it is secret, and the command word, or None when the
+    line is not a command. Commands that run other lines (repeat) call this again
+    with the same context, so that the dice budget is shared.
+    """
+    word = first_word(line)
+    if not word:
+        return None
+    ctx.line = line
+    game = ctx.system
+    if _has_own_commands(game):
+        found = _run_system_command(word, ctx)
+        if found is not None:
+            return found
+
+    # As in BCDice, common commands read the line as typed (comment included) and
+    # take a leading S themselves; no common command starts with S, so one that
+    # answers such a line has read it as the secret prefix.
+    text = game.change_text(line)
+    word = first_word(text)
+    secret = len(word) > 1 and word.startswith(_SECRET_PREFIXES)
+    if secret:
+        word = word[1:]
+    ctx.extras.pop(SECRET_FLAG, None)
+    for command in common_commands():
+        if command.prefix.match(text):
+            outcome = command.evaluate(text, ctx)
             if outcome is not None:
-                return outcome
+                marked = ctx.extras.pop(SECRET_FLAG, False) is True
+                return outcome, secret or marked, word
     return None
+
+
+def _has_own_commands(game: GameSystem) -> bool:
+    return game.command_pattern is not None or (
+        type(game).eval_system_command is not GameSystem.eval_system_command
+    )
+
+
+def preprocess(word: str, game: GameSystem) -> str:
+    """BCDice's preprocessing of a game system's command word (see the module doc)."""
+    text = fold_parentheses(word, game.round_type)
+    text = game.change_text(text)
+    text = expand_implicit_d(text, game.sides_implicit_d)
+    return text.upper() if game.enabled_upcase_input else text
+
+
+def _run_system_command(word: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
+    game = ctx.system
+    command = preprocess(word, game)
+    if not command:
+        return None
+    pattern = game.command_pattern
+    secret = False
+    rest = command[1:]
+    if command.startswith(_SECRET_PREFIXES) and rest and (pattern is None or pattern.match(rest)):
+        secret = True
+        command = rest
+    elif pattern is not None and not pattern.match(command):
+        return None
+    ctx.extras.pop(SECRET_FLAG, None)
+    outcome = game.eval_system_command(command, ctx)
+    if outcome is None or not outcome.text:
+        return None
+    marked = ctx.extras.pop(SECRET_FLAG, False) is True
+    return outcome, secret or marked, command

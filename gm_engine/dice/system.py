@@ -11,14 +11,35 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, TypeVar
 
 from gm_engine.dice.result import Locale, Outcome
-from gm_engine.dice.source import DiceSource
+from gm_engine.dice.source import DiceSource, Die
 
 RoundType = Literal["floor", "ceil", "round"]
+
+#: A comparison as BCDice normalises it (``=`` is ``==``, ``<>`` is ``!=``).
+CompareOp = Literal["==", "!=", "<", ">", "<=", ">="]
+
+
+def compare(left: int, op: CompareOp, right: int) -> bool:
+    """``left op right`` for one of BCDice's normalised comparison operators."""
+    if op == "<=":
+        return left <= right
+    if op == ">=":
+        return left >= right
+    if op == "<":
+        return left < right
+    if op == ">":
+        return left > right
+    if op == "==":
+        return left == right
+    return left != right
+
+
+_SUCCESS_WORDS: dict[str, tuple[str, str]] = {"ja": ("成功", "失敗"), "en": ("Success", "Failure")}
 
 
 class UnknownSystemError(ValueError):
@@ -34,6 +55,8 @@ class RollContext:
     locale: Locale = "ja"
     tables_dir: str | None = None
     extras: dict[str, object] = field(default_factory=dict)
+    #: The chat line being evaluated, as typed (comment included).
+    line: str = ""
 
 
 class GameSystem:
@@ -54,10 +77,46 @@ class GameSystem:
     upper_dice_reroll_threshold: ClassVar[int | None] = None
     reroll_dice_reroll_threshold: ClassVar[int | None] = None
     d66_sort_type: ClassVar[Literal["no_sort", "asc", "desc"]] = "no_sort"
+    #: Sides of a die written without them (``2D`` is ``2D6``), as BCDice's ``sides_implicit_d``.
+    sides_implicit_d: ClassVar[int] = 6
+    #: Whether the system's own commands are upcased before matching (BCDice's default).
+    enabled_upcase_input: ClassVar[bool] = True
 
     def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
-        """Evaluate one of the system's own commands, or return None when it is not one."""
+        """Evaluate one of the system's own commands, or return None when it is not one.
+
+        As in BCDice, ``command`` has been preprocessed: only the text before the first
+        space, parenthesised arithmetic such as ``(1+2)`` computed (``CC(1)`` arrives as
+        ``CC1``), :meth:`change_text` applied, ``2D`` written ``2D6``, upcased when
+        :attr:`enabled_upcase_input`, and the secret ``S`` prefix removed.
+        """
         return None
+
+    def change_text(self, text: str) -> str:
+        """Rewrite a chat line before any command reads it (BCDice's ``change_text``)."""
+        return text
+
+    def check_result(
+        self,
+        total: int,
+        dice: Sequence[Die],
+        op: CompareOp,
+        target: int | None,
+        ctx: RollContext,
+    ) -> Outcome | None:
+        """Judge an add-dice roll with a target, as BCDice's ``check_result``.
+
+        ``dice`` are the add dice as ``Die(value, sides)`` (a d66 counts as one die of
+        66 sides); ``target`` is None for the undecided target ``?``. Return the words
+        and flags to append, or None to append nothing. The default is plain
+        success or failure.
+        """
+        if target is None:
+            return None
+        success, failure = _SUCCESS_WORDS.get(ctx.locale, _SUCCESS_WORDS["ja"])
+        if compare(total, op, target):
+            return Outcome.model_construct(text=success, success=True)
+        return Outcome.model_construct(text=failure, failure=True)
 
 
 _S = TypeVar("_S", bound=type[GameSystem])
@@ -109,8 +168,11 @@ _COMMANDS: list[CommonCommand] = []
 def register_command(name: str, order: int, prefix: str) -> Callable[[CommandFunc], CommandFunc]:
     """Decorator: register ``func(command, ctx)`` as a common command.
 
-    ``prefix`` is a regular expression matched case-insensitively at the start of the
-    command, a cheap test before the handler runs.
+    As in BCDice, ``command`` is the chat line as typed: not upcased, the comment
+    after the first space included, a secret ``S`` prefix not removed (the engine
+    marks the result secret when the line starts with one). ``prefix`` is a regular
+    expression matched case-insensitively at the start of the line, a cheap test
+    before the handler runs.
     """
 
     def decorate(func: CommandFunc) -> CommandFunc:

@@ -1,0 +1,132 @@
+"""Repeat, BCDice's ``Repeat``: run one command several times (``x3 2D6``, ``rep3``,
+``repeat3``).
+
+The text after the space is run as a chat line of its own, ``times`` times (1 to 100),
+and the results are joined as ``#1\\n...\\n\\n#2\\n...``. As in BCDice a repeat may not
+directly repeat a lower-case repeat (``x2 rep3 1D6``); the engine further bounds nested
+repeats written in capitals to :data:`~gm_engine.dice.engine.MAX_REPEATED_COMMANDS`
+runs in all, and every line to its dice budget.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from gm_engine.dice.engine import MAX_REPEATED_COMMANDS, REPEAT_FACTOR, SECRET_FLAG, error_outcome, run_line
+from gm_engine.dice.result import Detail, Outcome, RollResult
+from gm_engine.dice.system import RollContext, register_command
+
+#: Most times one repeat runs its command (BCDice's REPEAT_LIMIT).
+REPEAT_LIMIT = 100
+
+_HEAD = re.compile(r"[S\u017f]?(repeat|rep|x)([0-9]+)[ \t\n\v\f\r]+", re.IGNORECASE)
+# BCDice checks nesting case-sensitively: ``x2 rep3`` is refused, ``x2 REP3`` runs.
+_NESTED = re.compile(r"(?:repeat|rep|x)[0-9]")
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "nested": {"ja": "Repeatコマンドの重複はできません", "en": "Repeat commands cannot be nested"},
+    "times": {
+        "ja": f"繰り返し回数は1以上、{REPEAT_LIMIT}以下としてください",
+        "en": f"The number of repeats must be from 1 to {REPEAT_LIMIT}",
+    },
+    "nothing": {
+        "ja": "繰り返し対象のコマンドが実行できませんでした ({})",
+        "en": "The command to repeat could not be run ({})",
+    },
+}
+
+
+#: Why a repeat ran nothing: nested repeat, count out of range, not a command.
+RepeatError = Literal["nested", "times", "nothing"]
+
+
+class RepeatRun(BaseModel):
+    """One run of the repeated command (``result`` None when it was not a command)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    result: RollResult | None
+
+
+class RepeatDetail(Detail):
+    """Structured result of a repeat: the command, the count and every run's result.
+
+    ``error`` names why nothing ran: ``"nested"``, ``"times"`` or ``"nothing"``.
+    """
+
+    kind: Literal["repeat"] = "repeat"
+    command: str
+    times: int
+    runs: tuple[RepeatRun, ...] = ()
+    error: RepeatError | None = None
+
+
+def _refusal(reason: RepeatError, command: str, times: int, ctx: RollContext) -> Outcome:
+    texts = _TEXTS[reason]
+    text = texts.get(ctx.locale, texts["ja"]).format(command)
+    detail = RepeatDetail.model_construct(command=command, times=times, runs=(), error=reason)
+    return Outcome.model_construct(text=text, detail=detail)
+
+
+@register_command("repeat", 60, r"[S\u017f]?(?:repeat|rep|x)[0-9]")
+def repeat(command: str, ctx: RollContext) -> Outcome | None:
+    """``x<n> <command>``, ``rep<n> ...`` or ``repeat<n> ...``; None when not one."""
+    head = _HEAD.match(command)
+    if head is None:
+        return None
+    trailer = command[head.end() :]
+    if not trailer:
+        return None
+    times = int(head.group(2))
+    if _NESTED.match(trailer):
+        return _refusal("nested", trailer, times, ctx)
+    if not 1 <= times <= REPEAT_LIMIT:
+        return _refusal("times", trailer, times, ctx)
+    factor = ctx.extras.get(REPEAT_FACTOR, 1)
+    assert isinstance(factor, int)
+    if factor * times > MAX_REPEATED_COMMANDS:
+        return error_outcome("too_many_repeats", ctx.locale)
+
+    source = ctx.source
+    runs: list[RepeatRun] = []
+    any_secret = False
+    ctx.extras[REPEAT_FACTOR] = factor * times
+    try:
+        for index in range(1, times + 1):
+            mark = source.mark()
+            found = run_line(trailer, replace(ctx))
+            if found is None:
+                runs.append(RepeatRun.model_construct(index=index, result=None))
+                continue
+            outcome, secret, word = found
+            any_secret = any_secret or secret
+            result = RollResult.model_construct(
+                system=ctx.system.id,
+                command=word,
+                text=outcome.text,
+                locale=ctx.locale,
+                secret=secret,
+                success=outcome.success,
+                failure=outcome.failure,
+                critical=outcome.critical,
+                fumble=outcome.fumble,
+                dice=source.dice_since(mark),
+                detail=outcome.detail,
+            )
+            runs.append(RepeatRun.model_construct(index=index, result=result))
+    finally:
+        ctx.extras[REPEAT_FACTOR] = factor
+
+    if all(run.result is None for run in runs):
+        return _refusal("nothing", trailer, times, ctx)
+    # BCDice fails outright when only some runs are not commands; those show empty.
+    text = "\n\n".join(f"#{run.index}\n{run.result.text if run.result else ''}" for run in runs)
+    if any_secret:
+        ctx.extras[SECRET_FLAG] = True
+    detail = RepeatDetail.model_construct(command=trailer, times=times, runs=tuple(runs))
+    return Outcome.model_construct(text=text, detail=detail)
