@@ -13,7 +13,10 @@ refuses a command with a message.
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from functools import lru_cache
+from typing import Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from gm_engine.dice.result import Detail, Outcome
 
@@ -23,6 +26,47 @@ RoundType = Literal["floor", "ceil", "round"]
 # rounding letters; Ruby's \d is ASCII-only, hence the explicit class.
 _PARENTHESES = re.compile(r"\([0-9/+*\-CURF]+\)")
 _TOKEN = re.compile(r"[0-9]+|[<>!=]+|.", re.DOTALL)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_set = object.__setattr__
+
+
+def construct(cls: type[_M], values: dict[str, Any]) -> _M:
+    """Build a model from ``values`` that hold every field, already valid, unvalidated.
+
+    This is what ``model_construct`` ends with, without its per-field bookkeeping,
+    which costs more than validation itself; the hot paths of the dice commands use it
+    for values they computed. Tests check that it equals the validated model.
+    """
+    model = cls.__new__(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(values))
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+def outcome(
+    text: str,
+    detail: Detail | None,
+    success: bool = False,
+    failure: bool = False,
+    critical: bool = False,
+    fumble: bool = False,
+) -> Outcome:
+    """An :class:`Outcome` built without validation (see :func:`construct`)."""
+    return construct(
+        Outcome,
+        {
+            "text": text,
+            "success": success,
+            "failure": failure,
+            "critical": critical,
+            "fumble": fumble,
+            "detail": detail,
+        },
+    )
 
 
 class SystemRefusalDetail(Detail):
@@ -36,14 +80,11 @@ class SystemRefusalDetail(Detail):
 
 def refusal(system: str, command: str, text: str) -> Outcome:
     """An outcome with only a message (BCDice answers bad arguments this way: no flags)."""
-    detail = SystemRefusalDetail.model_construct(
-        kind="system_refusal", system=system, command=command, reason=text
-    )
-    return Outcome.model_construct(
-        text=text, success=False, failure=False, critical=False, fumble=False, detail=detail
-    )
+    detail = SystemRefusalDetail(system=system, command=command, reason=text)
+    return Outcome(text=text, detail=detail)
 
 
+@lru_cache(maxsize=4096)
 def normalize(command: str, round_type: RoundType = "floor") -> str:
     """Compute parenthesised arithmetic in place, then upper-case, as BCDice does."""
     if "(" in command:

@@ -20,14 +20,15 @@ total is kept. 1 is a critical; the fumble is 100, or 96-100 when the target is 
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from functools import lru_cache
+from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import normalize, refusal
+from gm_engine.systems._bcdice import construct, normalize, outcome, refusal
 from gm_engine.systems.tables import FollowUp, roll_table
 
 SYSTEM_ID = "Cthulhu7th"
@@ -37,6 +38,10 @@ Level = Literal[
 ]
 Difficulty = Literal["regular", "hard", "extreme", "critical"]
 FullAutoStop = Literal["jam", "out_of_bullets", "difficulty_reached", "no_harder_difficulty"]
+FarWarning = Literal[
+    "bullets_capped", "volley_over_skill", "volley_low_skill", "volley_raised", "malfunction_sign"
+]
+FarError = Literal["volley_not_positive", "bullets_not_positive", "skill_not_positive", "bonus_out_of_range"]
 
 CRITICAL: Level = "critical"
 EXTREME: Level = "extreme_success"
@@ -146,7 +151,7 @@ class CoC7FullAutoDetail(Detail):
     bonus_dice: int
     stop_at: Difficulty | None
     volley_cap: int
-    warnings: tuple[str, ...]
+    warnings: tuple[FarWarning, ...]
     volleys: tuple[CoC7Volley, ...]
     hits: int
     impales: int
@@ -186,12 +191,144 @@ def roll_d100_with_bonus(
     Returns (kept total, tens values, ones value, candidate totals).
     """
     roll = source.roll
-    tens = tuple(0 if d == 10 else d * 10 for d in [roll(10) for _ in range(abs(bonus) + 1)])
+    if bonus == 0:
+        tens_die = roll(10)
+        ones_die = roll(10)
+        ten = 0 if tens_die == 10 else tens_die * 10
+        ones = 0 if ones_die == 10 else ones_die
+        total = (ten + ones) or 100
+        return total, (ten,), ones, (total,)
+    tens = tuple([0 if d == 10 else d * 10 for d in [roll(10) for _ in range(abs(bonus) + 1)]])
     ones_die = roll(10)
     ones = 0 if ones_die == 10 else ones_die
-    candidates = tuple((t + ones) or 100 for t in tens)
+    candidates = tuple([(t + ones) or 100 for t in tens])
     total = min(candidates) if bonus >= 0 else max(candidates)
     return total, tens, ones, candidates
+
+
+class _SkillArgs(NamedTuple):
+    bonus: int
+    skill: int | None
+    difficulty: Difficulty | None
+    target: int | None
+
+
+@lru_cache(maxsize=4096)
+def _parse_skill(command: str) -> _SkillArgs | None:
+    match = _CC.fullmatch(command)
+    if match is None:
+        return None
+    bonus_text, skill_text, letter = match.groups()
+    bonus = int(bonus_text) if bonus_text else 0
+    skill = int(skill_text) if skill_text is not None else None
+    difficulty = _DIFFICULTY_LETTER[letter] if letter else None
+    target = skill
+    if target == 0:
+        target = None  # BCDice reads <=0 as "no target"
+    elif target is not None:
+        if difficulty == "hard":
+            target //= 2
+        elif difficulty == "extreme":
+            target //= 5
+        elif difficulty == "critical":
+            target = 0
+    return _SkillArgs(bonus, skill, difficulty, target)
+
+
+class _FarArgs(NamedTuple):
+    bullets: int
+    skill: int
+    malfunction: int
+    bonus: int
+    stop_at: int | None
+    volley_cap: int
+    warnings: tuple[FarWarning, ...]
+    error: FarError | None
+
+
+@lru_cache(maxsize=4096)
+def _parse_full_auto(command: str) -> _FarArgs | None:
+    """FAR's arguments after BCDice's corrections, in its order of checks."""
+    match = _FAR.fullmatch(command)
+    if match is None:
+        return None
+    bullets, skill, malfunction = int(match.group(1)), int(match.group(2)), int(match.group(3))
+    bonus = int(match.group(4)) if match.group(4) is not None else 0
+    stop_at = _STOP_LETTER.get(match.group(5).lower()) if match.group(5) is not None else None
+    volley_given = match.group(6) is not None
+    volley_cap = int(match.group(6)) if volley_given else skill // 10
+    warnings: list[FarWarning] = []
+
+    def refused(error: FarError) -> _FarArgs:
+        return _FarArgs(bullets, skill, malfunction, bonus, stop_at, volley_cap, tuple(warnings), error)
+
+    if bullets > FAR_BULLET_LIMIT:
+        bullets = FAR_BULLET_LIMIT
+        warnings.append("bullets_capped")
+    if volley_given:
+        if volley_cap > skill // 10 and skill > 39:
+            volley_cap = skill // 10
+            warnings.append("volley_over_skill")
+        elif skill <= 39 and volley_cap > 3:
+            volley_cap = 3
+            warnings.append("volley_low_skill")
+        if volley_cap <= 0:
+            return refused("volley_not_positive")
+        if volley_cap < 3:
+            volley_cap = 3
+            warnings.append("volley_raised")
+    if bullets <= 0:
+        return refused("bullets_not_positive")
+    if skill <= 0:
+        return refused("skill_not_positive")
+    if malfunction < 0:
+        malfunction = -malfunction
+        warnings.append("malfunction_sign")
+    if not FAR_BONUS_MIN <= bonus <= FAR_BONUS_MAX:
+        return refused("bonus_out_of_range")
+    return _FarArgs(bullets, skill, malfunction, bonus, stop_at, volley_cap, tuple(warnings), None)
+
+
+def _far_warning(code: FarWarning, args: _FarArgs, english: bool) -> str:
+    if code == "bullets_capped":
+        if english:
+            return f"Too many bullets: the load is set to {FAR_BULLET_LIMIT}."
+        return f"弾薬が多すぎます。装填された弾薬を{FAR_BULLET_LIMIT}発に変更します。"
+    if code == "volley_over_skill":
+        if english:
+            return (
+                "A volley holds at most skill/10 (rounded down) bullets: "
+                f"the volley is set to {args.volley_cap}."
+            )
+        return (
+            "ボレーの弾丸の数の上限は[技能値÷10（切り捨て）]発なので、それより高い数を指定できません。"
+            f"ボレーの弾丸の数を{args.volley_cap}発に変更します。"
+        )
+    if code == "volley_low_skill":
+        if english:
+            return "With a skill of 39 or less a volley is 3 bullets: the volley is set to 3."
+        return (
+            "技能値が39以下ではボレーの弾丸の数の上限および下限は3発です。"
+            "ボレーの弾丸の数を3発に変更します。"
+        )
+    if code == "volley_raised":
+        if english:
+            return "A volley holds at least 3 bullets: the volley is set to 3."
+        return "ボレーの弾丸の数の下限は3発です。ボレーの弾丸の数を3発に変更します。"
+    if english:
+        return "The malfunction number is positive: the minus sign is dropped."
+    return "故障ナンバーは正の数です。マイナス記号を外します。"
+
+
+_FAR_ERRORS: dict[str, tuple[str, str]] = {
+    "volley_not_positive": ("ボレーの弾丸の数は正の数です。", "The volley size must be a positive number."),
+    "bullets_not_positive": ("弾薬は正の数です。", "Bullets must be a positive number."),
+    "skill_not_positive": ("目標値は正の数です。", "The skill must be a positive number."),
+    "bonus_out_of_range": (
+        f"エラー。ボーナス・ペナルティダイスの値は{FAR_BONUS_MIN}～{FAR_BONUS_MAX}です。",
+        f"Error: Bonus/Penalty Dice must be {FAR_BONUS_MIN} to {FAR_BONUS_MAX}.",
+    ),
+}
 
 
 @register_system
@@ -227,33 +364,22 @@ class Cthulhu7th(GameSystem):
     # -- CC ----------------------------------------------------------------------------
 
     def _skill_roll(self, command: str, ctx: RollContext) -> Outcome | None:
-        match = _CC.fullmatch(command)
-        if match is None:
+        args = _parse_skill(command)
+        if args is None:
             return None
-        bonus_text, skill_text, letter = match.groups()
-        bonus = int(bonus_text) if bonus_text else 0
-        skill = int(skill_text) if skill_text is not None else None
+        bonus, skill, difficulty, target = args
         english = ctx.locale == "en"
-        target = skill
-        difficulty = _DIFFICULTY_LETTER[letter] if letter else None
-        if target == 0:
-            target = None
-        elif target is not None:
-            if difficulty == "hard":
-                target //= 2
-            elif difficulty == "extreme":
-                target //= 5
-            elif difficulty == "critical":
-                target = 0
-
         if bonus == 0 and target is None:
             value = ctx.source.roll(100)
-            detail = CoC7SkillDetail.model_construct(
-                kind="coc7_skill", skill=skill, difficulty=difficulty, target=None, bonus_dice=0,
-                tens=(), ones=None, candidates=(value,), value=value, level=None,
+            detail = construct(
+                CoC7SkillDetail,
+                {
+                    "kind": "coc7_skill", "skill": skill, "difficulty": difficulty, "target": None,
+                    "bonus_dice": 0, "tens": (), "ones": None, "candidates": (value,), "value": value,
+                    "level": None,
+                },
             )
-            arrow = ">" if english else "＞"
-            return _outcome(f"(1D100) {arrow} {value}", detail)
+            return outcome(f"(1D100) > {value}" if english else f"(1D100) ＞ {value}", detail)
 
         if abs(bonus) > CC_BONUS_LIMIT:
             text = (
@@ -267,13 +393,14 @@ class Cthulhu7th(GameSystem):
         total, tens, ones, candidates = roll_d100_with_bonus(ctx.source, bonus)
         level: Level | None = None
         if target is not None:
-            if difficulty is not None:
-                level = level_against_difficulty(total, target)
-            else:
-                level = level_of(total, target)
-        detail = CoC7SkillDetail.model_construct(
-            kind="coc7_skill", skill=skill, difficulty=difficulty, target=target, bonus_dice=bonus,
-            tens=tens, ones=ones, candidates=candidates, value=total, level=level,
+            level = level_against_difficulty(total, target) if difficulty else level_of(total, target)
+        detail = construct(
+            CoC7SkillDetail,
+            {
+                "kind": "coc7_skill", "skill": skill, "difficulty": difficulty, "target": target,
+                "bonus_dice": bonus, "tens": tens, "ones": ones, "candidates": candidates, "value": total,
+                "level": level,
+            },
         )
         expr = "1D100" if target is None else f"1D100<={target}"
         listed = ", ".join(map(str, candidates))
@@ -286,16 +413,9 @@ class Cthulhu7th(GameSystem):
             if level is not None:
                 text += f" ＞ {LEVEL_JA[level]}"
         if level is None:
-            return _outcome(text, detail)
+            return outcome(text, detail)
         success = level in _SUCCESS_LEVELS
-        return Outcome.model_construct(
-            text=text,
-            success=success,
-            failure=not success,
-            critical=level == CRITICAL,
-            fumble=level == FUMBLE,
-            detail=detail,
-        )
+        return outcome(text, detail, success, not success, level == CRITICAL, level == FUMBLE)
 
     # -- CBR ---------------------------------------------------------------------------
 
@@ -310,149 +430,57 @@ class Cthulhu7th(GameSystem):
         result: Literal["success", "partial_success", "failure"] = (
             "success" if ok_1 and ok_2 else "partial_success" if ok_1 or ok_2 else "failure"
         )
-        detail = CoC7CombinedDetail.model_construct(
-            kind="coc7_combined", targets=(first, second), value=total, levels=(level_1, level_2),
-            result=result,
+        detail = construct(
+            CoC7CombinedDetail,
+            {
+                "kind": "coc7_combined", "targets": (first, second), "value": total,
+                "levels": (level_1, level_2), "result": result,
+            },
         )
         if ctx.locale == "en":
-            rank = {"success": "Success", "partial_success": "Partial success", "failure": "Failure"}[result]
-            text = (
-                f"(1d100<={first},{second}) > {total}[{LEVEL_EN[level_1]},{LEVEL_EN[level_2]}] > {rank}"
-            )
+            rank = _COMBINED_EN[result]
+            text = f"(1d100<={first},{second}) > {total}[{LEVEL_EN[level_1]},{LEVEL_EN[level_2]}] > {rank}"
         else:
-            rank = {"success": "成功", "partial_success": "部分的成功", "failure": "失敗"}[result]
-            text = (
-                f"(1d100<={first},{second}) ＞ {total}[{LEVEL_JA[level_1]},{LEVEL_JA[level_2]}] ＞ {rank}"
-            )
+            rank = _COMBINED_JA[result]
+            text = f"(1d100<={first},{second}) ＞ {total}[{LEVEL_JA[level_1]},{LEVEL_JA[level_2]}] ＞ {rank}"
         # BCDice's failure flag needs both rolls failed (a fumble counts as failed).
-        return Outcome.model_construct(
-            text=text,
-            success=result == "success",
-            failure=result == "failure",
-            critical=False,
-            fumble=False,
-            detail=detail,
-        )
+        return outcome(text, detail, result == "success", result == "failure")
 
     # -- FAR ---------------------------------------------------------------------------
 
     def _full_auto(self, command: str, ctx: RollContext) -> Outcome | None:
-        match = _FAR.fullmatch(command)
-        if match is None:
+        args = _parse_full_auto(command)
+        if args is None:
             return None
         english = ctx.locale == "en"
-        bullets, skill, malfunction = int(match.group(1)), int(match.group(2)), int(match.group(3))
-        bonus = int(match.group(4)) if match.group(4) is not None else 0
-        stop_text = match.group(5).lower() if match.group(5) is not None else ""
-        volley_given = match.group(6) is not None
-        volley_cap = int(match.group(6)) if volley_given else skill // 10
-
-        warnings: list[str] = []
-        if bullets > FAR_BULLET_LIMIT:
-            bullets = FAR_BULLET_LIMIT
-            warnings.append(
-                f"Too many bullets: the load is set to {FAR_BULLET_LIMIT}."
-                if english
-                else f"弾薬が多すぎます。装填された弾薬を{FAR_BULLET_LIMIT}発に変更します。"
-            )
-        if volley_given:
-            if volley_cap > skill // 10 and skill > 39:
-                volley_cap = skill // 10
-                warnings.append(
-                    "A volley holds at most skill/10 (rounded down) bullets: "
-                    f"the volley is set to {volley_cap}."
-                    if english
-                    else "ボレーの弾丸の数の上限は[技能値÷10（切り捨て）]発なので、それより高い数を"
-                    f"指定できません。ボレーの弾丸の数を{volley_cap}発に変更します。"
-                )
-            elif skill <= 39 and volley_cap > 3:
-                volley_cap = 3
-                warnings.append(
-                    "With a skill of 39 or less a volley is 3 bullets: the volley is set to 3."
-                    if english
-                    else "技能値が39以下ではボレーの弾丸の数の上限および下限は3発です。"
-                    "ボレーの弾丸の数を3発に変更します。"
-                )
-            if volley_cap <= 0:
-                return refusal(
-                    SYSTEM_ID,
-                    command,
-                    "The volley size must be positive." if english else "ボレーの弾丸の数は正の数です。",
-                )
-            if volley_cap < 3:
-                volley_cap = 3
-                warnings.append(
-                    "A volley holds at least 3 bullets: the volley is set to 3."
-                    if english
-                    else "ボレーの弾丸の数の下限は3発です。ボレーの弾丸の数を3発に変更します。"
-                )
-        if bullets <= 0:
-            return refusal(
-                SYSTEM_ID, command, "Bullets must be a positive number." if english else "弾薬は正の数です。"
-            )
-        if skill <= 0:
-            text = "The skill must be a positive number." if english else "目標値は正の数です。"
-            return refusal(SYSTEM_ID, command, text)
-        if malfunction < 0:
-            malfunction = -malfunction
-            warnings.append(
-                "The malfunction number is positive: the minus sign is dropped."
-                if english
-                else "故障ナンバーは正の数です。マイナス記号を外します。"
-            )
-        if not FAR_BONUS_MIN <= bonus <= FAR_BONUS_MAX:
-            return refusal(
-                SYSTEM_ID,
-                command,
-                f"Error: Bonus/Penalty Dice must be {FAR_BONUS_MIN} to {FAR_BONUS_MAX}."
-                if english
-                else f"エラー。ボーナス・ペナルティダイスの値は{FAR_BONUS_MIN}～{FAR_BONUS_MAX}です。",
-            )
-        stop_at = _STOP_LETTER.get(stop_text)
-        return _fire(ctx, bullets, skill, malfunction, bonus, stop_at, volley_cap, warnings, english)
+        if args.error is not None:
+            return refusal(SYSTEM_ID, command, _FAR_ERRORS[args.error][english])
+        return _fire(ctx, args, english)
 
 
-def _outcome(text: str, detail: Detail) -> Outcome:
-    return Outcome.model_construct(
-        text=text, success=False, failure=False, critical=False, fumble=False, detail=detail
-    )
+_COMBINED_JA = {"success": "成功", "partial_success": "部分的成功", "failure": "失敗"}
+_COMBINED_EN = {"success": "Success", "partial_success": "Partial success", "failure": "Failure"}
 
 
-def _volley_size(skill: int, volley_cap: int) -> int:
-    if 1 <= skill < 30:
-        return 3  # a low skill still fires the minimum volley
-    return min(skill // 10, volley_cap)
-
-
-def _fire(
-    ctx: RollContext,
-    bullets: int,
-    skill: int,
-    malfunction: int,
-    bonus: int,
-    stop_at: int | None,
-    volley_cap: int,
-    warnings: list[str],
-    english: bool,
-) -> Outcome:
+def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
     """Fire volleys: each adds a penalty die; past two penalty dice the difficulty rises."""
-    volley_size = _volley_size(skill, volley_cap)
+    skill, malfunction, stop_at = args.skill, args.malfunction, args.stop_at
+    # A skill under 30 still fires the minimum volley of 3 and hits with 1 of them.
+    volley_size = 3 if 1 <= skill < 30 else min(skill // 10, args.volley_cap)
     hit_base = 1 if 1 <= skill < 30 else volley_size // 2
     impale_floor, impale_ceil = volley_size // 2, volley_size - volley_size // 2
-    arrow = ">" if english else "＞"
     names = LEVEL_EN if english else LEVEL_JA
-    parts: list[str] = ["\n".join(warnings)] if warnings else []
-    if warnings:
-        parts.append("\n")
-    parts.append(f"Bonus/Penalty Dice[{bonus}]" if english else f"ボーナス・ペナルティダイス[{bonus}]")
+    parts: list[str] = [_far_warning(code, args, english) + "\n" for code in args.warnings]
+    parts.append(
+        f"Bonus/Penalty Dice[{args.bonus}]" if english else f"ボーナス・ペナルティダイス[{args.bonus}]"
+    )
     volleys: list[CoC7Volley] = []
     hits = impales = 0
-    left = bullets
-    dice = bonus
+    left = args.bullets
+    dice = args.bonus
     number = 0
     stop_reason: FullAutoStop = "no_harder_difficulty"
     source = ctx.source
-    finished = False
     for harder in range(4):
         difficulty = _DIFFICULTIES[harder]
         if harder:
@@ -469,41 +497,38 @@ def _fire(
                 parts.append(f"\nVolley {number}: > {listed} > {names[level]}")
             else:
                 parts.append(f"\n{number}回目: ＞ {listed} ＞ {names[level]}")
-            if total >= malfunction:
+            jammed = total >= malfunction
+            if jammed:
                 parts.append(" Malfunction (jammed)" if english else "　ジャム")
-                volleys.append(
-                    CoC7Volley.model_construct(
-                        number=number, difficulty=difficulty, bonus_dice=dice, tens=tens, ones=ones,
-                        candidates=candidates, value=total, level=level, jammed=True, hits=0, impales=0,
-                        bullets_left=left,
-                    )
-                )
+                hit = impale = 0
                 stop_reason = "jam"
-                finished = True
-                break
-            hit, impale, spent = _volley_hits(
-                left, _hit_type(harder, level), volley_size, hit_base, impale_floor, impale_ceil
-            )
-            if english:
-                parts.append(f" ({hit} hits, {impale} impales)")
             else:
-                parts.append(f"　（{hit}発が命中、{impale}発が貫通）")
-            hits += hit
-            impales += impale
-            left -= spent
+                hit, impale, spent = _volley_hits(
+                    left, _hit_type(harder, level), volley_size, hit_base, impale_floor, impale_ceil
+                )
+                if english:
+                    parts.append(f" ({hit} hits, {impale} impales)")
+                else:
+                    parts.append(f"　（{hit}発が命中、{impale}発が貫通）")
+                hits += hit
+                impales += impale
+                left -= spent
+                if left <= 0:
+                    stop_reason = "out_of_bullets"
             volleys.append(
-                CoC7Volley.model_construct(
-                    number=number, difficulty=difficulty, bonus_dice=dice, tens=tens, ones=ones,
-                    candidates=candidates, value=total, level=level, jammed=False, hits=hit,
-                    impales=impale, bullets_left=left,
+                construct(
+                    CoC7Volley,
+                    {
+                        "number": number, "difficulty": difficulty, "bonus_dice": dice, "tens": tens,
+                        "ones": ones, "candidates": candidates, "value": total, "level": level,
+                        "jammed": jammed, "hits": hit, "impales": impale, "bullets_left": left,
+                    },
                 )
             )
-            if left <= 0:
-                stop_reason = "out_of_bullets"
-                finished = True
+            if jammed or left <= 0:
                 break
             dice -= 1
-        if finished:
+        if stop_reason != "no_harder_difficulty":
             break
         if stop_at is not None and harder >= stop_at:
             parts.append(
@@ -515,16 +540,19 @@ def _fire(
             break
         dice += 1
     if english:
-        parts.append(f"\n{arrow} {hits} regular hits, {impales} impales, {left} bullets left")
+        parts.append(f"\n> {hits} regular hits, {impales} impales, {left} bullets left")
     else:
-        parts.append(f"\n{arrow} {hits}発が通常命中、{impales}発が貫通、残弾{left}発")
-    stop_letter: Difficulty | None = _DIFFICULTIES[stop_at] if stop_at is not None else None
-    detail = CoC7FullAutoDetail.model_construct(
-        kind="coc7_full_auto", bullets=bullets, skill=skill, malfunction=malfunction, bonus_dice=bonus,
-        stop_at=stop_letter, volley_cap=volley_cap, warnings=tuple(warnings), volleys=tuple(volleys),
-        hits=hits, impales=impales, bullets_left=left, stop_reason=stop_reason,
+        parts.append(f"\n＞ {hits}発が通常命中、{impales}発が貫通、残弾{left}発")
+    detail = construct(
+        CoC7FullAutoDetail,
+        {
+            "kind": "coc7_full_auto", "bullets": args.bullets, "skill": skill, "malfunction": malfunction,
+            "bonus_dice": args.bonus, "stop_at": _DIFFICULTIES[stop_at] if stop_at is not None else None,
+            "volley_cap": args.volley_cap, "warnings": args.warnings, "volleys": tuple(volleys),
+            "hits": hits, "impales": impales, "bullets_left": left, "stop_reason": stop_reason,
+        },
     )
-    return _outcome("".join(parts), detail)
+    return outcome("".join(parts), detail)
 
 
 def _hit_type(harder: int, level: Level) -> str:

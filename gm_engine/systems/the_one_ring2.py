@@ -19,11 +19,12 @@ Two or more success icons on a success is BCDice's critical flag.
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from functools import lru_cache
+from typing import ClassVar, Literal, NamedTuple
 
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import normalize, refusal
+from gm_engine.systems._bcdice import construct, normalize, outcome, refusal
 
 SYSTEM_ID = "TheOneRing2nd"
 
@@ -165,6 +166,44 @@ def _signed(number: int) -> str:
     return f"+{number}" if number > 0 else str(number) if number < 0 else ""
 
 
+class _SkillArgs(NamedTuple):
+    target_number: int
+    success_count: int
+    piercing_threshold: int | None
+    modifier: int
+    favour: Favour | None
+    weary: bool
+    miserable: bool
+
+
+def _number(text: str | None) -> int:
+    # Ruby's to_i: an empty or bare "-" reads 0.
+    return int(text) if text and text != "-" else 0
+
+
+@lru_cache(maxsize=4096)
+def _parse_skill(command: str) -> _SkillArgs | None:
+    match = _RG.fullmatch(command)
+    if match is None:
+        return None
+    groups = match.groups()
+    # A bare "@" (threshold 0) never pierces; no "@" at all means no piercing check.
+    piercing = _number(groups[3]) if groups[2] is not None else None
+    favour, weary, miserable = _options(groups[6:10])
+    return _SkillArgs(
+        int(groups[0]), _number(groups[1]), piercing, _number(groups[5]), favour, weary, miserable
+    )
+
+
+@lru_cache(maxsize=1024)
+def _parse_feat(command: str) -> tuple[int, Favour | None] | None:
+    match = _FD.fullmatch(command)
+    if match is None:
+        return None
+    favour, _, _ = _options((match.group(2), match.group(3)))
+    return _number(match.group(1)), favour
+
+
 @register_system
 class TheOneRing2nd(GameSystem):
     """The One Ring 2nd edition: nRG skill rolls and FD feat dice."""
@@ -186,15 +225,10 @@ class TheOneRing2nd(GameSystem):
         return self._skill_roll(command, ctx)
 
     def _skill_roll(self, command: str, ctx: RollContext) -> Outcome | None:
-        match = _RG.fullmatch(command)
-        if match is None:
+        args = _parse_skill(command)
+        if args is None:
             return None
-        groups = match.groups()
-        target_number = int(groups[0])
-        success_count = int(groups[1]) if groups[1] else 0
-        piercing_threshold = int(groups[3]) if groups[3] else (0 if groups[2] is not None else None)
-        modifier = int(groups[5]) if groups[5] not in (None, "", "-") else 0
-        favour, weary, miserable = _options(groups[6:10])
+        target_number, success_count, piercing_threshold, modifier, favour, weary, miserable = args
         english = ctx.locale == "en"
         words = _EN if english else _JA
         if success_count > MAX_SUCCESS_DICE:
@@ -213,7 +247,7 @@ class TheOneRing2nd(GameSystem):
         icons = 0
         if success_count > 0:
             roll = ctx.source.roll
-            success_dice = tuple(roll(6) for _ in range(success_count))
+            success_dice = tuple([roll(6) for _ in range(success_count)])
             icons = success_dice.count(6)
             total += sum(d for d in success_dice if d > 3) if weary else sum(success_dice)
             header += f"+{success_count}D6"
@@ -221,6 +255,7 @@ class TheOneRing2nd(GameSystem):
         total = max(total + modifier, 0)
         signed = _signed(modifier)
         arrow = ">" if english else "＞"
+        colon = ": " if english else "："
         head = f"{header}{signed}) {arrow} {dice_text}{signed}"
 
         condition = ""
@@ -244,47 +279,41 @@ class TheOneRing2nd(GameSystem):
         if kept == GANDALF_RUNE:
             result = "automatic_success"
             auto = "Automatic success" if english else "自動成功"
-            text = f"{head}：{auto}[{icons_text}]{piercing_text}{condition}"
+            text = f"{head}{colon}{auto}[{icons_text}]{piercing_text}{condition}"
         elif miserable and kept == EYE_OF_SAURON:
             result = "automatic_failure"
             auto = "Automatic failure" if english else "自動失敗"
-            text = f"{head}：{auto}{condition}"
+            text = f"{head}{colon}{auto}{condition}"
         else:
             numbers = (
                 f"TN {target_number} Total {total}" if english else f"難易度 {target_number} 達成値 {total}"
             )
             if target_number > total:
                 result = "failure"
-                text = f"{head} {numbers}：{'Failure' if english else '失敗'}{condition}"
+                text = f"{head} {numbers}{colon}{'Failure' if english else '失敗'}{condition}"
             else:
                 result = "success"
                 text = (
-                    f"{head} {numbers}：{'Success' if english else '成功'}[{icons_text}]"
+                    f"{head} {numbers}{colon}{'Success' if english else '成功'}[{icons_text}]"
                     f"{piercing_text}{condition}"
                 )
-        detail = TORSkillDetail.model_construct(
-            kind="tor_skill", target_number=target_number, feat_dice=tuple(feat_dice), kept_feat=kept,
-            success_dice=success_dice, success_icons=icons, modifier=modifier, total=total, favour=favour,
-            weary=weary, miserable=miserable, piercing_threshold=piercing_threshold, piercing=piercing,
-            result=result,
+        detail = construct(
+            TORSkillDetail,
+            {
+                "kind": "tor_skill", "target_number": target_number, "feat_dice": tuple(feat_dice),
+                "kept_feat": kept, "success_dice": success_dice, "success_icons": icons, "modifier": modifier,
+                "total": total, "favour": favour, "weary": weary, "miserable": miserable,
+                "piercing_threshold": piercing_threshold, "piercing": piercing, "result": result,
+            },
         )
         succeeded = result in ("automatic_success", "success")
-        return Outcome.model_construct(
-            text=text,
-            success=succeeded,
-            failure=not succeeded,
-            critical=succeeded and icons >= 2,
-            fumble=False,
-            detail=detail,
-        )
+        return outcome(text, detail, succeeded, not succeeded, succeeded and icons >= 2)
 
     def _feat_die(self, command: str, ctx: RollContext) -> Outcome | None:
-        match = _FD.fullmatch(command)
-        if match is None:
+        parsed = _parse_feat(command)
+        if parsed is None:
             return None
-        adjust_text = match.group(1)
-        modifier = int(adjust_text) if adjust_text not in ("", "-") else 0
-        favour, _, _ = _options((match.group(2), match.group(3)))
+        modifier, favour = parsed
         english = ctx.locale == "en"
         words = _EN if english else _JA
         feat_dice, kept, feat_text = _roll_feat(ctx, favour, words)
@@ -294,10 +323,11 @@ class TheOneRing2nd(GameSystem):
         text = f"({len(feat_dice)}D12{signed}) {arrow} {feat_text}{signed}"
         if modifier != 0 or len(feat_dice) != 1:
             text += f" {arrow} [{_face(result, words)}]"
-        detail = TORFeatDetail.model_construct(
-            kind="tor_feat", feat_dice=tuple(feat_dice), kept_feat=kept, modifier=modifier, result=result,
-            favour=favour,
+        detail = construct(
+            TORFeatDetail,
+            {
+                "kind": "tor_feat", "feat_dice": tuple(feat_dice), "kept_feat": kept, "modifier": modifier,
+                "result": result, "favour": favour,
+            },
         )
-        return Outcome.model_construct(
-            text=text, success=False, failure=False, critical=False, fumble=False, detail=detail
-        )
+        return outcome(text, detail)
