@@ -1,0 +1,1013 @@
+"""The combat round as a state machine: SETUP → ROLL → JUDGE → NARRATIVE → … → ENDED.
+
+A :class:`Battle` holds a :class:`~gm_engine.combat.state.BattleState` and a
+:class:`~gm_engine.dice.source.DiceSource`. :meth:`Battle.apply` takes one action;
+it either succeeds and returns a :class:`StepResult` (the log to show at the new
+pause), or raises :class:`~gm_engine.combat.errors.OutOfOrderError` /
+:class:`~gm_engine.combat.errors.IllegalActionError` and leaves the battle and the
+source exactly as they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gm_engine.combat import render
+from gm_engine.combat.actions import (
+    ACTION_PHASES,
+    Action,
+    CastSpell,
+    EndBattle,
+    Judge,
+    Narrate,
+    NextRound,
+    ResolveByNarrative,
+    RollDice,
+    SetSituationalBonus,
+    TargetCharacter,
+    TargetEnemy,
+    parse_action,
+)
+from gm_engine.combat.characters import (
+    Character,
+    LastingCost,
+    Status,
+    describe_validation_error,
+    validate_party,
+)
+from gm_engine.combat.enemies import (
+    AbilityKind,
+    Encounter,
+    Enemy,
+    expected_enemy_side_ap,
+    expected_party_ap,
+    swarm_bonus,
+)
+from gm_engine.combat.errors import CombatError, IllegalActionError, InvalidCharacterError, OutOfOrderError
+from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
+from gm_engine.combat.ranks import Rank, stats
+from gm_engine.combat.spells import CAST_WINDOWS, OUT_OF_COMBAT, HealingWaveMode, Spell
+from gm_engine.combat.state import (
+    BattleState,
+    CastRecord,
+    DamageLine,
+    DieGroup,
+    HealLine,
+    JudgeRecord,
+    LifeCheck,
+    NarrativeResolution,
+    Outcome,
+    PendingCollapse,
+    Phase,
+    RoundRecord,
+    Term,
+    state_hash,
+)
+from gm_engine.dice.source import DiceError, DiceSource, SeededSource
+
+Label = Literal["BATTLE_SETUP", "ROLL_LOG", "BATTLE_JUDGE", "NARRATIVE", "BATTLE_END"]
+
+
+class StepResult(BaseModel):
+    """What an accepted action produced: the pause reached and the text to show there.
+
+    ``label`` is the log's name, ``text`` the log as the player sees it, ``events``
+    short lines about what the action itself did (a slot spent, a target named).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    phase: Phase
+    round: int
+    label: Label
+    text: str
+    events: tuple[str, ...] = ()
+
+
+_LABELS: dict[Phase, Label] = {
+    Phase.SETUP: "BATTLE_SETUP",
+    Phase.ROLL: "ROLL_LOG",
+    Phase.JUDGE: "BATTLE_JUDGE",
+    Phase.NARRATIVE: "NARRATIVE",
+    Phase.ENDED: "BATTLE_END",
+}
+
+
+class Battle:
+    """One fight between a party and an encounter, driven one action at a time.
+
+    Build one with :meth:`start` (or :meth:`from_json` for a saved one). Read
+    :attr:`phase`, :meth:`legal_actions`, :meth:`current_log`; change it only with
+    :meth:`apply`.
+    """
+
+    def __init__(self, state: BattleState, source: DiceSource) -> None:
+        self._state = state
+        self._source = source
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        party: Sequence[Character],
+        encounter: Encounter,
+        *,
+        source: DiceSource | None = None,
+        seed: int | str | None = None,
+        options: CombatOptions = DEFAULT_OPTIONS,
+    ) -> Battle:
+        """Start a battle at the SETUP pause of round 1.
+
+        Dice come from ``source`` (default ``SeededSource(seed)``). Dead or down
+        characters may be in the party; they take no part.
+
+        Raises:
+            InvalidCharacterError: the party or encounter breaks a rule (§3.2 composition
+                when ``options.enforce_composition``), or nobody can fight.
+        """
+        members = validate_party(party)
+        if options.enforce_composition:
+            encounter.check_composition()
+        if not any(c.standing for c in members):
+            raise InvalidCharacterError("nobody in the party is standing")
+        enemies = list(encounter.adjusted_enemies())
+        if not any(e.standing for e in enemies):
+            raise InvalidCharacterError("no enemy is standing")
+        pc_names = {c.name for c in members}
+        clash = sorted(pc_names & {e.name for e in enemies})
+        if clash:
+            raise InvalidCharacterError(f"a PC and an enemy share a name: {', '.join(clash)}")
+        dice = source if source is not None else SeededSource(seed)
+        state = BattleState(
+            options=options,
+            party=list(members),
+            enemies=enemies,
+            difficulty=encounter.difficulty,
+            seed=seed if source is None else getattr(source, "seed", None),
+        )
+        state.rounds.append(RoundRecord(number=1))
+        return cls(state, dice)
+
+    @classmethod
+    def from_state(cls, state: BattleState, source: DiceSource) -> Battle:
+        """A battle from a saved state; ``source`` must be positioned where it left off."""
+        return cls(state.model_copy(deep=True), source)
+
+    @classmethod
+    def from_json(cls, text: str, source: DiceSource) -> Battle:
+        """A battle from :meth:`to_json`'s text.
+
+        Raises:
+            CombatError: the text is not a valid battle state (the message says what is wrong).
+        """
+        try:
+            state = BattleState.model_validate_json(text)
+        except ValidationError as exc:
+            raise CombatError(f"not a valid battle: {describe_validation_error(exc)}") from None
+        return cls(state, source)
+
+    # -- reading ----------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """The pause the battle waits at."""
+        return self._state.phase
+
+    @property
+    def round_number(self) -> int:
+        """The round in progress (1-based)."""
+        return self._state.round
+
+    @property
+    def party(self) -> tuple[Character, ...]:
+        """The PCs as they are now."""
+        return tuple(self._state.party)
+
+    @property
+    def enemies(self) -> tuple[Enemy, ...]:
+        """The enemies as they are now."""
+        return tuple(self._state.enemies)
+
+    @property
+    def options(self) -> CombatOptions:
+        """The rule options of this battle."""
+        return self._state.options
+
+    @property
+    def source(self) -> DiceSource:
+        """The source every die of this battle comes from."""
+        return self._source
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the battle ended or is decided (set at the JUDGE that decides it), else None."""
+        return self._state.outcome
+
+    @property
+    def is_over(self) -> bool:
+        """The battle has reached ENDED; no action is accepted any more."""
+        return self._state.phase is Phase.ENDED
+
+    @property
+    def state(self) -> BattleState:
+        """A deep copy of the whole state (changing it does not change the battle)."""
+        return self._state.model_copy(deep=True)
+
+    def state_hash(self) -> str:
+        """SHA-256 of the canonical JSON of the state: same seed + same actions, same hash."""
+        return state_hash(self._state)
+
+    def to_json(self) -> str:
+        """The state as JSON (load with :meth:`from_json`)."""
+        return self._state.model_dump_json(indent=1)
+
+    def current_log(self) -> StepResult:
+        """The log of the pause the battle is at, as the player should see it now."""
+        return self._result(())
+
+    def character(self, name: str) -> Character:
+        """The PC called ``name``.
+
+        Raises:
+            IllegalActionError: no such PC.
+        """
+        return _find_pc(self._state, name)
+
+    def legal_actions(self) -> list[Action]:
+        """Every action :meth:`apply` would accept now (bonus values and 限界突破 amounts enumerated)."""
+        return [a for a in _candidates(self._state) if _explain_illegal(self._state, a) is None]
+
+    def is_legal(self, action: Action | dict[str, Any]) -> bool:
+        """Whether :meth:`apply` would accept ``action`` now."""
+        try:
+            self.check(action)
+        except CombatError:
+            return False
+        return True
+
+    def check(self, action: Action | dict[str, Any] | str) -> Action:
+        """Validate ``action`` without applying it; returns the parsed action.
+
+        Raises:
+            OutOfOrderError: the action belongs at another pause.
+            IllegalActionError: it breaks a rule, or is not a well-formed action.
+        """
+        parsed = parse_action(action)
+        problem = _explain_illegal(self._state, parsed)
+        if problem is not None:
+            raise problem
+        return parsed
+
+    # -- changing ---------------------------------------------------------------------
+
+    def apply(self, action: Action | dict[str, Any] | str) -> StepResult:
+        """Take one action; on any error the battle and the dice source are unchanged.
+
+        Raises:
+            OutOfOrderError: the action belongs at another pause (the message says which).
+            IllegalActionError: it breaks a rule (the message names the clause).
+        """
+        parsed = self.check(action)
+        work = self._state.model_copy(deep=True)
+        mark = self._source.mark()
+        try:
+            events = _execute(work, parsed, self._source)
+            work.actions.append(parsed)
+            BattleState.model_validate(work.model_dump())  # the new state must still be valid
+        except (CombatError, DiceError, ValidationError) as exc:
+            self._source.restore(mark)
+            if isinstance(exc, CombatError):
+                raise
+            raise IllegalActionError(f"the action could not be carried out: {exc}") from None
+        except BaseException:
+            self._source.restore(mark)
+            raise
+        self._state = work
+        return self._result(tuple(events))
+
+    def _result(self, events: tuple[str, ...]) -> StepResult:
+        state = self._state
+        return StepResult(
+            phase=state.phase,
+            round=state.round,
+            label=_LABELS[state.phase],
+            text=render.phase_log(state),
+            events=events,
+        )
+
+
+# -- lookups -------------------------------------------------------------------------------
+
+
+def _find_pc(state: BattleState, name: str) -> Character:
+    for c in state.party:
+        if c.name == name:
+            return c
+    raise IllegalActionError(f"no PC called {name!r}; the party is {', '.join(c.name for c in state.party)}")
+
+
+def _find_enemy(state: BattleState, name: str) -> Enemy:
+    for e in state.enemies:
+        if e.name == name:
+            return e
+    raise IllegalActionError(
+        f"no enemy called {name!r}; the enemies are {', '.join(e.name for e in state.enemies)}"
+    )
+
+
+def _replace_pc(state: BattleState, new: Character) -> None:
+    state.party = [new if c.name == new.name else c for c in state.party]
+
+
+def _replace_enemy(state: BattleState, new: Enemy) -> None:
+    state.enemies = [new if e.name == new.name else e for e in state.enemies]
+
+
+def _casts(state: BattleState, spell: Spell) -> list[CastRecord]:
+    return [c for c in state.current.declarations.casts if c.spell is spell]
+
+
+def _sanctuary_casters(state: BattleState) -> set[str]:
+    return {c.caster for c in _casts(state, Spell.SANCTUARY)}
+
+
+def _participants(state: BattleState) -> list[Character]:
+    """Standing PCs who add AP this round (a 聖域 caster does not, §6.2.2)."""
+    excluded = _sanctuary_casters(state)
+    return [c for c in state.party if c.standing and c.name not in excluded]
+
+
+def _collapses_now(state: BattleState) -> list[PendingCollapse]:
+    return [p for p in state.pending_collapses if p.resolves_in == state.round]
+
+
+def _standing_enemies(state: BattleState) -> list[Enemy]:
+    return [e for e in state.enemies if e.standing]
+
+
+# -- validation ------------------------------------------------------------------------------
+
+
+def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
+    """The error ``action`` would raise now, or None when it is legal."""
+    phase = state.phase.value
+    if state.phase is Phase.ENDED:
+        return OutOfOrderError("the battle is over; no action is accepted", phase)
+    allowed = ACTION_PHASES[action.kind]
+    if phase not in allowed:
+        return OutOfOrderError(
+            f"{action.kind!r} is taken at {'/'.join(sorted(allowed))}; the battle is at {phase} "
+            f"(round {state.round}); expected now: {_expected(state)}",
+            phase,
+        )
+    try:
+        if isinstance(action, SetSituationalBonus):
+            pc = _find_pc(state, action.character)
+            if not pc.standing:
+                return IllegalActionError(f"{pc.name} is {pc.status.value} and adds no AP")
+            cap = pc.situational_cap
+            low = -cap if state.options.allow_negative_situational else 0
+            if not low <= action.bonus <= cap:
+                return IllegalActionError(
+                    f"{pc.name}'s situational bonus must be {low:+d}..{cap:+d} (rank {pc.rank.value}), "
+                    f"not {action.bonus:+d}",
+                    "§9.1, §14.1 状況補正上限",
+                )
+        elif isinstance(action, TargetEnemy):
+            enemy = _find_enemy(state, action.enemy)
+            if not enemy.standing:
+                return IllegalActionError(f"{enemy.name} has already fallen")
+        elif isinstance(action, TargetCharacter):
+            pc = _find_pc(state, action.character)
+            if not pc.standing:
+                return IllegalActionError(f"{pc.name} is {pc.status.value}")
+        elif isinstance(action, CastSpell):
+            return _explain_cast(state, action)
+        elif isinstance(action, NextRound):
+            if state.outcome is not None:
+                return OutOfOrderError(f"the battle is decided ({state.outcome.value}); take 'end'", phase)
+        elif isinstance(action, EndBattle):
+            if state.outcome is None:
+                return OutOfOrderError("both sides still stand; take 'next_round'", phase)
+        elif isinstance(action, ResolveByNarrative):
+            return _explain_narrative(state)
+    except CombatError as exc:
+        return exc
+    return None
+
+
+def _expected(state: BattleState) -> str:
+    return {
+        Phase.SETUP: "declarations, spells, or 'roll' (『戦闘開始』)",
+        Phase.ROLL: "【予見】/【治癒】/【治癒の波動】/【蘇生】, targets, or 'judge'",
+        Phase.JUDGE: "【蘇生】 or 'narrate'",
+        Phase.NARRATIVE: "'end'" if state.outcome is not None else "'next_round'",
+        Phase.ENDED: "nothing",
+    }[state.phase]
+
+
+def _explain_narrative(state: BattleState) -> CombatError | None:
+    rule = "§0 ナラティブ優先の原則"
+    if state.round != 1 or state.current.dice or state.casts:
+        return IllegalActionError(
+            "narrative priority ends a fight before any die is rolled or spell cast", rule
+        )
+    ratio = state.options.narrative_priority_ratio
+    if ratio is not None:
+        pc_ap = expected_party_ap(state.party)
+        enemy_ap = _expected_enemy_ap(state)
+        if pc_ap < ratio * enemy_ap:
+            return IllegalActionError(
+                f"the PC side is not overwhelming: expected AP {pc_ap:.1f} vs {enemy_ap:.1f} "
+                f"(needs {ratio:g}×, option narrative_priority_ratio)",
+                rule,
+            )
+    return None
+
+
+def _expected_enemy_ap(state: BattleState) -> float:
+    encounter = Encounter(enemies=tuple(state.enemies), difficulty=state.difficulty)
+    return expected_enemy_side_ap(encounter, state.options)
+
+
+def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
+    spell = action.spell
+    phase = state.phase.value
+    windows = CAST_WINDOWS[spell]
+    if phase not in windows:
+        return OutOfOrderError(
+            f"{spell.label} is cast at {'/'.join(sorted(windows))}; the battle is at {phase}", phase
+        )
+    caster = _find_pc(state, action.caster)
+    if not caster.standing:
+        return IllegalActionError(f"{caster.name} is {caster.status.value} and cannot cast")
+    if spell not in caster.spells:
+        known = ", ".join(s.value for s in caster.spells) or "none"
+        return IllegalActionError(f"{caster.name} does not know {spell.label} (knows: {known})", "§5.1")
+    if caster.slots_left == 0:
+        options = state.options
+        if len(caster.lasting_costs) >= options.overcasts_per_character:
+            return IllegalActionError(
+                f"{caster.name} has no slot left and has already paid the lasting cost "
+                f"{len(caster.lasting_costs)} time(s) "
+                f"(option overcasts_per_character={options.overcasts_per_character})",
+                "§5.2",
+            )
+        if caster.max_hp - options.overcast_max_hp_cost < 1:
+            return IllegalActionError(f"{caster.name}'s max HP cannot pay the lasting cost", "§5.2")
+    needs_target = spell in (Spell.MANA_SHIELD, Spell.HEAL, Spell.REVIVE) or (
+        spell is Spell.HEALING_WAVE and action.mode is HealingWaveMode.ENDURE
+    )
+    if needs_target and action.target is None:
+        return IllegalActionError(f"{spell.label} needs a target PC")
+    if not needs_target and action.target is not None:
+        return IllegalActionError(f"{spell.label} takes no target")
+    if (spell is Spell.LIMIT_BREAK) != (action.amount is not None):
+        return IllegalActionError(
+            "only 【限界突破】 takes an amount, and it needs one" if spell is not Spell.LIMIT_BREAK
+            else "【限界突破】 needs the amount of HP to convert"
+        )
+    if (spell is Spell.HEALING_WAVE) != (action.mode is not None):
+        return IllegalActionError(
+            "【治癒の波動】 needs a mode (halve or endure)" if spell is Spell.HEALING_WAVE
+            else f"{spell.label} takes no mode"
+        )
+    if spell is Spell.LIMIT_BREAK:
+        assert action.amount is not None
+        hp_left = caster.hp - action.amount
+        if caster.slots_left == 0:
+            hp_left = min(caster.hp, caster.max_hp - state.options.overcast_max_hp_cost) - action.amount
+        if action.amount < 1 or hp_left < 1:
+            return IllegalActionError(
+                f"【限界突破】 converts 1..{caster.hp - 1} HP for {caster.name} (HP cannot drop below 1), "
+                f"not {action.amount}",
+                "§6.2.3",
+            )
+    if spell is Spell.SANCTUARY and caster.name in _sanctuary_casters(state):
+        return IllegalActionError(f"{caster.name} already holds 【聖域】 this round")
+    if action.target is not None:
+        target = _find_pc(state, action.target)
+        if spell is Spell.REVIVE:
+            if target.status is Status.DEAD and target.name not in state.died_in_battle:
+                return IllegalActionError(
+                    f"{target.name} did not die in this scene; 【蘇生】 has no effect", "§6.2.4"
+                )
+            if target.status is not Status.DEAD and target.name in state.revive_wards:
+                return IllegalActionError(f"{target.name} is already warded by 【蘇生】")
+            if target.status is not Status.DEAD and phase in ("JUDGE", "NARRATIVE"):
+                return IllegalActionError(
+                    f"no life-or-death check is left this round for {target.name}; "
+                    "cast 【蘇生】 at SETUP/ROLL, or on one who died", "§6.2.4"
+                )
+        elif spell is Spell.HEAL:
+            if target.status is Status.DEAD:
+                return IllegalActionError(f"{target.name} is dead; 【治癒】 cannot help", "§6.2.4")
+        elif not target.standing:
+            return IllegalActionError(f"{target.name} is {target.status.value}")
+    if spell is Spell.FORESIGHT and not _live(state, "pc") and not _live(state, "enemy"):
+        return IllegalActionError("no combat roll to roll again", "§4.5")
+    return None
+
+
+# -- candidates for legal_actions ------------------------------------------------------------------
+
+
+def _candidates(state: BattleState) -> list[Action]:
+    out: list[Action] = []
+    if state.phase is Phase.ENDED:
+        return out
+    phase = state.phase
+    standing = [c for c in state.party if c.standing]
+    if phase is Phase.SETUP:
+        out.append(RollDice())
+        out.append(ResolveByNarrative())
+        for c in standing:
+            out.extend(SetSituationalBonus(character=c.name, bonus=b)
+                       for b in range(-c.situational_cap, c.situational_cap + 1))
+    if phase in (Phase.SETUP, Phase.ROLL):
+        out.extend(TargetEnemy(enemy=e.name) for e in _standing_enemies(state))
+        out.extend(TargetCharacter(character=c.name) for c in standing)
+    if phase is Phase.ROLL:
+        out.append(Judge())
+    if phase is Phase.JUDGE:
+        out.append(Narrate())
+    if phase is Phase.NARRATIVE:
+        out.extend([NextRound(), EndBattle()])
+    for caster in standing:
+        for spell in caster.spells:
+            if spell in (Spell.MANA_SHIELD, Spell.HEAL, Spell.REVIVE):
+                out.extend(CastSpell(caster=caster.name, spell=spell, target=t.name) for t in state.party)
+            elif spell is Spell.HEALING_WAVE:
+                out.append(CastSpell(caster=caster.name, spell=spell, mode=HealingWaveMode.HALVE))
+                out.extend(
+                    CastSpell(caster=caster.name, spell=spell, mode=HealingWaveMode.ENDURE, target=t.name)
+                    for t in standing
+                )
+            elif spell is Spell.LIMIT_BREAK:
+                out.extend(CastSpell(caster=caster.name, spell=spell, amount=n) for n in range(1, caster.hp))
+            else:
+                out.append(CastSpell(caster=caster.name, spell=spell))
+    return out
+
+
+# -- execution -------------------------------------------------------------------------------------
+
+
+def _execute(state: BattleState, action: Action, source: DiceSource) -> list[str]:
+    decl = state.current.declarations
+    if isinstance(action, SetSituationalBonus):
+        decl.situational[action.character] = action.bonus
+        if action.reason:
+            decl.situational_reasons[action.character] = action.reason
+        else:
+            decl.situational_reasons.pop(action.character, None)
+        return [f"{action.character}: 状況補正 {action.bonus:+d}"]
+    if isinstance(action, TargetEnemy):
+        decl.enemy_target = action.enemy
+        return [f"攻撃目標: {action.enemy}"]
+    if isinstance(action, TargetCharacter):
+        decl.pc_target = action.character
+        return [f"敵の攻撃目標: {action.character}"]
+    if isinstance(action, CastSpell):
+        return _cast(state, action, source)
+    if isinstance(action, RollDice):
+        _roll(state, source)
+        state.phase = Phase.ROLL
+        return ["両陣営のAP算出ダイスを振った"]
+    if isinstance(action, Judge):
+        _judge(state, source)
+        state.phase = Phase.JUDGE
+        return ["ジャッジ完了"]
+    if isinstance(action, Narrate):
+        state.phase = Phase.NARRATIVE
+        return []
+    if isinstance(action, NextRound):
+        _begin_round(state, state.round + 1)
+        return [f"ラウンド {state.round} 開始"]
+    if isinstance(action, EndBattle):
+        state.phase = Phase.ENDED
+        state.pending_collapses = []
+        state.revive_wards = []
+        return [f"戦闘終了: {state.outcome.value if state.outcome else ''}"]
+    assert isinstance(action, ResolveByNarrative)
+    state.narrative_resolution = NarrativeResolution(
+        reason=action.reason,
+        pc_expected_ap=expected_party_ap(state.party),
+        enemy_expected_ap=_expected_enemy_ap(state),
+    )
+    state.outcome = Outcome.NARRATIVE_VICTORY
+    state.phase = Phase.ENDED
+    return ["【ナラティブ優先の原則】: ダイスなしで決着（HP・スロットの消費なし）"]
+
+
+def _begin_round(state: BattleState, number: int) -> None:
+    state.round = number
+    state.phase = Phase.SETUP
+    record = RoundRecord(number=number)
+    for enemy in state.enemies:
+        regen = enemy.total(AbilityKind.REGENERATION)
+        if regen and enemy.standing and enemy.hp < enemy.max_hp:
+            healed = min(enemy.max_hp, enemy.hp + regen)
+            record.setup_events.append(f"{enemy.name} 再生{regen}: HP {enemy.hp} → {healed}")
+            _replace_enemy(state, enemy.model_copy(update={"hp": healed}))
+    state.rounds.append(record)
+
+
+def _pay_for_cast(state: BattleState, caster: Character, spell: Spell) -> tuple[Character, bool, list[str]]:
+    """Spend a slot, or the lasting cost when none is left (§5.2)."""
+    if caster.slots_left > 0:
+        paid = caster.evolve(slots_left=caster.slots_left - 1)
+        return paid, False, [f"{caster.name}: 魔法スロット {caster.slots_left} → {paid.slots_left}"]
+    cost = state.options.overcast_max_hp_cost
+    costs = (*caster.lasting_costs, LastingCost(spell=spell, max_hp_loss=cost))
+    new_max = stats(caster.rank).max_hp - sum(c.max_hp_loss for c in costs)
+    paid = caster.evolve(lasting_costs=costs, hp=min(caster.hp, new_max))
+    line = f"{caster.name}: スロット切れ — 因果の歪み、最大HP −{cost}（{caster.max_hp} → {paid.max_hp}）"
+    return paid, True, [line]
+
+
+def _cast(state: BattleState, action: CastSpell, source: DiceSource) -> list[str]:
+    caster = _find_pc(state, action.caster)
+    paid, overcast, events = _pay_for_cast(state, caster, action.spell)
+    spell = action.spell
+    if spell is Spell.LIMIT_BREAK:
+        assert action.amount is not None
+        paid = paid.evolve(hp=paid.hp - action.amount)
+        events.append(f"{caster.name}: 【限界突破】 HP {action.amount} → AP +{action.amount}（HP {paid.hp}）")
+    _replace_pc(state, paid)
+    record = CastRecord(
+        round=state.round,
+        phase=state.phase.value,
+        caster=caster.name,
+        spell=spell,
+        target=action.target,
+        amount=action.amount,
+        mode=action.mode,
+        overcast=overcast,
+        slots_after=paid.slots_left,
+    )
+    state.casts.append(record)
+    state.current.declarations.casts.append(record)
+    aimed = f"（対象: {action.target}）" if action.target else ""
+    events.insert(0, f"{caster.name} は {spell.label} を唱えた{aimed}")
+    if spell is Spell.COLLAPSE:
+        state.pending_collapses.append(
+            PendingCollapse(caster=caster.name, cast_in=state.round, resolves_in=state.round + 1)
+        )
+        events.append(f"【崩壊】 詠唱中: ラウンド {state.round + 1} に発動")
+    elif spell is Spell.FORESIGHT:
+        _reroll(state, source)
+        events.append("【予見】: 直前の戦闘ダイスを破棄し、同じダイス数で振り直した")
+    elif spell is Spell.REVIVE:
+        assert action.target is not None
+        target = _find_pc(state, action.target)
+        if target.status is Status.DEAD:
+            _replace_pc(state, target.evolve(status=Status.DOWN, hp=0))
+            state.died_in_battle.remove(target.name)
+            events.append(f"【蘇生】: {target.name} の生死判定は成功となる — HP 0 で戦闘不能（生存）")
+            state.current.after_judge.append(
+                f"【蘇生】 {caster.name} → {target.name}: 死亡を覆し、戦闘不能（HP 0）"
+            )
+        else:
+            state.revive_wards.append(target.name)
+            events.append(f"【蘇生】: {target.name} の次の生死判定は自動成功")
+    return events
+
+
+def _roll_group(
+    source: DiceSource, side: Literal["pc", "enemy"], owner: str, purpose: str, count: int,
+    phase: Literal["ROLL", "JUDGE"] = "ROLL",
+) -> DieGroup:
+    values = tuple(source.roll_many(count, 6))
+    return DieGroup(side=side, owner=owner, purpose=purpose, phase=phase, values=values)
+
+
+def _slow_casts(state: BattleState) -> int:
+    return len(_casts(state, Spell.SLOW))
+
+
+def _enemy_dice_plan(state: BattleState) -> list[tuple[Enemy, int]]:
+    """Each standing enemy with the dice it rolls this round (【鈍足】 one_die_fewer removes dice)."""
+    plan = [(e, e.dice) for e in _standing_enemies(state)]
+    if state.options.slow_effect == "one_die_fewer":
+        for _ in range(_slow_casts(state)):
+            best = max(range(len(plan)), key=lambda i: (plan[i][1], -i), default=None)
+            if best is None or plan[best][1] == 0:
+                break
+            plan[best] = (plan[best][0], plan[best][1] - 1)
+    return plan
+
+
+def _roll(state: BattleState, source: DiceSource) -> None:
+    record = state.current
+    record.dice.extend(_pc_groups(state, source))
+    record.dice.extend(_enemy_groups(state, source))
+
+
+def _pc_groups(state: BattleState, source: DiceSource) -> list[DieGroup]:
+    groups = [_roll_group(source, "pc", c.name, "AP", c.ap_dice) for c in _participants(state)]
+    groups.extend(_roll_group(source, "pc", c.caster, "火弾", 1) for c in _casts(state, Spell.FIREBALL))
+    for pending in _collapses_now(state):
+        caster = next((c for c in state.party if c.name == pending.caster), None)
+        if state.options.collapse_needs_standing_caster and (caster is None or not caster.standing):
+            continue
+        groups.append(_roll_group(source, "pc", pending.caster, "崩壊", 1))
+    return groups
+
+
+def _enemy_groups(state: BattleState, source: DiceSource) -> list[DieGroup]:
+    return [_roll_group(source, "enemy", e.name, "AP", n) for e, n in _enemy_dice_plan(state) if n > 0]
+
+
+def _reroll(state: BattleState, source: DiceSource) -> None:
+    """【予見】 (§4.5): discard the live ROLL dice and roll the same dice again."""
+    record = state.current
+    sides = ("pc", "enemy") if state.options.foresight_rerolls == "both_sides" else ("pc",)
+    live = [g for g in record.dice if g.phase == "ROLL" and not g.discarded and g.side in sides]
+    record.dice = [g.model_copy(update={"discarded": True}) if g in live else g for g in record.dice]
+    record.dice.extend(_roll_group(source, g.side, g.owner, g.purpose, len(g.values)) for g in live)
+    record.rerolls += 1
+
+
+def _live(state: BattleState, side: str, purpose: str | None = None) -> list[DieGroup]:
+    return [
+        g
+        for g in state.current.dice
+        if g.phase == "ROLL"
+        and not g.discarded
+        and g.side == side
+        and (purpose is None or g.purpose == purpose)
+    ]
+
+
+def pc_terms(state: BattleState) -> list[Term]:
+    """The PC side's AP terms this round (dice included once rolled)."""
+    decl = state.current.declarations
+    participants = _participants(state)
+    terms: list[Term] = []
+    rolled = bool(_live(state, "pc"))
+    if rolled:
+        terms.append(Term(label="ダイス", value=sum(g.total for g in _live(state, "pc", "AP"))))
+    terms.append(Term(label="装備補正", value=sum(c.equipment_ap for c in participants)))
+    situational = sum(decl.situational.get(c.name, 0) for c in participants)
+    if situational:
+        terms.append(Term(label="状況補正", value=situational))
+    for cast in _casts(state, Spell.FIREBALL):
+        if rolled:
+            die = next((g for g in _live(state, "pc", "火弾") if g.owner == cast.caster), None)
+            if die is not None:
+                terms.append(Term(label=f"【火弾】({cast.caster})", value=die.total))
+    for cast in _casts(state, Spell.LIGHTNING):
+        terms.append(Term(label=f"【雷撃】({cast.caster})", value=4))
+    if rolled:
+        for g in _live(state, "pc", "崩壊"):
+            terms.append(Term(label=f"【崩壊】({g.owner})", value=g.total + 3))
+    for cast in _casts(state, Spell.LIMIT_BREAK):
+        assert cast.amount is not None
+        terms.append(Term(label=f"【限界突破】({cast.caster})", value=cast.amount))
+    hinder = sum(e.total(AbilityKind.HINDER) for e in _standing_enemies(state))
+    if hinder:
+        terms.append(Term(label="敵の状態干渉", value=-hinder))
+    return terms
+
+
+def enemy_terms(state: BattleState) -> list[Term]:
+    """The enemy side's AP terms this round (dice included once rolled)."""
+    standing = _standing_enemies(state)
+    terms: list[Term] = []
+    if _live(state, "enemy") or state.phase is not Phase.SETUP:
+        dice_total = sum(g.total for g in _live(state, "enemy"))
+        if any(e.dice for e in standing):
+            terms.append(Term(label="ダイス", value=dice_total))
+    terms.append(Term(label="固定AP", value=sum(e.ap for e in standing)))
+    ability = sum(e.ap_modifier for e in standing)
+    if ability:
+        terms.append(Term(label="能力補正", value=ability))
+    swarm = swarm_bonus(len(standing), state.options)
+    if swarm:
+        terms.append(Term(label="群れ補正", value=swarm))
+    adjustment = Encounter(enemies=tuple(state.enemies), difficulty=state.difficulty).ap_adjustment
+    if adjustment:
+        terms.append(Term(label="難易度", value=adjustment))
+    slows = _slow_casts(state)
+    if slows:
+        has_dice = any(e.dice for e in standing)
+        if not has_dice:
+            terms.append(Term(label="【鈍足】", value=-state.options.slow_no_dice_penalty * slows))
+        elif state.options.slow_effect == "minus_one":
+            rolled = sum(g.total for g in _live(state, "enemy"))
+            cut = min(slows, rolled) if _live(state, "enemy") else slows
+            terms.append(Term(label="【鈍足】", value=-cut))
+    return terms
+
+
+def _judge(state: BattleState, source: DiceSource) -> None:
+    record = state.current
+    decl = record.declarations
+    p_terms, e_terms = pc_terms(state), enemy_terms(state)
+    pc_ap, enemy_ap = sum(t.value for t in p_terms), sum(t.value for t in e_terms)
+    winner: Literal["pc", "enemy", "tie"] = (
+        "pc" if pc_ap > enemy_ap else "enemy" if pc_ap < enemy_ap else "tie"
+    )
+    notes: list[str] = []
+    for pending in _collapses_now(state):
+        if not any(g.owner == pending.caster for g in _live(state, "pc", "崩壊")):
+            notes.append(f"【崩壊】({pending.caster}) は術者が倒れたため不発")
+    state.pending_collapses = [p for p in state.pending_collapses if p.resolves_in > state.round]
+
+    # 【治癒】 resolves after the comparison and before damage (§6.2.4).
+    heals: list[HealLine] = []
+    for cast in _casts(state, Spell.HEAL):
+        assert cast.target is not None
+        target = _find_pc(state, cast.target)
+        if target.status is Status.DEAD:
+            notes.append(f"【治癒】({cast.caster}→{target.name}) は対象が死亡しているため無効")
+            continue
+        count = stats(target.rank).heal_dice
+        group = _roll_group(source, "pc", cast.caster, f"治癒→{target.name}", count, "JUDGE")
+        record.dice.append(group)
+        new_hp = min(target.max_hp, target.hp + group.total)
+        healed = target.evolve(hp=new_hp, status=Status.OK if new_hp > 0 else target.status)
+        _replace_pc(state, healed)
+        heals.append(HealLine(caster=cast.caster, spell=Spell.HEAL, target=target.name, rolled=group.values,
+                              healed=new_hp - target.hp, hp_before=target.hp, hp_after=new_hp))
+
+    damage: list[DamageLine] = []
+    checks: list[LifeCheck] = []
+    if winner == "pc":
+        standing = _standing_enemies(state)
+        target_enemy = next((e for e in standing if e.name == decl.enemy_target), standing[0])
+        diff = pc_ap - enemy_ap
+        steps = []
+        if target_enemy.armour:
+            steps.append(Term(label="防御補正", value=-target_enemy.armour))
+        dealt = max(0, diff - target_enemy.armour)
+        hp_after = max(0, target_enemy.hp - dealt)
+        _replace_enemy(state, target_enemy.model_copy(update={"hp": hp_after}))
+        damage.append(DamageLine(target=target_enemy.name, side="enemy", difference=diff, steps=tuple(steps),
+                                 damage=dealt, hp_before=target_enemy.hp, hp_after=hp_after))
+    elif winner == "enemy":
+        standing_pcs = [c for c in state.party if c.standing]
+        if standing_pcs:
+            target = next((c for c in standing_pcs if c.name == decl.pc_target), standing_pcs[0])
+            line, check = _damage_pc(state, target, enemy_ap - pc_ap, source)
+            damage.append(line)
+            if check is not None:
+                checks.append(check)
+    record.judge = JudgeRecord(
+        pc_terms=tuple(p_terms), enemy_terms=tuple(e_terms), pc_ap=pc_ap, enemy_ap=enemy_ap, winner=winner,
+        heals=tuple(heals), damage=tuple(damage), checks=tuple(checks), notes=tuple(notes),
+    )
+    if not _standing_enemies(state):
+        state.outcome = Outcome.PC_VICTORY
+    elif not any(c.standing for c in state.party):
+        state.outcome = Outcome.ENEMY_VICTORY
+
+
+def _damage_pc(
+    state: BattleState, target: Character, diff: int, source: DiceSource
+) -> tuple[DamageLine, LifeCheck | None]:
+    options = state.options
+    waves = _casts(state, Spell.HEALING_WAVE)
+    halve = any(w.mode is HealingWaveMode.HALVE for w in waves)
+    endure = any(w.mode is HealingWaveMode.ENDURE and w.target == target.name for w in waves)
+    steps: list[Term] = []
+    amount = diff
+    if halve and options.healing_wave_halves == "difference":
+        steps.append(Term(label="【治癒の波動】半減", value=amount // 2 - amount))
+        amount //= 2
+    if target.armour.reduction:
+        steps.append(Term(label=f"防具({target.armour.name})", value=-target.armour.reduction))
+    if target.shield.protection:
+        steps.append(Term(label=target.shield.value, value=-target.shield.protection))
+    amount = max(0, amount - target.protection)
+    shields = [c for c in _casts(state, Spell.MANA_SHIELD) if c.target == target.name]
+    if shields and amount:
+        cut = min(amount, options.mana_shield_amount * len(shields))
+        steps.append(Term(label="【魔力盾】", value=-cut))
+        amount -= cut
+    if halve and options.healing_wave_halves == "final_damage" and amount:
+        steps.append(Term(label="【治癒の波動】半減", value=amount // 2 - amount))
+        amount //= 2
+    if _casts(state, Spell.SANCTUARY) and amount:
+        steps.append(Term(label="【聖域】", value=-amount))
+        amount = 0
+    hp_after = target.hp - amount
+    check: LifeCheck | None = None
+    if hp_after > 0:
+        _replace_pc(state, target.evolve(hp=hp_after))
+    elif endure:
+        hp_after = 1
+        _replace_pc(state, target.evolve(hp=1))
+        check = LifeCheck(
+            character=target.name, target=options.life_check_target, result="endured", by="【治癒の波動】"
+        )
+    elif target.name in state.revive_wards:
+        state.revive_wards.remove(target.name)
+        hp_after = 0
+        _replace_pc(state, target.evolve(hp=0, status=Status.DOWN))
+        check = LifeCheck(
+            character=target.name, target=options.life_check_target, result="down", by="【蘇生】"
+        )
+    else:
+        group = _roll_group(source, "pc", target.name, "生死判定", 3, "JUDGE")
+        state.current.dice.append(group)
+        survived = group.total >= options.life_check_target
+        hp_after = 0
+        _replace_pc(state, target.evolve(hp=0, status=Status.DOWN if survived else Status.DEAD))
+        if not survived:
+            state.died_in_battle.append(target.name)
+        check = LifeCheck(character=target.name, rolled=group.values, target=options.life_check_target,
+                          result="down" if survived else "dead")
+    line = DamageLine(target=target.name, side="pc", difference=diff, steps=tuple(steps), damage=amount,
+                      hp_before=target.hp, hp_after=hp_after)
+    return line, check
+
+
+# -- out of combat -----------------------------------------------------------------------------------
+
+
+class OutOfCombatResult(BaseModel):
+    """A spell cast outside a battle: the party after it, the dice and the text to show."""
+
+    model_config = ConfigDict(frozen=True)
+
+    party: tuple[Character, ...]
+    dice: tuple[int, ...]
+    text: str
+
+
+def cast_out_of_combat(
+    party: Sequence[Character],
+    caster: str,
+    spell: Spell | str,
+    source: DiceSource,
+    *,
+    target: str | None = None,
+    options: CombatOptions = DEFAULT_OPTIONS,
+) -> OutOfCombatResult:
+    """Cast 【治癒】 (on ``target``) or 【治癒の波動】 (the whole party: 1d6 each, 2d6 when a
+    英雄 casts, §6.2.4) outside a battle; a slot, or the lasting cost, is paid (§5.2).
+
+    Raises:
+        IllegalActionError: another spell, unknown caster/target, the caster is down,
+            does not know the spell, or cannot pay. Nothing is changed or rolled.
+    """
+    members = list(validate_party(party))
+    try:
+        chosen = Spell(spell)
+    except ValueError:
+        raise IllegalActionError(f"unknown spell {spell!r}", "§6.2") from None
+    if chosen not in OUT_OF_COMBAT:
+        raise IllegalActionError(f"{chosen.label} has no effect outside a battle", "§6.2")
+    scratch = BattleState(options=options, party=members, enemies=[], phase=Phase.ROLL)
+    scratch.rounds.append(RoundRecord(number=1))
+    action = CastSpell(
+        caster=caster, spell=chosen, target=target if chosen is Spell.HEAL else None,
+        mode=HealingWaveMode.HALVE if chosen is Spell.HEALING_WAVE else None,
+    )
+    problem = _explain_cast(scratch, action)
+    if problem is not None:
+        raise problem
+    if chosen is Spell.HEALING_WAVE and target is not None:
+        raise IllegalActionError("【治癒の波動】 heals the whole party; it takes no target")
+    mark = source.mark()
+    try:
+        who = _find_pc(scratch, caster)
+        paid, _overcast, lines = _pay_for_cast(scratch, who, chosen)
+        _replace_pc(scratch, paid)
+        rolled: list[int] = []
+        if chosen is Spell.HEAL:
+            assert target is not None
+            patient = _find_pc(scratch, target)
+            values = source.roll_many(stats(patient.rank).heal_dice, 6)
+            rolled.extend(values)
+            lines.append(_heal_out(scratch, patient, sum(values), values))
+        else:
+            count = 2 if who.rank is Rank.HERO else 1
+            for patient in list(scratch.party):
+                if patient.status is Status.DEAD:
+                    continue
+                values = source.roll_many(count, 6)
+                rolled.extend(values)
+                lines.append(_heal_out(scratch, _find_pc(scratch, patient.name), sum(values), values))
+    except BaseException:
+        source.restore(mark)
+        raise
+    text = f"{who.name} は {chosen.label} を唱えた\n" + "\n".join(lines)
+    return OutOfCombatResult(party=tuple(scratch.party), dice=tuple(rolled), text=text)
+
+
+def _heal_out(state: BattleState, patient: Character, amount: int, values: Sequence[int]) -> str:
+    new_hp = min(patient.max_hp, patient.hp + amount)
+    _replace_pc(state, patient.evolve(hp=new_hp, status=Status.OK if new_hp > 0 else patient.status))
+    return f"{patient.name}: {values} → HP {patient.hp} → {new_hp} / {patient.max_hp}"
+
+
+def rest_party(party: Sequence[Character]) -> tuple[Character, ...]:
+    """A day's rest: every living character's slots are refilled (§5.1)."""
+    return tuple(c if c.status is Status.DEAD else c.rested() for c in validate_party(party))

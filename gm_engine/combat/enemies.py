@@ -1,0 +1,353 @@
+"""Enemies (§1.2, §3), encounters, difficulty (§3.3) and the encounter helper (§2.3, §3).
+
+An enemy has a fixed AP, the dice of its kind (雑魚 none, エリート 1d6, ボス 3d6), HP
+and one-line abilities (§3.1). An :class:`Encounter` is a group of enemies with its
+difficulty adjustments; HP adjustments (長引く −20%, 瞬殺 +20%, rounded half up, at
+least 1) are applied when the battle starts, AP adjustments (弱い −1, 強い +1) are a
+term of the enemy side's AP every round.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from gm_engine.combat.characters import Character, describe_validation_error, validate_party
+from gm_engine.combat.errors import InvalidCharacterError
+from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
+
+
+class EnemyKind(StrEnum):
+    """§1.2's three kinds; the value is the document's name."""
+
+    MOB = "雑魚"
+    ELITE = "エリート"
+    BOSS = "ボス"
+
+    @property
+    def dice(self) -> int:
+        """d6 the kind adds to its fixed AP (§1.2)."""
+        return {EnemyKind.MOB: 0, EnemyKind.ELITE: 1, EnemyKind.BOSS: 3}[self]
+
+
+class AbilityKind(StrEnum):
+    """The one-line abilities of §3.1."""
+
+    AP = "ap"  # 攻撃補正 AP±n
+    ARMOUR = "armour"  # 防御補正 防具±n / 特殊 防御時+n
+    HINDER = "hinder"  # 状態干渉 敵AP−n (lowers the PC side's AP)
+    REGENERATION = "regeneration"  # 再生n (HP at the start of each later round)
+
+
+class Ability(BaseModel):
+    """One §3.1 ability. AP, armour and hinder are ±1..2; regeneration 1..5 (§3.1's 再生5)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: AbilityKind
+    amount: int
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Ability:
+        if self.kind is AbilityKind.REGENERATION:
+            if not 1 <= self.amount <= 5:
+                raise ValueError(f"§3.1: regeneration is 1..5 per round, not {self.amount}")
+        elif self.kind is AbilityKind.HINDER:
+            if not 1 <= self.amount <= 2:
+                raise ValueError(f"§3.1: 状態干渉 lowers the PC side's AP by 1..2, not {self.amount}")
+        elif self.amount == 0 or abs(self.amount) > 2:
+            raise ValueError(f"§3.1: abilities are kept to ±1..2, not {self.amount:+d}")
+        return self
+
+    @property
+    def text(self) -> str:
+        """The one-line description (§3.1 style)."""
+        if self.kind is AbilityKind.AP:
+            return f"攻撃補正 AP{self.amount:+d}"
+        if self.kind is AbilityKind.ARMOUR:
+            return f"防御補正 防具{self.amount:+d}"
+        if self.kind is AbilityKind.HINDER:
+            return f"状態干渉 敵AP-{self.amount}"
+        return f"再生{self.amount}"
+
+
+class Enemy(BaseModel):
+    """An enemy: a unique name in its encounter, kind, fixed AP, HP and abilities."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=40)
+    kind: EnemyKind
+    ap: int = Field(ge=0, le=60)
+    max_hp: int = Field(ge=1, le=500)
+    hp: int = Field(ge=0, le=500)
+    abilities: tuple[Ability, ...] = ()
+
+    @model_validator(mode="after")
+    def _check(self) -> Enemy:
+        if self.hp > self.max_hp:
+            raise ValueError(f"HP {self.hp} is above max HP {self.max_hp}")
+        if len(self.abilities) > 2:
+            raise ValueError("§3.1: keep an enemy to at most 2 one-line abilities")
+        return self
+
+    @property
+    def dice(self) -> int:
+        """d6 this enemy rolls (§1.2)."""
+        return self.kind.dice
+
+    @property
+    def standing(self) -> bool:
+        """HP above 0."""
+        return self.hp > 0
+
+    def total(self, kind: AbilityKind) -> int:
+        """Sum of this enemy's abilities of ``kind``."""
+        return sum(a.amount for a in self.abilities if a.kind is kind)
+
+    @property
+    def ap_modifier(self) -> int:
+        """AP from its abilities (攻撃補正)."""
+        return self.total(AbilityKind.AP)
+
+    @property
+    def armour(self) -> int:
+        """Damage its abilities remove when the PC side wins (防御補正)."""
+        return self.total(AbilityKind.ARMOUR)
+
+    @property
+    def expected_ap(self) -> float:
+        """Fixed AP + ability AP + 3.5 per die."""
+        return self.ap + self.ap_modifier + 3.5 * self.dice
+
+
+def make_enemy(
+    name: str, kind: EnemyKind | str, ap: int, hp: int, abilities: Sequence[Ability | tuple[str, int]] = ()
+) -> Enemy:
+    """An enemy at full HP. Abilities may be given as ``("ap", 1)`` pairs.
+
+    Raises:
+        InvalidCharacterError: a value breaks §1.2/§3.1.
+    """
+    try:
+        built = [
+            a if isinstance(a, Ability) else Ability(kind=AbilityKind(a[0]), amount=a[1]) for a in abilities
+        ]
+        return Enemy(name=name, kind=EnemyKind(kind), ap=ap, max_hp=hp, hp=hp, abilities=tuple(built))
+    except ValidationError as exc:
+        raise InvalidCharacterError(describe_validation_error(exc)) from None
+    except ValueError as exc:
+        raise InvalidCharacterError(str(exc)) from None
+
+
+class Difficulty(StrEnum):
+    """§3.3 adjustments."""
+
+    WEAK = "弱い"
+    STRONG = "強い"
+    DRAGS_ON = "長引く"
+    TOO_QUICK = "瞬殺"
+
+
+class Encounter(BaseModel):
+    """A group of enemies and its difficulty adjustments."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enemies: tuple[Enemy, ...]
+    difficulty: tuple[Difficulty, ...] = ()
+
+    @model_validator(mode="after")
+    def _check(self) -> Encounter:
+        if not self.enemies:
+            raise ValueError("an encounter needs at least one enemy")
+        names = [e.name for e in self.enemies]
+        if len(set(names)) != len(names):
+            raise ValueError("two enemies share a name; name them ゴブリンA, ゴブリンB, …")
+        if len(set(self.difficulty)) != len(self.difficulty):
+            raise ValueError("§3.3: a difficulty adjustment is listed twice")
+        if {Difficulty.WEAK, Difficulty.STRONG} <= set(self.difficulty):
+            raise ValueError("§3.3: 弱い and 強い cancel out; choose one")
+        if {Difficulty.DRAGS_ON, Difficulty.TOO_QUICK} <= set(self.difficulty):
+            raise ValueError("§3.3: 長引く and 瞬殺 cancel out; choose one")
+        return self
+
+    def check_composition(self) -> None:
+        """§3.2: at most 5 雑魚, 2 エリート and 1 ボス.
+
+        Raises:
+            InvalidCharacterError: too many of a kind.
+        """
+        limits = {EnemyKind.MOB: 5, EnemyKind.ELITE: 2, EnemyKind.BOSS: 1}
+        for kind, limit in limits.items():
+            count = sum(1 for e in self.enemies if e.kind is kind)
+            if count > limit:
+                raise InvalidCharacterError(f"{count} {kind.value} in one encounter; at most {limit}", "§3.2")
+
+    @property
+    def ap_adjustment(self) -> int:
+        """弱い −1, 強い +1 (§3.3)."""
+        return (-1 if Difficulty.WEAK in self.difficulty else 0) + (
+            1 if Difficulty.STRONG in self.difficulty else 0
+        )
+
+    def adjusted_enemies(self) -> tuple[Enemy, ...]:
+        """The enemies with §3.3's HP adjustments applied (長引く −20%, 瞬殺 +20%)."""
+        if Difficulty.DRAGS_ON in self.difficulty:
+            factor = 8
+        elif Difficulty.TOO_QUICK in self.difficulty:
+            factor = 12
+        else:
+            return self.enemies
+        out = []
+        for enemy in self.enemies:
+            max_hp = max(1, (enemy.max_hp * factor + 5) // 10)
+            hp = max(0, (enemy.hp * factor + 5) // 10) if enemy.hp < enemy.max_hp else max_hp
+            out.append(enemy.model_copy(update={"max_hp": max_hp, "hp": min(hp, max_hp)}))
+        return tuple(out)
+
+
+def swarm_bonus(standing_enemies: int, options: CombatOptions = DEFAULT_OPTIONS) -> int:
+    """群れ補正 (§3.2, §12): +1 AP per enemy when several stand, else 0."""
+    return standing_enemies * options.swarm_bonus_per_enemy if standing_enemies > 1 else 0
+
+
+def expected_pc_ap(character: Character) -> float:
+    """One character's expected AP: 3.5 per die plus equipment."""
+    return 3.5 * character.ap_dice + character.equipment_ap
+
+
+def expected_party_ap(party: Sequence[Character]) -> float:
+    """The PC side's expected AP (standing members)."""
+    return sum(expected_pc_ap(c) for c in party if c.standing)
+
+
+def expected_enemy_side_ap(encounter: Encounter, options: CombatOptions = DEFAULT_OPTIONS) -> float:
+    """The enemy side's expected AP, 群れ補正 and difficulty included."""
+    standing = [e for e in encounter.enemies if e.standing]
+    return (
+        sum(e.expected_ap for e in standing)
+        + swarm_bonus(len(standing), options)
+        + encounter.ap_adjustment
+    )
+
+
+class EncounterKind(StrEnum):
+    """What the helper builds: a fight against 雑魚, around エリート, or around a ボス."""
+
+    MOBS = "雑魚戦"
+    ELITE = "エリート戦"
+    BOSS = "ボス戦"
+
+
+class EncounterProposal(BaseModel):
+    """What :func:`propose_encounter` suggests, with the numbers it used."""
+
+    model_config = ConfigDict(frozen=True)
+
+    encounter: Encounter
+    party_average_ap: float
+    party_ap: float
+    enemy_side_ap: float
+    margin: float
+    explanation: str
+
+
+#: §2.3: AP relative to the party average, and HP per point of expected margin.
+_AP_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 4}
+_HP_FACTOR = {EnemyKind.MOB: 2.0, EnemyKind.ELITE: 2.5, EnemyKind.BOSS: 3.0}
+_MOB_NAMES = "ABCDE"
+
+
+def propose_encounter(
+    party: Sequence[Character],
+    kind: EncounterKind | str = EncounterKind.MOBS,
+    difficulty: Sequence[Difficulty | str] = (),
+    *,
+    offset: int | None = None,
+    mob_name: str = "雑魚",
+    elite_name: str = "精鋭",
+    boss_name: str = "首領",
+    options: CombatOptions = DEFAULT_OPTIONS,
+) -> EncounterProposal:
+    """Propose enemies for ``party`` by §2.3 and §3.
+
+    The party average is the mean expected AP of its standing members (3.5 per die plus
+    equipment). Each enemy's expected AP sits at the party average plus ``offset``
+    (default the middle of §2.3's range: 雑魚 −3 in −2..−4, エリート +1 in 0..+2,
+    ボス +4 in +3..+6); its fixed AP is that minus 3.5 per die of its kind, rounded.
+    Numbers (§3.2; §3.3's last paragraph: a party meets more enemies): a 雑魚戦 has
+    one 雑魚 per PC (2..5); an エリート戦 one エリート per PC beyond the first (1..2)
+    and a 雑魚 per PC beyond that; a ボス戦 one ボス and a 雑魚 per PC beyond the
+    second. Since §2.3 sets each enemy against *one* PC's average, a lone PC meets a
+    side stronger than itself (the explanation says so). HP is §2.3's expected margin
+    (PC side minus enemy side, at least 3) times 2 / 2.5 / 3, so a 雑魚 falls in about
+    two rounds and a ボス in about three (§11.1).
+
+    Raises:
+        InvalidCharacterError: empty party, an offset outside §2.3's range, bad kind.
+    """
+    members = validate_party(party)
+    try:
+        fight = EncounterKind(kind)
+        adjustments = tuple(Difficulty(d) for d in difficulty)
+    except ValueError as exc:
+        raise InvalidCharacterError(str(exc), "§3.3") from None
+    standing = [c for c in members if c.standing]
+    if not standing:
+        raise InvalidCharacterError("nobody in the party is standing")
+    average = expected_party_ap(standing) / len(standing)
+    size = len(standing)
+    if fight is EncounterKind.MOBS:
+        plan = [EnemyKind.MOB] * min(5, max(2, size))
+    elif fight is EncounterKind.ELITE:
+        elites = min(2, max(1, size - 1))
+        plan = [EnemyKind.ELITE] * elites + [EnemyKind.MOB] * min(5, max(0, size - 1 - elites))
+    else:
+        plan = [EnemyKind.BOSS] + [EnemyKind.MOB] * min(5, max(0, size - 2))
+    lead = plan[0]
+    ranges = {EnemyKind.MOB: (-4, -2), EnemyKind.ELITE: (0, 2), EnemyKind.BOSS: (3, 6)}
+    if offset is not None and not ranges[lead][0] <= offset <= ranges[lead][1]:
+        low, high = ranges[lead]
+        raise InvalidCharacterError(f"a {lead.value}'s AP is the party average {low:+d}..{high:+d}", "§2.3")
+
+    def fixed_ap(enemy_kind: EnemyKind) -> int:
+        wanted = average + (offset if offset is not None and enemy_kind is lead else _AP_OFFSET[enemy_kind])
+        return max(0, math.floor(wanted - 3.5 * enemy_kind.dice + 0.5))
+
+    names = {EnemyKind.MOB: mob_name, EnemyKind.ELITE: elite_name, EnemyKind.BOSS: boss_name}
+    counts = {k: plan.count(k) for k in set(plan)}
+    seen: dict[EnemyKind, int] = {}
+    drafts = []
+    for enemy_kind in plan:
+        seen[enemy_kind] = seen.get(enemy_kind, 0) + 1
+        name = names[enemy_kind] + (_MOB_NAMES[seen[enemy_kind] - 1] if counts[enemy_kind] > 1 else "")
+        drafts.append(Enemy(name=name, kind=enemy_kind, ap=fixed_ap(enemy_kind), max_hp=1, hp=1))
+    draft = Encounter(enemies=tuple(drafts), difficulty=adjustments)
+    party_ap = expected_party_ap(standing)
+    enemy_ap = expected_enemy_side_ap(draft, options)
+    raw_margin = party_ap - enemy_ap
+    margin = max(3.0, raw_margin)
+    enemies = tuple(
+        e.model_copy(update={"max_hp": max(1, math.ceil(margin * _HP_FACTOR[e.kind])),
+                             "hp": max(1, math.ceil(margin * _HP_FACTOR[e.kind]))})
+        for e in drafts
+    )
+    encounter = Encounter(enemies=enemies, difficulty=adjustments)
+    explanation = (
+        f"PC平均AP {average:.1f}（陣営 {party_ap:.1f}）; 敵陣営期待AP {enemy_ap:.1f}; "
+        f"期待差分 {margin:.1f} → HP × {', '.join(f'{k.value} {_HP_FACTOR[k]}' for k in sorted(set(plan)))}"
+    )
+    if raw_margin < 0:
+        explanation += "; 注意: 敵陣営の期待APがPC陣営を上回る（魔法・状況補正が要る）"
+    return EncounterProposal(
+        encounter=encounter,
+        party_average_ap=average,
+        party_ap=party_ap,
+        enemy_side_ap=enemy_ap,
+        margin=margin,
+        explanation=explanation,
+    )

@@ -1,0 +1,249 @@
+"""Characters, parties, encounters and battles to and from JSON files.
+
+Every file is an envelope ``{"format": "gm_engine.combat.<kind>", "version": 1,
+"data": …}``. Loading checks the JSON, the envelope and then the data against the
+models' rules; any failure raises :class:`~gm_engine.combat.errors.StorageError`
+naming the file and what is wrong (line and column of a JSON error, the field of a
+validation error). Writing goes through a temporary file, so a crash never leaves a
+half-written save.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from gm_engine.combat.battle import Battle
+from gm_engine.combat.characters import Character, describe_validation_error, validate_party
+from gm_engine.combat.enemies import Encounter
+from gm_engine.combat.errors import CombatError, StorageError
+from gm_engine.combat.state import BattleState
+from gm_engine.dice.source import DiceError, DiceSource, SeededSource
+
+VERSION = 1
+_PREFIX = "gm_engine.combat."
+
+
+def _envelope(kind: str, data: Any) -> str:
+    envelope = {"format": _PREFIX + kind, "version": VERSION, "data": data}
+    return json.dumps(envelope, ensure_ascii=False, indent=1)
+
+
+def _write(path: str | Path, text: str) -> None:
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def loads(text: str, kind: str, where: str = "<text>") -> Any:
+    """The ``data`` of an envelope of ``kind`` in ``text``.
+
+    Raises:
+        StorageError: not JSON, not an object, another kind or version.
+    """
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StorageError(
+            f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            + (" (the file looks truncated)" if exc.pos >= len(text.rstrip()) else "")
+        ) from None
+    if not isinstance(raw, dict):
+        raise StorageError(
+            f"{where}: expected a JSON object with format/version/data, got {type(raw).__name__}"
+        )
+    missing = [k for k in ("format", "version", "data") if k not in raw]
+    if missing:
+        raise StorageError(f"{where}: missing {', '.join(missing)} (expected format/version/data)")
+    if raw["format"] != _PREFIX + kind:
+        raise StorageError(f"{where}: this is a {raw['format']!r} file, not a {_PREFIX + kind!r} file")
+    if raw["version"] != VERSION:
+        raise StorageError(f"{where}: version {raw['version']!r} is not supported (expected {VERSION})")
+    return raw["data"]
+
+
+def _read(path: str | Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StorageError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise StorageError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise StorageError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _validate(model: type[M], data: Any, where: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise StorageError(f"{where}: {describe_validation_error(exc)}") from None
+
+
+# -- characters, parties, encounters -----------------------------------------------------------------
+
+
+def dumps_character(character: Character) -> str:
+    """A character as envelope JSON."""
+    return _envelope("character", character.model_dump(mode="json"))
+
+
+def loads_character(text: str, where: str = "<text>") -> Character:
+    """A character from envelope JSON.
+
+    Raises:
+        StorageError: bad JSON, wrong kind, or data that breaks a rule.
+    """
+    return _validate(Character, loads(text, "character", where), where)
+
+
+def save_character(path: str | Path, character: Character) -> None:
+    """Write a character file."""
+    _write(path, dumps_character(character))
+
+
+def load_character(path: str | Path) -> Character:
+    """Read a character file.
+
+    Raises:
+        StorageError: unreadable or invalid (the message says what is wrong).
+    """
+    return loads_character(_read(path), str(path))
+
+
+def dumps_party(party: Sequence[Character]) -> str:
+    """A party as envelope JSON."""
+    return _envelope("party", [c.model_dump(mode="json") for c in validate_party(party)])
+
+
+def loads_party(text: str, where: str = "<text>") -> tuple[Character, ...]:
+    """A party from envelope JSON.
+
+    Raises:
+        StorageError: bad JSON, wrong kind, an invalid member, duplicate names.
+    """
+    data = loads(text, "party", where)
+    if not isinstance(data, list):
+        raise StorageError(f"{where}: a party's data is a list of characters")
+    members = [_validate(Character, item, f"{where}: member {i + 1}") for i, item in enumerate(data)]
+    try:
+        return validate_party(members)
+    except CombatError as exc:
+        raise StorageError(f"{where}: {exc}") from None
+
+
+def save_party(path: str | Path, party: Sequence[Character]) -> None:
+    """Write a party file."""
+    _write(path, dumps_party(party))
+
+
+def load_party(path: str | Path) -> tuple[Character, ...]:
+    """Read a party file.
+
+    Raises:
+        StorageError: unreadable or invalid.
+    """
+    return loads_party(_read(path), str(path))
+
+
+def dumps_encounter(encounter: Encounter) -> str:
+    """An encounter as envelope JSON."""
+    return _envelope("encounter", encounter.model_dump(mode="json"))
+
+
+def loads_encounter(text: str, where: str = "<text>") -> Encounter:
+    """An encounter from envelope JSON.
+
+    Raises:
+        StorageError: bad JSON, wrong kind, or invalid enemies.
+    """
+    return _validate(Encounter, loads(text, "encounter", where), where)
+
+
+def save_encounter(path: str | Path, encounter: Encounter) -> None:
+    """Write an encounter file."""
+    _write(path, dumps_encounter(encounter))
+
+
+def load_encounter(path: str | Path) -> Encounter:
+    """Read an encounter file.
+
+    Raises:
+        StorageError: unreadable or invalid.
+    """
+    return loads_encounter(_read(path), str(path))
+
+
+# -- battles --------------------------------------------------------------------------------------------
+
+
+def dumps_battle(battle: Battle) -> str:
+    """A battle as envelope JSON, with the dice it has drawn (to restore a seeded source)."""
+    state = battle.state.model_dump(mode="json")
+    dice = [[d.value, d.sides] for d in battle.source.history]
+    return _envelope("battle", {"state": state, "source_history": dice})
+
+
+def loads_battle(text: str, source: DiceSource | None = None, where: str = "<text>") -> Battle:
+    """A battle from envelope JSON.
+
+    Without ``source``, the battle must have been started with a seed: a
+    :class:`SeededSource` of that seed is fast-forwarded over the recorded dice (and
+    checked against them), so the battle goes on exactly as it would have.
+
+    Raises:
+        StorageError: bad JSON or state, no seed and no source, or recorded dice that the
+            seed does not reproduce.
+    """
+    data = loads(text, "battle", where)
+    if not isinstance(data, dict) or "state" not in data:
+        raise StorageError(f"{where}: a battle's data holds 'state' and 'source_history'")
+    state = _validate(BattleState, data["state"], where)
+    if source is None:
+        if state.seed is None:
+            raise StorageError(f"{where}: the battle has no seed; pass the dice source to continue it")
+        source = SeededSource(state.seed)
+        history = data.get("source_history", [])
+        if not isinstance(history, list):
+            raise StorageError(f"{where}: source_history is a list of [value, sides]")
+        try:
+            for i, entry in enumerate(history):
+                value, sides = int(entry[0]), int(entry[1])
+                if source.roll(sides) != value:
+                    raise StorageError(
+                        f"{where}: die #{i + 1} does not match seed {state.seed!r}; was the file edited?"
+                    )
+        except (TypeError, ValueError, IndexError, DiceError) as exc:
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(f"{where}: source_history entry is not [value, sides]: {exc}") from None
+    return Battle.from_state(state, source)
+
+
+def save_battle(path: str | Path, battle: Battle) -> None:
+    """Write a battle file."""
+    _write(path, dumps_battle(battle))
+
+
+def load_battle(path: str | Path, source: DiceSource | None = None) -> Battle:
+    """Read a battle file (see :func:`loads_battle`).
+
+    Raises:
+        StorageError: unreadable or invalid.
+    """
+    return loads_battle(_read(path), source, str(path))
