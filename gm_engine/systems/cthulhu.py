@@ -16,11 +16,19 @@ is a fumble. A roll at or over the malfunction number is a malfunction whatever 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import ClassVar, Literal
 
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import ArithmeticParser, comparison_operator, normalize, tokenize
+from gm_engine.systems._bcdice import (
+    ArithmeticParser,
+    comparison_operator,
+    construct,
+    normalize,
+    outcome,
+    tokenize,
+)
 
 SYSTEM_ID = "Cthulhu"
 
@@ -128,6 +136,7 @@ class _Check:
         return "fumble" if self.fumble else "failure"
 
 
+@lru_cache(maxsize=4096)
 def parse_skill_check(command: str) -> tuple[str, int | None, int | None] | None:
     """Read ``CC[B][x][±modifier][<=target]`` as BCDice's command parser does.
 
@@ -197,11 +206,14 @@ class Cthulhu(GameSystem):
         arrow = ">" if english else "＞"
         if target is None:
             value = ctx.source.roll(100)
-            detail = CoC6CheckDetail.model_construct(
-                kind="coc6_check", command=name, critical_range=critical_range, target=None,
-                malfunction=malfunction_number, value=value, result=None,
+            detail = construct(
+                CoC6CheckDetail,
+                dict(
+                    kind="coc6_check", command=name, critical_range=critical_range, target=None,
+                    malfunction=malfunction_number, value=value, result=None,
+                ),
             )
-            return _flags(f"(1D100) {arrow} {value}", detail)
+            return outcome(f"(1D100) {arrow} {value}", detail)
         malfunction = malfunction_number if malfunction_number is not None and malfunction_number > 0 else 0
         expr = f"(1D100<={target})"
         if malfunction > 0:
@@ -209,12 +221,15 @@ class Cthulhu(GameSystem):
         value = ctx.source.roll(100)
         check = _Check(value, target, critical_range, malfunction)
         result = check.result
-        detail = CoC6CheckDetail.model_construct(
-            kind="coc6_check", command=name, critical_range=critical_range, target=target,
-            malfunction=malfunction_number, value=value, result=result,
+        detail = construct(
+            CoC6CheckDetail,
+            dict(
+                kind="coc6_check", command=name, critical_range=critical_range, target=target,
+                malfunction=malfunction_number, value=value, result=result,
+            ),
         )
         words = RESULT_EN if english else RESULT_JA
-        return _flags(
+        return outcome(
             f"{expr} {arrow} {value} {arrow} {words[result]}",
             detail,
             success=check.success,
@@ -235,13 +250,16 @@ class Cthulhu(GameSystem):
         words = RESULT_EN if english else RESULT_JA
 
         def automatic(result: CheckResult) -> Outcome:
-            detail = CoC6CheckDetail.model_construct(
-                kind="coc6_check", command=name, critical_range=critical_range, target=target,
-                malfunction=None, value=None, result=result,
+            detail = construct(
+                CoC6CheckDetail,
+                dict(
+                    kind="coc6_check", command=name, critical_range=critical_range, target=target,
+                    malfunction=None, value=None, result=result,
+                ),
             )
             text = f"(1d100<={target}) {arrow} {words[result]}"
             ok = result == "automatic_success"
-            return _flags(text, detail, success=ok, failure=not ok)
+            return outcome(text, detail, success=ok, failure=not ok)
 
         if target < 5:
             return automatic("automatic_failure")
@@ -250,11 +268,14 @@ class Cthulhu(GameSystem):
         value = ctx.source.roll(100)
         check = _Check(value, target, critical_range)
         result = check.result
-        detail = CoC6CheckDetail.model_construct(
-            kind="coc6_check", command=name, critical_range=critical_range, target=target,
-            malfunction=None, value=value, result=result,
+        detail = construct(
+            CoC6CheckDetail,
+            dict(
+                kind="coc6_check", command=name, critical_range=critical_range, target=target,
+                malfunction=None, value=value, result=result,
+            ),
         )
-        return _flags(
+        return outcome(
             f"(1d100<={target}) {arrow} {value} {arrow} {words[result]}",
             detail,
             success=check.success,
@@ -281,9 +302,12 @@ class Cthulhu(GameSystem):
             else "failure"
         )
         result_1, result_2 = check_1.result, check_2.result
-        detail = CoC6CombinedDetail.model_construct(
-            kind="coc6_combined", command=name, critical_range=critical_range, targets=(first, second),
-            value=value, results=(result_1, result_2), result=result,
+        detail = construct(
+            CoC6CombinedDetail,
+            dict(
+                kind="coc6_combined", command=name, critical_range=critical_range, targets=(first, second),
+                value=value, results=(result_1, result_2), result=result,
+            ),
         )
         english = ctx.locale == "en"
         arrow = ">" if english else "＞"
@@ -294,7 +318,7 @@ class Cthulhu(GameSystem):
         )
         # BCDice: success when either roll succeeded, critical/fumble when either was one.
         either = check_1.success or check_2.success
-        return _flags(
+        return outcome(
             text,
             detail,
             success=either,
@@ -303,16 +327,3 @@ class Cthulhu(GameSystem):
             fumble=check_1.fumble or check_2.fumble,
         )
 
-
-def _flags(
-    text: str,
-    detail: Detail,
-    *,
-    success: bool = False,
-    failure: bool = False,
-    critical: bool = False,
-    fumble: bool = False,
-) -> Outcome:
-    return Outcome.model_construct(
-        text=text, success=success, failure=failure, critical=critical, fumble=fumble, detail=detail
-    )
