@@ -215,3 +215,29 @@ def test_scripted_backend_fails_on_unexpected_call_and_leftovers() -> None:
     empty = ScriptedBackend([])
     with pytest.raises(ScriptError, match="script is used up"):
         run(empty.complete(ModelRequest(actor="a", messages=())))
+
+
+def test_offers_given_as_a_function_are_recomputed_between_answers() -> None:
+    engine = Counter()
+    spoken: list[str] = []
+
+    def offers() -> list[Offer[Tool]]:
+        def speak(s: Speak) -> str:
+            spoken.append(s.text)
+            return "ok"
+
+        current: list[Offer[Tool]] = [Offer.of(Speak, speak)]  # type: ignore[list-item]
+        if spoken:  # voting becomes legal once something was said
+            current.append(Offer.of(Vote, engine.vote, target=["P2"]))  # type: ignore[arg-type]
+        return current
+
+    script = [
+        ("P4", response_with_calls(("speak", {"text": "hi"}))),
+        ("P4", response_with_calls(("vote", {"target": "P2"}))),
+    ]
+    with ScriptedBackend(script) as backend:
+        turn = TurnRunner(backend).run(actor="P4", messages=[user_message("go")], offers=offers, max_actions=2)
+        result = run(turn)
+    assert [t.name for t in backend.requests[0].tools] == ["speak"]
+    assert [t.name for t in backend.requests[1].tools] == ["speak", "vote"]
+    assert engine.votes == ["P2"] and not result.errors

@@ -268,7 +268,7 @@ class TurnRunner:
         *,
         actor: str,
         messages: Sequence[JsonDict],
-        offers: Sequence[Offer[Any]],
+        offers: Sequence[Offer[Any]] | Callable[[], Sequence[Offer[Any]]],
         fallback: Fallback | None = None,
         context: object | None = None,
         require_action: bool = True,
@@ -287,16 +287,16 @@ class TurnRunner:
         ``require_action`` (the default) a text-only answer before any action is an
         error answered like the others.
 
+        ``offers`` may be a function returning the offers of the moment: it is called
+        again before every request, so a free turn (the adventure GM's) sees the tools
+        that became legal with the actions it already took.
+
         Raises:
             TurnError: the budget ran out and there is no fallback while an action was
                 required, or the fallback's action was refused.
+            ToolDefinitionError: two offers have the same name.
         """
-        by_name: dict[str, Offer[Any]] = {}
-        for offer in offers:
-            if offer.name in by_name:
-                raise ToolDefinitionError(f"tool {offer.name!r} offered twice")
-            by_name[offer.name] = offer
-        specs = tuple(o.spec() for o in offers)
+        by_name, specs = _index(offers() if callable(offers) else offers)
         convo: list[JsonDict] = [dict(m) for m in messages]
         actions: list[AppliedAction] = []
         errors: list[str] = []
@@ -307,6 +307,9 @@ class TurnRunner:
         while not ended:
             if len(errors) > self.retry_budget or responses >= self.max_responses:
                 break
+            if callable(offers) and responses:
+                # the legal tools may have changed with the actions applied so far
+                by_name, specs = _index(offers())
             wants_tool = require_action and not actions and bool(specs)
             request = ModelRequest(
                 actor=actor,
@@ -443,6 +446,15 @@ class TurnRunner:
         except ValueError as exc:
             return None, f"error: {call.name} refused by the rules: {exc}"
         return AppliedAction(call.name, arguments, output), output.text
+
+
+def _index(offers: Sequence[Offer[Any]]) -> tuple[dict[str, Offer[Any]], tuple[ToolSpec, ...]]:
+    by_name: dict[str, Offer[Any]] = {}
+    for offer in offers:
+        if offer.name in by_name:
+            raise ToolDefinitionError(f"tool {offer.name!r} offered twice")
+        by_name[offer.name] = offer
+    return by_name, tuple(o.spec() for o in offers)
 
 
 def _as_output(value: ToolOutput | str) -> ToolOutput:
