@@ -236,7 +236,8 @@ def test_offers_given_as_a_function_are_recomputed_between_answers() -> None:
         ("P4", response_with_calls(("vote", {"target": "P2"}))),
     ]
     with ScriptedBackend(script) as backend:
-        turn = TurnRunner(backend).run(actor="P4", messages=[user_message("go")], offers=offers, max_actions=2)
+        runner = TurnRunner(backend)
+        turn = runner.run(actor="P4", messages=[user_message("go")], offers=offers, max_actions=2)
         result = run(turn)
     assert [t.name for t in backend.requests[0].tools] == ["speak"]
     assert [t.name for t in backend.requests[1].tools] == ["speak", "vote"]
