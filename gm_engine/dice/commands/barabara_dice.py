@@ -1,0 +1,566 @@
+"""BarabaraDice ``xBy``: dice shown side by side, with an optional success count.
+
+``2B6``, ``2B6+4B10>3``, ``(1*2)B(2+4)<=3``: each term rolls its dice, the faces are
+listed in order and, with a comparison, every die that meets it is one success
+(成功数). The module also holds the syntax that BCDice's xBy family shares (xBy, xRy,
+xUy, xTYy): the whitespace split, the token stream, integer arithmetic with the
+``/U /C /R /F`` rounding suffixes, comparison operators and the dice limits of BCDice's
+randomizer. :mod:`reroll_dice`, :mod:`upper_dice` and :mod:`tally_dice` import it.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Callable
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from gm_engine.dice.engine import TooManyDiceError, reserve_dice
+from gm_engine.dice.result import Detail, Locale, Outcome
+from gm_engine.dice.system import GameSystem, RollContext, register_command
+
+# --------------------------------------------------------------------------------------
+# Shared syntax of the xBy family
+# --------------------------------------------------------------------------------------
+
+ComparisonOp = Literal["==", "!=", "<", ">", "<=", ">="]
+
+#: Ruby's ``\s`` (and its awk-style ``split(" ")``) is ASCII whitespace only; a full-width
+#: space does not end a command in BCDice, so it must not here either.
+_FIRST_WORD = re.compile(r"[ \t\n\v\f\r]*([^ \t\n\v\f\r]*)")
+_TOKEN = re.compile(r"([0-9]+)|([<>!=]+)|(.)", re.DOTALL)
+
+_COMPARE: Final[dict[str, Callable[[int, int], bool]]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
+
+#: How BCDice prints a comparison: ``==`` as ``=`` and ``!=`` as ``<>``.
+_COMPARISON_TEXT: Final[dict[str | None, str]] = {
+    None: "",
+    "==": "=",
+    "!=": "<>",
+    "<": "<",
+    ">": ">",
+    "<=": "<=",
+    ">=": ">=",
+}
+
+MAX_TIMES_PER_ROLL: Final = 200
+"""More dice than this in one roll of a term give no dice at all, as in BCDice."""
+MAX_SIDES: Final = 10000
+"""A die with more sides than this (or fewer than one) shows 0 and is not rolled."""
+MAX_VALUES_PER_COMMAND: Final = 100000
+"""Faces, rolled or shown as 0, one command may list; BCDice has no such cap, but a
+reroll loop over 0-sided dice would otherwise print millions of zeros."""
+
+
+def first_word(text: str) -> str:
+    """The command part of a chat line: everything before the first ASCII whitespace."""
+    match = _FIRST_WORD.match(text)
+    return match.group(1) if match else ""
+
+
+def normalize_comparison(text: str) -> ComparisonOp | None:
+    """BCDice's reading of a run of ``<>!=``: the first pattern found wins, else None."""
+    if "<=" in text or "=<" in text:
+        return "<="
+    if ">=" in text or "=>" in text:
+        return ">="
+    if "<>" in text or "!=" in text or "=!" in text:
+        return "!="
+    if "<" in text:
+        return "<"
+    if ">" in text:
+        return ">"
+    if "=" in text:
+        return "=="
+    return None
+
+
+def format_comparison(op: ComparisonOp | None) -> str:
+    """A comparison as BCDice prints it (``=``, ``<>``, ``>=`` ...; empty for none)."""
+    return _COMPARISON_TEXT[op]
+
+
+def compare(value: int, op: ComparisonOp, target: int) -> bool:
+    """Whether ``value op target`` holds."""
+    return _COMPARE[op](value, target)
+
+
+def format_modifier(number: int) -> str:
+    """A modifier as BCDice prints it: ``+3``, ``-3``, or nothing for 0."""
+    if number == 0:
+        return ""
+    return f"+{number}" if number > 0 else str(number)
+
+
+class CmpToken:
+    """A run of comparison characters, already normalized (None when it means nothing)."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op: ComparisonOp | None) -> None:
+        self.op = op
+
+
+Token = int | CmpToken | str
+"""A token: a whole number, a comparison, or one character upper-cased."""
+
+
+def tokenize(word: str) -> list[Token] | None:
+    """BCDice's common-command lexer over one word; None if a number is absurdly long."""
+    tokens: list[Token] = []
+    try:
+        for number, cmp, char in _TOKEN.findall(word):
+            if number:
+                tokens.append(int(number))
+            elif cmp:
+                tokens.append(CmpToken(normalize_comparison(cmp)))
+            else:
+                tokens.append(char.upper())
+    except ValueError:  # more digits than Python converts
+        return None
+    return tokens
+
+
+RoundMode = Literal["default", "ceil", "round", "floor"]
+Node = int | tuple[object, ...]
+"""An arithmetic expression: an int, ``("neg", node)``, ``(op, lhs, rhs)`` for + - *, or
+``("/", lhs, rhs, mode)``."""
+
+
+class ParseFailure(Exception):
+    """Internal: the tokens do not form the command (the command then answers None)."""
+
+
+class TokenCursor:
+    """A recursive-descent reader of the shared grammar (BCDice's ``add``/``mul``/``term``)."""
+
+    __slots__ = ("pos", "tokens")
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    def peek(self) -> Token | None:
+        """The next token, or None at the end."""
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def at_end(self) -> bool:
+        """Whether every token has been read."""
+        return self.pos >= len(self.tokens)
+
+    def accept(self, symbol: str) -> bool:
+        """Step over ``symbol`` if it is next."""
+        if self.pos < len(self.tokens):
+            token = self.tokens[self.pos]
+            if isinstance(token, str) and token == symbol:
+                self.pos += 1
+                return True
+        return False
+
+    def expect(self, symbol: str) -> None:
+        """Step over ``symbol`` or fail."""
+        if not self.accept(symbol):
+            raise ParseFailure
+
+    def starts_term(self) -> bool:
+        """Whether a ``term`` (a number or a parenthesis) comes next."""
+        token = self.peek()
+        return isinstance(token, int) or token == "("
+
+    def term(self) -> Node:
+        """``term: ( add ) | NUMBER``; the parentheses are dropped."""
+        token = self.peek()
+        if isinstance(token, int):
+            self.pos += 1
+            return token
+        if token == "(":
+            self.pos += 1
+            node = self.add()
+            self.expect(")")
+            return node
+        raise ParseFailure
+
+    def unary(self) -> Node:
+        """``unary: + unary | - unary | term``."""
+        if self.accept("+"):
+            return self.unary()
+        if self.accept("-"):
+            return ("neg", self.unary())
+        return self.term()
+
+    def mul(self, first: Node | None = None) -> Node:
+        """``mul: mul * unary | mul / unary round | unary`` (``first``: a unary already read)."""
+        lhs = self.unary() if first is None else first
+        while True:
+            if self.accept("*"):
+                lhs = ("*", lhs, self.unary())
+            elif self.accept("/"):
+                rhs = self.unary()
+                lhs = ("/", lhs, rhs, self._round_mode())
+            else:
+                return lhs
+
+    def add(self) -> Node:
+        """``add: add + mul | add - mul | mul``."""
+        lhs = self.mul()
+        while True:
+            if self.accept("+"):
+                lhs = ("+", lhs, self.mul())
+            elif self.accept("-"):
+                lhs = ("-", lhs, self.mul())
+            else:
+                return lhs
+
+    def comparison(self) -> ComparisonOp | None:
+        """Step over a comparison token: its operator, None if none is next; fail if it
+        is a run of ``<>!=`` that means nothing."""
+        token = self.peek()
+        if not isinstance(token, CmpToken):
+            return None
+        if token.op is None:
+            raise ParseFailure
+        self.pos += 1
+        return token.op
+
+    def target(self) -> tuple[ComparisonOp | None, Node | None]:
+        """``target: (none) | CMP add``."""
+        op = self.comparison()
+        if op is None:
+            return None, None
+        return op, self.add()
+
+    def _round_mode(self) -> RoundMode:
+        if self.accept("U") or self.accept("C"):
+            return "ceil"
+        if self.accept("R"):
+            return "round"
+        if self.accept("F"):
+            return "floor"
+        return "default"
+
+
+def _round_half_away(value: float) -> int:
+    # Ruby's Float#round goes half away from zero; Python's round() goes to even.
+    magnitude = abs(value)
+    whole = math.floor(magnitude)
+    if magnitude - whole >= 0.5:
+        whole += 1
+    return whole if value >= 0 else -whole
+
+
+def evaluate_node(node: Node, round_type: str) -> int:
+    """Evaluate an expression as BCDice does (Ruby integers; ``/`` rounds per mode).
+
+    Raises:
+        ZeroDivisionError: a division by zero.
+        OverflowError: a ceil/round division of numbers too large for a float.
+    """
+    if isinstance(node, int):
+        return node
+    kind = node[0]
+    if kind == "neg":
+        return -evaluate_node(node[1], round_type)  # type: ignore[arg-type]
+    lhs = evaluate_node(node[1], round_type)  # type: ignore[arg-type]
+    rhs = evaluate_node(node[2], round_type)  # type: ignore[arg-type]
+    if kind == "+":
+        return lhs + rhs
+    if kind == "-":
+        return lhs - rhs
+    if kind == "*":
+        return lhs * rhs
+    mode = node[3]
+    if mode == "default":
+        mode = round_type
+    if mode == "ceil":
+        return math.ceil(float(lhs) / rhs)
+    if mode == "round":
+        return _round_half_away(float(lhs) / rhs)
+    return lhs // rhs
+
+
+ArithmeticFailure = Literal["division_by_zero", "number_too_large", "too_complex"]
+
+_ERROR_TEXT: Final[dict[str, dict[str, str]]] = {
+    "division_by_zero": {"ja": "0で割ることはできません", "en": "division by zero"},
+    "number_too_large": {
+        "ja": "数値が大きすぎるため計算できませんでした",
+        "en": "the numbers are too large to compute",
+    },
+    "too_complex": {
+        "ja": "式の入れ子が深すぎるため計算できませんでした",
+        "en": "the expression is nested too deeply to compute",
+    },
+}
+
+
+def error_text(source: str, error: str, locale: Locale) -> str:
+    """The text of a command whose numbers cannot be computed (BCDice raises there)."""
+    return f"{source} ＞ {_ERROR_TEXT[error][locale]}"
+
+
+def evaluate_all(nodes: list[Node | None], round_type: str) -> list[int | None] | ArithmeticFailure:
+    """Evaluate several expressions (None stays None), or name the arithmetic error."""
+    try:
+        return [None if node is None else evaluate_node(node, round_type) for node in nodes]
+    except ZeroDivisionError:
+        return "division_by_zero"
+    except RecursionError:
+        return "too_complex"
+    except (OverflowError, ValueError):
+        return "number_too_large"
+
+
+#: What the common commands' prefixes allow before the command itself: BCDice hands
+#: them the line as typed, leading whitespace and secret ``S`` included.
+LINE_HEAD = r"[ \t\n\v\f\r]*S?"
+
+
+def parse_tokens(word: str) -> TokenCursor:
+    """A cursor over the tokens of a command word, past the secret ``S`` if there is one.
+
+    Raises:
+        ParseFailure: a number in it is too long to read.
+    """
+    tokens = tokenize(word)
+    if tokens is None:
+        raise ParseFailure
+    cursor = TokenCursor(tokens)
+    cursor.accept("S")
+    return cursor
+
+
+class DiceRoller:
+    """Rolls one command's dice with the limits of BCDice's randomizer.
+
+    A die whose sides are out of 1..:data:`MAX_SIDES` shows 0 without being rolled; a roll
+    of more than :data:`MAX_TIMES_PER_ROLL` dice (or fewer than one) gives none. The
+    line's dice budget is the engine's (:func:`gm_engine.dice.engine.reserve_dice`),
+    checked, as BCDice does, before the per-roll cap.
+
+    Raises (from its methods):
+        TooManyDiceError: the line's budget, or :data:`MAX_VALUES_PER_COMMAND`, is spent.
+    """
+
+    __slots__ = ("_roll", "ctx", "values")
+
+    def __init__(self, ctx: RollContext) -> None:
+        self.ctx = ctx
+        self._roll = ctx.source.roll
+        self.values = 0
+
+    def _count(self, values: int) -> None:
+        self.values += values
+        if self.values > MAX_VALUES_PER_COMMAND:
+            raise TooManyDiceError(f"more than {MAX_VALUES_PER_COMMAND} faces in one command")
+
+    def roll_once(self, sides: int) -> int:
+        """One die; 0 without rolling when ``sides`` is out of range."""
+        self._count(1)
+        if sides <= 0 or sides > MAX_SIDES:
+            return 0
+        reserve_dice(self.ctx, 1)
+        return self._roll(sides)
+
+    def roll_many(self, times: int, sides: int) -> list[int]:
+        """``times`` dice as BCDice's ``roll_barabara``: none when ``times`` is out of range."""
+        reserve_dice(self.ctx, times)
+        if times <= 0 or times > MAX_TIMES_PER_ROLL:
+            return []
+        self._count(times)
+        if sides <= 0 or sides > MAX_SIDES:
+            return [0] * times
+        roll = self._roll
+        return [roll(sides) for _ in range(times)]
+
+
+def grich_text(system: GameSystem, ones: int, dice_count: int, successes: int) -> str | None:
+    """A system's note on a dice pool (BCDice's ``grich_text``), if the system has one."""
+    hook = getattr(system, "grich_text", None)
+    if hook is None:
+        return None
+    note = hook(ones, dice_count, successes)
+    return note if isinstance(note, str) else None
+
+
+def default_comparison(system: GameSystem) -> tuple[ComparisonOp | None, int | None]:
+    """The system's default comparison and target (BCDice's ``default_cmp_op`` and
+    ``default_target_number``), for systems that define them."""
+    op = getattr(system, "default_cmp_op", None)
+    target = getattr(system, "default_target_number", None)
+    normalized = normalize_comparison(op) if isinstance(op, str) else None
+    return normalized, target if isinstance(target, int) else None
+
+
+def join_ints(values: tuple[int, ...] | list[int]) -> str:
+    """Faces joined by commas, as BCDice lists them."""
+    return ",".join(map(str, values))
+
+
+class DiceGroup(BaseModel):
+    """The dice of one term: how many were asked for, their sides, the faces shown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    times: int
+    sides: int
+    values: tuple[int, ...] = ()
+
+
+class DiceSpec(BaseModel):
+    """One term of a command, evaluated: ``times`` dice of ``sides`` sides."""
+
+    model_config = ConfigDict(frozen=True)
+
+    times: int
+    sides: int
+
+
+def success_words(count: int, locale: Locale) -> str:
+    """``成功数N`` or ``N successes``."""
+    if locale == "en":
+        return f"{count} success" if count == 1 else f"{count} successes"
+    return f"成功数{count}"
+
+
+# --------------------------------------------------------------------------------------
+# BarabaraDice
+# --------------------------------------------------------------------------------------
+
+
+class BarabaraDiceDetail(Detail):
+    """The structure of an ``xBy`` roll."""
+
+    kind: Literal["barabara_dice"] = "barabara_dice"
+    #: The command as BCDice echoes it inside the parentheses, e.g. ``2B6+4B10>3``.
+    expression: str
+    groups: tuple[DiceGroup, ...] = ()
+    comparison: ComparisonOp | None = None
+    target: int | None = None
+    #: Dice meeting the comparison; None without a comparison.
+    successes: int | None = None
+    #: Dice showing 1.
+    ones: int = 0
+    #: The game system's note on the pool (BCDice's grich text), if any.
+    system_note: str | None = None
+    #: Why the numbers could not be computed; the text then says so after the word.
+    error: ArithmeticFailure | None = None
+
+
+def render_barabara(detail: BarabaraDiceDetail, locale: Locale) -> str:
+    """The text of an ``xBy`` roll in ``locale``."""
+    if detail.error is not None:
+        return error_text(detail.expression, detail.error, locale)
+    parts = [
+        f"({detail.expression})",
+        ",".join(join_ints(group.values) for group in detail.groups if group.values),
+    ]
+    if detail.successes is not None:
+        parts.append(success_words(detail.successes, locale))
+    if detail.system_note is not None:
+        parts.append(detail.system_note)
+    return " ＞ ".join(parts)
+
+
+def read_dice_terms(cursor: TokenCursor, letter: str) -> list[tuple[Node, Node]]:
+    """``notations: notations + dice | dice`` with ``dice: term <letter> term``."""
+    notations = [_dice_term(cursor, letter)]
+    while cursor.accept("+"):
+        notations.append(_dice_term(cursor, letter))
+    return notations
+
+
+def _dice_term(cursor: TokenCursor, letter: str) -> tuple[Node, Node]:
+    times = cursor.term()
+    cursor.expect(letter)
+    return times, cursor.term()
+
+
+def pair_up(values: list[int | None]) -> list[tuple[int, int]]:
+    """Evaluated ``times, sides, times, sides, ...`` as pairs."""
+    pairs: list[tuple[int, int]] = []
+    for i in range(0, len(values), 2):
+        times, sides = values[i], values[i + 1]
+        assert times is not None and sides is not None
+        pairs.append((times, sides))
+    return pairs
+
+
+def build_outcome(detail: Detail, text: str) -> Outcome:
+    """An :class:`Outcome` carrying ``detail``; the detail was built from checked values,
+    so it is not validated again (this is the hot path of every roll)."""
+    return Outcome.model_construct(text=text, detail=detail)
+
+
+@register_command("BarabaraDice", 20, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*B")
+def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
+    """Evaluate ``xBy`` (BCDice's BarabaraDice); None if ``command`` is not one.
+
+    ``command`` is the chat line; only its first word is read.
+    """
+    word = first_word(command)
+    try:
+        cursor = parse_tokens(word)
+        notations = read_dice_terms(cursor, "B")
+        op, target_node = cursor.target()
+        if not cursor.at_end():
+            return None
+    except ParseFailure:
+        return None
+    except RecursionError:
+        return _refuse(word, "too_complex", ctx.locale)
+    system = ctx.system
+    nodes: list[Node | None] = [node for pair in notations for node in pair]
+    nodes.append(target_node)
+    values = evaluate_all(nodes, system.round_type)
+    if isinstance(values, str):
+        return _refuse(word, values, ctx.locale)
+    target = values.pop()
+    if op is None:
+        op, target = default_comparison(system)
+    specs = pair_up(values)
+
+    roller = DiceRoller(ctx)
+    sort = system.sort_barabara_dice
+    groups: list[DiceGroup] = []
+    all_values: list[int] = []
+    for times, sides in specs:
+        rolled = roller.roll_many(times, sides)
+        if sort:
+            rolled.sort()
+        all_values.extend(rolled)
+        groups.append(DiceGroup.model_construct(times=times, sides=sides, values=tuple(rolled)))
+
+    ones = all_values.count(1)
+    successes: int | None = None
+    if op is not None:
+        successes = 0
+        if target is not None:
+            check = _COMPARE[op]
+            successes = sum(1 for value in all_values if check(value, target))
+    expression = "+".join(f"{times}B{sides}" for times, sides in specs)
+    expression += format_comparison(op) + ("" if target is None else str(target))
+    detail = BarabaraDiceDetail.model_construct(
+        expression=expression,
+        groups=tuple(groups),
+        comparison=op,
+        target=target,
+        successes=successes,
+        ones=ones,
+        system_note=grich_text(system, ones, len(all_values), successes or 0),
+    )
+    return build_outcome(detail, render_barabara(detail, ctx.locale))
+
+
+def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
+    detail = BarabaraDiceDetail.model_construct(expression=word, error=error)
+    return build_outcome(detail, error_text(word, error, locale))
