@@ -1,0 +1,188 @@
+"""``gm replay``, ``gm resume`` and ``gm roll-session``: recorded sessions and the roll session."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec
+from gm_engine.sessions.roll import NoModelBackend, ScriptedHuman, TerminalHuman
+from gm_engine.transcripts.format import (
+    TranscriptError,
+    TranscriptFormatError,
+    TranscriptHeader,
+    TranscriptTampered,
+    TranscriptTruncated,
+    read_transcript,
+)
+from gm_engine.transcripts.paths import default_transcript_path
+from gm_engine.transcripts.record import record_session
+from gm_engine.transcripts.replay import replay_transcript
+from gm_engine.transcripts.resume import resume_session
+
+
+def register(subparsers: Any) -> None:
+    """Add the transcript subcommands and the roll session."""
+    replay = subparsers.add_parser(
+        "replay",
+        help="replay recorded sessions and check every rule outcome",
+        description="Re-run each transcript with its recorded model responses and human inputs and check "
+        "every tool result, die and state hash. Exit 0 only when every file matches.",
+    )
+    replay.add_argument("files", nargs="+", help="transcript files or folders of *.jsonl")
+    replay.add_argument(
+        "--tolerant",
+        action="store_true",
+        help="match model calls by (actor, day, phase, turn), so reworded prompts still replay",
+    )
+    replay.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
+    replay.set_defaults(handler=_replay)
+
+    resume = subparsers.add_parser(
+        "resume",
+        help="continue a session that was cut off, from its transcript",
+        description="Re-run the recorded part of the session, then go on live, appending to the same file.",
+    )
+    resume.add_argument("file")
+    resume.add_argument("--seed", type=int, default=None, help="the session's seed, if it was not kept")
+    resume.add_argument("--base-url", default=None, help="server of an openai-backend session")
+    resume.add_argument("--profile", default=None, help="server profile of an openai-backend session")
+    resume.set_defaults(handler=_resume)
+
+    roll = subparsers.add_parser(
+        "roll-session",
+        help="an interactive, recorded dice session (/system NAME switches systems)",
+        description="Type dice commands; /system NAME switches game systems, /locale ja|en, /help, /quit. "
+        "The session is recorded (by default into the user data directory).",
+    )
+    roll.add_argument("--system", default="DiceBot", help="starting game system (see `gm systems`)")
+    roll.add_argument("--locale", choices=["ja", "en"], default="ja")
+    roll.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
+    where = roll.add_mutually_exclusive_group()
+    where.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
+    where.add_argument("--no-record", action="store_true", help="do not record")
+    roll.add_argument(
+        "--script", metavar="FILE", default=None, help="read the lines from FILE, not the terminal"
+    )
+    roll.set_defaults(handler=_roll_session)
+
+
+def _expand(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
+    return files
+
+
+def _replay(args: argparse.Namespace) -> int:
+    files = _expand(args.files)
+    if not files:
+        print("gm replay: no transcript files found", file=sys.stderr)
+        return 2
+    failed = 0
+    total_seconds = 0.0
+    for path in files:
+        try:
+            transcript = read_transcript(path)
+            report = replay_transcript(transcript, tolerant=args.tolerant)
+        except OSError as exc:
+            print(f"{path}: UNREADABLE: {exc}")
+            failed += 1
+            continue
+        except TranscriptTampered as exc:
+            print(f"{path}: TAMPERED: {exc}")
+            failed += 1
+            continue
+        except TranscriptTruncated as exc:
+            print(f"{path}: TRUNCATED: {exc}")
+            failed += 1
+            continue
+        except (TranscriptFormatError, TranscriptError, SessionError) as exc:
+            print(f"{path}: INVALID: {exc}")
+            failed += 1
+            continue
+        total_seconds += report.seconds
+        if not report.ok:
+            failed += 1
+        if not report.ok or not args.quiet:
+            print(report.describe())
+    matched = len(files) - failed
+    print(f"{matched} of {len(files)} transcripts match ({total_seconds * 1000:.1f} ms replaying)")
+    return 0 if failed == 0 else 1
+
+
+def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBackend:
+    """The backend a resumed session goes on with, rebuilt from the header.
+
+    Raises:
+        BackendError: the header names a backend this command cannot build.
+    """
+    if header.backend in ("none", "replay"):
+        return NoModelBackend()
+    if header.backend == "offline":
+        from gm_engine.llm.offline import OfflineBackend
+
+        return OfflineBackend()
+    if header.backend == "openai":
+        from gm_engine.llm.openai_backend import OpenAIBackend
+
+        options: dict[str, Any] = {"model": header.model or "gpt-4o-mini", "base_url": args.base_url}
+        if args.profile:
+            options["profile"] = args.profile
+        return OpenAIBackend(**options)
+    raise BackendError(f"cannot resume with backend {header.backend!r}")
+
+
+def _resume(args: argparse.Namespace) -> int:
+    try:
+        transcript = read_transcript(args.file, require_end=False)
+        backend = live_backend(transcript.header, args)
+        result = resume_session(
+            args.file, SessionIO(backend=backend, human=TerminalHuman(), show=print), seed=args.seed
+        )
+    except (OSError, TranscriptError, SessionError, BackendError) as exc:
+        print(f"gm resume: {exc}", file=sys.stderr)
+        return 2
+    print(result.outcome.summary)
+    print(
+        f"resumed after {result.replayed_events} recorded events; {result.new_events} new events "
+        f"appended to {args.file}"
+    )
+    return 0
+
+
+def _roll_session(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    spec = SessionSpec(
+        kind="roll", seed=seed, options={"system": args.system, "locale": args.locale}, backend="none"
+    )
+    human: ScriptedHuman | TerminalHuman
+    if args.script:
+        try:
+            human = ScriptedHuman(Path(args.script).read_text(encoding="utf-8").splitlines())
+        except OSError as exc:
+            print(f"gm roll-session: {exc}", file=sys.stderr)
+            return 2
+    else:
+        human = TerminalHuman()
+    io = SessionIO(backend=NoModelBackend(), human=human, show=print)
+    try:
+        if args.no_record:
+            from gm_engine.sessions.base import get_runner
+
+            outcome = get_runner("roll")(spec, io)
+            print(outcome.summary)
+            return 0
+        path = Path(args.record) if args.record else default_transcript_path("roll", seed)
+        outcome = record_session(spec, io, path)
+    except (SessionError, OSError) as exc:
+        print(f"gm roll-session: {exc}", file=sys.stderr)
+        return 2
+    print(outcome.summary)
+    print(f"transcript: {path}")
+    return 0

@@ -1,0 +1,298 @@
+"""The roll session: a human types dice commands, the dice engine answers, everything is recorded.
+
+It is the simplest session kind and the one every other kind's recording machinery is
+tested on: no model, only the human's lines, one :class:`~gm_engine.dice.SeededSource`
+seeded by the spec, and the dice engine.
+
+A line is one of
+
+* a dice command under the current game system (``2d6+1``, ``CC<=50``, ...), evaluated
+  with :func:`gm_engine.dice.evaluate` on the session's one source;
+* ``/system NAME`` to switch game systems (``/system`` alone lists them), ``/locale ja|en``;
+* ``/help``, or ``/quit`` (also ``/exit``, ``/end``) to stop.
+
+Every line is emitted as a ``human_input`` event; every command then gives a ``dice``
+event (the dice it rolled, if any), a ``tool_result`` (the result text and its JSON) and
+a ``state`` event (the session's state hash). A refused line (unknown system, not a
+command, too long, ...) is a ``tool_result`` with ``ok: false`` and leaves the state
+exactly as it was, dice source included.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from gm_engine.dice import (
+    Die,
+    Locale,
+    SeededSource,
+    UnknownSystemError,
+    all_systems,
+    evaluate,
+    get_system,
+)
+from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse
+from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
+
+#: Lines that end the session.
+QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
+
+HELP_TEXT = (
+    "Type a dice command of the current system (e.g. 2d6+1, CC<=50), or:\n"
+    "  /system NAME   switch game systems (/system alone lists them)\n"
+    "  /locale ja|en  language of the results\n"
+    "  /quit          end the session"
+)
+
+
+class RollOptions(BaseModel):
+    """Options of a roll session: the starting game system and locale."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    system: str = "DiceBot"
+    locale: Literal["ja", "en"] = "ja"
+    max_lines: int = 100_000
+
+    @field_validator("system")
+    @classmethod
+    def _known_system(cls, value: str) -> str:
+        get_system(value)  # raises UnknownSystemError (a ValueError) naming the known ids
+        return value
+
+
+@dataclass(frozen=True)
+class RollStep:
+    """What one line did: the tool it amounts to, whether it was accepted, the text shown,
+    the dice rolled, and the structured result (for a dice command)."""
+
+    tool: str
+    arguments: dict[str, Any]
+    ok: bool
+    text: str
+    dice: tuple[Die, ...] = ()
+    result: dict[str, Any] | None = None
+    quit: bool = False
+
+
+class RollSession:
+    """The state of a roll session: system, locale, the one dice source and a running digest.
+
+    ``apply(line)`` is the only way to change it; a refused line changes nothing (it is
+    only counted in :attr:`refused`, which is not part of the state hash).
+    """
+
+    def __init__(self, seed: int, options: RollOptions | None = None) -> None:
+        options = options or RollOptions()
+        self.system_id = options.system
+        self.locale: Locale = options.locale
+        self.source = SeededSource(seed)
+        self.steps = 0
+        self.commands = 0
+        self.refused = 0
+        self._digest = hashlib.sha256(f"roll:{seed}".encode()).hexdigest()
+
+    def state_hash(self) -> str:
+        """A hash of everything the session's future depends on (the seed's stream included,
+        through the digest of every step so far)."""
+        text = f"{self.system_id}\n{self.locale}\n{self.steps}\n{len(self.source.history)}\n{self._digest}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def apply(self, line: str) -> RollStep:
+        """Carry out one line and return what it did (never raises on any input string)."""
+        text = line.strip()
+        lowered = text.lower()
+        if lowered in QUIT_WORDS:
+            return RollStep(tool="quit", arguments={}, ok=True, text="session ended", quit=True)
+        if lowered == "/help":
+            step = RollStep(tool="help", arguments={}, ok=True, text=HELP_TEXT)
+        elif lowered == "/system" or lowered.startswith("/system "):
+            step = self._switch_system(text[len("/system") :].strip())
+        elif lowered == "/locale" or lowered.startswith("/locale "):
+            step = self._switch_locale(text[len("/locale") :].strip())
+        elif text.startswith("/"):
+            step = RollStep(
+                tool="command",
+                arguments={"line": text},
+                ok=False,
+                text=f"unknown session command {text.split()[0]!r}; try /help",
+            )
+        else:
+            step = self._roll(line)
+        self._record(step)
+        return step
+
+    def _record(self, step: RollStep) -> None:
+        if not step.ok:  # a refused line leaves the state exactly as it was
+            self.refused += 1
+            return
+        self.steps += 1
+        if step.tool == "roll":
+            self.commands += 1
+        entry = repr((step.tool, step.ok, step.text, tuple(step.dice), self.system_id, self.locale))
+        self._digest = hashlib.sha256(f"{self._digest}\n{entry}".encode()).hexdigest()
+
+    def _switch_system(self, name: str) -> RollStep:
+        if not name:
+            known = ", ".join(cls.id for cls in all_systems())
+            listing = f"system {self.system_id}; known: {known}"
+            return RollStep(tool="system", arguments={}, ok=True, text=listing)
+        try:
+            system = get_system(name)
+        except UnknownSystemError as exc:
+            return RollStep(tool="system", arguments={"system": name}, ok=False, text=str(exc))
+        self.system_id = system.id
+        shown = f"system: {system.id} ({system.name})"
+        return RollStep(tool="system", arguments={"system": name}, ok=True, text=shown)
+
+    def _switch_locale(self, name: str) -> RollStep:
+        if name not in ("ja", "en"):
+            refusal = f"unknown locale {name!r}: use ja or en"
+            return RollStep(tool="locale", arguments={"locale": name}, ok=False, text=refusal)
+        self.locale = "ja" if name == "ja" else "en"
+        return RollStep(tool="locale", arguments={"locale": name}, ok=True, text=f"locale: {name}")
+
+    def _roll(self, line: str) -> RollStep:
+        arguments = {"command": line, "system": self.system_id}
+        mark = self.source.mark()
+        try:
+            result = evaluate(line, self.system_id, source=self.source, locale=self.locale)
+        except ValueError as exc:  # the dice engine's own errors (bad command, too long, ...)
+            self.source.restore(mark)
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {exc}")
+        except Exception as exc:  # a defect in a command must not end the player's session
+            self.source.restore(mark)
+            return RollStep(
+                tool="roll",
+                arguments=arguments,
+                ok=False,
+                text=f"refused: the dice engine failed on this line ({type(exc).__name__}: {exc})",
+            )
+        if result is None:
+            refusal = f"not a command under {self.system_id}: {line!r}"
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal)
+        shown = f"(secret) {result.text}" if result.secret else result.text
+        return RollStep(
+            tool="roll",
+            arguments=arguments,
+            ok=True,
+            text=shown,
+            dice=tuple(result.dice),
+            result=result.model_dump(mode="json"),
+        )
+
+
+class NoModelBackend:
+    """The backend of sessions that never ask a model: any request is a programming error."""
+
+    name = "none"
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        """Refuse.
+
+        Raises:
+            BackendError: always; this session kind has no model.
+        """
+        raise BackendError(f"this session has no model, yet {request.actor} asked one")
+
+
+class ScriptedHuman:
+    """A human whose lines come from a list; when they run out it says ``when_done``
+    (or raises :class:`SessionError` when ``when_done`` is None)."""
+
+    def __init__(self, lines: Iterable[str], *, when_done: str | None = "/quit") -> None:
+        self.lines = list(lines)
+        self.when_done = when_done
+        self.asked = 0
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """The next scripted line.
+
+        Raises:
+            SessionError: the script ran out and there is no ``when_done`` line.
+        """
+        self.asked += 1
+        if self.lines:
+            return self.lines.pop(0)
+        if self.when_done is None:
+            raise SessionError(f"the scripted human has no line left for {prompt!r}")
+        return self.when_done
+
+
+class TerminalHuman:
+    """A human at the terminal; end of input counts as ``/quit``."""
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """Read one line from standard input (again, while it is not one of ``choices``)."""
+        shown = f"{prompt} ({' / '.join(choices)}) " if choices else prompt
+        while True:
+            try:
+                line = input(shown)
+            except EOFError:
+                return "/quit"
+            if choices is None or line in choices:
+                return line
+            print(f"choose one of: {', '.join(choices)}")
+
+
+def prompt_for(session: RollSession) -> str:
+    """The prompt the human is shown: the current system."""
+    return f"[{session.system_id}] roll> "
+
+
+@register_session("roll")
+def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
+    """Run a roll session until the human quits (or ``max_lines`` lines).
+
+    Raises:
+        SessionError: the options are invalid (unknown system or locale).
+    """
+    try:
+        options = RollOptions.model_validate(spec.options)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise SessionError(f"bad roll session options: {first['msg']} at {first['loc']}") from None
+    session = RollSession(spec.seed, options)
+    io.show(f"roll session: {session.system_id}; /help for help, /quit to end")
+    for _ in range(options.max_lines):
+        prompt = prompt_for(session)
+        line = io.human.ask(prompt)
+        io.sink.emit("human_input", {"prompt": prompt, "text": line})
+        if not line.strip():
+            continue
+        step = session.apply(line)
+        if step.quit:
+            break
+        if step.dice:
+            io.sink.emit("dice", {"dice": [[die.value, die.sides] for die in step.dice]})
+        io.sink.emit(
+            "tool_result",
+            {
+                "actor": "human",
+                "tool": step.tool,
+                "arguments": step.arguments,
+                "ok": step.ok,
+                "result": step.text,
+                "roll": step.result,
+            },
+        )
+        io.sink.emit("state", {"hash": session.state_hash(), "step": session.steps})
+        io.show(step.text)
+    rolled = len(session.source.history)
+    return SessionOutcome(
+        summary=(
+            f"{session.commands} dice commands ({session.refused} lines refused), {rolled} dice rolled; "
+            f"last system {session.system_id}"
+        ),
+        figures={
+            "steps": session.steps,
+            "commands": session.commands,
+            "refused": session.refused,
+            "dice": rolled,
+        },
+    )

@@ -1,0 +1,76 @@
+"""Record a session: run it with a :class:`~.format.TranscriptWriter` as (part of) its event sink."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from gm_engine.sessions.base import (
+    EventSink,
+    NullSink,
+    SessionIO,
+    SessionOutcome,
+    SessionRunner,
+    SessionSpec,
+    get_runner,
+)
+from gm_engine.transcripts.format import TranscriptWriter
+from gm_engine.transcripts.paths import default_transcript_path, keep_seed
+
+
+class TeeSink:
+    """An event sink that passes every event to several sinks, in order."""
+
+    def __init__(self, *sinks: EventSink) -> None:
+        self.sinks = sinks
+
+    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+        """Pass the event on to every sink."""
+        for sink in self.sinks:
+            sink.emit(event_type, payload)
+
+
+def with_sink(io: SessionIO, sink: EventSink) -> SessionIO:
+    """``io`` with ``sink`` added (the existing sink, if any, still gets every event)."""
+    return replace(io, sink=sink if isinstance(io.sink, NullSink) else TeeSink(sink, io.sink))
+
+
+def record_session(
+    spec: SessionSpec,
+    io: SessionIO,
+    path: str | Path | None = None,
+    *,
+    runner: SessionRunner | None = None,
+    durable: bool = True,
+    remember_seed: bool = True,
+) -> SessionOutcome:
+    """Run the session of ``spec`` and record it to ``path`` (default: a new file in
+    :func:`~.paths.transcripts_dir`, see :func:`~.paths.default_transcript_path`).
+
+    The header commits to the seed; the seed itself is kept in the user data directory
+    (``remember_seed``) so that :func:`~.resume.resume_session` can continue the session
+    if it is cut off, and is revealed in the end line once the session is over. If the
+    runner raises (or the process dies), the file stays without an end line: resumable.
+
+    Raises:
+        OSError: the transcript cannot be written.
+        SessionError: the session kind is unknown or its spec invalid (from the runner).
+    """
+    target = Path(path) if path is not None else default_transcript_path(spec.kind, spec.seed)
+    if remember_seed:
+        try:
+            keep_seed(spec.seed)
+        except OSError as exc:  # resuming will need --seed then; the game itself is not at stake
+            print(f"note: cannot keep the seed for `gm resume` ({exc})", file=sys.stderr)
+    run = runner or get_runner(spec.kind)
+    writer = TranscriptWriter.create(target, spec, durable=durable)
+    try:
+        outcome = run(spec, with_sink(io, writer))
+    except BaseException:
+        writer.close()
+        raise
+    writer.finish(spec.seed, outcome)
+    return outcome

@@ -1,0 +1,734 @@
+"""Replay a transcript through the engine and check that every rule outcome comes out the same.
+
+A replay re-runs the session from its spec and revealed seed, with
+
+* :class:`ReplayBackend` answering each model request with the recorded response. In
+  strict mode a request must carry exactly the recorded messages and tools; in tolerant
+  mode it is matched by ``(actor, day, phase, turn)`` alone, so a reworded prompt still
+  replays;
+* :class:`ReplayHuman` giving back the recorded human inputs;
+* :class:`CheckingSink` comparing every event the session emits with the recorded one
+  (in tolerant mode, every event but the model requests; human inputs by their text).
+
+The first divergence stops the replay and is reported as a :class:`Divergence`: which
+event, what was recorded, what came out, and a unified diff (for a model request, also
+the closest recorded call). Nothing sleeps and every lookup is amortised constant time,
+so a replay costs about as much as the engine's own work.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import time
+from collections import defaultdict, deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gm_engine import __version__
+from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse, ToolCall, Usage
+from gm_engine.sessions.base import (
+    EventSink,
+    HumanInput,
+    SessionIO,
+    SessionOutcome,
+    SessionRunner,
+    get_runner,
+)
+from gm_engine.transcripts.format import (
+    Event,
+    Transcript,
+    TranscriptError,
+    normalize,
+    read_transcript,
+)
+
+#: Payload keys that measure the run rather than the game (wall-clock time); never compared.
+UNCOMPARED_KEYS = frozenset({"latency_s", "latency", "elapsed_s"})
+
+#: Longest diff a report shows, in lines.
+MAX_DIFF_LINES = 80
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first place a replay differs from its recording."""
+
+    message: str
+    seq: int | None = None
+    line: int | None = None
+    event_type: str | None = None
+    closest: str | None = None
+    diff: str = ""
+
+    def __str__(self) -> str:
+        where = f"event {self.seq} (line {self.line}, {self.event_type})" if self.seq is not None else "end"
+        parts = [f"divergence at {where}: {self.message}"]
+        if self.closest:
+            parts.append(f"closest recorded call: {self.closest}")
+        if self.diff:
+            parts.append(self.diff.rstrip("\n"))
+        return "\n".join(parts)
+
+
+class ReplayMismatch(TranscriptError):
+    """The replayed session did something other than the recording: see :attr:`divergence`."""
+
+    def __init__(self, divergence: Divergence) -> None:
+        super().__init__(str(divergence))
+        self.divergence = divergence
+
+
+class DivergenceLog:
+    """Keeps the first divergence, so a session that catches the exception cannot hide it."""
+
+    def __init__(self) -> None:
+        self.first: Divergence | None = None
+
+    def fail(self, divergence: Divergence) -> ReplayMismatch:
+        """Note ``divergence`` (if it is the first) and return the exception to raise."""
+        if self.first is None:
+            self.first = divergence
+        return ReplayMismatch(self.first)
+
+
+def unified_diff(
+    expected: object, actual: object, *, labels: tuple[str, str] = ("recorded", "replayed")
+) -> str:
+    """A unified diff of two JSON values, pretty-printed one key per line (capped in length)."""
+    a = _pretty(expected).splitlines(keepends=True)
+    b = _pretty(actual).splitlines(keepends=True)
+    lines = list(difflib.unified_diff(a, b, fromfile=labels[0], tofile=labels[1], n=2))
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"... ({len(lines) - MAX_DIFF_LINES} more diff lines)\n"]
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _pretty(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def _comparable(payload: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k not in UNCOMPARED_KEYS}
+
+
+# --------------------------------------------------------------------------- model calls
+
+
+@dataclass
+class RecordedCall:
+    """A recorded model request and the response recorded for it (None if cut off before it)."""
+
+    number: int
+    request: Event
+    response: Event | None = None
+    used: bool = False
+
+    @property
+    def key(self) -> tuple[Any, Any, Any, Any]:
+        """``(actor, day, phase, turn)`` as recorded."""
+        p = self.request.payload
+        return (p.get("actor"), p.get("day", 0), p.get("phase", ""), p.get("turn", 0))
+
+    def describe(self) -> str:
+        """Where the call stands, for a report."""
+        actor, day, phase, turn = self.key
+        return (
+            f"event {self.request.seq} (line {self.request.line}): actor {actor}, day {day}, "
+            f"phase {phase!r}, turn {turn}"
+        )
+
+
+def recorded_calls(events: Sequence[Event]) -> list[RecordedCall]:
+    """Pair each ``model_request`` with its ``model_response`` (the next one by the same actor)."""
+    calls: list[RecordedCall] = []
+    pending: dict[Any, deque[RecordedCall]] = defaultdict(deque)
+    order: deque[RecordedCall] = deque()
+    for event in events:
+        if event.type == "model_request":
+            call = RecordedCall(number=len(calls), request=event)
+            calls.append(call)
+            pending[event.payload.get("actor")].append(call)
+            order.append(call)
+        elif event.type == "model_response":
+            actor = event.payload.get("actor")
+            queue = pending.get(actor) if actor is not None else None
+            if queue:
+                call = queue.popleft()
+            else:  # a response without an actor: the oldest open request
+                while order and order[0].response is not None:
+                    order.popleft()
+                if not order:
+                    continue
+                call = order[0]
+                pending[call.request.payload.get("actor")].remove(call)
+            call.response = event
+    return calls
+
+
+def response_from_event(event: Event) -> ModelResponse:
+    """The :class:`ModelResponse` a ``model_response`` event recorded.
+
+    Raises:
+        TranscriptError: the recorded response has an unreadable shape.
+    """
+    p = event.payload
+    calls: list[ToolCall] = []
+    for raw in p.get("tool_calls") or ():
+        if not isinstance(raw, dict):
+            raise TranscriptError(f"line {event.line}: a recorded tool call is not an object")
+        function = raw.get("function")
+        if isinstance(function, dict):  # the Chat Completions shape
+            raw = {
+                "id": raw.get("id", ""),
+                "name": function.get("name", ""),
+                "arguments": function.get("arguments", ""),
+            }
+        arguments = raw.get("arguments", "")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        calls.append(ToolCall(id=str(raw.get("id", "")), name=str(raw.get("name", "")), arguments=arguments))
+    usage_raw = p.get("usage")
+    try:
+        usage = Usage.model_validate(usage_raw) if isinstance(usage_raw, dict) else None
+    except ValueError:
+        usage = None
+    content = p.get("content")
+    text = content if isinstance(content, str) else None
+    return ModelResponse(content=text, tool_calls=tuple(calls), usage=usage)
+
+
+def _request_key(request: ModelRequest) -> tuple[Any, Any, Any, Any]:
+    return (request.actor, request.day, request.phase, request.turn)
+
+
+def _tools_forms(request: ModelRequest) -> list[Any]:
+    return [
+        normalize([t.model_dump(mode="json") for t in request.tools]),
+        normalize([t.to_openai() for t in request.tools]),
+        [t.name for t in request.tools],
+    ]
+
+
+def _message_text(messages: object) -> str:
+    if not isinstance(messages, list):
+        return str(messages)
+    parts = []
+    for message in messages:
+        if isinstance(message, dict):
+            parts.append(f"[{message.get('role')}] {message.get('content') or ''}")
+        else:
+            parts.append(str(message))
+    return "\n".join(parts)
+
+
+class ReplayBackend:
+    """A :class:`~gm_engine.llm.base.ModelBackend` that answers from a transcript.
+
+    ``fallback``, when given, answers the requests made after the recorded ones ran out
+    (how :mod:`.resume` goes on live); without it such a request is a divergence.
+    """
+
+    name = "replay"
+
+    def __init__(
+        self,
+        events: Sequence[Event],
+        *,
+        tolerant: bool = False,
+        fallback: ModelBackend | None = None,
+        log: DivergenceLog | None = None,
+    ) -> None:
+        self.calls = recorded_calls(events)
+        self.tolerant = tolerant
+        self.fallback = fallback
+        self.log = log or DivergenceLog()
+        self._next = 0  # every call before this one is used
+        self.served = 0
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        """Answer ``request`` with its recorded response (or the fallback's, past the recording).
+
+        Raises:
+            ReplayMismatch: no recorded call matches and there is no fallback to go on with.
+        """
+        if self.fallback is not None and not self._has_unused():
+            return await self.fallback.complete(request, context)
+        call = self.take(request)
+        if call.response is None:
+            if self.fallback is not None:  # cut off while the model was thinking: ask again, live
+                return await self.fallback.complete(request, context)
+            raise self.log.fail(
+                Divergence(
+                    "the recording stops before the model answered this request",
+                    seq=call.request.seq,
+                    line=call.request.line,
+                    event_type="model_request",
+                )
+            )
+        return response_from_event(call.response)
+
+    def take(self, request: ModelRequest) -> RecordedCall:
+        """Find the recorded call answering ``request`` and mark it used.
+
+        Raises:
+            ReplayMismatch: no unused recorded call matches.
+        """
+        if self.log.first is not None:
+            raise ReplayMismatch(self.log.first)
+        call = self._match(request)
+        if call is None:
+            raise self._mismatch(request)
+        call.used = True
+        self.served += 1
+        while self._next < len(self.calls) and self.calls[self._next].used:
+            self._next += 1
+        return call
+
+    def _has_unused(self) -> bool:
+        return self._next < len(self.calls)
+
+    def unused(self) -> list[RecordedCall]:
+        """The recorded calls the replay never made."""
+        return [call for call in self.calls[self._next :] if not call.used]
+
+    def _matches(self, call: RecordedCall, request: ModelRequest, key: tuple[Any, Any, Any, Any]) -> bool:
+        if call.used or call.key != key:
+            return False
+        if self.tolerant:
+            return True
+        recorded = call.request.payload
+        if recorded.get("messages") != normalize(list(request.messages)):
+            return False
+        return "tools" not in recorded or recorded["tools"] in _tools_forms(request)
+
+    def _match(self, request: ModelRequest) -> RecordedCall | None:
+        # Almost always the very next unused call matches; the scan only serves sessions
+        # that issue calls concurrently (recorded in the order the answers came).
+        key = _request_key(request)
+        for index in range(self._next, len(self.calls)):
+            call = self.calls[index]
+            if self._matches(call, request, key):
+                return call
+        return None
+
+    def _mismatch(self, request: ModelRequest) -> ReplayMismatch:
+        actual = normalize(list(request.messages))
+        closest = self.closest(request)
+        actor, day, phase, turn = _request_key(request)
+        what = f"model request #{self.served + 1} (actor {actor}, day {day}, phase {phase!r}, turn {turn})"
+        if closest is None:
+            return self.log.fail(
+                Divergence(f"{what}: the recording has no more model calls", event_type="model_request")
+            )
+        recorded = closest.request.payload
+        if closest.key == _request_key(request) and recorded.get("messages") == actual:
+            message = f"{what}: the tools offered differ from the recorded call"
+            diff = unified_diff(recorded.get("tools"), _tools_forms(request)[0])
+        else:
+            reason = "matches no recorded call" if self.tolerant else "differs from every unused recorded one"
+            message = f"{what} {reason}"
+            diff = unified_diff(recorded.get("messages"), actual)
+        return self.log.fail(
+            Divergence(
+                message,
+                seq=closest.request.seq,
+                line=closest.request.line,
+                event_type="model_request",
+                closest=closest.describe(),
+                diff=diff,
+            )
+        )
+
+    def closest(self, request: ModelRequest) -> RecordedCall | None:
+        """The recorded call nearest ``request`` (see :func:`closest_call`), unused calls first."""
+        candidates = [c for c in self.calls if not c.used] or list(self.calls)
+        return closest_call(candidates, _request_key(request), normalize(list(request.messages)))
+
+
+def closest_call(
+    candidates: Sequence[RecordedCall], key: tuple[Any, Any, Any, Any], messages: object
+) -> RecordedCall | None:
+    """The candidate nearest a request at ``key`` with ``messages``: the most of (actor, day,
+    phase, turn) equal (the actor counting most), then the most similar message text (difflib)."""
+    if not candidates:
+        return None
+
+    def key_score(call: RecordedCall) -> int:
+        same: int = sum(1 for a, b in zip(call.key, key, strict=True) if a == b)
+        return same + (2 if call.key[0] == key[0] else 0)
+
+    best_key = max(key_score(c) for c in candidates)
+    shortlist = [c for c in candidates if key_score(c) == best_key][:12]
+    text = _message_text(messages)
+
+    def similarity(call: RecordedCall) -> float:
+        matcher = difflib.SequenceMatcher(None, _message_text(call.request.payload.get("messages")), text)
+        return matcher.quick_ratio() if len(text) > 20000 else matcher.ratio()
+
+    return max(shortlist, key=lambda c: (similarity(c), -c.number))
+
+
+# --------------------------------------------------------------------------- human
+
+
+class ReplayHuman:
+    """A :class:`~gm_engine.sessions.base.HumanInput` that gives back the recorded inputs."""
+
+    def __init__(
+        self,
+        events: Sequence[Event],
+        *,
+        tolerant: bool = False,
+        fallback: HumanInput | None = None,
+        log: DivergenceLog | None = None,
+    ) -> None:
+        self.inputs = [e for e in events if e.type == "human_input"]
+        self.tolerant = tolerant
+        self.fallback = fallback
+        self.log = log or DivergenceLog()
+        self.given = 0
+
+    @property
+    def exhausted(self) -> bool:
+        """True once every recorded input was given."""
+        return self.given >= len(self.inputs)
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """The next recorded input.
+
+        Raises:
+            ReplayMismatch: the prompt differs (strict mode), the recorded answer is not
+                among ``choices``, or the recording has no more inputs and there is no fallback.
+        """
+        if self.log.first is not None:
+            raise ReplayMismatch(self.log.first)
+        if self.exhausted:
+            if self.fallback is not None:
+                return self.fallback.ask(prompt, choices)
+            raise self.log.fail(
+                Divergence(
+                    f"the session asks the human once more than recorded "
+                    f"({len(self.inputs)} inputs): {prompt!r}",
+                    event_type="human_input",
+                )
+            )
+        event = self.inputs[self.given]
+        recorded_prompt = event.payload.get("prompt")
+        text = event.payload.get("text")
+        if not isinstance(text, str):
+            raise self.log.fail(
+                Divergence("the recorded human input has no text", event.seq, event.line, event.type)
+            )
+        if not self.tolerant and recorded_prompt is not None and recorded_prompt != prompt:
+            raise self.log.fail(
+                Divergence(
+                    "the session asks the human with another prompt",
+                    event.seq,
+                    event.line,
+                    event.type,
+                    diff=unified_diff(recorded_prompt, prompt),
+                )
+            )
+        if choices is not None and text not in choices:
+            raise self.log.fail(
+                Divergence(
+                    f"the recorded answer {text!r} is not among the choices now offered",
+                    event.seq,
+                    event.line,
+                    event.type,
+                    diff=unified_diff(event.payload.get("choices"), list(choices)),
+                )
+            )
+        self.given += 1
+        return text
+
+
+# --------------------------------------------------------------------------- events
+
+
+class CheckingSink:
+    """An :class:`~gm_engine.sessions.base.EventSink` that compares each emitted event with
+    the recording, in order.
+
+    Strict mode compares every event whole; tolerant mode skips model requests and
+    compares human inputs by their text. Events emitted after the recorded ones ran out
+    go to ``then`` (how :mod:`.resume` appends), or are a divergence.
+    """
+
+    def __init__(
+        self,
+        events: Sequence[Event],
+        *,
+        tolerant: bool = False,
+        then: EventSink | None = None,
+        log: DivergenceLog | None = None,
+    ) -> None:
+        self.tolerant = tolerant
+        self.events = events
+        self.expected = [e for e in events if self._checked(e.type)]
+        self.then = then
+        self.log = log or DivergenceLog()
+        self.checked = 0
+        self.emitted = 0
+        self.passed_on = 0
+
+    def _checked(self, event_type: str) -> bool:
+        return not (self.tolerant and event_type == "model_request")
+
+    @property
+    def exhausted(self) -> bool:
+        """True once every recorded event was matched."""
+        return self.checked >= len(self.expected)
+
+    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+        """Check one event against the recording.
+
+        Raises:
+            ReplayMismatch: it differs from the recorded event at its place.
+        """
+        self.emitted += 1
+        if self.log.first is not None:
+            raise ReplayMismatch(self.log.first)
+        if self.exhausted and self.then is not None:
+            self.passed_on += 1
+            self.then.emit(event_type, payload)
+            return
+        if not self._checked(event_type):
+            return
+        actual = _comparable(normalize(dict(payload)))
+        if self.exhausted:
+            raise self.log.fail(
+                Divergence(
+                    f"the replay goes on after the recording ended: it emits a {event_type} event",
+                    event_type=event_type,
+                    diff=unified_diff(None, {"type": event_type, **actual}),
+                )
+            )
+        expected = self.expected[self.checked]
+        recorded = _comparable(expected.payload)
+        if self.tolerant and event_type == "human_input" == expected.type:
+            same = recorded.get("text") == actual.get("text")
+        else:
+            same = expected.type == event_type and recorded == actual
+        if not same:
+            closest = None
+            if event_type == "model_request":
+                key = (
+                    actual.get("actor"),
+                    actual.get("day", 0),
+                    actual.get("phase", ""),
+                    actual.get("turn", 0),
+                )
+                calls = [c for c in recorded_calls(self.events) if c.request.seq >= expected.seq]
+                nearest = closest_call(calls, key, actual.get("messages"))
+                closest = nearest.describe() if nearest is not None else None
+            raise self.log.fail(
+                Divergence(
+                    f"the replay emits {event_type}, the recording has {expected.type}"
+                    if expected.type != event_type
+                    else f"the {event_type} event differs from the recording",
+                    expected.seq,
+                    expected.line,
+                    expected.type,
+                    closest=closest,
+                    diff=unified_diff({"type": expected.type, **recorded}, {"type": event_type, **actual}),
+                )
+            )
+        self.checked += 1
+
+    def missing(self) -> Divergence | None:
+        """A divergence naming the first recorded event the replay never emitted, if any."""
+        if self.exhausted:
+            return None
+        event = self.expected[self.checked]
+        return Divergence(
+            f"the replayed session ended, but the recording goes on ({len(self.expected) - self.checked} "
+            "more events)",
+            event.seq,
+            event.line,
+            event.type,
+            diff=unified_diff({"type": event.type, **event.payload}, None),
+        )
+
+
+# --------------------------------------------------------------------------- driver
+
+
+@dataclass
+class ReplayReport:
+    """What a replay found: ok or the first divergence, with its figures."""
+
+    path: Path
+    ok: bool
+    events: int
+    model_calls: int
+    human_inputs: int
+    seconds: float
+    tolerant: bool
+    divergence: Divergence | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """A short report for the terminal."""
+        mode = "tolerant" if self.tolerant else "strict"
+        head = (
+            f"{self.path}: {'OK' if self.ok else 'FAILED'} ({mode}; {self.events} events, "
+            f"{self.model_calls} model calls, {self.human_inputs} human inputs, {self.seconds * 1000:.1f} ms)"
+        )
+        lines = [head, *(f"  note: {note}" for note in self.notes)]
+        if self.divergence is not None:
+            lines.extend("  " + line for line in str(self.divergence).splitlines())
+        return "\n".join(lines)
+
+
+def _discard(text: str) -> None:
+    """Replays show nothing."""
+
+
+def replay_transcript(
+    transcript: Transcript,
+    *,
+    tolerant: bool = False,
+    runner: SessionRunner | None = None,
+) -> ReplayReport:
+    """Re-run a complete transcript's session and compare it with the recording.
+
+    Raises:
+        TranscriptError: the transcript has no end line (so no seed) or its session kind
+            has no runner.
+    """
+    if transcript.end is None:
+        raise TranscriptError(f"{transcript.path}: no end line, so no seed to replay with")
+    notes = _notes(transcript)
+    spec = transcript.header.spec(transcript.end.seed)
+    run = runner or get_runner(spec.kind)
+    log = DivergenceLog()
+    backend = ReplayBackend(transcript.events, tolerant=tolerant, log=log)
+    human = ReplayHuman(transcript.events, tolerant=tolerant, log=log)
+    sink = CheckingSink(transcript.events, tolerant=tolerant, log=log)
+    started = time.perf_counter()
+    outcome: SessionOutcome | None = None
+    try:
+        outcome = run(spec, SessionIO(backend=backend, human=human, sink=sink, show=_discard))
+    except ReplayMismatch:
+        pass
+    except Exception as exc:  # the engine itself failed: that is a divergence too
+        log.fail(
+            Divergence(
+                f"the session raised {type(exc).__name__}: {exc}",
+                event_type="exception",
+                diff=_next_expected(sink),
+            )
+        )
+    seconds = time.perf_counter() - started
+    divergence = log.first
+    if divergence is None and outcome is not None:
+        divergence = _final_checks(transcript, backend, human, sink, outcome)
+    return ReplayReport(
+        path=transcript.path,
+        ok=divergence is None,
+        events=len(transcript.events),
+        model_calls=len(backend.calls),
+        human_inputs=len(human.inputs),
+        seconds=seconds,
+        tolerant=tolerant,
+        divergence=divergence,
+        notes=notes,
+    )
+
+
+def replay_file(path: str | Path, *, tolerant: bool = False) -> ReplayReport:
+    """Read, verify and replay the transcript at ``path``.
+
+    Raises:
+        OSError: the file cannot be read.
+        TranscriptError: the file is malformed, tampered with, truncated, or of an unknown kind.
+    """
+    return replay_transcript(read_transcript(path), tolerant=tolerant)
+
+
+def _next_expected(sink: CheckingSink) -> str:
+    missing = sink.missing()
+    return f"(next recorded event: {missing.event_type} at line {missing.line})\n" if missing else ""
+
+
+def _final_checks(
+    transcript: Transcript,
+    backend: ReplayBackend,
+    human: ReplayHuman,
+    sink: CheckingSink,
+    outcome: SessionOutcome,
+) -> Divergence | None:
+    missing = sink.missing()
+    if missing is not None:
+        return missing
+    unused = backend.unused()
+    if unused:
+        call = unused[0]
+        return Divergence(
+            f"{len(unused)} recorded model call(s) were never made",
+            call.request.seq,
+            call.request.line,
+            "model_request",
+            closest=call.describe(),
+        )
+    if not human.exhausted:
+        event = human.inputs[human.given]
+        return Divergence(
+            f"{len(human.inputs) - human.given} recorded human input(s) were never asked for",
+            event.seq,
+            event.line,
+            event.type,
+        )
+    end = transcript.end
+    assert end is not None
+    recorded = {"summary": end.summary, "figures": end.figures}
+    actual = {"summary": outcome.summary, "figures": normalize(outcome.figures)}
+    if recorded != actual:
+        return Divergence(
+            "the session ends with another outcome",
+            end.seq,
+            end.line,
+            "end",
+            diff=unified_diff(recorded, actual),
+        )
+    return None
+
+
+def _notes(transcript: Transcript) -> list[str]:
+    from gm_engine.transcripts.format import asset_hashes
+
+    notes = []
+    header = transcript.header
+    if header.engine != __version__:
+        notes.append(f"recorded with engine {header.engine}, replayed with {__version__}")
+    current = asset_hashes()
+    changed = sorted(
+        name for name, digest in header.assets.items() if current.get(name, digest) != digest
+    )
+    gone = sorted(name for name in header.assets if name not in current)
+    if changed:
+        notes.append(f"prompt/persona files changed since recording: {', '.join(changed)}")
+    if gone:
+        notes.append(f"prompt/persona files gone since recording: {', '.join(gone)}")
+    return notes
+
+
+__all__: list[str] = [
+    "CheckingSink",
+    "Divergence",
+    "DivergenceLog",
+    "RecordedCall",
+    "ReplayBackend",
+    "ReplayHuman",
+    "ReplayMismatch",
+    "ReplayReport",
+    "recorded_calls",
+    "replay_file",
+    "replay_transcript",
+    "response_from_event",
+    "unified_diff",
+]

@@ -1,0 +1,501 @@
+"""The transcript machinery on the roll session and on a tiny model-driven session:
+format and hash chain, tamper and truncation detection, replay (strict and tolerant),
+divergence reports, resume and the roll session itself."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from gm_engine.cli import main
+from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall
+from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
+from gm_engine.sessions.roll import NoModelBackend, RollSession, ScriptedHuman, run_roll_session
+from gm_engine.transcripts.format import (
+    TranscriptError,
+    TranscriptFormatError,
+    TranscriptTampered,
+    TranscriptTruncated,
+    TranscriptWriter,
+    dumps,
+    read_transcript,
+    seed_commitment,
+)
+from gm_engine.transcripts.paths import data_dir, find_seed, seed_file, transcripts_dir
+from gm_engine.transcripts.record import record_session
+from gm_engine.transcripts.replay import replay_file, replay_transcript
+from gm_engine.transcripts.resume import ResumeError, resume_session
+
+LINES = ["2d6+1", "/system Cthulhu7th", "CC<=50", "hello", "/system Nope", "1d100<=40", "x" * 1200, "3d6"]
+
+
+@pytest.fixture(autouse=True)
+def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "data"
+    monkeypatch.setenv("GM_DATA_DIR", str(home))
+    return home
+
+
+def roll_spec(seed: int = 42, system: str = "DiceBot") -> SessionSpec:
+    return SessionSpec(kind="roll", seed=seed, options={"system": system}, backend="none")
+
+
+def record_roll(path: Path, lines: Sequence[str] = LINES, seed: int = 42) -> SessionOutcome:
+    io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines), show=lambda _: None)
+    return record_session(roll_spec(seed), io, path)
+
+
+def rewrite(path: Path, edit: dict[int, dict[str, object]] | None = None, drop: int | None = None) -> None:
+    """Edit event lines (by 1-based line number) and recompute the chain, as a forger would."""
+    lines = path.read_bytes().split(b"\n")[:-1]
+    objs = [json.loads(line) for line in lines]
+    for number, changes in (edit or {}).items():
+        objs[number - 1].update(changes)
+    if drop is not None:
+        del objs[drop - 1]
+    out = [dumps(objs[0]).encode()]
+    for seq, obj in enumerate(objs[1:], start=1):
+        obj["seq"] = seq
+        obj["prev"] = hashlib.sha256(out[-1]).hexdigest()
+        if obj["type"] == "end":
+            obj.pop("hash", None)
+            obj["hash"] = hashlib.sha256(dumps(obj).encode()).hexdigest()
+        out.append(dumps(obj).encode())
+    path.write_bytes(b"\n".join(out) + b"\n")
+
+
+def line_of(path: Path, event_type: str, nth: int = 0) -> int:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    hits = [i + 1 for i, line in enumerate(lines) if json.loads(line)["type"] == event_type]
+    return hits[nth]
+
+
+# --------------------------------------------------------------------------- format
+
+
+def test_recording_layout_and_chain(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    outcome = record_roll(path)
+    lines = path.read_bytes().split(b"\n")
+    assert lines[-1] == b""
+    objs = [json.loads(line) for line in lines[:-1]]
+    header = objs[0]
+    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 1
+    assert header["seed_sha256"] == hashlib.sha256(b"42").hexdigest()
+    assert set(header) == {
+        "type", "format", "engine", "kind", "options", "backend", "model", "assets", "seed_sha256"
+    }
+    assert any(name.startswith("prompts/") for name in header["assets"])
+    for number in range(1, len(objs)):
+        assert objs[number]["seq"] == number
+        assert objs[number]["prev"] == hashlib.sha256(lines[number - 1]).hexdigest()
+    assert objs[-1]["type"] == "end" and objs[-1]["seed"] == 42
+    assert objs[-1]["summary"] == outcome.summary
+    types = {obj["type"] for obj in objs}
+    assert {"human_input", "dice", "tool_result", "state"} <= types
+    transcript = read_transcript(path)
+    assert transcript.end is not None and transcript.end.seed == 42
+    assert len(transcript.events) == len(objs) - 2
+
+
+def test_same_seed_and_inputs_give_the_same_bytes(tmp_path: Path) -> None:
+    record_roll(tmp_path / "a.jsonl")
+    record_roll(tmp_path / "b.jsonl")
+    record_roll(tmp_path / "c.jsonl", seed=43)
+    a = (tmp_path / "a.jsonl").read_bytes()
+    assert a == (tmp_path / "b.jsonl").read_bytes()
+    assert a != (tmp_path / "c.jsonl").read_bytes()
+
+
+def test_edited_line_is_detected_with_its_line_number(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    number = line_of(path, "tool_result", 1)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    obj = json.loads(lines[number - 1])
+    obj["ok"] = not obj["ok"]
+    lines[number - 1] = dumps(obj)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(TranscriptTampered) as info:
+        read_transcript(path)
+    assert info.value.line == number + 1
+    assert f"line {number}" in str(info.value)
+
+
+@pytest.mark.parametrize("field", ["summary", "seed"])
+def test_edited_end_line_is_detected(tmp_path: Path, field: str) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    end = json.loads(lines[-2])
+    end[field] = 41 if field == "seed" else "a different ending"
+    lines[-2] = dumps(end)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(TranscriptTampered, match="end line's own hash"):
+        read_transcript(path)
+
+
+def test_a_forged_seed_fails_the_commitment(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    rewrite(path, edit={len(path.read_text().splitlines()): {"seed": 41}})
+    with pytest.raises(TranscriptTampered, match="seed_sha256"):
+        read_transcript(path)
+
+
+def test_removed_line_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    lines = path.read_bytes().split(b"\n")
+    del lines[5]
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(TranscriptTampered) as info:
+        read_transcript(path)
+    assert info.value.line == 6
+
+
+def test_missing_end_line_is_truncation(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join(lines[:-2]) + b"\n")
+    with pytest.raises(TranscriptTruncated, match="without its end line"):
+        read_transcript(path)
+    transcript = read_transcript(path, require_end=False)
+    assert transcript.end is None and transcript.partial_line is None
+
+
+def test_half_written_last_line_is_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    data = path.read_bytes()
+    whole = data[: data.rindex(b"\n", 0, len(data) - 1) + 1]  # without the end line
+    cut = whole + b'{"type":"dice","seq":'
+    path.write_bytes(cut)
+    with pytest.raises(TranscriptTruncated, match="half-written"):
+        read_transcript(path)
+    transcript = read_transcript(path, require_end=False)
+    assert transcript.partial_line == b'{"type":"dice","seq":'
+    assert transcript.good_length == len(whole)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"not json\n", "line 1: not valid JSON"),
+        (b'{"type":"dice"}\n', "line 1: the first line is not a transcript header"),
+        (b'{"type":"header","format":99,"kind":"roll","seed_sha256":"x"}\n', "newer than this reader"),
+        (b'{"type":"header","kind":"roll"}\n', "line 1: bad header"),
+        (b"[1,2]\n", "not a JSON object"),
+    ],
+)
+def test_malformed_files_are_refused_clearly(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(TranscriptFormatError, match=message):
+        read_transcript(path)
+
+
+def test_writer_refuses_bad_events_and_stays_usable(tmp_path: Path) -> None:
+    path = tmp_path / "w.jsonl"
+    writer = TranscriptWriter.create(path, roll_spec(), durable=False)
+    writer.emit("state", {"hash": "abc", "step": 1})
+    with pytest.raises(TranscriptError, match="reserved"):
+        writer.emit("dice", {"seq": 3})
+    with pytest.raises(TranscriptError, match="cannot record"):
+        writer.emit("dice", {"dice": object()})
+    with pytest.raises(TranscriptError, match="not a type"):
+        writer.emit("end", {})
+    writer.emit("dice", {"dice": [[3, 6]]})
+    writer.finish(42, SessionOutcome(summary="done"))
+    transcript = read_transcript(path)
+    assert [e.type for e in transcript.events] == ["state", "dice"]
+    assert [e.seq for e in transcript.events] == [1, 2]
+    with pytest.raises(TranscriptError, match="closed"):
+        writer.emit("dice", {"dice": []})
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def test_roll_transcript_replays(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    for tolerant in (False, True):
+        report = replay_file(path, tolerant=tolerant)
+        assert report.ok, report.describe()
+        assert report.human_inputs == len(LINES) + 1
+
+
+def test_a_changed_die_is_reported_with_a_diff(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    number = line_of(path, "dice", 1)
+    recorded = json.loads(path.read_text().splitlines()[number - 1])["dice"]
+    forged = [[(recorded[0][0] % recorded[0][1]) + 1, recorded[0][1]], *recorded[1:]]
+    rewrite(path, edit={number: {"dice": forged}})
+    report = replay_file(path)
+    assert not report.ok
+    divergence = report.divergence
+    assert divergence is not None
+    assert divergence.line == number and divergence.event_type == "dice"
+    assert "--- recorded" in divergence.diff and "+++ replayed" in divergence.diff
+    assert f"divergence at event {number - 1} (line {number}, dice)" in report.describe()
+
+
+def test_a_recording_that_goes_on_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    quit_line = line_of(path, "human_input", len(LINES))
+    rewrite(path, edit={quit_line: {"text": "1d6"}})
+    report = replay_file(path)
+    assert not report.ok and report.divergence is not None
+    assert "goes on after the recording ended: it emits a dice event" in report.divergence.message
+
+
+def test_a_changed_state_hash_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    number = line_of(path, "state", 2)
+    rewrite(path, edit={number: {"hash": "0" * 64}})
+    report = replay_file(path, tolerant=True)
+    assert not report.ok and report.divergence is not None
+    assert report.divergence.line == number
+    assert "the state event differs" in report.divergence.message
+
+
+# A tiny model-driven session: the model names a number, the engine doubles it.
+
+
+def toy_runner(greeting: str):  # type: ignore[no-untyped-def]
+    def run(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
+        total = 0
+        for turn in range(1, 4):
+            word = io.human.ask(f"word {turn}? ")
+            io.sink.emit("human_input", {"prompt": f"word {turn}? ", "text": word})
+            messages = (
+                {"role": "system", "content": greeting},
+                {"role": "user", "content": f"{word} {turn}"},
+            )
+            request = ModelRequest(actor=f"P{turn % 2 + 2}", messages=messages, day=1, phase="day", turn=turn)
+            io.sink.emit(
+                "model_request",
+                {"actor": request.actor, "day": 1, "phase": "day", "turn": turn, "messages": list(messages),
+                 "tools": []},
+            )
+            response = asyncio.run(io.backend.complete(request))
+            io.sink.emit(
+                "model_response",
+                {"actor": request.actor, "content": response.content,
+                 "tool_calls": [c.model_dump() for c in response.tool_calls], "usage": None},
+            )
+            value = int(json.loads(response.tool_calls[0].arguments)["n"])
+            total += 2 * value
+            result = {"actor": request.actor, "tool": "name", "ok": True, "result": str(2 * value)}
+            io.sink.emit("tool_result", result)
+            io.sink.emit("state", {"hash": hashlib.sha256(str(total).encode()).hexdigest(), "step": turn})
+        return SessionOutcome(summary=f"total {total}", figures={"total": total})
+
+    return run
+
+
+class CountingBackend:
+    name = "toy"
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        n = len(str(request.messages[-1]["content"]))
+        call = ToolCall(id=f"c{request.turn}", name="name", arguments=json.dumps({"n": n}))
+        return ModelResponse(content=f"I say {n}", tool_calls=(call,))
+
+
+def record_toy(path: Path, greeting: str = "You are a player.") -> None:
+    spec = SessionSpec(kind="toy", seed=5, backend="toy")
+    io = SessionIO(backend=CountingBackend(), human=ScriptedHuman(["a", "bb", "ccc"]), show=lambda _: None)
+    record_session(spec, io, path, runner=toy_runner(greeting))
+
+
+def test_reworded_prompt_fails_strict_and_passes_tolerant(tmp_path: Path) -> None:
+    path = tmp_path / "toy.jsonl"
+    record_toy(path)
+    transcript = read_transcript(path)
+    assert replay_transcript(transcript, runner=toy_runner("You are a player.")).ok
+    strict = replay_transcript(transcript, runner=toy_runner("You are a villager."))
+    assert not strict.ok and strict.divergence is not None
+    assert strict.divergence.event_type == "model_request"
+    closest = strict.divergence.closest
+    assert closest is not None and "actor P3, day 1, phase 'day', turn 1" in closest
+    assert "villager" in strict.divergence.diff and "player" in strict.divergence.diff
+    tolerant = replay_transcript(transcript, runner=toy_runner("You are a villager."), tolerant=True)
+    assert tolerant.ok, tolerant.describe()
+
+
+def test_tolerant_mode_still_checks_rule_outcomes(tmp_path: Path) -> None:
+    path = tmp_path / "toy.jsonl"
+    record_toy(path)
+    number = line_of(path, "tool_result", 1)
+    rewrite(path, edit={number: {"result": "999"}})
+    report = replay_transcript(read_transcript(path), runner=toy_runner("You are a player."), tolerant=True)
+    assert not report.ok and report.divergence is not None
+    assert report.divergence.line == number and '"999"' in report.divergence.diff
+
+
+def test_a_model_call_out_of_place_reports_the_closest(tmp_path: Path) -> None:
+    path = tmp_path / "toy.jsonl"
+    record_toy(path)
+    number = line_of(path, "model_request", 1)
+    rewrite(path, edit={number: {"turn": 7}})
+    report = replay_transcript(read_transcript(path), runner=toy_runner("You are a player."), tolerant=True)
+    assert not report.ok and report.divergence is not None
+    assert "matches no recorded call" in report.divergence.message
+    assert report.divergence.closest is not None and "turn 7" in report.divergence.closest
+
+
+# --------------------------------------------------------------------------- resume
+
+
+class Interrupting:
+    """A human who walks away (the process is killed) after ``lines`` run out."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = list(lines)
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        if not self.lines:
+            raise KeyboardInterrupt
+        return self.lines.pop(0)
+
+
+def test_resume_continues_to_the_same_bytes(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.jsonl"
+    record_roll(whole)
+    cut = tmp_path / "cut.jsonl"
+    io = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:4]), show=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        record_session(roll_spec(), io, cut)
+    assert read_transcript(cut, require_end=False).end is None
+    with cut.open("ab") as handle:  # the process died in the middle of a line
+        handle.write(b'{"type":"human_input","se')
+    shown: list[str] = []
+    result = resume_session(
+        cut, SessionIO(backend=NoModelBackend(), human=ScriptedHuman(LINES[4:]), show=shown.append)
+    )
+    assert any("half-written" in text and "25 bytes" in text for text in shown)
+    assert result.dropped_bytes == 25 and result.new_events > 0
+    assert cut.read_bytes() == whole.read_bytes()
+    assert replay_file(cut).ok
+
+
+def test_resume_needs_the_right_seed(tmp_path: Path, data_home: Path) -> None:
+    cut = tmp_path / "cut.jsonl"
+    io = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:2]), show=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        record_session(roll_spec(), io, cut)
+    before = cut.read_bytes()
+    assert find_seed(seed_commitment(42)) == 42
+    seed_file(seed_commitment(42)).unlink()
+    live = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(LINES[2:]), show=lambda _: None)
+    with pytest.raises(ResumeError, match="--seed"):
+        resume_session(cut, live)
+    with pytest.raises(ResumeError, match="does not match"):
+        resume_session(cut, live, seed=41)
+    assert cut.read_bytes() == before
+    resume_session(cut, live, seed=42)
+    assert read_transcript(cut).end is not None
+    with pytest.raises(ResumeError, match="already ended"):
+        resume_session(cut, live, seed=42)
+
+
+def test_resume_refuses_a_session_that_no_longer_replays(tmp_path: Path) -> None:
+    cut = tmp_path / "toy.jsonl"
+    spec = SessionSpec(kind="toy", seed=5, backend="toy")
+    io = SessionIO(backend=CountingBackend(), human=Interrupting(["a", "bb"]), show=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        record_session(spec, io, cut, runner=toy_runner("v1"))
+    before = cut.read_bytes()
+    live = SessionIO(backend=CountingBackend(), human=ScriptedHuman(["ccc"]), show=lambda _: None)
+    with pytest.raises(ResumeError, match="no longer replays"):
+        resume_session(cut, live, runner=toy_runner("v2"))
+    assert cut.read_bytes() == before
+    result = resume_session(cut, live, runner=toy_runner("v1"))
+    assert result.outcome.summary == "total 24"
+
+
+# --------------------------------------------------------------------------- roll session
+
+
+def test_a_refused_line_changes_nothing() -> None:
+    plain = RollSession(9)
+    plain.apply("2d6")
+    with_refusals = RollSession(9)
+    with_refusals.apply("2d6")
+    before = with_refusals.state_hash()
+    for line in ["/system Nope", "nonsense", "x" * 5000, "/locale fr", "/bogus", "\x00\x01"]:
+        step = with_refusals.apply(line)
+        assert not step.ok and step.text
+        assert with_refusals.state_hash() == before
+    assert with_refusals.apply("3d6").text == plain.apply("3d6").text
+    assert with_refusals.state_hash() == plain.state_hash()
+
+
+def test_system_switch_applies_to_later_commands() -> None:
+    session = RollSession(1)
+    assert not session.apply("CC<=50").ok  # not a DiceBot command
+    assert session.apply("/system Cthulhu7th").ok
+    step = session.apply("CC<=50")
+    assert step.ok and step.result is not None and step.result["system"] == "Cthulhu7th"
+
+
+def test_roll_session_rejects_bad_options() -> None:
+    from gm_engine.sessions.base import SessionError
+
+    io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman([]), show=lambda _: None)
+    with pytest.raises(SessionError, match="unknown game system"):
+        run_roll_session(SessionSpec(kind="roll", seed=1, options={"system": "Nope"}), io)
+
+
+# --------------------------------------------------------------------------- paths and CLI
+
+
+def test_data_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path / "a"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
+    assert data_dir() == tmp_path / "a"
+    monkeypatch.delenv("GM_DATA_DIR")
+    assert transcripts_dir() == tmp_path / "x" / "gm_engine" / "transcripts"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert transcripts_dir() == tmp_path / "h" / ".local" / "share" / "gm_engine" / "transcripts"
+
+
+def test_cli_replay_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.jsonl"
+    record_roll(good)
+    assert main(["replay", str(good)]) == 0
+    assert "1 of 1 transcripts match" in capsys.readouterr().out
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(good.read_bytes().replace(b"2d6+1", b"2d6+2", 1))
+    truncated = tmp_path / "cut.jsonl"
+    truncated.write_bytes(b"\n".join(good.read_bytes().split(b"\n")[:-2]) + b"\n")
+    assert main(["replay", str(good), str(bad), str(truncated)]) == 1
+    out = capsys.readouterr().out
+    assert "bad.jsonl: TAMPERED: line 3" in out
+    assert "cut.jsonl: TRUNCATED" in out
+    assert "1 of 3 transcripts match" in out
+
+
+def test_cli_roll_session_records_and_prints_the_path(
+    tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "lines.txt"
+    script.write_text("2d6\n/system Cthulhu\nCC<=50\n", encoding="utf-8")
+    assert main(["roll-session", "--seed", "3", "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    path = Path(out.strip().splitlines()[-1].removeprefix("transcript: "))
+    assert path.parent == data_home / "transcripts"
+    assert replay_file(path).ok
