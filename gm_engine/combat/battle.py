@@ -229,6 +229,11 @@ class Battle:
         """The log of the pause the battle is at, as the player should see it now."""
         return self._result(())
 
+    def side_ap(self) -> tuple[int, int]:
+        """The PC side's and the enemy side's AP as they stand now: without dice at SETUP,
+        the final AP (before heals and damage) once rolled."""
+        return sum(t.value for t in pc_terms(self._state)), sum(t.value for t in enemy_terms(self._state))
+
     def character(self, name: str) -> Character:
         """The PC called ``name``.
 

@@ -58,7 +58,7 @@ def loads(text: str, kind: str, where: str = "<text>") -> Any:
     except json.JSONDecodeError as exc:
         raise StorageError(
             f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            + (" (the file looks truncated)" if exc.pos >= len(text.rstrip()) else "")
+            + (" (the file looks truncated)" if _truncated(text, exc) else "")
         ) from None
     if not isinstance(raw, dict):
         raise StorageError(
@@ -72,6 +72,10 @@ def loads(text: str, kind: str, where: str = "<text>") -> Any:
     if raw["version"] != VERSION:
         raise StorageError(f"{where}: version {raw['version']!r} is not supported (expected {VERSION})")
     return raw["data"]
+
+
+def _truncated(text: str, exc: json.JSONDecodeError) -> bool:
+    return exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated")
 
 
 def _read(path: str | Path) -> str:

@@ -1,0 +1,190 @@
+"""``gm combat``: a whole fast-combat fight on the offline side, and file checks.
+
+``gm combat demo --seed S`` plays a party with spells against a mixed group, choosing
+for the player with a fixed, simple policy, and prints every pause as the player would
+see it: each log under its label (BATTLE_SETUP, ROLL_LOG, BATTLE_JUDGE, NARRATIVE).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from gm_engine.combat import (
+    Battle,
+    CastSpell,
+    CombatError,
+    CombatOptions,
+    Encounter,
+    EndBattle,
+    Judge,
+    Narrate,
+    NextRound,
+    Phase,
+    RollDice,
+    SetSituationalBonus,
+    Spell,
+    StepResult,
+    TargetEnemy,
+    create_auto,
+    create_character,
+    make_enemy,
+    render,
+    storage,
+)
+from gm_engine.combat.actions import Action
+from gm_engine.combat.characters import Character
+from gm_engine.dice.source import SeededSource
+
+#: A fight that has not ended after this many rounds is stopped (none should get near it).
+MAX_ROUNDS = 30
+
+
+def register(subparsers: Any) -> None:
+    """Add ``gm combat``."""
+    combat = subparsers.add_parser("combat", help="fast party-vs-party combat (高速戦闘ルール)")
+    sub = combat.add_subparsers(dest="combat_command", metavar="SUBCOMMAND")
+    demo = sub.add_parser("demo", help="play a whole fight round by round, offline")
+    demo.add_argument("--seed", type=int, default=1, help="seed of the dice (default 1)")
+    demo.add_argument(
+        "--options", default=None, help="rule options as JSON, e.g. '{\"mana_shield_amount\": 4}'"
+    )
+    demo.add_argument("--hash", action="store_true", help="print the state hash after every step")
+    demo.set_defaults(handler=_demo)
+    show = sub.add_parser("show", help="show a saved character, party or encounter file")
+    show.add_argument("file")
+    show.set_defaults(handler=_show)
+    combat.set_defaults(handler=lambda args: (combat.print_help(), 2)[1])
+
+
+def demo_party() -> tuple[Character, ...]:
+    """The demo party: a fighter, a mage and a healer (おまかせ)."""
+    return (
+        create_character("ガロウ", "熟練", "大剣", "板金鎧"),
+        create_character("リゼ", "熟練", "短剣", "革", spells=["火弾", "雷撃", "予見"]),
+        create_auto("ミナ", "駆け出し"),
+    )
+
+
+def demo_encounter() -> Encounter:
+    """The demo enemies: an ogre chief, an armoured elite and a regenerating goblin."""
+    return Encounter(
+        enemies=(
+            make_enemy("オーガ", "ボス", 6, 18, [("ap", 1)]),
+            make_enemy("黒騎士", "エリート", 5, 10, [("armour", 1)]),
+            make_enemy("ゴブリン", "雑魚", 4, 5, [("regeneration", 2)]),
+        )
+    )
+
+
+def choose(battle: Battle) -> list[Action]:
+    """The demo player's decisions at the current pause (a fixed policy, for show)."""
+    party = {c.name: c for c in battle.party}
+    phase = battle.phase
+    if phase is Phase.SETUP:
+        actions: list[Action] = []
+        standing = [e for e in battle.enemies if e.standing]
+        weakest = min(standing, key=lambda e: (e.hp, e.name))
+        actions.append(TargetEnemy(enemy=weakest.name))
+        if battle.round_number == 1 and party["ガロウ"].standing:
+            actions.append(SetSituationalBonus(character="ガロウ", bonus=2, reason="崖上の有利な位置"))
+        mage = party["リゼ"]
+        if mage.standing and mage.slots_left > 1:
+            spell = Spell.FIREBALL if battle.round_number == 1 else Spell.LIGHTNING
+            actions.append(CastSpell(caster="リゼ", spell=spell))
+        return [*actions, RollDice()]
+    if phase is Phase.ROLL:
+        pc_ap, enemy_ap = battle.side_ap()
+        actions = []
+        mage = party["リゼ"]
+        if pc_ap < enemy_ap and mage.standing and mage.slots_left > 0:
+            actions.append(CastSpell(caster="リゼ", spell=Spell.FORESIGHT))
+        return [*actions, Judge()]
+    if phase is Phase.JUDGE:
+        return [Narrate()]
+    if phase is Phase.NARRATIVE:
+        healer = party["ミナ"]
+        hurt = [c for c in battle.party if c.standing and c.hp <= c.max_hp // 2]
+        if battle.outcome is None and hurt and healer.standing and healer.slots_left > 0:
+            return [NextRound(), CastSpell(caster="ミナ", spell=Spell.HEAL, target=hurt[0].name)]
+        return [EndBattle() if battle.outcome is not None else NextRound()]
+    return []
+
+
+def _print_step(step: StepResult, with_hash: str | None) -> None:
+    for event in step.events:
+        print(f"  > {event}")
+    print(f"\n===== {step.label} (round {step.round}) =====")
+    print(step.text)
+    if with_hash:
+        print(f"[state {with_hash[:16]}]")
+
+
+def _demo(args: argparse.Namespace) -> int:
+    try:
+        options = CombatOptions.model_validate_json(args.options) if args.options else CombatOptions()
+    except ValueError as exc:
+        print(f"gm combat demo: bad --options: {exc}", file=sys.stderr)
+        return 2
+    party = demo_party()
+    encounter = demo_encounter()
+    print("===== パーティー =====")
+    for member in party:
+        print(render.master_data(member))
+        print()
+    print("===== 敵 =====")
+    for enemy in encounter.enemies:
+        print(render.enemy_line(enemy))
+    source = SeededSource(args.seed)
+    battle = Battle.start(party, encounter, source=source, options=options)
+    _print_step(battle.current_log(), battle.state_hash() if args.hash else None)
+    while not battle.is_over:
+        if battle.round_number > MAX_ROUNDS:
+            print(f"\n(stopped after {MAX_ROUNDS} rounds)")
+            return 1
+        for action in choose(battle):
+            print(f"\n>>> {action.model_dump_json(exclude_none=True)}")
+            try:
+                step = battle.apply(action)
+            except CombatError as exc:  # the policy is simple; show a refusal as the player would
+                print(f"  (refused: {exc})")
+                continue
+            if step.label == "BATTLE_SETUP" and not isinstance(action, NextRound):
+                for event in step.events:
+                    print(f"  > {event}")
+                continue
+            _print_step(step, battle.state_hash() if args.hash else None)
+    print(f"\ndice rolled: {len(source.history)}; state hash: {battle.state_hash()}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            text = handle.read()
+        kind = json.loads(text).get("format", "") if text.strip().startswith("{") else ""
+    except (OSError, ValueError) as exc:
+        print(f"gm combat show: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if kind.endswith(".character"):
+            print(render.master_data(storage.loads_character(text, args.file)))
+        elif kind.endswith(".party"):
+            for member in storage.loads_party(text, args.file):
+                print(render.master_data(member))
+                print()
+        elif kind.endswith(".encounter"):
+            for enemy in storage.loads_encounter(text, args.file).enemies:
+                print(render.enemy_line(enemy))
+        elif kind.endswith(".battle"):
+            battle = storage.loads_battle(text, where=args.file)
+            print(battle.current_log().text)
+        else:
+            print(f"gm combat show: {args.file}: not a gm_engine.combat file", file=sys.stderr)
+            return 2
+    except CombatError as exc:
+        print(f"gm combat show: {exc}", file=sys.stderr)
+        return 2
+    return 0
