@@ -25,6 +25,7 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from gm_engine.dice.engine import reserve_dice
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext, register_system
@@ -390,6 +391,8 @@ class Cthulhu7th(GameSystem):
             )
             return refusal(SYSTEM_ID, command, text)
 
+        if bonus > 2 or bonus < -2:
+            reserve_dice(ctx, abs(bonus) + 2)
         total, tens, ones, candidates = roll_d100_with_bonus(ctx.source, bonus)
         level: Level | None = None
         if target is not None:
@@ -499,7 +502,7 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
                 parts.append(f"\n{number}回目: ＞ {listed} ＞ {names[level]}")
             jammed = total >= malfunction
             if jammed:
-                parts.append(" Malfunction (jammed)" if english else "　ジャム")
+                parts.append(", Malfunction (jammed)" if english else "　ジャム")
                 hit = impale = 0
                 stop_reason = "jam"
             else:
