@@ -68,8 +68,14 @@ class ToolSpec(BaseModel):
         return _strict_ok(self.parameters)
 
 
+#: Keywords OpenAI's strict mode does not take; a schema using them is sent non-strict.
+_NOT_STRICT = frozenset({"minLength", "maxLength", "default"})
+
+
 def _strict_ok(schema: object) -> bool:
     if isinstance(schema, dict):
+        if _NOT_STRICT & schema.keys() and "properties" not in schema:
+            return False
         if schema.get("type") == "object" or "properties" in schema:
             props = schema.get("properties", {})
             if schema.get("additionalProperties", True) is not False:

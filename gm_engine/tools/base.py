@@ -109,6 +109,7 @@ class Tool(BaseModel):
         if not cls.tool_name:
             raise ToolDefinitionError(f"{cls.__name__} has no tool_name")
         schema = _clean_schema(cls.model_json_schema())
+        schema.pop("description", None)  # the docstring is already the tool's description
         return ToolSpec(name=cls.tool_name, description=cls.description(), parameters=schema)
 
     @classmethod
@@ -148,9 +149,13 @@ class Tool(BaseModel):
 
 
 def _clean_schema(schema: Any) -> Any:
-    """Drop pydantic's ``title`` keys (noise in a prompt); keep everything else."""
+    """Drop pydantic's ``title`` keys (noise in a prompt) and write a one-value ``const`` as
+    an ``enum`` (every choice field reads the same, and servers that build a grammar from
+    the schema know ``enum`` best); keep everything else."""
     if isinstance(schema, dict):
         out: dict[str, Any] = {}
+        if "const" in schema and "enum" not in schema:
+            schema = {k if k != "const" else "enum": v if k != "const" else [v] for k, v in schema.items()}
         for key, value in schema.items():
             if key == "title" and isinstance(value, str):
                 continue

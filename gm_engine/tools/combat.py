@@ -1,0 +1,403 @@
+"""The adventure GM's combat tools: character creation and status, every battle step, spells.
+
+A :class:`CombatTable` holds what these tools act on: the party, the battle in
+progress (a :class:`~gm_engine.combat.battle.Battle`) and the session's one dice source.
+:meth:`CombatTable.offers` gives the tools legal now, their choice fields narrowed to
+the legal values the battle reports (``Battle.legal_actions``), so the model is only
+ever offered what the rules allow; every change goes through the combat engine, which
+refuses an illegal action (a ``ValueError``) and leaves its state unchanged.
+
+Pauses: a tool whose result is a pause of the round (BATTLE_SETUP after
+``start_battle`` or ``next_round``, ROLL_LOG after ``roll``, BATTLE_JUDGE after
+``judge``) ends the GM's turn, so the turn goes back to the player.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from gm_engine.combat.actions import (
+    Action,
+    CastSpell,
+    ResolveByNarrative,
+    SetSituationalBonus,
+    TargetCharacter,
+    TargetEnemy,
+)
+from gm_engine.combat.battle import Battle, StepResult, cast_out_of_combat
+from gm_engine.combat.characters import Character, create_auto, create_character, create_unselected
+from gm_engine.combat.enemies import Difficulty, EncounterKind, propose_encounter
+from gm_engine.combat.equipment import ARMOURS, WEAPONS, Shield
+from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
+from gm_engine.combat.ranks import Rank
+from gm_engine.combat.render import master_data, party_status
+from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
+from gm_engine.combat.state import Phase
+from gm_engine.dice.source import DiceSource
+from gm_engine.tools.base import Offer, Tool, ToolOutput
+
+#: Steps that move a battle from one pause to the next, and whether the result is a pause
+#: that hands the turn back to the player.
+STEPS: dict[str, bool] = {"roll": True, "judge": True, "narrate": False, "next_round": True, "end": False}
+
+#: The most characters a player may create.
+MAX_PARTY = 4
+
+
+class CreateCharacter(Tool):
+    """Create the player's character from the player's choices (rank, weapon, armour, shield,
+    spells; one spell per slot: 駆け出し 2, 熟練 3, 英雄 5, 一般人 none)."""
+
+    tool_name: ClassVar[str] = "create_character"
+    name: str = Field(min_length=1, max_length=40)
+    rank: str
+    weapon: str
+    armour: str
+    shield: str
+    spells: list[str] = Field(description="the spells known; at most the rank's slots")
+
+
+class CreateCharacterPreset(Tool):
+    """Create the player's character with a preset: 未選択 (weapon +1, armour 1, no magic) or
+    おまかせ (weapon +2, armour 2, small shield, 1-2 spells)."""
+
+    tool_name: ClassVar[str] = "create_character_preset"
+    name: str = Field(min_length=1, max_length=40)
+    rank: str
+    preset: str
+
+
+class ShowStatus(Tool):
+    """Show the party's character sheets (and the enemies during a battle)."""
+
+    tool_name: ClassVar[str] = "show_status"
+
+
+class StartBattle(Tool):
+    """Start a fight: the engine designs the enemies from the party's strength (§2.3, §3)
+    and shows the first BATTLE_SETUP; the turn then goes to the player."""
+
+    tool_name: ClassVar[str] = "start_battle"
+    kind: str = Field(description="雑魚戦 (mobs), エリート戦 (elites) or ボス戦 (a boss)")
+    difficulty: list[str] = Field(description="adjustments: 弱い, 強い, 長引く, 瞬殺 (usually none)")
+    enemy_name: str = Field(
+        min_length=1, max_length=16, description="what the enemies are called, e.g. ゴブリン"
+    )
+
+
+class BattleStep(Tool):
+    """Move the battle on: roll (after the player's 『戦闘開始』), judge, narrate (get the
+    facts to narrate), next_round, or end (once a side has fallen)."""
+
+    tool_name: ClassVar[str] = "battle_step"
+    step: str
+
+
+class SituationalBonus(Tool):
+    """At SETUP, grant one PC a situational AP bonus this round for a clever plan (capped by rank)."""
+
+    tool_name: ClassVar[str] = "situational_bonus"
+    character: str
+    bonus: int
+    reason: str = Field(max_length=200)
+
+
+class TargetEnemyTool(Tool):
+    """Name the enemy that takes the damage if the PC side wins this round."""
+
+    tool_name: ClassVar[str] = "target_enemy"
+    enemy: str
+
+
+class TargetCharacterTool(Tool):
+    """Name the PC the enemies strike if they win this round."""
+
+    tool_name: ClassVar[str] = "target_character"
+    character: str
+
+
+class CastSpellTool(Tool):
+    """Cast a spell the player declared. ``target`` names a PC for 魔力盾, 治癒, 蘇生 and
+    治癒の波動 in endure mode; ``amount`` is the HP 限界突破 converts; ``mode`` is 治癒の波動's
+    halve or endure. Costs a slot (or, out of slots, a lasting cost)."""
+
+    tool_name: ClassVar[str] = "cast_spell"
+    caster: str
+    spell: str
+    target: str | None = None
+    amount: int | None = None
+    mode: str | None = None
+
+
+class ResolveByNarrativeTool(Tool):
+    """【ナラティブ優先の原則】: at the first SETUP, when the PCs overwhelm the enemies, end the
+    fight without dice; nothing is spent."""
+
+    tool_name: ClassVar[str] = "resolve_by_narrative"
+    reason: str = Field(max_length=300)
+
+
+class HealOutOfCombat(Tool):
+    """Outside a battle, cast 治癒 on one PC or 治癒の波動 on the whole party (costs a slot)."""
+
+    tool_name: ClassVar[str] = "cast_out_of_combat"
+    caster: str
+    spell: str
+    target: str | None = None
+
+
+LogFunc = Callable[[str, str], None]
+
+
+class CombatTable:
+    """The party, the battle in progress and the dice the GM's combat tools act on.
+
+    ``on_log(label, text)`` receives every log the player must see as the engine wrote
+    it (character sheets, BATTLE_SETUP, ROLL_LOG, BATTLE_JUDGE, the end of a battle);
+    ``on_change(step)`` is called after every accepted change (for dice and state events).
+    """
+
+    def __init__(
+        self,
+        source: DiceSource,
+        *,
+        options: CombatOptions = DEFAULT_OPTIONS,
+        on_log: LogFunc | None = None,
+        on_change: Callable[[str], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.options = options
+        self.party: list[Character] = []
+        self.battle: Battle | None = None
+        self.outcomes: list[str] = []
+        self.on_log = on_log
+        self.on_change = on_change
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def current_party(self) -> tuple[Character, ...]:
+        """The party as it is now (inside a battle, the battle's copy)."""
+        return self.battle.party if self.battle is not None else tuple(self.party)
+
+    @property
+    def phase(self) -> Phase | None:
+        """The battle's pause, or None outside a battle."""
+        return self.battle.phase if self.battle is not None else None
+
+    def state_hash(self) -> str:
+        """SHA-256 of the party and the battle state."""
+        data = {
+            "party": [c.model_dump(mode="json") for c in self.party],
+            "battle": self.battle.state_hash() if self.battle is not None else None,
+            "outcomes": self.outcomes,
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+    def status_text(self) -> str:
+        """The party's status (§13.2) and, in a battle, its phase and the enemies."""
+        party = self.current_party()
+        if not party:
+            return "（キャラクターはまだいない）"
+        lines = [party_status(party)]
+        if self.battle is not None:
+            lines.append(f"戦闘中: ラウンド {self.battle.round_number} / {self.battle.phase.value}")
+            lines.extend(f"・{e.name} HP {e.hp}/{e.max_hp}" for e in self.battle.enemies)
+        return "\n".join(lines)
+
+    # -- the offers of the moment ---------------------------------------------------------------
+
+    def offers(self) -> list[Offer[Any]]:
+        """The combat tools legal now, with enums of the legal choices."""
+        offers: list[Offer[Any]] = [Offer.of(ShowStatus, self._show_status)]
+        if self.battle is None:
+            if len(self.party) < MAX_PARTY:
+                ranks = [r.value for r in Rank]
+                offers.append(
+                    Offer.of(
+                        CreateCharacter,
+                        self._create,
+                        rank=ranks,
+                        weapon=list(WEAPONS),
+                        armour=list(ARMOURS),
+                        shield=[s.value for s in Shield],
+                        spells=[s.value for s in Spell],
+                    )
+                )
+                presets = ["未選択", "おまかせ"]
+                preset = Offer.of(CreateCharacterPreset, self._create_preset, rank=ranks, preset=presets)
+                offers.append(preset)
+            if any(c.standing for c in self.party):
+                offers.append(
+                    Offer.of(
+                        StartBattle,
+                        self._start_battle,
+                        kind=[k.value for k in EncounterKind],
+                        difficulty=[d.value for d in Difficulty],
+                    )
+                )
+            casters = [c.name for c in self.party if c.standing and set(c.spells) & OUT_OF_COMBAT]
+            if casters:
+                offers.append(
+                    Offer.of(
+                        HealOutOfCombat,
+                        self._heal_out,
+                        caster=casters,
+                        spell=[s.value for s in sorted(OUT_OF_COMBAT)],
+                        target=[c.name for c in self.party],
+                    )
+                )
+            return offers
+        legal = self.battle.legal_actions()
+        steps = [a.kind for a in legal if a.kind in STEPS]
+        if steps:
+            offers.append(Offer.of(BattleStep, self._step, step=steps))
+        bonuses = [a for a in legal if isinstance(a, SetSituationalBonus)]
+        if bonuses:
+            offers.append(
+                Offer.of(
+                    SituationalBonus,
+                    self._bonus,
+                    character=[a.character for a in bonuses],
+                    bonus=sorted({a.bonus for a in bonuses}),
+                )
+            )
+        enemies = [a.enemy for a in legal if isinstance(a, TargetEnemy)]
+        if enemies:
+            offers.append(Offer.of(TargetEnemyTool, self._target_enemy, enemy=enemies))
+        characters = [a.character for a in legal if isinstance(a, TargetCharacter)]
+        if characters:
+            offers.append(Offer.of(TargetCharacterTool, self._target_character, character=characters))
+        casts = [a for a in legal if isinstance(a, CastSpell)]
+        if casts:
+            names = [c.name for c in self.battle.party]
+            modes = sorted({a.mode.value for a in casts if a.mode is not None}) or None
+            legal_choices: dict[str, list[str]] = {
+                "caster": [a.caster for a in casts],
+                "spell": [a.spell.value for a in casts],
+                "target": names,
+            }
+            if modes:
+                legal_choices["mode"] = modes
+            offers.append(Offer.of(CastSpellTool, self._cast, **legal_choices))
+        if any(isinstance(a, ResolveByNarrative) for a in legal):
+            offers.append(Offer.of(ResolveByNarrativeTool, self._resolve_by_narrative))
+        return offers
+
+    # -- handlers --------------------------------------------------------------------------------
+
+    def _changed(self, step: str) -> None:
+        if self.on_change is not None:
+            self.on_change(step)
+
+    def _log(self, label: str, text: str) -> None:
+        if self.on_log is not None:
+            self.on_log(label, text)
+
+    def _add(self, character: Character) -> ToolOutput:
+        if any(c.name == character.name for c in self.party):
+            raise ValueError(f"there is already a character called {character.name!r}")
+        self.party.append(character)
+        sheet = master_data(character)
+        self._log("CHARACTER", sheet)
+        self._changed("create_character")
+        return ToolOutput(text=f"created:\n{sheet}", data={"character": character.model_dump(mode="json")})
+
+    def _create(self, args: CreateCharacter) -> ToolOutput:
+        character = create_character(args.name, args.rank, args.weapon, args.armour, args.shield, args.spells)
+        return self._add(character)
+
+    def _create_preset(self, args: CreateCharacterPreset) -> ToolOutput:
+        make = create_auto if args.preset == "おまかせ" else create_unselected
+        return self._add(make(args.name, args.rank))
+
+    def _show_status(self, args: ShowStatus) -> ToolOutput:
+        sheets = "\n\n".join(master_data(c) for c in self.current_party()) or "（キャラクターはまだいない）"
+        return ToolOutput(text=self.status_text() + "\n\n" + sheets)
+
+    def _start_battle(self, args: StartBattle) -> ToolOutput:
+        proposal = propose_encounter(
+            self.party,
+            args.kind,
+            args.difficulty,
+            mob_name=args.enemy_name,
+            elite_name=args.enemy_name,
+            boss_name=args.enemy_name,
+            options=self.options,
+        )
+        battle = Battle.start(self.party, proposal.encounter, source=self.source, options=self.options)
+        self.battle = battle
+        log = battle.current_log()
+        self._log(log.label, log.text)
+        self._changed("start_battle")
+        return ToolOutput(
+            text=f"{log.text}\n(敵の設計: {proposal.explanation})\n"
+            "The turn passes to the player; wait for 『戦闘開始』 (or their declarations).",
+            data={"label": log.label},
+            ends_turn=True,
+        )
+
+    def _apply(self, action: Action, step: str, pause: bool = False) -> ToolOutput:
+        battle = self._require_battle()
+        result: StepResult = battle.apply(action)
+        events = "".join(f"・{e}\n" for e in result.events)
+        if result.label != "NARRATIVE" and (pause or result.phase is Phase.ENDED):
+            self._log(result.label, result.text)
+        elif result.events:
+            self._log("EVENT", events.rstrip())
+        if result.phase is Phase.ENDED:
+            self._finish(battle)
+        self._changed(step)
+        note = "\nThe turn passes to the player." if pause else ""
+        return ToolOutput(text=f"{events}{result.text}{note}", data={"label": result.label}, ends_turn=pause)
+
+    def _finish(self, battle: Battle) -> None:
+        self.party = list(battle.party)
+        self.outcomes.append(battle.outcome.value if battle.outcome is not None else "中断")
+        self.battle = None
+
+    def _require_battle(self) -> Battle:
+        if self.battle is None:
+            raise ValueError("there is no battle in progress; start one with start_battle")
+        return self.battle
+
+    def _step(self, args: BattleStep) -> ToolOutput:
+        from gm_engine.combat.actions import parse_action
+
+        return self._apply(parse_action({"kind": args.step}), args.step, pause=STEPS.get(args.step, False))
+
+    def _bonus(self, args: SituationalBonus) -> ToolOutput:
+        action = SetSituationalBonus(character=args.character, bonus=args.bonus, reason=args.reason)
+        return self._apply(action, "situational_bonus")
+
+    def _target_enemy(self, args: TargetEnemyTool) -> ToolOutput:
+        return self._apply(TargetEnemy(enemy=args.enemy), "target_enemy")
+
+    def _target_character(self, args: TargetCharacterTool) -> ToolOutput:
+        return self._apply(TargetCharacter(character=args.character), "target_character")
+
+    def _cast(self, args: CastSpellTool) -> ToolOutput:
+        action = CastSpell(
+            caster=args.caster,
+            spell=Spell(args.spell),
+            target=args.target,
+            amount=args.amount,
+            mode=HealingWaveMode(args.mode) if args.mode is not None else None,
+        )
+        return self._apply(action, "cast")
+
+    def _resolve_by_narrative(self, args: ResolveByNarrativeTool) -> ToolOutput:
+        return self._apply(ResolveByNarrative(reason=args.reason), "resolve_by_narrative")
+
+    def _heal_out(self, args: HealOutOfCombat) -> ToolOutput:
+        result = cast_out_of_combat(
+            self.party, args.caster, args.spell, self.source, target=args.target, options=self.options
+        )
+        self.party = list(result.party)
+        self._log("SPELL", result.text)
+        self._changed("cast_out_of_combat")
+        return ToolOutput(text=result.text)
