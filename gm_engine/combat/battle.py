@@ -394,10 +394,14 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
             return _explain_cast(state, action)
         elif isinstance(action, NextRound):
             if state.outcome is not None:
-                return OutOfOrderError(f"the battle is decided ({state.outcome.value}); take 'end'", phase)
+                return OutOfOrderError(
+                    f"the battle is at {phase} and decided ({state.outcome.value}); take 'end'", phase
+                )
         elif isinstance(action, EndBattle):
             if state.outcome is None:
-                return OutOfOrderError("both sides still stand; take 'next_round'", phase)
+                return OutOfOrderError(
+                    f"the battle is at {phase} and both sides still stand; take 'next_round'", phase
+                )
         elif isinstance(action, ResolveByNarrative):
             return _explain_narrative(state)
     except CombatError as exc:
