@@ -14,9 +14,10 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from typing import Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticUndefined
 
 from gm_engine.dice.engine import TooManyDiceError, reserve_dice
 from gm_engine.dice.result import Detail, Locale, Outcome
@@ -495,10 +496,37 @@ def pair_up(values: list[int | None]) -> list[tuple[int, int]]:
     return pairs
 
 
+_Model = TypeVar("_Model", bound=BaseModel)
+_FIELD_DEFAULTS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
+_set_attribute = object.__setattr__
+
+
+def assemble(cls: type[_Model], **fields: Any) -> _Model:
+    """A frozen model from values this package computed itself, without validation.
+
+    This is what pydantic's ``model_construct`` does, minus its per-call bookkeeping,
+    which in pydantic 2 costs more than validating: results are built on every roll.
+    Fields left out take their defaults; every field without a default must be given.
+    """
+    layout = _FIELD_DEFAULTS.get(cls)
+    if layout is None:
+        layout = tuple(
+            (name, None if info.default is PydanticUndefined else info.default)
+            for name, info in cls.model_fields.items()
+        )
+        _FIELD_DEFAULTS[cls] = layout
+    values = {name: fields.get(name, default) for name, default in layout}
+    model = cls.__new__(cls)
+    _set_attribute(model, "__dict__", values)
+    _set_attribute(model, "__pydantic_fields_set__", set(fields))
+    _set_attribute(model, "__pydantic_extra__", None)
+    _set_attribute(model, "__pydantic_private__", None)
+    return model
+
+
 def build_outcome(detail: Detail, text: str) -> Outcome:
-    """An :class:`Outcome` carrying ``detail``; the detail was built from checked values,
-    so it is not validated again (this is the hot path of every roll)."""
-    return Outcome.model_construct(text=text, detail=detail)
+    """An :class:`Outcome` (no flags) carrying ``detail``, built without re-validation."""
+    return assemble(Outcome, text=text, detail=detail)
 
 
 @register_command("BarabaraDice", 20, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*B")
@@ -538,7 +566,7 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
         if sort:
             rolled.sort()
         all_values.extend(rolled)
-        groups.append(DiceGroup.model_construct(times=times, sides=sides, values=tuple(rolled)))
+        groups.append(assemble(DiceGroup, times=times, sides=sides, values=tuple(rolled)))
 
     ones = all_values.count(1)
     successes: int | None = None
@@ -549,7 +577,8 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
             successes = sum(1 for value in all_values if check(value, target))
     expression = "+".join(f"{times}B{sides}" for times, sides in specs)
     expression += format_comparison(op) + ("" if target is None else str(target))
-    detail = BarabaraDiceDetail.model_construct(
+    detail = assemble(
+        BarabaraDiceDetail,
         expression=expression,
         groups=tuple(groups),
         comparison=op,
@@ -562,5 +591,5 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
 
 
 def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
-    detail = BarabaraDiceDetail.model_construct(expression=word, error=error)
+    detail = assemble(BarabaraDiceDetail, expression=word, error=error)
     return build_outcome(detail, error_text(word, error, locale))

@@ -22,6 +22,7 @@ from gm_engine.dice.commands.barabara_dice import (
     DiceSpec,
     Node,
     ParseFailure,
+    assemble,
     build_outcome,
     compare,
     default_comparison,
@@ -181,7 +182,7 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
         rolled = roller.roll_many(times, sides)
         if sort:
             rolled.sort()
-        rolls.append(DiceGroup.model_construct(times=times, sides=sides, values=tuple(rolled)))
+        rolls.append(assemble(DiceGroup, times=times, sides=sides, values=tuple(rolled)))
         again = sum(1 for value in rolled if compare(value, reroll_op, reroll_threshold))
         if again:
             queue.append((again, sides))
@@ -195,9 +196,10 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
     expression = "+".join(f"{times}R{sides}" for times, sides in specs)
     expression += f"[{'' if reroll_op == op else format_comparison(reroll_op)}{reroll_threshold}]"
     expression += format_comparison(op) + ("" if target is None else str(target))
-    detail = RerollDiceDetail.model_construct(
+    detail = assemble(
+        RerollDiceDetail,
         expression=expression,
-        notations=tuple(DiceSpec.model_construct(times=t, sides=s) for t, s in specs),
+        notations=tuple(assemble(DiceSpec, times=t, sides=s) for t, s in specs),
         reroll_comparison=reroll_op,
         reroll_threshold=reroll_threshold,
         comparison=op,
@@ -211,5 +213,5 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
 
 
 def _refuse(word: str, error: RerollError, locale: Locale) -> Outcome:
-    detail = RerollDiceDetail.model_construct(expression=word, error=error)
+    detail = assemble(RerollDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_reroll(detail, locale))

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from gm_engine.dice.commands.barabara_dice import (
     LINE_HEAD,
     ArithmeticFailure,
     DiceRoller,
     Node,
     ParseFailure,
+    assemble,
     build_outcome,
     error_text,
     evaluate_all,
@@ -39,15 +38,6 @@ _SIDES_TEXT: Final = {
 TallyError = ArithmeticFailure | Literal["too_many_sides"]
 
 
-class FaceCount(BaseModel):
-    """How many dice showed ``face``."""
-
-    model_config = ConfigDict(frozen=True)
-
-    face: int
-    count: int
-
-
 class TallyDiceDetail(Detail):
     """The structure of an ``xTYy`` / ``xTZy`` roll."""
 
@@ -60,8 +50,9 @@ class TallyDiceDetail(Detail):
     show_zeros: bool = False
     #: The faces in the order shown (sorted when the game system sorts such dice).
     values: tuple[int, ...] = ()
-    #: Every face 1..sides with its count, zeros included whatever ``show_zeros`` says.
-    counts: tuple[FaceCount, ...] = ()
+    #: How many dice showed each face: ``counts[0]`` for face 1, up to face ``sides``
+    #: (zeros included whatever ``show_zeros`` says).
+    counts: tuple[int, ...] = ()
     error: TallyError | None = None
 
 
@@ -72,7 +63,9 @@ def render_tally(detail: TallyDiceDetail, locale: Locale) -> str:
     if detail.error is not None:
         return error_text(detail.expression, detail.error, locale)
     counts = ", ".join(
-        f"[{entry.face}]×{entry.count}" for entry in detail.counts if entry.count or detail.show_zeros
+        f"[{face}]×{count}"
+        for face, count in enumerate(detail.counts, start=1)
+        if count or detail.show_zeros
     )
     return f"({detail.expression}) ＞ {join_ints(detail.values)} ＞ {counts}"
 
@@ -119,7 +112,8 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
         return None
     expression = f"{times}T{'Z' if show_zeros else 'Y'}{sides}"
     if sides > MAX_TALLY_SIDES:
-        detail = TallyDiceDetail.model_construct(
+        detail = assemble(
+            TallyDiceDetail,
             expression=expression, times=times, sides=sides, show_zeros=show_zeros, error="too_many_sides"
         )
         return build_outcome(detail, render_tally(detail, ctx.locale))
@@ -130,19 +124,18 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
             counts[value] += 1
     if ctx.system.sort_barabara_dice:
         rolled.sort()
-    detail = TallyDiceDetail.model_construct(
+    detail = assemble(
+        TallyDiceDetail,
         expression=expression,
         times=times,
         sides=sides,
         show_zeros=show_zeros,
         values=tuple(rolled),
-        counts=tuple(
-            FaceCount.model_construct(face=face, count=counts[face]) for face in range(1, sides + 1)
-        ),
+        counts=tuple(counts[1:]),
     )
     return build_outcome(detail, render_tally(detail, ctx.locale))
 
 
 def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
-    detail = TallyDiceDetail.model_construct(expression=word, error=error)
+    detail = assemble(TallyDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_tally(detail, locale))

@@ -24,6 +24,7 @@ from gm_engine.dice.commands.barabara_dice import (
     Node,
     ParseFailure,
     TokenCursor,
+    assemble,
     build_outcome,
     compare,
     error_text,
@@ -185,9 +186,10 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
     expression = "+".join(f"{times}U{sides}" for times, sides in specs)
     expression += f"[{threshold}]{format_modifier(modifier)}"
     expression += format_comparison(op) + ("" if target is None else str(target))
-    spec_models = tuple(DiceSpec.model_construct(times=t, sides=s) for t, s in specs)
+    spec_models = tuple(assemble(DiceSpec, times=t, sides=s) for t, s in specs)
     if threshold <= 1:
-        detail = UpperDiceDetail.model_construct(
+        detail = assemble(
+            UpperDiceDetail,
             expression=expression,
             notations=spec_models,
             reroll_threshold=threshold,
@@ -213,7 +215,7 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
                 faces.append(value)
                 if value < threshold:
                     break
-            group.append(ExplodingDie.model_construct(sides=sides, total=sum(faces), values=tuple(faces)))
+            group.append(assemble(ExplodingDie, sides=sides, total=sum(faces), values=tuple(faces)))
         if sort:
             group.sort(key=lambda die: die.total)
         dice.extend(group)
@@ -226,7 +228,8 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
     else:
         total = sum(die.total for die in dice) + modifier
         highest = max((die.total + modifier for die in dice), default=None)
-    detail = UpperDiceDetail.model_construct(
+    detail = assemble(
+        UpperDiceDetail,
         expression=expression,
         notations=spec_models,
         reroll_threshold=threshold,
@@ -242,5 +245,5 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
 
 
 def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
-    detail = UpperDiceDetail.model_construct(expression=word, error=error)
+    detail = assemble(UpperDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_upper(detail, locale))
