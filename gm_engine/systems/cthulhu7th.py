@@ -192,19 +192,19 @@ def roll_d100_with_bonus(
     Returns (kept total, tens values, ones value, candidate totals).
     """
     roll = source.roll
-    if bonus == 0:
-        tens_die = roll(10)
-        ones_die = roll(10)
-        ten = 0 if tens_die == 10 else tens_die * 10
-        ones = 0 if ones_die == 10 else ones_die
-        total = (ten + ones) or 100
-        return total, (ten,), ones, (total,)
-    tens = tuple([0 if d == 10 else d * 10 for d in [roll(10) for _ in range(abs(bonus) + 1)]])
+    count = bonus + 1 if bonus >= 0 else 1 - bonus
+    if count == 1:
+        die = roll(10)
+        tens: tuple[int, ...] = (0 if die == 10 else die * 10,)
+    else:
+        tens = tuple([0 if die == 10 else die * 10 for die in [roll(10) for _ in range(count)]])
     ones_die = roll(10)
     ones = 0 if ones_die == 10 else ones_die
-    candidates = tuple([(t + ones) or 100 for t in tens])
-    total = min(candidates) if bonus >= 0 else max(candidates)
-    return total, tens, ones, candidates
+    if count == 1:
+        total = (tens[0] + ones) or 100
+        return total, tens, ones, (total,)
+    candidates = tuple([(ten + ones) or 100 for ten in tens])
+    return (min(candidates) if bonus >= 0 else max(candidates)), tens, ones, candidates
 
 
 class _SkillArgs(NamedTuple):
@@ -558,20 +558,20 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
     return outcome("".join(parts), detail)
 
 
+# What a volley's level does at each raised difficulty (0 regular .. 3 critical): at
+# hard only a hard success still hits, and at critical even a critical only hits.
+_IMPALING: dict[str, str] = {CRITICAL: "impale", EXTREME: "impale"}
+_HIT_TYPES: tuple[dict[str, str], ...] = (
+    {HARD: "hit", REGULAR: "hit", **_IMPALING},
+    {HARD: "hit", **_IMPALING},
+    dict(_IMPALING),
+    {CRITICAL: "hit"},
+)
+
+
 def _hit_type(harder: int, level: Level) -> str:
     """``hit``, ``impale`` or ``miss`` of a volley's level at a raised difficulty."""
-    if harder == 0:
-        if level in (HARD, REGULAR):
-            return "hit"
-        return "impale" if level in (CRITICAL, EXTREME) else "miss"
-    if harder == 1:
-        if level == HARD:
-            return "hit"
-        return "impale" if level in (CRITICAL, EXTREME) else "miss"
-    if harder == 2:
-        return "impale" if level in (CRITICAL, EXTREME) else "miss"
-    # At critical difficulty even a critical only hits: nothing impales.
-    return "hit" if level == CRITICAL else "miss"
+    return _HIT_TYPES[harder].get(level, "miss")
 
 
 def _volley_hits(
