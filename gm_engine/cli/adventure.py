@@ -1,0 +1,78 @@
+"""``gm adventure``: a solo adventure with a model as GM (the built-in offline GM by default)."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from gm_engine.llm import make_backend
+from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec, get_runner
+
+
+def register(subparsers: Any) -> None:
+    """Add ``gm adventure``."""
+    parser = subparsers.add_parser(
+        "adventure",
+        help="a solo adventure: a model plays the GM, the engine owns every number",
+        description="Play a short adventure with a GM model that reaches the rules engine only through "
+        "tools (dice, character creation, every combat step, spells). `--backend offline` (the default) "
+        "needs no key: the built-in GM runs a scripted adventure with a fight. `--backend openai` uses "
+        "OPENAI_BASE_URL / OPENAI_API_KEY and --model (or GM_MODEL). Type /quit to leave.",
+    )
+    parser.add_argument("--backend", choices=["offline", "openai"], default="offline")
+    parser.add_argument("--model", default=None, help="model name for --backend openai (default: $GM_MODEL)")
+    parser.add_argument(
+        "--profile", default=None, help="server profile: openai, ollama, vllm, llamacpp, lmstudio"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
+    parser.add_argument("--system", default="DiceBot", help="game system of the dice tool (see `gm systems`)")
+    parser.add_argument("--max-turns", type=int, default=80, help="stop after this many GM turns")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
+    where.add_argument("--no-record", action="store_true", help="do not record (the default)")
+    parser.add_argument(
+        "--script",
+        metavar="FILE",
+        default=None,
+        help="read the player's lines from FILE (then answer 次へ until the end), not the terminal",
+    )
+    parser.set_defaults(handler=_adventure)
+
+
+def _adventure(args: argparse.Namespace) -> int:
+    from gm_engine.sessions.roll import ScriptedHuman, TerminalHuman
+
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    spec = SessionSpec(
+        kind="adventure",
+        seed=seed,
+        options={"system": args.system, "max_turns": args.max_turns},
+        backend=args.backend,
+        model=args.model,
+    )
+    human: ScriptedHuman | TerminalHuman
+    try:
+        if args.script:
+            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
+            human = ScriptedHuman(lines, when_done="次へ")
+        else:
+            human = TerminalHuman()
+        backend: ModelBackend = make_backend(args.backend, model=args.model, profile=args.profile)
+        io = SessionIO(backend=backend, human=human, show=print)
+        if args.record:
+            from gm_engine.transcripts.record import record_session
+
+            outcome = record_session(spec, io, Path(args.record))
+        else:
+            outcome = get_runner("adventure")(spec, io)
+    except (SessionError, BackendError, OSError, ValueError) as exc:
+        print(f"gm adventure: {exc}", file=sys.stderr)
+        return 2
+    print(f"— {outcome.summary} (seed {seed})")
+    if args.record:
+        print(f"transcript: {args.record}")
+    return 0

@@ -1,0 +1,458 @@
+"""The solo adventure: a model plays the GM, the player answers, the engine owns every number.
+
+The GM model talks with the player and reaches the engine only through tools
+(:mod:`gm_engine.tools.dice` and :mod:`gm_engine.tools.combat`): any dice command of the
+session's game system, the 3d6 check, character creation and status, every step of a
+battle, spells, and ``end_adventure``. A GM turn runs tools until the model answers with
+text or a tool reaches a pause of the battle (BATTLE_SETUP, ROLL_LOG, BATTLE_JUDGE);
+then the turn goes back to the player. The engine's logs are shown to the player as
+the engine wrote them, so a number the player sees never passed through the model.
+
+With the offline backend the GM is :func:`offline_gm`, a short scripted adventure:
+it greets, creates the player's character from the player's answer, rolls a check,
+starts a fight, drives each step (casting 【火弾】 in the first round when it can),
+narrates from the engine's facts and ends.
+
+Events: everything the turn runner emits (model_request, model_response, tool_result,
+fallback), plus ``human_input``, ``dice`` (the dice of each engine step) and ``state``
+(the adventure's state hash after each engine step).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gm_engine.combat.actions import CastSpell
+from gm_engine.combat.characters import Character
+from gm_engine.combat.ranks import Rank
+from gm_engine.combat.spells import Spell
+from gm_engine.combat.state import Phase
+from gm_engine.dice import RollResult, SeededSource, get_system
+from gm_engine.llm.base import (
+    JsonDict,
+    ModelRequest,
+    ModelResponse,
+    system_message,
+    user_message,
+)
+from gm_engine.llm.ledger import Ledger, MeteredBackend
+from gm_engine.llm.offline import offline_calls, register_offline_decider
+from gm_engine.llm.prompts import render_prompt
+from gm_engine.sessions.base import (
+    EventSink,
+    SessionError,
+    SessionIO,
+    SessionOutcome,
+    SessionSpec,
+    register_session,
+)
+from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnRunner
+from gm_engine.tools.combat import CombatTable
+from gm_engine.tools.dice import check_offer, dice_offer
+
+#: What the player types to stop.
+QUIT_WORDS = frozenset({"/quit", "/exit", "/end", "終了"})
+
+#: Example commands shown in the GM prompt per game system.
+_EXAMPLES: dict[str, list[str]] = {
+    "DiceBot": ["2D6", "3D6>=10", "1D100"],
+    "Cthulhu7th": ["CC<=50", "CC(1)<=60", "1D100"],
+    "Cthulhu": ["CCB<=50", "1D100"],
+    "TheOneRing2nd": ["3RG>=14", "2D6"],
+}
+
+
+class AdventureOptions(BaseModel):
+    """Options of an adventure: the dice system of ``roll_dice``, and bounds on its length."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    system: str = "DiceBot"
+    max_turns: int = Field(default=80, ge=1, le=10_000)
+    retry_budget: int = Field(default=3, ge=0, le=20)
+    max_tool_calls_per_turn: int = Field(default=24, ge=1, le=200)
+
+    @field_validator("system")
+    @classmethod
+    def _known_system(cls, value: str) -> str:
+        get_system(value)  # raises UnknownSystemError (a ValueError) naming the known ids
+        return value
+
+
+class EndAdventure(Tool):
+    """End the adventure with a one-line summary, after the closing narration."""
+
+    tool_name: ClassVar[str] = "end_adventure"
+    summary: str = Field(min_length=1, max_length=300)
+
+
+class _ShowingSink:
+    """Passes events on, and shows the GM's words to the player as they arrive."""
+
+    def __init__(self, inner: EventSink, show: Any) -> None:
+        self.inner = inner
+        self.show = show
+
+    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+        self.inner.emit(event_type, payload)
+        if event_type == "model_response" and payload.get("content"):
+            self.show(f"GM: {payload['content']}")
+
+
+class Adventure:
+    """One adventure's state and loop; :func:`run_adventure` is the registered runner."""
+
+    offline_kind = "adventure"
+
+    def __init__(self, spec: SessionSpec, io: SessionIO, options: AdventureOptions) -> None:
+        self.spec = spec
+        self.io = io
+        self.options = options
+        self.source = SeededSource(spec.seed)
+        self.table = CombatTable(self.source, on_log=self._show_log, on_change=self._changed)
+        self.ledger = Ledger(game=f"adventure-{spec.seed}")
+        self.finished = False
+        self.ending = ""
+        self.turn = 0
+        self.human_lines: list[str] = []
+        self.checks: list[RollResult] = []
+        self.battles_started = 0
+        self._dice_seen = 0
+        game = get_system(options.system)
+        self.messages: list[JsonDict] = [
+            system_message(
+                render_prompt(
+                    "adventure_gm.j2",
+                    system_id=game.id,
+                    system_name=game.name,
+                    examples=_EXAMPLES.get(game.id, ["2D6", "1D100"]),
+                )
+            )
+        ]
+
+    # -- what the GM may do now --------------------------------------------------------------
+
+    def offers(self) -> list[Offer[Any]]:
+        """The GM's tools legal now."""
+        offers: list[Offer[Any]] = [dice_offer(self.options.system, self.source, self._rolled)]
+        names = [c.name for c in self.table.current_party() if c.standing]
+        if names and self.table.battle is None:
+            offers.append(check_offer(names, self.source, self._checked))
+        offers.extend(self.table.offers())
+        if self.table.battle is None:
+            offers.append(Offer.of(EndAdventure, self._end))
+        return offers
+
+    # -- engine callbacks ----------------------------------------------------------------------
+
+    def _sink(self) -> EventSink:
+        return self.io.sink
+
+    def _changed(self, step: str) -> None:
+        history = self.source.history
+        if len(history) > self._dice_seen:
+            self._sink().emit("dice", {"dice": [[d.value, d.sides] for d in history[self._dice_seen :]]})
+            self._dice_seen = len(history)
+        self._sink().emit("state", {"hash": self.table.state_hash(), "step": step})
+        if step == "start_battle":
+            self.battles_started += 1
+
+    def _rolled(self, result: RollResult, reason: str) -> None:
+        self.io.show(f"🎲 {reason}: {result.text}")
+        self._changed("roll_dice")
+
+    def _checked(self, result: RollResult, reason: str) -> None:
+        self.checks.append(result)
+        self.io.show(f"🎲 {reason}: {result.text}")
+        self._changed("skill_check")
+
+    def _show_log(self, label: str, text: str) -> None:
+        self.io.show(text)
+
+    def _end(self, args: EndAdventure) -> ToolOutput:
+        self.finished = True
+        self.ending = args.summary
+        self._changed("end_adventure")
+        return ToolOutput(text="the adventure is over", ends_turn=True)
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def turn_message(self, text: str) -> JsonDict:
+        """The user message of one player line, with the engine's status."""
+        phase = self.table.phase
+        return user_message(
+            render_prompt(
+                "adventure_turn.j2",
+                text=text,
+                status=self.table.status_text(),
+                phase=phase.value if phase is not None else None,
+            )
+        )
+
+    async def run(self) -> SessionOutcome:
+        """Play until the GM ends the adventure, the player quits, or ``max_turns``."""
+        runner = TurnRunner(
+            MeteredBackend(self.io.backend, self.ledger),
+            _ShowingSink(self.io.sink, self.io.show),
+            retry_budget=self.options.retry_budget,
+        )
+        self.messages.append(self.turn_message("（セッション開始。プレイヤーを迎えてください）"))
+        quit_early = False
+        while self.turn < self.options.max_turns and not self.finished:
+            phase = self.table.phase
+            result = await runner.run(
+                actor="gm",
+                messages=self.messages,
+                offers=self.offers,
+                context=GMView(self),
+                require_action=False,
+                max_actions=self.options.max_tool_calls_per_turn,
+                turn=self.turn,
+                phase=phase.value if phase is not None else "story",
+            )
+            self.messages = list(result.messages)
+            self.turn += 1
+            if self.finished:
+                break
+            text = self.io.human.ask("あなた> ")
+            self._sink().emit("human_input", {"prompt": "あなた> ", "text": text})
+            if text.strip() in QUIT_WORDS:
+                quit_early = True
+                break
+            self.human_lines.append(text)
+            self.messages.append(self.turn_message(text))
+        stopped = "the player left the table" if quit_early else "the adventure ran out of turns"
+        summary = self.ending or stopped
+        self.io.show(self.ledger.summary())
+        figures: dict[str, float] = {
+            "turns": float(self.turn),
+            "battles": float(self.battles_started),
+            "dice": float(len(self.source.history)),
+            **self.ledger.figures(),
+        }
+        return SessionOutcome(summary=summary, figures=figures)
+
+
+class GMView:
+    """What the GM (and so the offline GM) may know: everything on the table, read live.
+
+    A solo adventure has no secret from its GM; the view is read-only.
+    """
+
+    offline_kind = "adventure"
+
+    def __init__(self, adventure: Adventure) -> None:
+        self._adventure = adventure
+
+    @property
+    def party(self) -> tuple[Character, ...]:
+        """The party as it is now."""
+        return self._adventure.table.current_party()
+
+    @property
+    def phase(self) -> Phase | None:
+        """The battle's pause, or None outside a battle."""
+        return self._adventure.table.phase
+
+    @property
+    def battle_round(self) -> int:
+        """The battle's round (0 outside a battle)."""
+        battle = self._adventure.table.battle
+        return battle.round_number if battle is not None else 0
+
+    @property
+    def battle_decided(self) -> bool:
+        """Whether the battle in progress has an outcome."""
+        battle = self._adventure.table.battle
+        return battle is not None and battle.outcome is not None
+
+    @property
+    def outcomes(self) -> tuple[str, ...]:
+        """How the finished battles ended."""
+        return tuple(self._adventure.table.outcomes)
+
+    @property
+    def human_lines(self) -> tuple[str, ...]:
+        """What the player said so far."""
+        return tuple(self._adventure.human_lines)
+
+    @property
+    def checks(self) -> tuple[RollResult, ...]:
+        """The skill checks rolled so far."""
+        return tuple(self._adventure.checks)
+
+    @property
+    def battles_started(self) -> int:
+        """How many battles were started."""
+        return self._adventure.battles_started
+
+    def castable(self, spell: Spell) -> list[str]:
+        """The PCs who may cast ``spell`` now (from the battle's legal actions)."""
+        battle = self._adventure.table.battle
+        if battle is None:
+            return []
+        return [a.caster for a in battle.legal_actions() if isinstance(a, CastSpell) and a.spell is spell]
+
+
+@register_session("adventure")
+def run_adventure(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
+    """Run a solo adventure (see the module docstring).
+
+    Raises:
+        SessionError: the options are invalid (e.g. an unknown dice system).
+    """
+    try:
+        options = AdventureOptions.model_validate(spec.options)
+    except (ValidationError, ValueError) as exc:
+        raise SessionError(f"bad adventure options: {exc}") from None
+    return asyncio.run(Adventure(spec, io, options).run())
+
+
+# ------------------------------------------------------------------------------ the offline GM
+
+_RANK_WORDS = {r.value: r for r in Rank}
+#: The offline adventure's foe.
+BOSS = "小鬼の頭目"
+_PRESETS = ("おまかせ", "未選択")
+
+
+def parse_character_answer(text: str) -> tuple[str, str, str]:
+    """(name, rank, preset) from the player's answer, e.g. ``"アリア 駆け出し おまかせ"``;
+    the rank defaults to 駆け出し and the preset to おまかせ."""
+    words = [w for w in re.split(r"[\s、，,。/／]+", text.strip()) if w]
+    rank = next((w for w in words if w in _RANK_WORDS), Rank.NOVICE.value)
+    preset = next((w for w in words if w in _PRESETS), "おまかせ")
+    names = [w for w in words if w not in _RANK_WORDS and w not in _PRESETS]
+    name = names[0][:40] if names else "名無しの旅人"
+    return name, rank, preset
+
+
+def _last_tool_text(request: ModelRequest) -> str:
+    last = request.messages[-1] if request.messages else {}
+    return str(last.get("content") or "") if last.get("role") == "tool" else ""
+
+
+def _last_call_name(request: ModelRequest) -> str | None:
+    """The tool whose result is the last message (None when the last message is not one)."""
+    last = request.messages[-1] if request.messages else {}
+    if last.get("role") != "tool":
+        return None
+    for message in reversed(request.messages):
+        for call in message.get("tool_calls") or ():
+            if call.get("id") == last.get("tool_call_id"):
+                return str(call["function"]["name"])
+    return None
+
+
+def _enum(request: ModelRequest, tool: str, field: str) -> list[Any]:
+    """The legal values the request offers for ``tool``'s ``field`` (empty when not offered)."""
+    for spec in request.tools:
+        if spec.name == tool:
+            return list(spec.parameters.get("properties", {}).get(field, {}).get("enum", []))
+    return []
+
+
+def _say(request: ModelRequest, text: str, *calls: tuple[str, Mapping[str, Any]]) -> ModelResponse:
+    return ModelResponse(content=text or None, tool_calls=offline_calls(request, list(calls)))
+
+
+def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
+    """The offline GM: a short scripted adventure decided from the table's state (see the
+    module docstring). It only calls tools the request offers."""
+    if not isinstance(context, GMView):
+        raise SessionError("the offline GM needs the adventure's GMView as its context")
+    view = context
+    offered = {t.name for t in request.tools}
+    after_tool = bool(request.messages) and request.messages[-1].get("role") == "tool"
+    party = view.party
+    hero = party[0].name if party else ""
+
+    if not party:
+        if not view.human_lines:
+            return _say(
+                request,
+                "ようこそ、霧の森のほとりの村へ。まずはあなたの分身を決めましょう。"
+                "名前とランク（一般人・駆け出し・熟練・英雄）を教えてください。"
+                "装備と魔法は「おまかせ」か「未選択」で決められます。（例: アリア 駆け出し おまかせ）",
+            )
+        name, rank, preset = parse_character_answer(view.human_lines[-1])
+        return _say(request, "", ("create_character_preset", {"name": name, "rank": rank, "preset": preset}))
+
+    if not view.checks and view.battles_started == 0:
+        return _say(
+            request,
+            f"{hero}は村の長老に頼まれ、森の奥の祠へ向かう。木々のざわめきに、何かが潜む気配がある。",
+            ("skill_check", {"character": hero, "target": 10, "reason": "森に潜む気配に気づく"}),
+        )
+
+    if view.battles_started == 0:
+        if after_tool:
+            check = view.checks[-1]
+            if check.success:
+                line = "茂みの向こうに、大鉈を担いだ小鬼の頭目の影を見つけた。先手を取れそうだ。"
+            else:
+                line = "気づいた時には、大鉈を担いだ小鬼の頭目がすぐ背後に迫っていた。"
+            return _say(request, f"{line}どうする？")
+        return _say(
+            request,
+            "小鬼の頭目が錆びた大鉈を振りかざし、奇声を上げて飛びかかってくる！戦闘だ。",
+            ("start_battle", {"kind": "エリート戦", "difficulty": ["弱い", "長引く"], "enemy_name": BOSS}),
+        )
+
+    phase = view.phase
+    if phase is Phase.SETUP:
+        last = _last_call_name(request) if after_tool else None
+        bonuses = _enum(request, "situational_bonus", "bonus")
+        if last is None and bonuses and max(bonuses) > 0:
+            return _say(
+                request,
+                f"{hero}は木立を盾に回り込む。悪くない作戦だ。",
+                (
+                    "situational_bonus",
+                    {"character": hero, "bonus": max(bonuses), "reason": "木立を盾に回り込む作戦"},
+                ),
+            )
+        casters = view.castable(Spell.FIREBALL)
+        if last in (None, "situational_bonus") and view.battle_round == 1 and hero in casters:
+            return _say(
+                request,
+                f"{hero}の指先に炎が灯る。",
+                ("cast_spell", {"caster": hero, "spell": Spell.FIREBALL.value}),
+            )
+        return _say(request, "両陣営、激突！", ("battle_step", {"step": "roll"}))
+    if phase is Phase.ROLL:
+        return _say(request, "", ("battle_step", {"step": "judge"}))
+    if phase is Phase.JUDGE:
+        return _say(request, "", ("battle_step", {"step": "narrate"}))
+    if phase is Phase.NARRATIVE:
+        if after_tool:
+            facts = [
+                line[1:]
+                for line in _last_tool_text(request).splitlines()
+                if line.startswith("・") and "描写" not in line and "[MODE" not in line
+            ]
+            story = "刃と炎が交錯する。" + "".join(f"{fact.rstrip('。')}。" for fact in facts)
+            return _say(request, story)
+        step = "end" if view.battle_decided else "next_round"
+        return _say(request, "", ("battle_step", {"step": step}))
+
+    # the battle is over
+    outcome = view.outcomes[-1] if view.outcomes else ""
+    standing = [c for c in party if c.standing]
+    if standing:
+        closing = f"小鬼の頭目は森の奥へ逃げ去った。{hero}は祠にたどり着き、村に平穏が戻った。"
+        summary = f"{hero}は小鬼の頭目を退けた（{outcome}）"
+    else:
+        closing = f"{hero}は力尽き、森の闇に倒れた……。物語はここで幕を閉じる。"
+        summary = f"{hero}は森で倒れた（{outcome}）"
+    if "end_adventure" in offered:
+        return _say(request, closing, ("end_adventure", {"summary": summary}))
+    return _say(request, closing)
+
+
+register_offline_decider("adventure", offline_gm)
