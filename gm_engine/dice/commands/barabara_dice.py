@@ -28,13 +28,15 @@ from gm_engine.dice.system import GameSystem, RollContext, register_command
 # --------------------------------------------------------------------------------------
 
 ComparisonOp = Literal["==", "!=", "<", ">", "<=", ">="]
+"""A comparison as BCDice normalizes it (``=`` is ``==``, ``<>`` is ``!=``)."""
 
 #: Ruby's ``\s`` (and its awk-style ``split(" ")``) is ASCII whitespace only; a full-width
 #: space does not end a command in BCDice, so it must not here either.
 _FIRST_WORD = re.compile(r"[ \t\n\v\f\r]*([^ \t\n\v\f\r]*)")
 _TOKEN = re.compile(r"([0-9]+)|([<>!=]+)|(.)", re.DOTALL)
 
-_COMPARE: Final[dict[str, Callable[[int, int], bool]]] = {
+#: Each comparison as a function of (value, target).
+COMPARISONS: Final[dict[str, Callable[[int, int], bool]]] = {
     "==": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -93,7 +95,7 @@ def format_comparison(op: ComparisonOp | None) -> str:
 
 def compare(value: int, op: ComparisonOp, target: int) -> bool:
     """Whether ``value op target`` holds."""
-    return _COMPARE[op](value, target)
+    return COMPARISONS[op](value, target)
 
 
 def format_modifier(number: int) -> str:
@@ -573,7 +575,7 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
     if op is not None:
         successes = 0
         if target is not None:
-            check = _COMPARE[op]
+            check = COMPARISONS[op]
             successes = sum(1 for value in all_values if check(value, target))
     expression = "+".join(f"{times}B{sides}" for times, sides in specs)
     expression += format_comparison(op) + ("" if target is None else str(target))

@@ -12,6 +12,7 @@ import re
 from typing import Literal
 
 from gm_engine.dice.commands.barabara_dice import LINE_HEAD, assemble, build_outcome, first_word
+from gm_engine.dice.engine import reserve_dice
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -52,6 +53,7 @@ def d66_dice(command: str, ctx: RollContext) -> Outcome | None:
         return None
     suffix = match.group(1) or None
     sort: D66Sort = _SORT_BY_SUFFIX[suffix] if suffix else ctx.system.d66_sort_type
+    reserve_dice(ctx, 2)
     roll = ctx.source.roll
     first, second = roll(6), roll(6)
     high, low = (first, second) if first >= second else (second, first)

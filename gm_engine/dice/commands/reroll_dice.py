@@ -14,6 +14,7 @@ from collections import deque
 from typing import Final, Literal
 
 from gm_engine.dice.commands.barabara_dice import (
+    COMPARISONS,
     LINE_HEAD,
     ArithmeticFailure,
     ComparisonOp,
@@ -24,7 +25,6 @@ from gm_engine.dice.commands.barabara_dice import (
     ParseFailure,
     assemble,
     build_outcome,
-    compare,
     default_comparison,
     error_text,
     evaluate_all,
@@ -173,6 +173,7 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
 
     roller = DiceRoller(ctx)
     sort = system.sort_barabara_dice
+    rerolls = COMPARISONS[reroll_op]
     queue = deque(specs)
     rolls: list[DiceGroup] = []
     loops = 0
@@ -183,7 +184,7 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
         if sort:
             rolled.sort()
         rolls.append(assemble(DiceGroup, times=times, sides=sides, values=tuple(rolled)))
-        again = sum(1 for value in rolled if compare(value, reroll_op, reroll_threshold))
+        again = sum(1 for value in rolled if rerolls(value, reroll_threshold))
         if again:
             queue.append((again, sides))
 
@@ -192,7 +193,8 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
     ones = sum(roll.values.count(1) for roll in rolls[: len(specs)])
     successes = 0
     if op is not None and target is not None:
-        successes = sum(1 for value in all_values if compare(value, op, target))
+        succeeds = COMPARISONS[op]
+        successes = sum(1 for value in all_values if succeeds(value, target))
     expression = "+".join(f"{times}R{sides}" for times, sides in specs)
     expression += f"[{'' if reroll_op == op else format_comparison(reroll_op)}{reroll_threshold}]"
     expression += format_comparison(op) + ("" if target is None else str(target))
