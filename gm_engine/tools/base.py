@@ -469,7 +469,7 @@ def _as_output(value: ToolOutput | str) -> ToolOutput:
 def _explain(exc: ValidationError, tool: type[Tool]) -> str:
     """A readable list of what was wrong, with the allowed values of enum fields."""
     parts: list[str] = []
-    properties = tool.model_json_schema().get("properties", {})
+    properties = _clean_schema(tool.model_json_schema()).get("properties", {})
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
         message = f"{where}: {err['msg']}"

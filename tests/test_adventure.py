@@ -1,0 +1,142 @@
+"""The solo adventure end to end: with the scripted backend and with the offline GM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gm_engine.llm.base import ModelRequest, ModelResponse
+from gm_engine.llm.offline import OfflineBackend
+from gm_engine.llm.scripted import ScriptedBackend
+from gm_engine.sessions.adventure import parse_character_answer
+from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionOutcome, SessionSpec, get_runner
+from gm_engine.sessions.roll import ScriptedHuman
+from gm_engine.tools.base import response_with_calls
+
+
+def play(backend: Any, lines: list[str], seed: int, *, when_done: str = "次へ", **options: Any) -> tuple[
+    SessionOutcome, ListSink, list[str], ScriptedHuman
+]:
+    sink = ListSink()
+    shown: list[str] = []
+    human = ScriptedHuman(lines, when_done=when_done)
+    spec = SessionSpec(kind="adventure", seed=seed, options=options)
+    io = SessionIO(backend=backend, human=human, sink=sink, show=shown.append)
+    outcome = get_runner("adventure")(spec, io)
+    return outcome, sink, shown, human
+
+
+def offers(request: ModelRequest) -> set[str]:
+    return {t.name for t in request.tools}
+
+
+def offered(*names: str) -> Any:
+    def match(request: ModelRequest) -> bool:
+        return request.actor == "gm" and set(names) <= offers(request)
+
+    match.__name__ = f"offers {', '.join(names)}"
+    return match
+
+
+def test_offline_adventure_plays_a_fight_to_the_end() -> None:
+    outcome, sink, shown, human = play(OfflineBackend(), ["アリア 駆け出し おまかせ", "慎重に進む"], seed=0)
+    assert outcome.summary == "アリアは小鬼の頭目を退けた（PC陣営の勝利）"
+    assert outcome.figures["battles"] == 1
+    assert outcome.figures["model_calls"] == outcome.figures["turns"] + 6  # tool round trips within turns
+    text = "\n".join(shown)
+    labels = (
+        "【キャラクターマスターデータ】",
+        "【BATTLE_SETUP】",
+        "〈ROLL_LOG〉",
+        "〈BATTLE_JUDGE LOG〉",
+        "【戦闘終了】",
+    )
+    for label in labels:
+        assert label in text
+    assert "(3D6>=10)" in text  # the check went through the dice engine
+    assert "【火弾】" in text  # the spell was cast through the engine
+    kinds = [k for k, _ in sink.events]
+    assert kinds.count("human_input") == human.asked
+    assert "dice" in kinds and "state" in kinds
+    assert not [p for k, p in sink.events if k == "tool_result" and not p["ok"]]
+    assert "model calls (adventure-0)" in shown[-1]
+
+
+def test_offline_adventure_is_the_same_game_for_the_same_seed() -> None:
+    first = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=7)
+    second = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=7)
+    assert first[1].events == second[1].events
+    assert first[2] == second[2]
+    third = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=8)
+    assert [p for k, p in third[1].events if k == "dice"] != [p for k, p in first[1].events if k == "dice"]
+
+
+def test_scripted_gm_reaches_the_engine_only_through_tools_and_errors_change_nothing() -> None:
+    kai = {"name": "カイ", "rank": "駆け出し", "weapon": "大剣", "armour": "革", "shield": "小盾"}
+    kai["spells"] = ["雷撃"]  # type: ignore[assignment]
+    script = [
+        # turn 0: greet
+        (offered("create_character", "roll_dice"), ModelResponse(content="ようこそ。あなたの名前は？")),
+        # turn 1: a two-handed sword with a shield is refused by the rules, then a legal sheet
+        ("gm", response_with_calls(("create_character", kai))),
+        ("gm", response_with_calls(("create_character", {**kai, "weapon": "長剣"}))),
+        (offered("start_battle", "skill_check"), ModelResponse(content="カイ、準備はいいか？")),
+        # turn 2: the fight starts; the engine pauses at BATTLE_SETUP
+        ("gm", response_with_calls(("start_battle", {"kind": "エリート戦", "difficulty": ["弱い", "長引く"],
+                                                     "enemy_name": "狼"}))),
+        # turn 3: skipping to judge is not offered; then the spell and the roll
+        (offered("cast_spell", "battle_step"), response_with_calls(("battle_step", {"step": "judge"}))),
+        ("gm", response_with_calls(("cast_spell", {"caster": "カイ", "spell": "雷撃"}))),
+        ("gm", response_with_calls(("battle_step", {"step": "roll"}))),
+        # turn 4: judge; turn 5: narrate, then the narration
+        ("gm", response_with_calls(("battle_step", {"step": "judge"}))),
+        ("gm", response_with_calls(("battle_step", {"step": "narrate"}))),
+        ("gm", ModelResponse(content="狼は倒れた。")),
+        # turn 6: end the battle, close the story
+        ("gm", response_with_calls(("battle_step", {"step": "end"}))),
+        (offered("end_adventure"), response_with_calls(("end_adventure", {"summary": "カイは狼を退けた"}),
+                                                       content="森に静けさが戻った。")),
+    ]
+    with ScriptedBackend(script) as backend:
+        lines = ["カイ", "戦う", "雷撃！戦闘開始", "ok", "ok", "ok"]
+        outcome, sink, shown, human = play(backend, lines, seed=0)
+    assert outcome.summary == "カイは狼を退けた"
+    assert human.asked == 6
+    results = [p for k, p in sink.events if k == "tool_result"]
+    failed = [p for p in results if not p["ok"]]
+    assert len(failed) == 2
+    assert "two-handed" in failed[0]["result"] or "両手" in failed[0]["result"]
+    assert "step" in failed[1]["result"] and '"roll"' in failed[1]["result"]
+    # the refused calls changed nothing: one character, and the state hash did not move on them
+    states = [p["step"] for k, p in sink.events if k == "state"]
+    assert states[0] == "create_character" and states.count("create_character") == 1
+    assert states.count("cast") == 1
+    text = "\n".join(shown)
+    assert "〈BATTLE_JUDGE LOG〉" in text and "【雷撃】" in text
+    # each engine pause handed the turn back: the human was asked right after it
+    kinds = [k for k, _ in sink.events]
+    for i, (kind, payload) in enumerate(sink.events):
+        if kind == "tool_result" and payload["ok"] and payload["tool"] == "battle_step" and (
+            '"roll"' in payload["arguments"] or '"judge"' in payload["arguments"]
+        ):
+            assert "human_input" in kinds[i + 1 : i + 4]
+
+
+def test_scripted_gm_breaking_the_budget_hands_the_turn_back() -> None:
+    bad = response_with_calls(("roll_dice", {"command": "not a roll", "reason": "x"}))
+    script = [("gm", bad)] * 3  # a fourth call would fail the scripted backend
+    with ScriptedBackend(script) as backend:
+        outcome, sink, _, human = play(backend, ["/quit"], seed=1, retry_budget=2, when_done="/quit")
+    assert outcome.summary == "the player left the table"
+    errors = [p["result"] for k, p in sink.events if k == "tool_result" and not p["ok"]]
+    assert len(errors) == 3 and "not a dice command of DiceBot" in errors[0]
+    assert not [k for k, _ in sink.events if k == "dice"]  # no die was consumed by the refused lines
+    assert human.asked == 1  # the turn ended at the budget and the player was asked
+
+
+def test_bad_options_and_character_answers() -> None:
+    with pytest.raises(SessionError, match="unknown game system"):
+        play(OfflineBackend(), [], seed=1, system="NoSuchSystem")
+    assert parse_character_answer("アリア 熟練 未選択") == ("アリア", "熟練", "未選択")
+    assert parse_character_answer("  ") == ("名無しの旅人", "駆け出し", "おまかせ")
