@@ -173,3 +173,10 @@ def test_out_of_range_injected_total_reads_like_ruby(tmp_path: Path) -> None:
     write_pack(tmp_path, {"FCL": small_table(dice="1D8", rows=8)})
     assert roll("FCL", [(0, 8)], tmp_path).text == "テスト表(0) ＞ 行8"
     assert roll("FCL", [(20, 8)], tmp_path).text == "テスト表(20) ＞ "
+
+
+def test_tables_dir_that_is_a_file_reads_as_a_missing_pack(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "file.txt"
+    not_a_dir.write_text("x", encoding="utf-8")
+    detail = roll("PH", [], not_a_dir).detail
+    assert isinstance(detail, TableUnavailableDetail) and detail.reason == "pack_missing"

@@ -136,7 +136,7 @@ def load_pack(path: str, system_id: str) -> TablePack | None:
     """
     try:
         stat = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise TablePackError(f"cannot read {path}: {exc.strerror or exc}") from None
