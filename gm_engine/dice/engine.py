@@ -21,9 +21,13 @@ the source rolled back so that no half-rolled dice remain.
 from __future__ import annotations
 
 import os
-from typing import Literal
+from functools import lru_cache
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from gm_engine.dice.commands._arith import (
+    ArithmeticFailure,
     TooComplexError,
     expand_implicit_d,
     first_word,
@@ -31,7 +35,9 @@ from gm_engine.dice.commands._arith import (
 )
 from gm_engine.dice.result import Detail, Locale, Outcome, RollResult
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
-from gm_engine.dice.system import GameSystem, RollContext, common_commands, get_system
+from gm_engine.dice.system import GameSystem, RollContext, RoundType, common_commands, get_system
+
+_M = TypeVar("_M", bound=BaseModel)
 
 #: Longest chat line the engine reads; a longer one is refused before any parsing.
 MAX_LINE_LENGTH = 1000
@@ -99,10 +105,40 @@ class ErrorDetail(Detail):
     message: str
 
 
+_DEFAULTS: dict[type[BaseModel], tuple[int, dict[str, Any]]] = {}
+
+
+def construct(cls: type[_M], **values: Any) -> _M:
+    """Build a pydantic model from values already known to be valid, without validation.
+
+    A leaner :meth:`BaseModel.model_construct` for the hot path (a few times faster):
+    the defaults of fields not given are taken once per class, so it is only for models
+    whose defaults are immutable (None, numbers, strings, tuples), as the dice results are.
+    """
+    known = _DEFAULTS.get(cls)
+    if known is None:
+        fields = cls.model_fields
+        defaults = {
+            name: field.get_default(call_default_factory=True)
+            for name, field in fields.items()
+            if not field.is_required()
+        }
+        known = _DEFAULTS[cls] = (len(fields), defaults)
+    model = cls.__new__(cls)
+    fields_set = set(values)
+    if len(values) < known[0]:
+        values = {**known[1], **values}
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", fields_set)
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
 def error_outcome(reason: ErrorReason, locale: Locale) -> Outcome:
     """The result of a refused command: the message in ``locale`` and an :class:`ErrorDetail`."""
     message = _ERROR_TEXTS[reason].get(locale, _ERROR_TEXTS[reason]["ja"])
-    return Outcome.model_construct(text=message, detail=ErrorDetail(reason=reason, message=message))
+    return construct(Outcome, text=message, detail=construct(ErrorDetail, reason=reason, message=message))
 
 
 def reserve_dice(ctx: RollContext, count: int) -> None:
@@ -150,24 +186,27 @@ def evaluate(
         locale=locale,
         tables_dir=tables_dir if tables_dir is not None else os.environ.get("GM_TABLES_DIR"),
     )
-    mark = dice.mark()
+    mark = _light_mark(dice)
     ctx.extras[DICE_LIMIT] = mark.history_length + MAX_DICE_PER_LINE
     try:
         found = run_line(line, ctx)
     except DiceQueueError:
-        dice.restore(mark)
+        _roll_back(dice, mark)
         raise
     except TooManyDiceError:
         return _refused(line, game, ctx, mark, "too_many_dice")
     except TooComplexError:
         return _refused(line, game, ctx, mark, "too_complex")
+    except ArithmeticFailure:
+        return _refused(line, game, ctx, mark, "overflow")
     except Exception:  # a fault inside a command must not crash the caller
         return _refused(line, game, ctx, mark, "internal")
     if found is None:
-        dice.restore(mark)
+        _roll_back(dice, mark)
         return None
     outcome, secret, command = found
-    return RollResult.model_construct(
+    return construct(
+        RollResult,
         system=game.id,
         command=command,
         text=outcome.text,
@@ -177,19 +216,41 @@ def evaluate(
         failure=outcome.failure,
         critical=outcome.critical,
         fumble=outcome.fumble,
-        dice=dice.dice_since(mark),
+        dice=tuple(dice.history[mark.history_length :]),
         detail=outcome.detail,
     )
+
+
+_NO_STATE = object()
+
+
+def _light_mark(source: DiceSource) -> SourceMark:
+    # Snapshotting a seeded generator (random.Random.getstate) costs about 9 us, more
+    # than a whole command; a seeded source is therefore marked by its history alone.
+    if type(source) is SeededSource:
+        return SourceMark(len(source.history), _NO_STATE)
+    return source.mark()
+
+
+def _roll_back(source: DiceSource, mark: SourceMark) -> None:
+    """Forget the dice rolled since ``mark``. A seeded generator is not rewound: later
+    rolls differ from a run without the refused line, but stay the same for the same
+    seed and the same lines."""
+    if mark.state is _NO_STATE:
+        del source.history[mark.history_length :]
+    else:
+        source.restore(mark)
 
 
 def _refused(
     line: str, game: GameSystem, ctx: RollContext, mark: SourceMark, reason: ErrorReason
 ) -> RollResult:
-    ctx.source.restore(mark)
+    _roll_back(ctx.source, mark)
     word = first_word(line)
     secret = len(word) > 1 and word.startswith(_SECRET_PREFIXES)
     outcome = error_outcome(reason, ctx.locale)
-    return RollResult.model_construct(
+    return construct(
+        RollResult,
         system=game.id,
         command=word[1:] if secret else word,
         text=outcome.text,
@@ -212,7 +273,8 @@ def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
         return None
     ctx.line = line
     game = ctx.system
-    if _has_own_commands(game):
+    own_commands, rewrites = _traits(type(game))
+    if own_commands:
         found = _run_system_command(word, ctx)
         if found is not None:
             return found
@@ -220,8 +282,10 @@ def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
     # As in BCDice, common commands read the line as typed (comment included) and
     # take a leading S themselves; no common command starts with S, so one that
     # answers such a line has read it as the secret prefix.
-    text = game.change_text(line)
-    word = first_word(text)
+    text = line
+    if rewrites:
+        text = game.change_text(line)
+        word = first_word(text)
     secret = len(word) > 1 and word.startswith(_SECRET_PREFIXES)
     if secret:
         word = word[1:]
@@ -235,18 +299,32 @@ def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
     return None
 
 
-def _has_own_commands(game: GameSystem) -> bool:
-    return game.command_pattern is not None or (
-        type(game).eval_system_command is not GameSystem.eval_system_command
-    )
+_TRAITS: dict[type[GameSystem], tuple[bool, bool]] = {}
+
+
+def _traits(cls: type[GameSystem]) -> tuple[bool, bool]:
+    """Whether a system class has commands of its own, and whether it rewrites lines."""
+    traits = _TRAITS.get(cls)
+    if traits is None:
+        own = cls.command_pattern is not None or cls.eval_system_command is not GameSystem.eval_system_command
+        traits = _TRAITS[cls] = (own, cls.change_text is not GameSystem.change_text)
+    return traits
 
 
 def preprocess(word: str, game: GameSystem) -> str:
     """BCDice's preprocessing of a game system's command word (see the module doc)."""
+    if not _traits(type(game))[1]:
+        return _preprocess_plain(word, game.round_type, game.sides_implicit_d, game.enabled_upcase_input)
     text = fold_parentheses(word, game.round_type)
     text = game.change_text(text)
     text = expand_implicit_d(text, game.sides_implicit_d)
     return text.upper() if game.enabled_upcase_input else text
+
+
+@lru_cache(maxsize=4096)
+def _preprocess_plain(word: str, round_type: RoundType, sides: int, upcase: bool) -> str:
+    text = expand_implicit_d(fold_parentheses(word, round_type), sides)
+    return text.upper() if upcase else text
 
 
 def _run_system_command(word: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:

@@ -39,7 +39,11 @@ def compare(left: int, op: CompareOp, right: int) -> bool:
     return left != right
 
 
-_SUCCESS_WORDS: dict[str, tuple[str, str]] = {"ja": ("成功", "失敗"), "en": ("Success", "Failure")}
+# Shared, frozen answers of the default judgement, one pair per locale.
+_JUDGEMENTS: dict[str, tuple[Outcome, Outcome]] = {
+    locale: (Outcome(text=success, success=True), Outcome(text=failure, failure=True))
+    for locale, (success, failure) in {"ja": ("成功", "失敗"), "en": ("Success", "Failure")}.items()
+}
 
 
 class UnknownSystemError(ValueError):
@@ -113,10 +117,8 @@ class GameSystem:
         """
         if target is None:
             return None
-        success, failure = _SUCCESS_WORDS.get(ctx.locale, _SUCCESS_WORDS["ja"])
-        if compare(total, op, target):
-            return Outcome.model_construct(text=success, success=True)
-        return Outcome.model_construct(text=failure, failure=True)
+        success, failure = _JUDGEMENTS.get(ctx.locale, _JUDGEMENTS["ja"])
+        return success if compare(total, op, target) else failure
 
 
 _S = TypeVar("_S", bound=type[GameSystem])

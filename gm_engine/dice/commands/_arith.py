@@ -43,6 +43,7 @@ class ArithmeticFailure(ValueError):
         self.reason = reason
 
 
+@lru_cache(maxsize=4096)
 def first_word(text: str) -> str:
     """The command part of a chat line: Ruby's ``text.split(" ", 2).first``.
 

@@ -11,13 +11,14 @@ under 1 or over 10000 sides shows 0 without rolling, and a division by zero give
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from gm_engine.dice.commands._arith import (
-    AddDiceCommand,
-    ArithmeticFailure,
     Binary,
     DiceRoll,
     Divide,
@@ -31,10 +32,10 @@ from gm_engine.dice.commands._arith import (
     parse_add_dice,
     without_secret,
 )
-from gm_engine.dice.engine import error_outcome, reserve_dice
+from gm_engine.dice.engine import construct, reserve_dice
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.source import Die
-from gm_engine.dice.system import CompareOp, RollContext, register_command
+from gm_engine.dice.system import CompareOp, RollContext, RoundType, register_command
 
 #: A single ``xDy`` rolls nothing when x is over this (BCDice's UPPER_LIMIT_DICE_TIMES).
 MAX_DICE_PER_TERM = 200
@@ -79,95 +80,41 @@ class AddDiceDetail(Detail):
 
 
 class _Roll:
-    """One evaluation of a parsed add-dice command: rolls the dice and builds the text."""
+    """The dice of one evaluation: every die as BCDice's add-dice randomizer records
+    it (a d66 is one die of 66 sides), and every term for the detail."""
 
-    __slots__ = ("ctx", "dice", "round_type", "terms")
+    __slots__ = ("ctx", "dice", "terms")
 
     def __init__(self, ctx: RollContext) -> None:
         self.ctx = ctx
-        self.round_type = ctx.system.round_type
         self.dice: list[Die] = []
         self.terms: list[DiceTerm] = []
 
-    def static(self, node: Node) -> int:
-        return evaluate_arithmetic(node, self.round_type, zero_divisor_gives=1)
-
-    def sides_of(self, roll: DiceRoll) -> int:
-        return self.ctx.system.sides_implicit_d if roll.sides is None else self.static(roll.sides)
-
-    def notation(self, node: Node) -> str:
-        """The expression echoed in the text's first part: dice as ``xDy``, no values."""
-        if isinstance(node, Number):
-            return str(node.value)
-        if isinstance(node, DiceRoll):
-            text = f"{self.static(node.times)}D{self.sides_of(node)}"
-            if node.filter is not None and node.count is not None:
-                text += f"{node.filter}{self.static(node.count)}"
-            return text
-        if isinstance(node, Binary):
-            return f"{self.notation(node.left)}{node.op}{self.notation(node.right)}"
-        if isinstance(node, Divide):
-            return f"{self.notation(node.left)}/{self.notation(node.right)}{node.mark}"
-        if isinstance(node, Negate):
-            return f"-{self.notation(node.body)}"
-        return f"({self.notation(node.body)})"
-
-    def value(self, node: Node) -> tuple[int, str]:
-        """The value of an expression and its text with the dice shown."""
-        if isinstance(node, Number):
-            return node.value, str(node.value)
-        if isinstance(node, DiceRoll):
-            return self.roll(node)
-        if isinstance(node, Binary):
-            left, left_text = self.value(node.left)
-            right, right_text = self.value(node.right)
-            if node.op == "+":
-                result = left + right
-            elif node.op == "-":
-                result = left - right
-            else:
-                result = left * right
-            return result, f"{left_text}{node.op}{right_text}"
-        if isinstance(node, Divide):
-            left, left_text = self.value(node.left)
-            right, right_text = self.value(node.right)
-            result = 1 if right == 0 else divide(left, right, node.mode or self.round_type)
-            return result, f"{left_text}/{right_text}{node.mark}"
-        if isinstance(node, Negate):
-            body, body_text = self.value(node.body)
-            return -body, f"-{body_text}"
-        body, body_text = self.value(node.body)
-        return body, f"({body_text})"
-
-    def roll(self, node: DiceRoll) -> tuple[int, str]:
-        times = self.static(node.times)
-        sides = self.sides_of(node)
-        values = self.roll_values(times, sides)
+    def term(self, spec: _TermSpec) -> tuple[int, str]:
+        values = self.roll_values(spec.times, spec.sides)
         kept = values
-        count: int | None = None
-        if node.filter is not None and node.count is not None:
+        if spec.filter is not None:
             values = sorted(values)
-            count = self.static(node.count)
-            keep = max(count, 0)
-            if node.filter == "KH":
+            keep = max(spec.count, 0)
+            if spec.filter == "KH":
                 kept = values[::-1][:keep]
-            elif node.filter == "KL":
+            elif spec.filter == "KL":
                 kept = values[:keep]
-            elif node.filter == "DH":
+            elif spec.filter == "DH":
                 kept = values[::-1][keep:]
             else:
                 kept = values[keep:]
         total = sum(kept)
-        notation = f"{times}D{sides}" if count is None else f"{times}D{sides}{node.filter}{count}"
         self.terms.append(
-            DiceTerm.model_construct(
-                notation=notation,
-                times=times,
-                sides=sides,
+            construct(
+                DiceTerm,
+                notation=spec.notation,
+                times=spec.times,
+                sides=spec.sides,
                 values=tuple(values),
                 kept=tuple(kept),
-                filter=node.filter,
-                filter_count=count,
+                filter=spec.filter,
+                filter_count=spec.count if spec.filter is not None else None,
                 total=total,
             )
         )
@@ -175,22 +122,23 @@ class _Roll:
 
     def roll_values(self, times: int, sides: int) -> list[int]:
         """Roll as BCDice's add-dice randomizer (d66 values, limits, system sort)."""
-        system = self.ctx.system
-        source = self.ctx.source
-        if sides == 66:
+        ctx = self.ctx
+        if 0 < sides <= MAX_SIDES and 0 < times <= MAX_DICE_PER_TERM and sides != 66:
+            # the common case first: ordinary dice within BCDice's limits
+            reserve_dice(ctx, times)
+            roll = ctx.source.roll
+            values = [roll(sides)] if times == 1 else [roll(sides) for _ in range(times)]
+        elif sides == 66:
             count = max(times, 0)
-            reserve_dice(self.ctx, 2 * count)
+            reserve_dice(ctx, 2 * count)
             values = [self.d66() for _ in range(count)]
         elif times <= 0 or times > MAX_DICE_PER_TERM:
             values = []
-        elif sides <= 0 or sides > MAX_SIDES:
-            values = [0] * times
         else:
-            reserve_dice(self.ctx, times)
-            values = [source.roll(sides) for _ in range(times)]
-        if system.sort_add_dice:
+            values = [0] * times  # sides out of range: BCDice shows 0 without rolling
+        if ctx.system.sort_add_dice:
             values.sort()
-        self.dice.extend(Die(v, sides) for v in values)
+        self.dice.extend([Die(v, sides) for v in values])
         return values
 
     def d66(self) -> int:
@@ -202,49 +150,188 @@ class _Roll:
         return first * 10 + second
 
 
-def run_add_dice(command: AddDiceCommand, ctx: RollContext) -> Outcome:
-    """Roll a parsed add-dice command and judge it against its target."""
-    roll = _Roll(ctx)
-    try:
-        total, shown = roll.value(command.expression)
-        expression_text = roll.notation(command.expression)
-        notation = expression_text
-        target: int | None = None
-        if command.op is not None:
-            notation += _DISPLAY_OP[command.op]
-            if command.target is None:
-                notation += "?"
-            else:
-                target = roll.static(command.target)
-                notation += str(target)
-    except ArithmeticFailure:
-        return error_outcome("overflow", ctx.locale)
+#: Evaluates (part of) an expression: its value and its text with the dice shown.
+_Evaluator = Callable[[_Roll], tuple[int, str]]
 
-    parts = [f"({notation})"]
-    expression = command.expression
-    if not (len(roll.dice) <= 1 and isinstance(expression, DiceRoll) and expression.plain):
-        parts.append(shown)
-    parts.append(str(total))
-    judged: Outcome | None = None
+
+@dataclass(frozen=True, slots=True)
+class _TermSpec:
+    """A dice term with its numbers worked out (they never depend on the dice)."""
+
+    notation: str
+    times: int
+    sides: int
+    filter: FilterKind | None
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A parsed command compiled for one system's settings: its echo, its target and
+    the evaluator of its expression. Cached, so a repeated command is not re-parsed."""
+
+    notation: str
+    expression: str
+    op: CompareOp | None
+    target: int | None
+    evaluate: _Evaluator
+    single_plain_roll: bool
+
+
+class _Compiler:
+    """Turns a tree into an evaluator, folding what does not depend on the dice."""
+
+    def __init__(self, round_type: RoundType, implicit_sides: int) -> None:
+        self.round_type = round_type
+        self.implicit_sides = implicit_sides
+
+    def static(self, node: Node) -> int:
+        return evaluate_arithmetic(node, self.round_type, zero_divisor_gives=1)
+
+    def notation(self, node: Node) -> str:
+        """The expression as echoed in the text's first part: dice as ``xDy``."""
+        if isinstance(node, Number):
+            return str(node.value)
+        if isinstance(node, DiceRoll):
+            return self.term_spec(node).notation
+        if isinstance(node, Binary):
+            return f"{self.notation(node.left)}{node.op}{self.notation(node.right)}"
+        if isinstance(node, Divide):
+            return f"{self.notation(node.left)}/{self.notation(node.right)}{node.mark}"
+        if isinstance(node, Negate):
+            return f"-{self.notation(node.body)}"
+        return f"({self.notation(node.body)})"
+
+    def term_spec(self, node: DiceRoll) -> _TermSpec:
+        times = self.static(node.times)
+        sides = self.implicit_sides if node.sides is None else self.static(node.sides)
+        if node.filter is None or node.count is None:
+            return _TermSpec(f"{times}D{sides}", times, sides, None, 0)
+        count = self.static(node.count)
+        return _TermSpec(f"{times}D{sides}{node.filter}{count}", times, sides, node.filter, count)
+
+    def compile(self, node: Node) -> _Evaluator:
+        if isinstance(node, Number):
+            constant = (node.value, str(node.value))
+            return lambda roll: constant
+        if isinstance(node, DiceRoll):
+            spec = self.term_spec(node)
+            return lambda roll: roll.term(spec)
+        if isinstance(node, Binary):
+            return self.binary(self.compile(node.left), node.op, self.compile(node.right))
+        if isinstance(node, Divide):
+            return self.division(self.compile(node.left), self.compile(node.right), node)
+        body = self.compile(node.body)
+        if isinstance(node, Negate):
+
+            def negate(roll: _Roll) -> tuple[int, str]:
+                value, text = body(roll)
+                return -value, f"-{text}"
+
+            return negate
+
+        def paren(roll: _Roll) -> tuple[int, str]:
+            value, text = body(roll)
+            return value, f"({text})"
+
+        return paren
+
+    @staticmethod
+    def binary(left: _Evaluator, op: Literal["+", "-", "*"], right: _Evaluator) -> _Evaluator:
+        def evaluate(roll: _Roll) -> tuple[int, str]:
+            a, a_text = left(roll)
+            b, b_text = right(roll)
+            value = a + b if op == "+" else a - b if op == "-" else a * b
+            return value, f"{a_text}{op}{b_text}"
+
+        return evaluate
+
+    def division(self, left: _Evaluator, right: _Evaluator, node: Divide) -> _Evaluator:
+        mode = node.mode or self.round_type
+        mark = node.mark
+
+        def evaluate(roll: _Roll) -> tuple[int, str]:
+            a, a_text = left(roll)
+            b, b_text = right(roll)
+            # BCDice's add dice answer 1 to any division by zero.
+            value = 1 if b == 0 else divide(a, b, mode)
+            return value, f"{a_text}/{b_text}{mark}"
+
+        return evaluate
+
+
+@lru_cache(maxsize=4096)
+def compile_add_dice(word: str, round_type: RoundType, implicit_sides: int) -> _Plan | None:
+    """Parse and compile the command word (secret ``S`` removed), or None when it is
+    not add dice.
+
+    Raises:
+        TooComplexError: the expression nests too deeply.
+        ArithmeticFailure: a count or side number cannot be computed (too large).
+    """
+    command = parse_add_dice(word)
+    if command is None:
+        return None
+    compiler = _Compiler(round_type, implicit_sides)
+    expression = compiler.notation(command.expression)
+    notation = expression
+    target: int | None = None
     if command.op is not None:
-        judged = ctx.system.check_result(total, roll.dice, command.op, target, ctx)
+        notation += _DISPLAY_OP[command.op]
+        if command.target is None:
+            notation += "?"
+        else:
+            target = compiler.static(command.target)
+            notation += str(target)
+    root = command.expression
+    return _Plan(
+        notation=notation,
+        expression=expression,
+        op=command.op,
+        target=target,
+        evaluate=compiler.compile(root),
+        single_plain_roll=isinstance(root, DiceRoll) and root.plain,
+    )
+
+
+def run_add_dice(plan: _Plan, ctx: RollContext) -> Outcome:
+    """Roll a compiled add-dice command and judge it against its target.
+
+    Raises:
+        ArithmeticFailure: a division the engine cannot round (numbers too large).
+    """
+    roll = _Roll(ctx)
+    total, shown = plan.evaluate(roll)
+    if plan.single_plain_roll and len(roll.dice) <= 1:
+        text = f"({plan.notation}){_SEPARATOR}{total}"
+    else:
+        text = f"({plan.notation}){_SEPARATOR}{shown}{_SEPARATOR}{total}"
+    judged: Outcome | None = None
+    judgement: str | None = None
+    if plan.op is not None:
+        judged = ctx.system.check_result(total, roll.dice, plan.op, plan.target, ctx)
         if judged is not None and judged.text:
-            parts.append(judged.text)
-    detail = AddDiceDetail.model_construct(
-        expression=expression_text,
+            judgement = judged.text
+            text = f"{text}{_SEPARATOR}{judgement}"
+    detail = construct(
+        AddDiceDetail,
+        expression=plan.expression,
         terms=tuple(roll.terms),
         total=total,
-        comparison=command.op,
-        target=target,
-        target_undecided=command.op is not None and command.target is None,
-        judgement=judged.text if judged is not None and judged.text else None,
+        comparison=plan.op,
+        target=plan.target,
+        target_undecided=plan.op is not None and plan.target is None,
+        judgement=judgement,
     )
-    return Outcome.model_construct(
-        text=_SEPARATOR.join(parts),
-        success=judged.success if judged else False,
-        failure=judged.failure if judged else False,
-        critical=judged.critical if judged else False,
-        fumble=judged.fumble if judged else False,
+    if judged is None:
+        return construct(Outcome, text=text, detail=detail)
+    return construct(
+        Outcome,
+        text=text,
+        success=judged.success,
+        failure=judged.failure,
+        critical=judged.critical,
+        fumble=judged.fumble,
         detail=detail,
     )
 
@@ -252,7 +339,8 @@ def run_add_dice(command: AddDiceCommand, ctx: RollContext) -> Outcome:
 @register_command("add_dice", 10, r"[ \t\n\v\f\r]*[S\u017f]?[0-9(+\-D]")
 def add_dice(command: str, ctx: RollContext) -> Outcome | None:
     """``xDy`` arithmetic with an optional target; None when the line is not one."""
-    parsed = parse_add_dice(without_secret(first_word(command)))
-    if parsed is None:
+    system = ctx.system
+    plan = compile_add_dice(without_secret(first_word(command)), system.round_type, system.sides_implicit_d)
+    if plan is None:
         return None
-    return run_add_dice(parsed, ctx)
+    return run_add_dice(plan, ctx)

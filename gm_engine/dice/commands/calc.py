@@ -18,7 +18,7 @@ from gm_engine.dice.commands._arith import (
     render_arithmetic,
     without_secret,
 )
-from gm_engine.dice.engine import error_outcome
+from gm_engine.dice.engine import construct, error_outcome
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -54,7 +54,7 @@ def calc(command: str, ctx: RollContext) -> Outcome | None:
         if failure.reason == "overflow":
             return error_outcome("overflow", ctx.locale)
         message = _ZERO_DIVISION.get(ctx.locale, _ZERO_DIVISION["ja"])
-        detail = CalcDetail.model_construct(expression=shown, error="zero_division")
-        return Outcome.model_construct(text=f"c{shown} ＞ {message}", detail=detail)
-    detail = CalcDetail.model_construct(expression=shown, value=value)
-    return Outcome.model_construct(text=f"c{shown} ＞ {value}", detail=detail)
+        detail = construct(CalcDetail, expression=shown, error="zero_division")
+        return construct(Outcome, text=f"c{shown} ＞ {message}", detail=detail)
+    detail = construct(CalcDetail, expression=shown, value=value)
+    return construct(Outcome, text=f"c{shown} ＞ {value}", detail=detail)

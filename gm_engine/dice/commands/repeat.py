@@ -16,7 +16,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.dice.engine import MAX_REPEATED_COMMANDS, REPEAT_FACTOR, SECRET_FLAG, error_outcome, run_line
+from gm_engine.dice.engine import (
+    MAX_REPEATED_COMMANDS,
+    REPEAT_FACTOR,
+    SECRET_FLAG,
+    construct,
+    error_outcome,
+    run_line,
+)
 from gm_engine.dice.result import Detail, Outcome, RollResult
 from gm_engine.dice.system import RollContext, register_command
 
@@ -69,8 +76,8 @@ class RepeatDetail(Detail):
 def _refusal(reason: RepeatError, command: str, times: int, ctx: RollContext) -> Outcome:
     texts = _TEXTS[reason]
     text = texts.get(ctx.locale, texts["ja"]).format(command)
-    detail = RepeatDetail.model_construct(command=command, times=times, runs=(), error=reason)
-    return Outcome.model_construct(text=text, detail=detail)
+    detail = construct(RepeatDetail, command=command, times=times, runs=(), error=reason)
+    return construct(Outcome, text=text, detail=detail)
 
 
 @register_command("repeat", 60, r"[S\u017f]?(?:repeat|rep|x)[0-9]")
@@ -98,14 +105,15 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
     ctx.extras[REPEAT_FACTOR] = factor * times
     try:
         for index in range(1, times + 1):
-            mark = source.mark()
+            start = len(source.history)
             found = run_line(trailer, replace(ctx))
             if found is None:
-                runs.append(RepeatRun.model_construct(index=index, result=None))
+                runs.append(construct(RepeatRun, index=index, result=None))
                 continue
             outcome, secret, word = found
             any_secret = any_secret or secret
-            result = RollResult.model_construct(
+            result = construct(
+                RollResult,
                 system=ctx.system.id,
                 command=word,
                 text=outcome.text,
@@ -115,10 +123,10 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
                 failure=outcome.failure,
                 critical=outcome.critical,
                 fumble=outcome.fumble,
-                dice=source.dice_since(mark),
+                dice=tuple(source.history[start:]),
                 detail=outcome.detail,
             )
-            runs.append(RepeatRun.model_construct(index=index, result=result))
+            runs.append(construct(RepeatRun, index=index, result=result))
     finally:
         ctx.extras[REPEAT_FACTOR] = factor
 
@@ -128,5 +136,5 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
     text = "\n\n".join(f"#{run.index}\n{run.result.text if run.result else ''}" for run in runs)
     if any_secret:
         ctx.extras[SECRET_FLAG] = True
-    detail = RepeatDetail.model_construct(command=trailer, times=times, runs=tuple(runs))
-    return Outcome.model_construct(text=text, detail=detail)
+    detail = construct(RepeatDetail, command=trailer, times=times, runs=tuple(runs))
+    return construct(Outcome, text=text, detail=detail)
