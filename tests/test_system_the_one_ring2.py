@@ -128,7 +128,7 @@ def test_absurd_success_dice_count_is_refused_without_rolling() -> None:
 def test_english_locale() -> None:
     result = roll("19RG6@10A1fmw", [9, 10], [4, 2, 2, 3, 2, 6], locale="en")
     assert result.text == (
-        "(2D12+6D6+1) > [9, ◎10]+[4, 2, 2, 3, 2, 6]+1 TN 19 Total 21: Success[1 success icons] "
+        "(2D12+6D6+1) > [9, ◎10]+[4, 2, 2, 3, 2, 6]+1 TN 19 Total 21: Success[1 success icon] "
         "Piercing blow!\nCondition: Favoured Weary Miserable"
     )
     rune = roll("9RG", [12], locale="en")

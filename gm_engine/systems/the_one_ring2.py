@@ -275,7 +275,10 @@ class TheOneRing2nd(GameSystem):
             if piercing_threshold is None
             else piercing_threshold > 0 and kept >= piercing_threshold and kept != EYE_OF_SAURON
         )
-        icons_text = f"{icons} success icons" if english else f"成功度 {icons}"
+        if english:
+            icons_text = f"{icons} success icon" + ("" if icons == 1 else "s")
+        else:
+            icons_text = f"成功度 {icons}"
         piercing_text = (" Piercing blow!" if english else " 痛打発生！") if piercing else ""
         result: SkillResult
         if kept == GANDALF_RUNE:
