@@ -275,10 +275,8 @@ class TheOneRing2nd(GameSystem):
             if piercing_threshold is None
             else piercing_threshold > 0 and kept >= piercing_threshold and kept != EYE_OF_SAURON
         )
-        if english:
-            icons_text = f"{icons} success icon" + ("" if icons == 1 else "s")
-        else:
-            icons_text = f"成功度 {icons}"
+        plural = "" if icons == 1 else "s"
+        icons_text = f"{icons} success icon{plural}" if english else f"成功度 {icons}"
         piercing_text = (" Piercing blow!" if english else " 痛打発生！") if piercing else ""
         result: SkillResult
         if kept == GANDALF_RUNE:
