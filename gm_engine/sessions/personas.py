@@ -42,6 +42,7 @@ VOICE_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "defend": frozenset(),
     "request_seer": frozenset(),
     "request_medium": frozenset(),
+    "decline": frozenset(),
     "claim": frozenset({"role"}),
     "result": frozenset({"target", "color"}),
     "vote_reason": frozenset({"target"}),
@@ -68,6 +69,7 @@ class Voice(BaseModel):
     defend: tuple[str, ...] = Field(min_length=1)
     request_seer: tuple[str, ...] = Field(min_length=1)
     request_medium: tuple[str, ...] = Field(min_length=1)
+    decline: tuple[str, ...] = Field(min_length=1)
     claim: tuple[str, ...] = Field(min_length=1)
     result: tuple[str, ...] = Field(min_length=1)
     vote_reason: tuple[str, ...] = Field(min_length=1)

@@ -1,0 +1,286 @@
+"""The offline model's werewolf player: the engine's offline agents, speaking in persona.
+
+:func:`decide_werewolf` is registered with :mod:`gm_engine.llm.offline` under the kind
+``"werewolf"``. It answers a persona's request from the :class:`PersonaTurnContext` the
+session passed with it: that persona's own observation (the same information as its
+public and private view, from which the prompt was rendered), its legal actions, its
+notes and its persona data, never anything else. The choice itself is the werewolf
+engine's :class:`~gm_engine.werewolf.agents.OfflineAgent`'s; the words are the persona's
+sample lines (the ``werewolf_cover`` lines only while its own role is 人狼).
+
+:class:`AutoHuman` plays P1 for ``gm werewolf play --auto``: it is a
+:class:`~gm_engine.sessions.base.HumanInput` whose answers come from an offline agent that
+sees P1's observation, typed as the commands a human would type.
+
+``"werewolf_narrator"`` answers the GM narrator's requests with a plain line.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from gm_engine.llm.base import ModelRequest, ModelResponse
+from gm_engine.llm.offline import offline_calls, register_offline_decider
+from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
+from gm_engine.tools.werewolf import seat_label
+from gm_engine.werewolf.actions import (
+    Action,
+    Attack,
+    ChooseRole,
+    Claim,
+    Decline,
+    Divine,
+    Guard,
+    RequestClaim,
+    Speak,
+    StateResult,
+    Vote,
+)
+from gm_engine.werewolf.agents import OfflineAgent
+from gm_engine.werewolf.log import ClaimMade, ResultStated, Speech
+from gm_engine.werewolf.records import Colour, Role
+from gm_engine.werewolf.views import Observation
+
+TaskKind = Literal["discussion", "answer", "vote", "night", "pre_divination"]
+
+# The agents' default reason; a persona's own vote_reason line says it better.
+_GENERIC_REASON = "発言の流れが少し気になるから"
+
+
+@dataclass
+class PersonaTurnContext:
+    """What a persona's turn is decided from: exactly the facts its prompt was rendered from.
+
+    ``agent`` is that seat's offline agent; its state is built from this seat's own
+    observations and its own dice only.
+    """
+
+    seat: int
+    persona: Persona
+    notes: Notes
+    observation: Observation
+    legal: tuple[Action, ...]
+    task: TaskKind
+    turn: int
+    agent: OfflineAgent
+    offline_kind: str = field(default="werewolf", init=False)
+
+
+@dataclass
+class NarratorContext:
+    """The narrator's request: the event it comments on (public facts only)."""
+
+    event: str
+    day: int
+    offline_kind: str = field(default="werewolf_narrator", init=False)
+
+
+def _pick(lines: Sequence[str], *key: object) -> str:
+    """One of ``lines``, chosen by a stable hash of ``key`` (same game, same words)."""
+    digest = zlib.crc32(":".join(str(k) for k in key).encode("utf-8"))
+    return lines[digest % len(lines)]
+
+
+def _name(obs: Observation, seat: int) -> str:
+    return obs.names[seat]
+
+
+def _is_werewolf(obs: Observation) -> bool:
+    return obs.role is Role.WEREWOLF
+
+
+def _said_today(obs: Observation) -> bool:
+    return any(
+        isinstance(e, Speech | ClaimMade | ResultStated) and e.day == obs.day and e.speaker == obs.seat
+        for e in obs.public_log
+    )
+
+
+def _black_on(obs: Observation, seats: Sequence[int]) -> bool:
+    for entry in obs.public_log:
+        black = isinstance(entry, ClaimMade | ResultStated) and entry.colour is Colour.BLACK
+        if black and getattr(entry, "target", None) in seats:
+            return True
+    return False
+
+
+def _suspect(agent: OfflineAgent, obs: Observation) -> Vote | None:
+    """The seat this agent would vote for now, with its reason (no dice are rolled)."""
+    others = [s for s in obs.living() if s != obs.seat]
+    if not others:
+        return None
+    choice = agent.choose(obs, [Vote(obs.seat, t) for t in others])
+    return choice if isinstance(choice, Vote) else None
+
+
+def speech_for(ctx: PersonaTurnContext) -> str:
+    """A free-talk line in the persona's voice, about the agent's current suspicion."""
+    obs, voice = ctx.observation, ctx.persona.voice
+    key = (obs.seat, obs.day, ctx.turn)
+    if obs.day == 1 and not _said_today(obs):
+        return _pick(voice.opening, *key, "opening")
+    if _black_on(obs, [obs.seat]):
+        return _pick(voice.defend, *key, "defend")
+    if _is_werewolf(obs):
+        partners = [p for p in obs.partners if obs.alive[p]]
+        if partners and _black_on(obs, partners):
+            return _pick(voice.werewolf_cover, *key, "cover").format(target=_name(obs, partners[0]))
+    vote = _suspect(ctx.agent, obs)
+    if vote is None:
+        return _pick(voice.opening, *key, "opening")
+    return _pick(voice.suspect, *key, "suspect").format(target=_name(obs, vote.target))
+
+
+def _claim_text(ctx: PersonaTurnContext, role: Role, target: int | None, colour: Colour | None) -> str:
+    obs, voice = ctx.observation, ctx.persona.voice
+    key = (obs.seat, obs.day, ctx.turn)
+    text = _pick(voice.claim, *key, "claim").format(role=role.label)
+    if target is not None and colour is not None:
+        text += _pick(voice.result, *key, "result").format(target=_name(obs, target), color=colour.label)
+    return text
+
+
+def tool_call_for(ctx: PersonaTurnContext, action: Action) -> tuple[str, dict[str, Any]]:
+    """The tool call that plays ``action``, with words in the persona's voice."""
+    obs, voice = ctx.observation, ctx.persona.voice
+    key = (obs.seat, obs.day, ctx.turn)
+    if isinstance(action, Speak):
+        return "speak", {"text": speech_for(ctx)}
+    if isinstance(action, Claim):
+        args: dict[str, Any] = {"role": action.role.label}
+        if action.target is not None and action.colour is not None:
+            args["target"] = seat_label(action.target)
+            args["result"] = action.colour.label
+        args["text"] = _claim_text(ctx, action.role, action.target, action.colour)
+        return "claim", args
+    if isinstance(action, StateResult):
+        text = _pick(voice.result, *key, "result").format(
+            target=_name(obs, action.target), color=action.colour.label
+        )
+        args = {"target": seat_label(action.target), "result": action.colour.label, "text": text}
+        return "state_result", args
+    if isinstance(action, RequestClaim):
+        lines = voice.request_seer if action.role is Role.SEER else voice.request_medium
+        return "request_claim", {"role": action.role.label, "text": _pick(lines, *key, "request")}
+    if isinstance(action, Decline):
+        return "decline", {"text": _pick(voice.decline, *key, "decline")}
+    if isinstance(action, Vote):
+        reason = action.reason.strip()
+        if not reason or reason == _GENERIC_REASON:
+            reason = _pick(voice.vote_reason, *key, "vote").format(target=_name(obs, action.target))
+        return "vote", {"target": seat_label(action.target), "reason": reason[:120]}
+    if isinstance(action, Attack):
+        return "attack", {"target": seat_label(action.target)}
+    if isinstance(action, Divine):
+        return "divine", {"target": seat_label(action.target)}
+    if isinstance(action, Guard):
+        return "guard", {"target": seat_label(action.target)}
+    raise ValueError(f"no tool plays {type(action).__name__}")
+
+
+def notes_after_vote(ctx: PersonaTurnContext, target: int, reason: str) -> list[str]:
+    """The notes the offline persona keeps: one line per day's vote, the latest five."""
+    line = f"{ctx.observation.day}日目: {_name(ctx.observation, target)}に投票"
+    if reason:
+        line += f"（{reason}）"
+    lines = [*ctx.notes.lines, line[:MAX_NOTE_CHARS]]
+    return lines[-MAX_NOTE_LINES:]
+
+
+def decide_action(ctx: PersonaTurnContext) -> Action:
+    """The offline agent's choice among the legal actions of this turn."""
+    return ctx.agent.choose(ctx.observation, list(ctx.legal))
+
+
+def decide_werewolf(request: ModelRequest, context: object | None) -> ModelResponse:
+    """The offline persona's answer: an optional ``update_notes`` then one action's tool call."""
+    if not isinstance(context, PersonaTurnContext):
+        raise TypeError("the werewolf offline decider needs a PersonaTurnContext")
+    action = decide_action(context)
+    calls: list[tuple[str, dict[str, Any]]] = []
+    call = tool_call_for(context, action)
+    if isinstance(action, Vote) and context.observation.stage != "runoff":
+        notes = notes_after_vote(context, action.target, str(call[1]["reason"]))
+        calls.append(("update_notes", {"lines": notes}))
+    calls.append(call)
+    return ModelResponse(content=None, tool_calls=offline_calls(request, calls))
+
+
+_NARRATION = (
+    "さあ、続けましょう。みんな楽しんでいこう！",
+    "部室に少し緊張が走ります。でもこれは遊び、気楽にいきましょう。",
+    "ボードの上の物語が、また一歩進みました。",
+)
+
+
+def decide_narration(request: ModelRequest, context: object | None) -> ModelResponse:
+    """The offline GM narrator: a short neutral line that reveals and steers nothing."""
+    day = context.day if isinstance(context, NarratorContext) else request.day
+    event = context.event if isinstance(context, NarratorContext) else ""
+    return ModelResponse(content=_pick(_NARRATION, day, event))
+
+
+register_offline_decider("werewolf", decide_werewolf)
+register_offline_decider("werewolf_narrator", decide_narration)
+
+
+# ---------------------------------------------------------------- P1 played by an agent
+
+
+def command_for(action: Action, obs: Observation) -> str:
+    """The line a human at the terminal would type to play ``action``."""
+    if isinstance(action, ChooseRole):
+        return str(int(action.role))
+    if isinstance(action, Speak):
+        return action.text or "/pass"
+    if isinstance(action, Claim):
+        result = ""
+        if action.target is not None and action.colour is not None:
+            result = f" {seat_label(action.target)} {action.colour.label}"
+        return f"/co {action.role.label}{result}"
+    if isinstance(action, StateResult):
+        return f"/result {seat_label(action.target)} {action.colour.label}"
+    if isinstance(action, RequestClaim):
+        return f"/request {action.role.label}"
+    if isinstance(action, Decline):
+        return "/decline"
+    if isinstance(action, Vote):
+        return seat_label(action.target)
+    if isinstance(action, Attack | Divine | Guard):
+        return seat_label(action.target)
+    raise ValueError(f"no command plays {type(action).__name__}")
+
+
+class AutoHuman:
+    """P1 played by an offline agent (``--auto``): answers every question as typed commands.
+
+    The session calls :meth:`observe` with P1's own observation and legal actions before
+    each question; the agent never sees anything else.
+    """
+
+    def __init__(self, agent: OfflineAgent) -> None:
+        self.agent = agent
+        self._observation: Observation | None = None
+        self._legal: tuple[Action, ...] = ()
+        self._pending_reason: str = ""
+
+    def observe(self, observation: Observation, legal: Sequence[Action]) -> None:
+        """What P1 knows and may do now."""
+        self._observation = observation
+        self._legal = tuple(legal)
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """Answer the question as P1's agent would."""
+        if "理由" in prompt:
+            reason = self._pending_reason or "なんとなく気になるから"
+            self._pending_reason = ""
+            return reason
+        if self._observation is None or not self._legal:
+            return choices[0] if choices else "/pass"
+        action = self.agent.choose(self._observation, list(self._legal))
+        if isinstance(action, Vote):
+            self._pending_reason = action.reason or "なんとなく気になるから"
+        return command_for(action, self._observation)
