@@ -357,3 +357,36 @@ def test_no_command_string_raises(text: str) -> None:
     command = text.strip().split(" ")[0] if text.strip() else ""
     outcome = Cthulhu7th().eval_system_command(command, ctx)
     assert outcome is None or isinstance(outcome.text, str)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    bullets=st.integers(1, 120),
+    skill=st.integers(1, 120),
+    malfunction=st.integers(0, 100),
+    bonus=st.integers(-2, 2),
+    stop=st.sampled_from(["", "r", "h", "e", "x"]),
+    volley=st.one_of(st.just(""), st.integers(1, 12).map(str)),
+    seed=st.integers(0, 10_000),
+)
+def test_far_invariants_hold_for_any_burst(
+    bullets: int, skill: int, malfunction: int, bonus: int, stop: str, volley: str, seed: int
+) -> None:
+    line = f"FAR({bullets},{skill},{malfunction},{bonus},{stop},{volley})"
+    result = evaluate(line, SYSTEM, source=SeededSource(seed))
+    assert result is not None
+    detail = result.detail
+    assert isinstance(detail, CoC7FullAutoDetail)
+    fired = detail.bullets - detail.bullets_left
+    assert 0 <= detail.bullets_left <= detail.bullets == min(bullets, 100)
+    assert detail.hits + detail.impales <= fired
+    assert 1 <= len(detail.volleys) <= 8
+    assert len(result.dice) == sum(len(v.tens) + 1 for v in detail.volleys)
+    assert all(not v.jammed for v in detail.volleys[:-1])
+    last = detail.volleys[-1]
+    assert (detail.stop_reason == "jam") == last.jammed
+    if detail.stop_reason == "out_of_bullets":
+        assert detail.bullets_left == 0
+    assert all(v.impales == 0 for v in detail.volleys if v.difficulty == "critical")
+    english = evaluate(line, SYSTEM, source=SeededSource(seed), locale="en")
+    assert english is not None and english.detail == detail
