@@ -72,8 +72,8 @@ def round_(battle: Battle, before: Sequence[Action] = (), after: Sequence[Action
 def test_round_phases_in_order_4() -> None:
     battle = start([pc()], [make_enemy("X", "雑魚", 5, 30)], dice=[1, 1, 1] * 2)
     assert battle.phase is Phase.SETUP and battle.current_log().label == "BATTLE_SETUP"
-    assert battle.apply(RollDice()).label == "ROLL_LOG"
-    assert battle.phase is Phase.ROLL
+    rolled = battle.apply(RollDice())
+    assert (rolled.label, rolled.phase) == ("ROLL_LOG", Phase.ROLL)
     assert battle.apply(Judge()).label == "BATTLE_JUDGE"
     assert battle.apply(Narrate()).label == "NARRATIVE"
     step = battle.apply(NextRound())
@@ -93,7 +93,7 @@ ORDER: dict[Phase, list[Action]] = {
 @pytest.mark.parametrize("phase", list(ORDER))
 def test_out_of_order_calls_are_refused_without_change_4(phase: Phase) -> None:
     battle = start([pc(spells=["火弾", "予見"])], [make_enemy("X", "雑魚", 5, 30)], dice=[1, 1, 1])
-    path = [RollDice(), Judge(), Narrate()]
+    path: list[Action] = [RollDice(), Judge(), Narrate()]
     for action in path[: list(ORDER).index(phase)]:
         battle.apply(action)
     assert battle.phase is phase
@@ -368,8 +368,11 @@ def test_same_seed_same_actions_same_fight() -> None:
         battle = Battle.start(party, encounter, source=SeededSource(seed))
         texts = [battle.apply(CastSpell(caster="A", spell="火弾")).text]
         while not battle.is_over:
-            kind = {Phase.SETUP: RollDice(), Phase.ROLL: Judge(), Phase.JUDGE: Narrate()}.get(battle.phase)
-            action = kind or (EndBattle() if battle.outcome else NextRound())
+            steps: dict[Phase, Action] = {
+                Phase.SETUP: RollDice(), Phase.ROLL: Judge(), Phase.JUDGE: Narrate()
+            }
+            kind = steps.get(battle.phase)
+            action: Action = kind or (EndBattle() if battle.outcome else NextRound())
             texts.append(battle.apply(action).text)
         return battle.state_hash(), texts
 

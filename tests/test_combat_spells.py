@@ -61,7 +61,7 @@ def round_(battle: Battle, before: Sequence[Action] = (), after: Sequence[Action
 
 
 def cast(caster: str, spell: str, **kw: Any) -> CastSpell:
-    return CastSpell(caster=caster, spell=spell, **kw)  # type: ignore[arg-type]
+    return CastSpell(caster=caster, spell=spell, **kw)
 
 
 # -- slots (§5) -------------------------------------------------------------------------------------

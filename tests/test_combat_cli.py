@@ -1,0 +1,48 @@
+"""``gm combat demo`` and ``gm combat show``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gm_engine.cli import main
+from gm_engine.cli.combat import demo_encounter, demo_party
+from gm_engine.combat import storage
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_plays_a_whole_fight_round_by_round(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "combat", "demo", "--seed", "4")
+    assert code == 0
+    for label in ("===== BATTLE_SETUP (round 1)", "===== ROLL_LOG (round 1)", "===== BATTLE_JUDGE (round 1)",
+                  "===== NARRATIVE (round 1)", "===== BATTLE_SETUP (round 2)", "===== BATTLE_END"):
+        assert label in out
+    assert "【キャラクターマスターデータ】" in out
+    assert "【火弾】" in out and "【戦闘終了】" in out
+    assert out.count("[SYSTEM: PAUSE FOR USER INPUT]") >= 4
+    assert run(capsys, "combat", "demo", "--seed", "4")[1] == out
+    assert run(capsys, "combat", "demo", "--seed", "5")[1] != out
+
+
+def test_demo_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "combat", "demo", "--options", '{"mana_shield": 3}')
+    assert code == 2 and "bad --options" in err
+    assert run(capsys, "combat", "demo", "--seed", "2", "--options", '{"life_check_target": 12}')[0] == 0
+
+
+def test_show_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    storage.save_party(tmp_path / "party.json", demo_party())
+    storage.save_encounter(tmp_path / "enc.json", demo_encounter())
+    code, out, _ = run(capsys, "combat", "show", str(tmp_path / "party.json"))
+    assert code == 0 and out.count("【キャラクターマスターデータ】") == 3
+    code, out, _ = run(capsys, "combat", "show", str(tmp_path / "enc.json"))
+    assert code == 0 and "オーガ［ボス］" in out
+    (tmp_path / "bad.json").write_text('{"format": "gm_engine.combat.party", "version": 1, "data": [{}]}')
+    code, _, err = run(capsys, "combat", "show", str(tmp_path / "bad.json"))
+    assert code == 2 and "member 1" in err

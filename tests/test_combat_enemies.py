@@ -1,0 +1,129 @@
+"""Enemies, encounters, difficulty and the encounter helper (003 §1.2, §2.3, §3, §11, §12)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gm_engine.combat import (
+    Ability,
+    AbilityKind,
+    CombatOptions,
+    Difficulty,
+    Encounter,
+    EncounterKind,
+    EnemyKind,
+    InvalidCharacterError,
+    create_auto,
+    create_character,
+    make_enemy,
+    propose_encounter,
+)
+from gm_engine.combat.enemies import expected_party_ap, swarm_bonus
+
+
+def test_enemy_kinds_and_dice_1_2() -> None:
+    assert [k.dice for k in (EnemyKind.MOB, EnemyKind.ELITE, EnemyKind.BOSS)] == [0, 1, 3]
+
+
+def test_abilities_are_one_line_and_small_3_1() -> None:
+    pairs = [(AbilityKind.AP, 1), (AbilityKind.ARMOUR, 2), (AbilityKind.HINDER, 1),
+             (AbilityKind.REGENERATION, 5)]
+    texts = [Ability(kind=kind, amount=amount).text for kind, amount in pairs]
+    assert texts == ["攻撃補正 AP+1", "防御補正 防具+2", "状態干渉 敵AP-1", "再生5"]
+    for kind, amount in [("ap", 3), ("armour", 0), ("hinder", 3), ("regeneration", 6), ("ap", -3)]:
+        with pytest.raises(InvalidCharacterError, match=r"§3\.1"):
+            make_enemy("X", "雑魚", 3, 5, [(kind, amount)])
+    with pytest.raises(InvalidCharacterError, match="at most 2"):
+        make_enemy("X", "雑魚", 3, 5, [("ap", 1), ("armour", 1), ("regeneration", 1)])
+    assert make_enemy("X", "ボス", 3, 5, [("ap", -2)]).ap_modifier == -2
+
+
+def test_enemy_values_are_validated() -> None:
+    with pytest.raises(InvalidCharacterError):
+        make_enemy("X", "ドラゴン", 3, 5)
+    with pytest.raises(InvalidCharacterError):
+        make_enemy("X", "雑魚", -1, 5)
+    with pytest.raises(InvalidCharacterError):
+        make_enemy("X", "雑魚", 3, 0)
+
+
+def test_composition_3_2() -> None:
+    mobs = tuple(make_enemy(f"M{i}", "雑魚", 2, 3) for i in range(6))
+    with pytest.raises(InvalidCharacterError, match=r"§3\.2"):
+        Encounter(enemies=mobs).check_composition()
+    Encounter(enemies=mobs[:5]).check_composition()
+    elites = tuple(make_enemy(f"E{i}", "エリート", 2, 3) for i in range(3))
+    with pytest.raises(InvalidCharacterError, match="エリート"):
+        Encounter(enemies=elites).check_composition()
+    bosses = (make_enemy("B1", "ボス", 2, 3), make_enemy("B2", "ボス", 2, 3))
+    with pytest.raises(InvalidCharacterError, match="ボス"):
+        Encounter(enemies=bosses).check_composition()
+    with pytest.raises(ValueError, match="share a name"):
+        Encounter(enemies=(mobs[0], mobs[0]))
+    with pytest.raises(ValueError, match="at least one"):
+        Encounter(enemies=())
+
+
+def test_swarm_bonus_12() -> None:
+    assert [swarm_bonus(n) for n in range(5)] == [0, 0, 2, 3, 4]
+    assert swarm_bonus(3, CombatOptions(swarm_bonus_per_enemy=2)) == 6
+
+
+def test_difficulty_3_3() -> None:
+    enemy = make_enemy("X", "雑魚", 3, 10)
+    assert Encounter(enemies=(enemy,), difficulty=(Difficulty.WEAK,)).ap_adjustment == -1
+    assert Encounter(enemies=(enemy,), difficulty=(Difficulty.STRONG,)).ap_adjustment == 1
+    assert Encounter(enemies=(enemy,), difficulty=(Difficulty.DRAGS_ON,)).adjusted_enemies()[0].max_hp == 8
+    assert Encounter(enemies=(enemy,), difficulty=(Difficulty.TOO_QUICK,)).adjusted_enemies()[0].hp == 12
+    odd = make_enemy("Y", "雑魚", 3, 7)
+    assert Encounter(enemies=(odd,), difficulty=(Difficulty.DRAGS_ON,)).adjusted_enemies()[0].max_hp == 6
+    for pair in [(Difficulty.WEAK, Difficulty.STRONG), (Difficulty.DRAGS_ON, Difficulty.TOO_QUICK)]:
+        with pytest.raises(ValueError, match="cancel out"):
+            Encounter(enemies=(enemy,), difficulty=pair)
+
+
+PARTY = (create_auto("A", "熟練"), create_auto("B", "熟練"), create_character("C", "駆け出し", "短剣", "革"))
+
+
+@pytest.mark.parametrize(
+    ("kind", "lead", "low", "high", "factor"),
+    [(EncounterKind.MOBS, EnemyKind.MOB, -4, -2, 2.0), (EncounterKind.ELITE, EnemyKind.ELITE, 0, 2, 2.5),
+     (EncounterKind.BOSS, EnemyKind.BOSS, 3, 6, 3.0)],
+)
+def test_encounter_helper_follows_2_3(kind: EncounterKind, lead: EnemyKind, low: int, high: int,
+                                      factor: float) -> None:
+    proposal = propose_encounter(PARTY, kind)
+    average = expected_party_ap(PARTY) / 3
+    assert proposal.party_average_ap == pytest.approx(average)
+    leads = [e for e in proposal.encounter.enemies if e.kind is lead]
+    assert leads
+    for enemy in leads:
+        assert low - 0.5 <= enemy.expected_ap - average <= high + 0.5
+        assert proposal.margin * factor <= enemy.max_hp < proposal.margin * factor + 1  # §2.3 HP, rounded up
+    proposal.encounter.check_composition()
+    assert "期待差分" in proposal.explanation
+
+
+def test_encounter_helper_counts_3_2() -> None:
+    solo = (create_auto("A", "英雄"),)
+    assert len(propose_encounter(solo, "雑魚戦").encounter.enemies) == 2
+    six = tuple(create_auto(n, "駆け出し") for n in "ABCDEF")
+    mobs = propose_encounter(six, "雑魚戦").encounter.enemies
+    assert len(mobs) == 5 and all(e.kind is EnemyKind.MOB for e in mobs)
+    elites = [e for e in propose_encounter(six, "エリート戦").encounter.enemies if e.kind is EnemyKind.ELITE]
+    assert len(elites) == 2
+    boss = propose_encounter(six, "ボス戦").encounter.enemies
+    assert sum(e.kind is EnemyKind.BOSS for e in boss) == 1
+
+
+def test_encounter_helper_offset_and_difficulty() -> None:
+    strong = propose_encounter(PARTY, "ボス戦", offset=6, difficulty=["強い", "瞬殺"])
+    assert strong.encounter.difficulty == (Difficulty.STRONG, Difficulty.TOO_QUICK)
+    weak = propose_encounter(PARTY, "ボス戦", offset=3)
+    assert strong.encounter.enemies[0].ap == weak.encounter.enemies[0].ap + 3
+    with pytest.raises(InvalidCharacterError, match=r"§2\.3"):
+        propose_encounter(PARTY, "ボス戦", offset=7)
+    with pytest.raises(InvalidCharacterError):
+        propose_encounter(PARTY, "竜退治")
+    with pytest.raises(InvalidCharacterError):
+        propose_encounter([], "ボス戦")
