@@ -486,6 +486,8 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
     source = ctx.source
     for harder in range(4):
         difficulty = _DIFFICULTIES[harder]
+        hit_types = _HIT_TYPES[harder]
+        wide_fumble = harder >= 1
         if harder:
             if english:
                 parts.append(f"\n[Difficulty raised to {_DIFFICULTY_EN[difficulty]}]")
@@ -494,8 +496,8 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
         while dice >= FAR_BONUS_MIN:
             number += 1
             total, tens, ones, candidates = roll_d100_with_bonus(source, dice)
-            level = level_of(total, skill, harder >= 1)
-            listed = ", ".join(map(str, candidates))
+            level = level_of(total, skill, wide_fumble)
+            listed = ", ".join(map(str, candidates)) if len(candidates) > 1 else str(total)
             if english:
                 parts.append(f"\nVolley {number}: > {listed} > {names[level]}")
             else:
@@ -507,7 +509,7 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
                 stop_reason = "jam"
             else:
                 hit, impale, spent = _volley_hits(
-                    left, _hit_type(harder, level), volley_size, hit_base, impale_floor, impale_ceil
+                    left, hit_types.get(level, "miss"), volley_size, hit_base, impale_floor, impale_ceil
                 )
                 if english:
                     parts.append(f" ({hit} hits, {impale} impales)")
