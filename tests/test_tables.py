@@ -180,3 +180,9 @@ def test_tables_dir_that_is_a_file_reads_as_a_missing_pack(tmp_path: Path) -> No
     not_a_dir.write_text("x", encoding="utf-8")
     detail = roll("PH", [], not_a_dir).detail
     assert isinstance(detail, TableUnavailableDetail) and detail.reason == "pack_missing"
+
+
+def test_deeply_nested_json_is_a_malformed_pack_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "Cthulhu7th.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    detail = roll("PH", [], tmp_path).detail
+    assert isinstance(detail, TableUnavailableDetail) and detail.reason == "pack_malformed"

@@ -31,6 +31,8 @@ TABLES_ENV = "GM_TABLES_DIR"
 #: Largest dice expression a pack may declare (keeps a hostile pack from rolling forever).
 MAX_TABLE_DICE = 100
 MAX_TABLE_SIDES = 1000
+#: Largest pack file read, so that a wrong path cannot make the engine swallow a huge file.
+MAX_PACK_BYTES = 16 * 1024 * 1024
 
 _DICE = re.compile(r"([0-9]+)D([0-9]+)", re.IGNORECASE | re.ASCII)
 
@@ -140,6 +142,8 @@ def load_pack(path: str, system_id: str) -> TablePack | None:
         return None
     except OSError as exc:
         raise TablePackError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.st_size > MAX_PACK_BYTES:
+        raise TablePackError(f"{path} is {stat.st_size} bytes; a table pack may hold {MAX_PACK_BYTES}")
     stamp = (stat.st_mtime_ns, stat.st_size)
     cached = _CACHE.get(path)
     if cached is not None and cached[0] == stamp:
@@ -157,6 +161,8 @@ def _parse_pack(path: str, system_id: str) -> TablePack:
         raise TablePackError(f"cannot read {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise TablePackError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except (ValueError, RecursionError) as exc:
+        raise TablePackError(f"{path} is not valid JSON ({type(exc).__name__})") from None
     if not isinstance(raw, dict):
         raise TablePackError(f"{path} must hold a JSON object keyed by table command")
     tables: dict[str, Table] = {}
