@@ -418,3 +418,10 @@ def test_legal_actions_are_all_accepted() -> None:
             assert battle.is_legal(action)
             copy = Battle.from_state(battle.state, q(*[1] * 10))
             copy.apply(action)
+
+
+def test_hint_names_the_pause_and_what_comes_next() -> None:
+    battle = start([pc()], [make_enemy("X", "雑魚", 5, 30)], dice=[1, 1, 1])
+    assert battle.hint().startswith("round 1, SETUP") and "'roll'" in battle.hint()
+    battle.apply(RollDice())
+    assert "'judge'" in battle.hint()

@@ -21,6 +21,7 @@ from gm_engine.combat import (
     NextRound,
     OutOfOrderError,
     RollDice,
+    SetSituationalBonus,
     Status,
     TargetCharacter,
     cast_out_of_combat,
@@ -342,3 +343,20 @@ def test_heal_out_of_combat_and_refusals() -> None:
     with pytest.raises(IllegalActionError):
         cast_out_of_combat(party, "M", "治癒", source, target="Z")
     assert source.history == []
+
+
+def test_sanctuary_caster_adds_no_ap_from_spells_or_bonuses() -> None:
+    party = [mage(spells=["聖域", "雷撃", "火弾"], rank="熟練")]
+    battle = start(party, [make_enemy("X", "雑魚", 30, 99)])
+    battle.apply(SetSituationalBonus(character="M", bonus=2))
+    step = battle.apply(cast("M", "聖域"))
+    assert "取り消し" in step.events[-1]
+    assert battle.state.rounds[0].declarations.situational == {}
+    with pytest.raises(IllegalActionError, match="聖域"):
+        battle.apply(cast("M", "雷撃"))
+    with pytest.raises(IllegalActionError, match="聖域"):
+        battle.apply(SetSituationalBonus(character="M", bonus=1))
+    other = start(party, [make_enemy("X", "雑魚", 30, 99)])
+    other.apply(cast("M", "火弾"))
+    with pytest.raises(IllegalActionError, match="adds AP this round"):
+        other.apply(cast("M", "聖域"))

@@ -86,7 +86,8 @@ Readings chosen where NOTES.md is silent (options in brackets)
   [foresight_rerolls="both_sides"].
 * 崩壊 resolves in the next round's ROLL; it fizzles if its caster is down by then
   [collapse_needs_standing_caster=True]; the caster still adds AP in the casting round.
-* 聖域: its caster rolls no AP dice and adds no equipment or situational bonus that round.
+* 聖域: its caster rolls no AP dice and adds no equipment, situational bonus or AP spell
+  (火弾, 雷撃, 限界突破, a 崩壊 resolving that round) that round; such combinations are refused.
 * 限界突破: HP is paid at the cast; HP cannot go below 1.
 * 治癒 may raise a downed PC (HP 0) back to its feet; the dead are beyond it. Its dice are
   the *target's* rank dice, rolled at JUDGE after the comparison and before damage.
@@ -100,8 +101,8 @@ Readings chosen where NOTES.md is silent (options in brackets)
 * 群れ補正: +1 per standing enemy while two or more stand [swarm_bonus_per_enemy=1],
   recomputed each round. 弱い/強い are ±1 on the enemy side's AP; 長引く/瞬殺 scale HP
   by 0.8/1.2 (rounded half up) when the battle starts. 再生 heals at each later SETUP.
-* 【ナラティブ優先の原則】 needs the PC side's expected AP ≥ 2× the enemy side's
-  [narrative_priority_ratio=2.0; None leaves it to the GM]; enemy HP is left as it was.
+* 【ナラティブ優先の原則】 needs the PC side's expected AP ≥ 1.5× the enemy side's
+  [narrative_priority_ratio=1.5; None leaves it to the GM]; enemy HP is left as it was.
 * §3.2 numbers (≤5 雑魚, ≤2 エリート, 1 ボス) are enforced [enforce_composition=True].
 * §8.1's 行動補正 is not modelled separately: a defensive situation is a situational bonus.
 """

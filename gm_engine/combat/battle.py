@@ -234,6 +234,11 @@ class Battle:
         the final AP (before heals and damage) once rolled."""
         return sum(t.value for t in pc_terms(self._state)), sum(t.value for t in enemy_terms(self._state))
 
+    def hint(self) -> str:
+        """One line for a prompt: the pause, and what may be done there."""
+        state = self._state
+        return f"round {state.round}, {state.phase.value}: {_expected(state)}"
+
     def character(self, name: str) -> Character:
         """The PC called ``name``.
 
@@ -374,6 +379,10 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
             pc = _find_pc(state, action.character)
             if not pc.standing:
                 return IllegalActionError(f"{pc.name} is {pc.status.value} and adds no AP")
+            if pc.name in _sanctuary_casters(state) and action.bonus:
+                return IllegalActionError(
+                    f"{pc.name} holds 【聖域】 and adds no AP this round", "§6.2.2 聖域"
+                )
             cap = pc.situational_cap
             low = -cap if state.options.allow_negative_situational else 0
             if not low <= action.bonus <= cap:
@@ -498,6 +507,20 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
             )
     if spell is Spell.SANCTUARY and caster.name in _sanctuary_casters(state):
         return IllegalActionError(f"{caster.name} already holds 【聖域】 this round")
+    ap_spells = (Spell.FIREBALL, Spell.LIGHTNING, Spell.LIMIT_BREAK)
+    if spell in ap_spells and caster.name in _sanctuary_casters(state):
+        return IllegalActionError(
+            f"{caster.name} holds 【聖域】 and adds no AP this round; {spell.label} would", "§6.2.2 聖域"
+        )
+    if spell is Spell.SANCTUARY:
+        own = [c.spell.label for c in state.current.declarations.casts
+               if c.caster == caster.name and c.spell in ap_spells]
+        own += ["【崩壊】" for p in _collapses_now(state) if p.caster == caster.name]
+        if own:
+            return IllegalActionError(
+                f"{caster.name} adds AP this round ({'、'.join(own)}); a 【聖域】 caster adds none",
+                "§6.2.2 聖域",
+            )
     if action.target is not None:
         target = _find_pc(state, action.target)
         if spell is Spell.REVIVE:
@@ -663,6 +686,9 @@ def _cast(state: BattleState, action: CastSpell, source: DiceSource) -> list[str
     state.current.declarations.casts.append(record)
     aimed = f"（対象: {action.target}）" if action.target else ""
     events.insert(0, f"{caster.name} は {spell.label} を唱えた{aimed}")
+    if spell is Spell.SANCTUARY and state.current.declarations.situational.pop(caster.name, 0):
+        state.current.declarations.situational_reasons.pop(caster.name, None)
+        events.append(f"{caster.name} の状況補正は取り消し（【聖域】の術者はAP算出に加わらない）")
     if spell is Spell.COLLAPSE:
         state.pending_collapses.append(
             PendingCollapse(caster=caster.name, cast_in=state.round, resolves_in=state.round + 1)

@@ -55,7 +55,7 @@ class CombatOptions(BaseModel):
     foresight_rerolls: Literal["both_sides", "pc_side"] = "both_sides"
     healing_wave_halves: Literal["difference", "final_damage"] = "difference"
     collapse_needs_standing_caster: bool = True
-    narrative_priority_ratio: float | None = Field(default=2.0, ge=1.0, le=100.0)
+    narrative_priority_ratio: float | None = Field(default=1.5, ge=1.0, le=100.0)
     swarm_bonus_per_enemy: int = Field(default=1, ge=0, le=5)
     enforce_composition: bool = True
     allow_negative_situational: bool = True
