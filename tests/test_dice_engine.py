@@ -246,3 +246,10 @@ def test_results_round_trip_through_json() -> None:
         result = evaluate(line, seed=9)
         assert result is not None
         assert RollResult.model_validate_json(result.model_dump_json()) == result
+
+
+def test_lone_surrogates_read_as_replacement_characters() -> None:
+    result = evaluate("x2 \ud800", seed=1)
+    assert result is not None
+    assert result.text == "繰り返し対象のコマンドが実行できませんでした (\ufffd)"
+    assert RollResult.model_validate_json(result.model_dump_json()) == result

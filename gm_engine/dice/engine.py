@@ -178,6 +178,8 @@ def evaluate(
         raise CommandTooLongError(
             f"the line is {len(line)} characters long; at most {MAX_LINE_LENGTH} are read"
         )
+    if not line.isascii():
+        line = _without_surrogates(line)
     game = get_system(system) if isinstance(system, str) else system
     dice = source if source is not None else SeededSource(seed)
     ctx = RollContext(
@@ -219,6 +221,16 @@ def evaluate(
         dice=tuple(dice.history[mark.history_length :]),
         detail=outcome.detail,
     )
+
+
+def _without_surrogates(line: str) -> str:
+    # A lone surrogate cannot come from any real chat text and cannot be written as
+    # UTF-8 (so a result holding one would not serialise); it reads as U+FFFD.
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in line)
+    return line
 
 
 _NO_STATE = object()
