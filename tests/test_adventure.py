@@ -140,3 +140,32 @@ def test_bad_options_and_character_answers() -> None:
         play(OfflineBackend(), [], seed=1, system="NoSuchSystem")
     assert parse_character_answer("アリア 熟練 未選択") == ("アリア", "熟練", "未選択")
     assert parse_character_answer("  ") == ("名無しの旅人", "駆け出し", "おまかせ")
+
+
+KIND = "雑魚戦"
+YUU = {"name": "ユウ", "rank": "英雄", "preset": "未選択"}
+
+
+def test_budget_running_out_in_a_battle_moves_it_on_and_is_recorded() -> None:
+    bad = response_with_calls(("battle_step", {"step": "judge"}))  # not legal at SETUP
+    script = [
+        ("gm", ModelResponse(content="名前は？")),
+        ("gm", response_with_calls(("create_character_preset", YUU))),
+        ("gm", response_with_calls(("start_battle", {"kind": KIND, "difficulty": [], "enemy_name": "蟻"}))),
+        *[("gm", bad)] * 3,
+    ]
+    with ScriptedBackend(script) as backend:
+        outcome, sink, shown, human = play(
+            backend, ["ユウ", "戦闘開始"], seed=2, retry_budget=2, history_turns=1, when_done="/quit"
+        )
+    fallbacks = [p for k, p in sink.events if k == "fallback"]
+    assert fallbacks == [{"actor": "gm", "tool": "battle_step", "arguments": {"step": "roll"},
+                          "reason": fallbacks[0]["reason"]}]
+    assert "allowed: \"roll\"" in fallbacks[0]["reason"]
+    assert "〈ROLL_LOG〉" in "\n".join(shown)
+    assert human.asked == 3 and outcome.summary == "the player left the table"
+    # history_turns=1: after the first player line, the GM is sent the system prompt and the last turn only
+    fourth = backend.requests[3]
+    assert fourth.messages[0]["role"] == "system"
+    assert fourth.messages[1]["role"] == "user" and fourth.messages[1]["content"].startswith("戦闘開始")
+    assert len(fourth.messages) == 2

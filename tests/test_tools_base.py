@@ -150,6 +150,9 @@ def test_budget_exhausted_applies_the_fallback_and_records_it() -> None:
     assert result.fallback
     assert engine.votes == ["P2"]
     assert result.actions[0].by_fallback
+    assert result.messages[-1]["role"] == "user"
+    assert result.messages[-1]["content"].startswith("[engine] after the errors above")
+    assert 'vote {"target": "P2"} -> vote for P2 recorded' in result.messages[-1]["content"]
     fallback_events = [p for k, p in sink.events if k == "fallback"]
     assert fallback_events == [
         {"actor": "P4", "tool": "vote", "arguments": {"target": "P2"}, "reason": result.errors[-1]}
@@ -242,3 +245,20 @@ def test_offers_given_as_a_function_are_recomputed_between_answers() -> None:
     assert [t.name for t in backend.requests[0].tools] == ["speak"]
     assert [t.name for t in backend.requests[1].tools] == ["speak", "vote"]
     assert engine.votes == ["P2"] and not result.errors
+
+
+def test_a_fallback_may_choose_no_action_and_is_still_recorded() -> None:
+    offers = [Offer.of(Speak, lambda s: "ok")]
+    script = [("gm", response_with_calls(("shout", {})))] * 2
+    sink = ListSink()
+    with ScriptedBackend(script) as backend:
+        result = run(
+            TurnRunner(backend, sink, retry_budget=1).run(
+                actor="gm", messages=[user_message("go")], offers=offers, require_action=False,
+                fallback=lambda: None,
+            )
+        )
+    assert result.fallback and not result.actions
+    assert [p for k, p in sink.events if k == "fallback"] == [
+        {"actor": "gm", "tool": None, "arguments": None, "reason": result.errors[-1]}
+    ]

@@ -13,6 +13,10 @@ it greets, creates the player's character from the player's answer, rolls a chec
 starts a fight, drives each step (casting 【火弾】 in the first round when it can),
 narrates from the engine's facts and ends.
 
+When the GM's retry budget runs out, :meth:`Adventure.fallback` decides: in a battle the
+step that moves it on, elsewhere nothing; either way a ``fallback`` event is recorded and
+the turn goes back to the player.
+
 Events: everything the turn runner emits (model_request, model_response, tool_result,
 fallback), plus ``human_input``, ``dice`` (the dice of each engine step) and ``state``
 (the adventure's state hash after each engine step).
@@ -52,7 +56,7 @@ from gm_engine.sessions.base import (
     register_session,
 )
 from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnRunner
-from gm_engine.tools.combat import CombatTable
+from gm_engine.tools.combat import BattleStep, CombatTable
 from gm_engine.tools.dice import check_offer, dice_offer
 
 #: What the player types to stop.
@@ -68,7 +72,9 @@ _EXAMPLES: dict[str, list[str]] = {
 
 
 class AdventureOptions(BaseModel):
-    """Options of an adventure: the dice system of ``roll_dice``, and bounds on its length."""
+    """Options of an adventure: the dice system of ``roll_dice``, bounds on its length, the GM's
+    retry budget per turn, and how many player turns of conversation the GM is sent (the
+    engine's status is in every player message, so older turns are not needed for the rules)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -76,6 +82,7 @@ class AdventureOptions(BaseModel):
     max_turns: int = Field(default=80, ge=1, le=10_000)
     retry_budget: int = Field(default=3, ge=0, le=20)
     max_tool_calls_per_turn: int = Field(default=24, ge=1, le=200)
+    history_turns: int = Field(default=12, ge=1, le=1000)
 
     @field_validator("system")
     @classmethod
@@ -194,6 +201,30 @@ class Adventure:
             )
         )
 
+    def window(self) -> list[JsonDict]:
+        """The conversation sent to the GM: the system prompt, then everything since the start
+        of the last ``history_turns`` player messages (a player message is a safe cut: no tool
+        call is left without its result)."""
+        starts = [i for i, m in enumerate(self.messages) if i > 0 and m.get("role") == "user"]
+        keep = starts[-self.options.history_turns :] if starts else []
+        if not keep or keep[0] <= 1:
+            return list(self.messages)
+        return [self.messages[0], *self.messages[keep[0] :]]
+
+    def fallback(self) -> Tool | None:
+        """What is done when the GM's retry budget runs out: in a battle the step that moves
+        it on (as the offline GM would), elsewhere nothing (the turn goes back to the player)."""
+        battle = self.table.battle
+        if battle is None:
+            return None
+        step = {
+            Phase.SETUP: "roll",
+            Phase.ROLL: "judge",
+            Phase.JUDGE: "narrate",
+            Phase.NARRATIVE: "end" if battle.outcome is not None else "next_round",
+        }.get(battle.phase)
+        return BattleStep(step=step) if step is not None else None
+
     async def run(self) -> SessionOutcome:
         """Play until the GM ends the adventure, the player quits, or ``max_turns``."""
         runner = TurnRunner(
@@ -207,8 +238,9 @@ class Adventure:
             phase = self.table.phase
             result = await runner.run(
                 actor="gm",
-                messages=self.messages,
+                messages=self.window(),
                 offers=self.offers,
+                fallback=self.fallback,
                 context=GMView(self),
                 require_action=False,
                 max_actions=self.options.max_tool_calls_per_turn,

@@ -241,7 +241,9 @@ class TurnResult:
         return any(a.output.ends_turn for a in self.actions)
 
 
-Fallback = Callable[[], Tool]
+#: The offline agent's choice when the budget runs out: a tool's arguments (applied through
+#: the offer of that name), or None for "no action" (the turn just ends; still recorded).
+Fallback = Callable[[], Tool | None]
 
 
 class TurnRunner:
@@ -295,6 +297,10 @@ class TurnRunner:
         ``offers`` may be a function returning the offers of the moment: it is called
         again before every request, so a free turn (the adventure GM's) sees the tools
         that became legal with the actions it already took.
+
+        When the budget runs out, ``fallback`` is asked; its action is applied, a
+        ``fallback`` event is emitted and a user message telling the model what was done
+        in its name is appended to the conversation.
 
         Raises:
             TurnError: the budget ran out and there is no fallback while an action was
@@ -392,26 +398,13 @@ class TurnRunner:
                         f"last error: {errors[-1] if errors else 'none'}"
                     )
             else:
-                choice = fallback()
-                chosen = by_name.get(choice.tool_name)
-                if chosen is None:
-                    raise TurnError(f"{actor}: the fallback chose {choice.tool_name!r}, which is not offered")
-                try:
-                    arguments = chosen.tool.model_validate(choice.model_dump())
-                    output = _as_output(chosen.handler(arguments))
-                except (ValidationError, ValueError) as exc:
-                    raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
-                actions.append(AppliedAction(chosen.name, arguments, output, by_fallback=True))
+                if callable(offers):
+                    by_name, specs = _index(offers())
+                reason = errors[-1] if errors else "no action within the response cap"
+                applied = self._apply_fallback(actor, fallback, by_name, reason, convo)
                 used_fallback = True
-                self.sink.emit(
-                    "fallback",
-                    {
-                        "actor": actor,
-                        "tool": chosen.name,
-                        "arguments": arguments.model_dump(mode="json"),
-                        "reason": errors[-1] if errors else "no action within the response cap",
-                    },
-                )
+                if applied is not None:
+                    actions.append(applied)
         return TurnResult(
             actions=tuple(actions),
             content=content,
@@ -420,6 +413,38 @@ class TurnRunner:
             fallback=used_fallback,
             responses=responses,
         )
+
+    def _apply_fallback(
+        self,
+        actor: str,
+        fallback: Fallback,
+        offers: Mapping[str, Offer[Any]],
+        reason: str,
+        convo: list[JsonDict],
+    ) -> AppliedAction | None:
+        choice = fallback()
+        if choice is None:
+            self.sink.emit("fallback", {"actor": actor, "tool": None, "arguments": None, "reason": reason})
+            return None
+        chosen = offers.get(choice.tool_name)
+        if chosen is None:
+            raise TurnError(f"{actor}: the fallback chose {choice.tool_name!r}, which is not offered")
+        try:
+            arguments = chosen.tool.model_validate(choice.model_dump())
+            output = _as_output(chosen.handler(arguments))
+        except (ValidationError, ValueError) as exc:
+            raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
+        dumped = arguments.model_dump(mode="json")
+        event = {"actor": actor, "tool": chosen.name, "arguments": dumped, "reason": reason}
+        self.sink.emit("fallback", event)
+        # so that the model, next time, knows what was done in its name
+        convo.append(
+            user_message(
+                f"[engine] after the errors above, the engine took this action for you: "
+                f"{chosen.name} {json.dumps(dumped, ensure_ascii=False)} -> {output.text}"
+            )
+        )
+        return AppliedAction(chosen.name, arguments, output, by_fallback=True)
 
     def _emit_result(self, actor: str, call: ToolCall, *, ok: bool, text: str) -> None:
         self.sink.emit(
