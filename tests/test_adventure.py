@@ -67,7 +67,7 @@ def test_offline_adventure_is_the_same_game_for_the_same_seed() -> None:
     first = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=7)
     second = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=7)
     assert first[1].events == second[1].events
-    assert first[2] == second[2]
+    assert first[2][:-1] == second[2][:-1]  # the last line is the ledger, with measured latency
     third = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=8)
     assert [p for k, p in third[1].events if k == "dice"] != [p for k, p in first[1].events if k == "dice"]
 
