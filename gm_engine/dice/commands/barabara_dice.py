@@ -499,7 +499,7 @@ def pair_up(values: list[int | None]) -> list[tuple[int, int]]:
 
 
 _Model = TypeVar("_Model", bound=BaseModel)
-_FIELD_DEFAULTS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
+_FIELD_DEFAULTS: dict[type[BaseModel], tuple[int, dict[str, Any]]] = {}
 _set_attribute = object.__setattr__
 
 
@@ -512,12 +512,15 @@ def assemble(cls: type[_Model], **fields: Any) -> _Model:
     """
     layout = _FIELD_DEFAULTS.get(cls)
     if layout is None:
-        layout = tuple(
-            (name, None if info.default is PydanticUndefined else info.default)
+        # The defaults here are all immutable (None, numbers, strings, tuples), so one
+        # copy per class serves every instance.
+        defaults = {
+            name: info.default
             for name, info in cls.model_fields.items()
-        )
-        _FIELD_DEFAULTS[cls] = layout
-    values = {name: fields.get(name, default) for name, default in layout}
+            if info.default is not PydanticUndefined
+        }
+        layout = _FIELD_DEFAULTS[cls] = (len(cls.model_fields), defaults)
+    values = fields if len(fields) == layout[0] else {**layout[1], **fields}
     model = cls.__new__(cls)
     _set_attribute(model, "__dict__", values)
     _set_attribute(model, "__pydantic_fields_set__", set(fields))
