@@ -425,3 +425,18 @@ def test_hint_names_the_pause_and_what_comes_next() -> None:
     assert battle.hint().startswith("round 1, SETUP") and "'roll'" in battle.hint()
     battle.apply(RollDice())
     assert "'judge'" in battle.hint()
+
+
+def test_swarm_bonus_option_12() -> None:
+    enemies = [make_enemy("X", "雑魚", 4, 50), make_enemy("Y", "雑魚", 4, 50)]
+    battle = start([pc()], enemies, dice=[1, 1, 1, 6, 6, 6], swarm_bonus_per_enemy=0)
+    assert round_(battle).enemy_ap == 8
+
+
+def test_action_schema_for_tool_calls() -> None:
+    from gm_engine.combat.actions import ACTION_ADAPTER
+
+    schema = ACTION_ADAPTER.json_schema()
+    defs = schema["$defs"].values()
+    kinds = {v["properties"]["kind"]["const"] for v in defs if "kind" in v.get("properties", {})}
+    assert {"cast", "roll", "judge", "narrate", "next_round", "end", "narrative_priority"} <= kinds

@@ -149,3 +149,15 @@ def test_party_validation() -> None:
     with pytest.raises(InvalidCharacterError, match=r"at least one"):
         validate_party([])
     assert validate_party([a]) == (a,)
+
+
+def test_weapon_and_armour_lists_9_2_9_3() -> None:
+    from gm_engine.combat import ARMOURS, WEAPONS
+
+    bonuses = {name: (w.ap_bonus, w.two_handed) for name, w in WEAPONS.items()}
+    assert bonuses == {
+        "素手": (0, False), "棍棒": (0, False), "短剣": (1, False), "小剣": (1, False),
+        "長剣": (2, False), "メイス": (2, False), "大剣": (3, True), "戦斧": (3, True),
+        "名匠武器": (4, False), "伝説武器": (5, False),
+    }
+    assert {name: a.reduction for name, a in ARMOURS.items()} == {"布": 0, "革": 1, "鎖帷子": 2, "板金鎧": 3}

@@ -360,3 +360,9 @@ def test_sanctuary_caster_adds_no_ap_from_spells_or_bonuses() -> None:
     other.apply(cast("M", "火弾"))
     with pytest.raises(IllegalActionError, match="adds AP this round"):
         other.apply(cast("M", "聖域"))
+
+
+def test_slow_no_dice_penalty_option() -> None:
+    battle = start([mage(spells=["鈍足"])], [make_enemy("X", "雑魚", 9, 99)], dice=[1] * 4,
+                   slow_no_dice_penalty=2)
+    assert round_(battle, before=[cast("M", "鈍足")]).enemy_ap == 9 - 2

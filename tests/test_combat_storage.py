@@ -114,3 +114,11 @@ def test_truncated_battle_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "b.json").write_text(text[: len(text) // 2], encoding="utf-8")
     with pytest.raises(StorageError, match="not valid JSON"):
         storage.load_battle(tmp_path / "b.json")
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 50_000, "NaN", "null", '"text"'])
+def test_hostile_text_is_refused_not_crashed(text: str) -> None:
+    with pytest.raises(StorageError):
+        storage.loads_character(text)
+    with pytest.raises(StorageError):
+        storage.loads_battle(text)

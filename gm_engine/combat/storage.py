@@ -55,6 +55,8 @@ def loads(text: str, kind: str, where: str = "<text>") -> Any:
     """
     try:
         raw = json.loads(text)
+    except RecursionError:
+        raise StorageError(f"{where}: not a save file: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise StorageError(
             f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
