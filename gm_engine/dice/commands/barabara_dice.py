@@ -14,12 +14,11 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from typing import Any, Final, Literal, TypeVar
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
-from pydantic_core import PydanticUndefined
 
-from gm_engine.dice.engine import TooManyDiceError, reserve_dice
+from gm_engine.dice.engine import TooManyDiceError, construct, reserve_dice
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import GameSystem, RollContext, register_command
 
@@ -498,40 +497,9 @@ def pair_up(values: list[int | None]) -> list[tuple[int, int]]:
     return pairs
 
 
-_Model = TypeVar("_Model", bound=BaseModel)
-_FIELD_DEFAULTS: dict[type[BaseModel], tuple[int, dict[str, Any]]] = {}
-_set_attribute = object.__setattr__
-
-
-def assemble(cls: type[_Model], **fields: Any) -> _Model:
-    """A frozen model from values this package computed itself, without validation.
-
-    This is what pydantic's ``model_construct`` does, minus its per-call bookkeeping,
-    which in pydantic 2 costs more than validating: results are built on every roll.
-    Fields left out take their defaults; every field without a default must be given.
-    """
-    layout = _FIELD_DEFAULTS.get(cls)
-    if layout is None:
-        # The defaults here are all immutable (None, numbers, strings, tuples), so one
-        # copy per class serves every instance.
-        defaults = {
-            name: info.default
-            for name, info in cls.model_fields.items()
-            if info.default is not PydanticUndefined
-        }
-        layout = _FIELD_DEFAULTS[cls] = (len(cls.model_fields), defaults)
-    values = fields if len(fields) == layout[0] else {**layout[1], **fields}
-    model = cls.__new__(cls)
-    _set_attribute(model, "__dict__", values)
-    _set_attribute(model, "__pydantic_fields_set__", set(fields))
-    _set_attribute(model, "__pydantic_extra__", None)
-    _set_attribute(model, "__pydantic_private__", None)
-    return model
-
-
 def build_outcome(detail: Detail, text: str) -> Outcome:
     """An :class:`Outcome` (no flags) carrying ``detail``, built without re-validation."""
-    return assemble(Outcome, text=text, detail=detail)
+    return construct(Outcome, text=text, detail=detail)
 
 
 @register_command("BarabaraDice", 20, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*B")
@@ -571,7 +539,7 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
         if sort:
             rolled.sort()
         all_values.extend(rolled)
-        groups.append(assemble(DiceGroup, times=times, sides=sides, values=tuple(rolled)))
+        groups.append(construct(DiceGroup, times=times, sides=sides, values=tuple(rolled)))
 
     ones = all_values.count(1)
     successes: int | None = None
@@ -582,7 +550,7 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
             successes = sum(1 for value in all_values if check(value, target))
     expression = "+".join(f"{times}B{sides}" for times, sides in specs)
     expression += format_comparison(op) + ("" if target is None else str(target))
-    detail = assemble(
+    detail = construct(
         BarabaraDiceDetail,
         expression=expression,
         groups=tuple(groups),
@@ -596,5 +564,5 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
 
 
 def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
-    detail = assemble(BarabaraDiceDetail, expression=word, error=error)
+    detail = construct(BarabaraDiceDetail, expression=word, error=error)
     return build_outcome(detail, error_text(word, error, locale))

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
-from gm_engine.dice.commands.barabara_dice import LINE_HEAD, assemble, build_outcome
-from gm_engine.dice.engine import reserve_dice
+from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome
+from gm_engine.dice.engine import construct, reserve_dice
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -153,7 +153,7 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
     style, takes, listed = parsed
     count = listed.size if isinstance(listed, _Range) else len(listed)
     if count > MAX_ITEMS:
-        detail = assemble(
+        detail = construct(
             ChoiceDetail,
             style=style, takes=takes, item_count=count, error="too_many_items"
         )
@@ -170,7 +170,7 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
             chosen.append(remaining.pop(index))
         else:
             chosen.append(None)
-    detail = assemble(
+    detail = construct(
         ChoiceDetail,
         style=style, takes=takes, items=tuple(items), item_count=count, chosen=tuple(chosen)
     )

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from gm_engine.dice.commands.barabara_dice import LINE_HEAD, assemble, build_outcome, first_word
-from gm_engine.dice.engine import reserve_dice
+from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome, first_word
+from gm_engine.dice.engine import construct, reserve_dice
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -63,7 +63,7 @@ def d66_dice(command: str, ctx: RollContext) -> Outcome | None:
         tens, units = high, low
     else:
         tens, units = first, second
-    detail = assemble(
+    detail = construct(
         D66Detail,
         suffix=suffix, sort=sort, dice=(first, second), value=tens * 10 + units
     )

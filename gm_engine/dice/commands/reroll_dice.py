@@ -23,7 +23,6 @@ from gm_engine.dice.commands.barabara_dice import (
     DiceSpec,
     Node,
     ParseFailure,
-    assemble,
     build_outcome,
     default_comparison,
     error_text,
@@ -37,6 +36,7 @@ from gm_engine.dice.commands.barabara_dice import (
     read_dice_terms,
     success_words,
 )
+from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -183,7 +183,7 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
         rolled = roller.roll_many(times, sides)
         if sort:
             rolled.sort()
-        rolls.append(assemble(DiceGroup, times=times, sides=sides, values=tuple(rolled)))
+        rolls.append(construct(DiceGroup, times=times, sides=sides, values=tuple(rolled)))
         again = sum(1 for value in rolled if rerolls(value, reroll_threshold))
         if again:
             queue.append((again, sides))
@@ -198,10 +198,10 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
     expression = "+".join(f"{times}R{sides}" for times, sides in specs)
     expression += f"[{'' if reroll_op == op else format_comparison(reroll_op)}{reroll_threshold}]"
     expression += format_comparison(op) + ("" if target is None else str(target))
-    detail = assemble(
+    detail = construct(
         RerollDiceDetail,
         expression=expression,
-        notations=tuple(assemble(DiceSpec, times=t, sides=s) for t, s in specs),
+        notations=tuple(construct(DiceSpec, times=t, sides=s) for t, s in specs),
         reroll_comparison=reroll_op,
         reroll_threshold=reroll_threshold,
         comparison=op,
@@ -215,5 +215,5 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
 
 
 def _refuse(word: str, error: RerollError, locale: Locale) -> Outcome:
-    detail = assemble(RerollDiceDetail, expression=word, error=error)
+    detail = construct(RerollDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_reroll(detail, locale))

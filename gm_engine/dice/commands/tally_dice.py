@@ -16,7 +16,6 @@ from gm_engine.dice.commands.barabara_dice import (
     DiceRoller,
     Node,
     ParseFailure,
-    assemble,
     build_outcome,
     error_text,
     evaluate_all,
@@ -24,6 +23,7 @@ from gm_engine.dice.commands.barabara_dice import (
     join_ints,
     parse_tokens,
 )
+from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -112,7 +112,7 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
         return None
     expression = f"{times}T{'Z' if show_zeros else 'Y'}{sides}"
     if sides > MAX_TALLY_SIDES:
-        detail = assemble(
+        detail = construct(
             TallyDiceDetail,
             expression=expression, times=times, sides=sides, show_zeros=show_zeros, error="too_many_sides"
         )
@@ -124,7 +124,7 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
             counts[value] += 1
     if ctx.system.sort_barabara_dice:
         rolled.sort()
-    detail = assemble(
+    detail = construct(
         TallyDiceDetail,
         expression=expression,
         times=times,
@@ -137,5 +137,5 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
 
 
 def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
-    detail = assemble(TallyDiceDetail, expression=word, error=error)
+    detail = construct(TallyDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_tally(detail, locale))

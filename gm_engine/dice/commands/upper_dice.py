@@ -24,7 +24,6 @@ from gm_engine.dice.commands.barabara_dice import (
     Node,
     ParseFailure,
     TokenCursor,
-    assemble,
     build_outcome,
     compare,
     error_text,
@@ -36,7 +35,7 @@ from gm_engine.dice.commands.barabara_dice import (
     parse_tokens,
     success_words,
 )
-from gm_engine.dice.engine import TooManyDiceError
+from gm_engine.dice.engine import TooManyDiceError, construct
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -186,9 +185,9 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
     expression = "+".join(f"{times}U{sides}" for times, sides in specs)
     expression += f"[{threshold}]{format_modifier(modifier)}"
     expression += format_comparison(op) + ("" if target is None else str(target))
-    spec_models = tuple(assemble(DiceSpec, times=t, sides=s) for t, s in specs)
+    spec_models = tuple(construct(DiceSpec, times=t, sides=s) for t, s in specs)
     if threshold <= 1:
-        detail = assemble(
+        detail = construct(
             UpperDiceDetail,
             expression=expression,
             notations=spec_models,
@@ -215,7 +214,7 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
                 faces.append(value)
                 if value < threshold:
                     break
-            group.append(assemble(ExplodingDie, sides=sides, total=sum(faces), values=tuple(faces)))
+            group.append(construct(ExplodingDie, sides=sides, total=sum(faces), values=tuple(faces)))
         if sort:
             group.sort(key=lambda die: die.total)
         dice.extend(group)
@@ -228,7 +227,7 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
     else:
         total = sum(die.total for die in dice) + modifier
         highest = max((die.total + modifier for die in dice), default=None)
-    detail = assemble(
+    detail = construct(
         UpperDiceDetail,
         expression=expression,
         notations=spec_models,
@@ -245,5 +244,5 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
 
 
 def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
-    detail = assemble(UpperDiceDetail, expression=word, error=error)
+    detail = construct(UpperDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_upper(detail, locale))
