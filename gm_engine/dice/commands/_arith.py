@@ -217,6 +217,7 @@ class DiceRoll:
 
     @property
     def plain(self) -> bool:
+        """Whether this is a plain roll, without keep or drop."""
         return self.filter is None
 
 
