@@ -253,3 +253,27 @@ def test_lone_surrogates_read_as_replacement_characters() -> None:
     assert result is not None
     assert result.text == "繰り返し対象のコマンドが実行できませんでした (\ufffd)"
     assert RollResult.model_validate_json(result.model_dump_json()) == result
+
+
+class ShadowingSystem(EchoSystem):
+    """A system whose own command looks like add dice, and which rewrites lines."""
+
+    id = "ShadowTest"
+    command_pattern = re.compile(r"XX|[0-9]+D6$")
+
+    def change_text(self, text: str) -> str:
+        return text.replace("%", "D100")
+
+
+def test_the_system_answers_before_the_common_commands() -> None:
+    system = ShadowingSystem()
+    own = evaluate("2d", system, source=queue(4))
+    assert own is not None and own.text == "[2D6] 4"
+    common = evaluate("2D6+1", system, source=queue(1, 2))
+    assert common is not None and common.text == "(2D6+1) ＞ 3[1,2]+1 ＞ 4"
+
+
+def test_change_text_rewrites_lines_for_both_kinds_of_command() -> None:
+    system = ShadowingSystem()
+    common = evaluate("1%", system, source=QueueSource([(42, 100)]))
+    assert common is not None and common.text == "(1D100) ＞ 42"
