@@ -152,6 +152,7 @@ def test_an_internal_fault_is_an_error_result_not_a_crash() -> None:
     assert result is not None
     assert isinstance(result.detail, ErrorDetail)
     assert result.detail.reason == "internal"
+    assert result.detail.cause == "RuntimeError: a bug"
     assert "内部エラー" in result.text
     assert result.dice == ()
     assert source.history == []

@@ -20,6 +20,7 @@ the source rolled back so that no half-rolled dice remain.
 
 from __future__ import annotations
 
+import logging
 import os
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
@@ -98,11 +99,18 @@ _ERROR_TEXTS: dict[str, dict[str, str]] = {
 
 
 class ErrorDetail(Detail):
-    """Why a command was refused: its text says it in words, this says it in a code."""
+    """Why a command was refused: its text says it in words, this says it in a code.
+
+    ``cause`` names the exception behind an ``"internal"`` refusal (a bug to report).
+    """
 
     kind: Literal["error"] = "error"
     reason: ErrorReason
     message: str
+    cause: str | None = None
+
+
+_log = logging.getLogger(__name__)
 
 
 _DEFAULTS: dict[type[BaseModel], tuple[int, dict[str, Any]]] = {}
@@ -135,10 +143,11 @@ def construct(cls: type[_M], **values: Any) -> _M:
     return model
 
 
-def error_outcome(reason: ErrorReason, locale: Locale) -> Outcome:
+def error_outcome(reason: ErrorReason, locale: Locale, *, cause: str | None = None) -> Outcome:
     """The result of a refused command: the message in ``locale`` and an :class:`ErrorDetail`."""
     message = _ERROR_TEXTS[reason].get(locale, _ERROR_TEXTS[reason]["ja"])
-    return construct(Outcome, text=message, detail=construct(ErrorDetail, reason=reason, message=message))
+    detail = construct(ErrorDetail, reason=reason, message=message, cause=cause)
+    return construct(Outcome, text=message, detail=detail)
 
 
 def reserve_dice(ctx: RollContext, count: int) -> None:
@@ -201,8 +210,9 @@ def evaluate(
         return _refused(line, game, ctx, mark, "too_complex")
     except ArithmeticFailure:
         return _refused(line, game, ctx, mark, "overflow")
-    except Exception:  # a fault inside a command must not crash the caller
-        return _refused(line, game, ctx, mark, "internal")
+    except Exception as fault:  # a fault inside a command must not crash the caller
+        _log.exception("dice command %r under %s failed", line, game.id)
+        return _refused(line, game, ctx, mark, "internal", cause=f"{type(fault).__name__}: {fault}")
     if found is None:
         _roll_back(dice, mark)
         return None
@@ -255,12 +265,17 @@ def _roll_back(source: DiceSource, mark: SourceMark) -> None:
 
 
 def _refused(
-    line: str, game: GameSystem, ctx: RollContext, mark: SourceMark, reason: ErrorReason
+    line: str,
+    game: GameSystem,
+    ctx: RollContext,
+    mark: SourceMark,
+    reason: ErrorReason,
+    cause: str | None = None,
 ) -> RollResult:
     _roll_back(ctx.source, mark)
     word = first_word(line)
     secret = len(word) > 1 and word.startswith(_SECRET_PREFIXES)
-    outcome = error_outcome(reason, ctx.locale)
+    outcome = error_outcome(reason, ctx.locale, cause=cause)
     return construct(
         RollResult,
         system=game.id,
