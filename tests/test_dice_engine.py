@@ -278,3 +278,11 @@ def test_change_text_rewrites_lines_for_both_kinds_of_command() -> None:
     system = ShadowingSystem()
     common = evaluate("1%", system, source=QueueSource([(42, 100)]))
     assert common is not None and common.text == "(1D100) ＞ 42"
+
+
+def test_the_dice_budget_counts_dice_of_every_command_in_a_repeat() -> None:
+    source = SeededSource(4)
+    result = evaluate("x100 REP100 3B6", source=source)
+    assert result is not None
+    assert isinstance(result.detail, ErrorDetail) and result.detail.reason == "too_many_dice"
+    assert source.history == []

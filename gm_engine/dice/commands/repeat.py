@@ -22,6 +22,7 @@ from gm_engine.dice.engine import (
     SECRET_FLAG,
     construct,
     error_outcome,
+    reserve_dice,
     run_line,
 )
 from gm_engine.dice.result import Detail, Outcome, RollResult
@@ -107,6 +108,8 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
         for index in range(1, times + 1):
             start = len(source.history)
             found = run_line(trailer, replace(ctx))
+            # every command's dice count against the line's budget, whoever rolled them
+            reserve_dice(ctx, 0)
             if found is None:
                 runs.append(construct(RepeatRun, index=index, result=None))
                 continue
