@@ -205,6 +205,10 @@ class FakeChatServer:
 def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # one buffered write per answer, and no Nagle: else a keep-alive client waits ~40 ms
+        # for the delayed ACK between the headers and the body
+        wbufsize = 1 << 16
+        disable_nagle_algorithm = True
 
         def _handle(self, method: str) -> None:
             length = int(self.headers.get("content-length") or 0)

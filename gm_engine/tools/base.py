@@ -44,6 +44,7 @@ ran out with no fallback, or the fallback itself was refused). Both subclass Val
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -108,9 +109,7 @@ class Tool(BaseModel):
         """
         if not cls.tool_name:
             raise ToolDefinitionError(f"{cls.__name__} has no tool_name")
-        schema = _clean_schema(cls.model_json_schema())
-        schema.pop("description", None)  # the docstring is already the tool's description
-        return ToolSpec(name=cls.tool_name, description=cls.description(), parameters=schema)
+        return _spec_of(cls)
 
     @classmethod
     def narrowed(cls, **legal: Sequence[str | int]) -> type[Tool]:
@@ -124,28 +123,43 @@ class Tool(BaseModel):
         """
         if not legal:
             return cls
-        fields: dict[str, Any] = {}
-        for name, values in legal.items():
-            info = cls.model_fields.get(name)
-            if info is None:
-                raise ToolDefinitionError(f"{cls.__name__} has no field {name!r}")
-            choices = tuple(dict.fromkeys(values))
-            if not choices:
-                raise ToolDefinitionError(f"{cls.tool_name}: no legal value for {name!r}; do not offer it")
-            literal: Any = Literal.__getitem__(choices)
-            annotation = info.annotation
-            origin = get_origin(annotation)
-            optional = type(None) in get_args(annotation)
-            is_list = origin in (list, tuple) or any(get_origin(a) is list for a in get_args(annotation))
-            new_type: Any = list[literal] if is_list else literal
-            if optional:
-                new_type = new_type | None
-            default: Any = ... if info.is_required() else info.default
-            fields[name] = (new_type, Field(default=default, description=info.description))
-        narrowed: type[Tool] = create_model(
-            cls.__name__, __base__=cls, __module__=cls.__module__, **fields
-        )
-        return narrowed
+        key = tuple(sorted((name, tuple(values)) for name, values in legal.items()))
+        return _narrowed(cls, key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _spec_of(cls: type[Tool]) -> ToolSpec:
+    # a tool class's schema never changes, and turns offer the same classes again and again
+    schema = _clean_schema(cls.model_json_schema())
+    schema.pop("description", None)  # the docstring is already the tool's description
+    return ToolSpec(name=cls.tool_name, description=cls.description(), parameters=schema)
+
+
+@functools.lru_cache(maxsize=4096)
+def _narrowed(cls: type[Tool], legal: tuple[tuple[str, tuple[str | int, ...]], ...]) -> type[Tool]:
+    # the same legal choices give the same class, so its schema is built once
+    fields: dict[str, Any] = {}
+    for name, values in legal:
+        info = cls.model_fields.get(name)
+        if info is None:
+            raise ToolDefinitionError(f"{cls.__name__} has no field {name!r}")
+        choices = tuple(dict.fromkeys(values))
+        if not choices:
+            raise ToolDefinitionError(f"{cls.tool_name}: no legal value for {name!r}; do not offer it")
+        literal: Any = Literal.__getitem__(choices)
+        annotation = info.annotation
+        origin = get_origin(annotation)
+        optional = type(None) in get_args(annotation)
+        is_list = origin in (list, tuple) or any(get_origin(a) is list for a in get_args(annotation))
+        new_type: Any = list[literal] if is_list else literal
+        if optional:
+            new_type = new_type | None
+        default: Any = ... if info.is_required() else info.default
+        fields[name] = (new_type, Field(default=default, description=info.description))
+    narrowed: type[Tool] = create_model(
+        cls.__name__, __base__=cls, __module__=cls.__module__, **fields
+    )
+    return narrowed
 
 
 def _clean_schema(schema: Any) -> Any:
