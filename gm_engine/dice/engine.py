@@ -216,6 +216,9 @@ def evaluate(
     if found is None:
         _roll_back(dice, mark)
         return None
+    if len(dice.history) > mark.history_length + MAX_DICE_PER_LINE:
+        # a command that does not reserve its dice still answers to the line's budget
+        return _refused(line, game, ctx, mark, "too_many_dice")
     outcome, secret, command = found
     return construct(
         RollResult,
