@@ -445,12 +445,16 @@ class TurnRunner:
             raise TurnError(f"{actor}: the fallback chose {choice.tool_name!r}, which is not offered")
         try:
             arguments = chosen.tool.model_validate(choice.model_dump())
-            output = _as_output(chosen.handler(arguments))
-        except (ValidationError, ValueError) as exc:
+        except ValidationError as exc:
             raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
         dumped = arguments.model_dump(mode="json")
+        # the decision is recorded before its effects (the handler may emit events of its own)
         event = {"actor": actor, "tool": chosen.name, "arguments": dumped, "reason": reason}
         self.sink.emit("fallback", event)
+        try:
+            output = _as_output(chosen.handler(arguments))
+        except ValueError as exc:
+            raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
         # so that the model, next time, knows what was done in its name
         convo.append(
             user_message(
