@@ -130,6 +130,17 @@ def test_retries_are_bounded() -> None:
     assert len(server.requests) == 3
 
 
+def test_a_timeout_is_retried() -> None:
+    slow = FakeReply.text("too late", usage=None)
+    slow = FakeReply(status=slow.status, body=slow.body, headers=slow.headers, delay_s=1.0)
+    with FakeChatServer([slow, FakeReply.text("in time")]) as server:
+        backend = backend_for(server)
+        backend.timeout = 0.3
+        response = asyncio.run(backend.complete(REQUEST))
+    assert response.content == "in time"
+    assert backend.retries == 1 and len(server.requests) == 2
+
+
 def test_connection_refused_is_transient() -> None:
     server = FakeChatServer().start()
     url = server.base_url

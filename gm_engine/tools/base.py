@@ -132,6 +132,7 @@ def _spec_of(cls: type[Tool]) -> ToolSpec:
     # a tool class's schema never changes, and turns offer the same classes again and again
     schema = _clean_schema(cls.model_json_schema())
     schema.pop("description", None)  # the docstring is already the tool's description
+    schema.setdefault("required", [])  # strict mode wants the list even when it is empty
     return ToolSpec(name=cls.tool_name, description=cls.description(), parameters=schema)
 
 
