@@ -500,6 +500,13 @@ def parse_discussion(text: str, seat: int) -> Action:
 # ---------------------------------------------------------------- events
 
 
+QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
+
+
+class HumanQuit(Exception):
+    """The human typed ``/quit``: the session stops where it is (no secret is revealed)."""
+
+
 class BufferSink:
     """Keeps a concurrent turn's events until they can be emitted in seat order."""
 
@@ -616,14 +623,24 @@ class WerewolfSession:
         pub = player_view(self.game, HUMAN_SEAT)
         log = pub.public.log
         private = pub.private.log
+        human_seer = pub.private.role is Role.SEER
+        ending: list[str] = []
         for entry in log[self._shown_public :]:
-            for line in screen_lines(entry, pub.public):
+            if human_seer and isinstance(entry, PreDivinationDone):
+                continue  # the seer at P1 sees its own result instead
+            lines = screen_lines(entry, pub.public)
+            if isinstance(entry, GameEnded):
+                ending.extend(lines)  # 【ゲーム終了】 comes last, after P1's own news
+                continue
+            for line in lines:
                 self.show(line)
         self._shown_public = len(log)
         for fact in private[self._shown_private :]:
             for line in private_screen_lines(fact, pub.public):
                 self.show(line)
         self._shown_private = len(private)
+        for line in ending:
+            self.show(line)
 
     def _state(self, step: str, sink: EventSink | None = None) -> None:
         out = sink if sink is not None else self.sink
@@ -641,6 +658,8 @@ class WerewolfSession:
             observe_hook(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
         text = self.io.human.ask(prompt, choices)
         self.sink.emit("human_input", {"prompt": prompt, "text": text})
+        if text.strip() in QUIT_WORDS:
+            raise HumanQuit(text.strip())
         return text
 
     def _human_choose_role(self) -> None:
@@ -863,7 +882,13 @@ class WerewolfSession:
         if HUMAN_SEAT in seats:
             legal = self.game.legal_actions(HUMAN_SEAT)
             label = {"vote": "投票先", "night": _night_label(legal), "pre": "事前占いの相手"}[kind]
-            human_action = await asyncio.to_thread(self._human_target, label, legal)
+            try:
+                human_action = await asyncio.to_thread(self._human_target, label, legal)
+            except HumanQuit:
+                for pending in tasks:
+                    pending.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
         turns = await asyncio.gather(*tasks)
         await self._flush_narration()
         chosen: dict[int, Action] = {}
@@ -954,7 +979,20 @@ class WerewolfSession:
     # ------------------------------------------------------------ the loop
 
     async def run(self) -> SessionOutcome:
-        """Play the game to its end."""
+        """Play the game to its end (or until the human types ``/quit``)."""
+        try:
+            return await self._play()
+        except HumanQuit:
+            if self._narration is not None:
+                self._narration.cancel()
+                self._narration = None
+            self.show("ゲームを中断しました（役職は公開されません）")
+            return SessionOutcome(
+                summary=f"中断（{self.game.phase.day}日目）",
+                figures={"days": float(self.game.phase.day), "quit": 1.0},
+            )
+
+    async def _play(self) -> SessionOutcome:
         game = self.game
         if game.stage.value == "choose_role":
             if self.options.role is not None:

@@ -284,3 +284,52 @@ class AutoHuman:
         if isinstance(action, Vote):
             self._pending_reason = action.reason or "なんとなく気になるから"
         return command_for(action, self._observation)
+
+
+# ---------------------------------------------------------------- a model that reads only the request
+
+
+def first_choice_calls(
+    tools: Sequence[Any], *, text: str = "うーん、まだ様子見かな。"
+) -> list[tuple[str, dict[str, Any]]]:
+    """The tool call a trivial model makes from the offered tools alone (for fake servers).
+
+    ``tools`` are OpenAI ``tools`` entries or tool spec dicts (``name``/``parameters``). It
+    picks, in order of preference, a vote or night action, ``decline``, ``speak``, then a
+    ``claim`` (the only choice of a real role holder answering a CO要求), filling each
+    field with the first value of its enum. It never reads a prompt, so it knows nothing.
+    """
+    specs: dict[str, dict[str, Any]] = {}
+    for tool in tools:
+        function = tool.get("function", tool) if isinstance(tool, dict) else {}
+        if isinstance(function, dict) and "name" in function:
+            specs[str(function["name"])] = dict(function.get("parameters", {}))
+    for name in ("vote", "attack", "divine", "guard", "decline", "speak", "claim"):
+        if name not in specs:
+            continue
+        args: dict[str, Any] = {}
+        properties = specs[name].get("properties", {})
+        wanted = [*specs[name].get("required", []), *(k for k in properties if k in ("target", "result"))]
+        for field_name in wanted:
+            schema = properties.get(field_name, {})
+            enum = _first_enum(schema)
+            if enum is not None:
+                args[field_name] = enum
+            elif field_name in ("text", "reason"):
+                args[field_name] = text
+        if name in ("speak",) or "text" in properties:
+            args.setdefault("text", text)
+        return [(name, args)]
+    return []
+
+
+def _first_enum(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return None
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for option in schema.get("anyOf", []):
+        found = _first_enum(option)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,155 @@
+"""``gm werewolf play``: the human at P1 against the eight AI personas.
+
+:func:`add_play_command` adds the ``play`` subcommand to the ``gm werewolf`` subparsers
+(the ``gm werewolf`` module wires it in). The session itself is
+:mod:`gm_engine.sessions.werewolf`; this module only turns arguments into a spec, picks
+the human (the terminal, or an offline agent with ``--auto``) and the screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
+
+# How the screen colours a line, by how the line starts (plain text stays the source of truth).
+_STYLES: tuple[tuple[str, str], ...] = (
+    ("【ゲーム終了】", "bold magenta"),
+    ("【CMD_", "dim"),
+    ("【", "bold"),
+    ("GM:", "italic green"),
+    ("（", "cyan"),
+    ("あなたの役職", "bold cyan"),
+    ("仲間の人狼", "bold cyan"),
+    ("── ", "bold yellow"),
+)
+
+
+def style_of(line: str) -> str | None:
+    """The rich style of a screen line, or None for plain text."""
+    for start, style in _STYLES:
+        if line.startswith(start):
+            return style
+    return None
+
+
+def rich_show() -> Callable[[str], None]:
+    """A ``show`` that prints through rich, styling the engine's fixed texts."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False)
+
+    def show(line: str) -> None:
+        console.print(Text(line, style=style_of(line) or ""))
+
+    return show
+
+
+class TableHuman:
+    """The human at the terminal. Any line is passed on (the session checks it and asks
+    again); the end of input counts as ``/quit``."""
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """Read one line from standard input."""
+        try:
+            return input(f"{prompt}\n> ")
+        except EOFError:
+            return "/quit"
+
+
+def parse_deal(text: str) -> list[int]:
+    """``"3,1,1,2,2,2,4,5,6"`` -> the list of role numbers (P1 first).
+
+    Raises:
+        argparse.ArgumentTypeError: not nine comma-separated numbers.
+    """
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) != 9 or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"--deal needs nine role numbers like 3,1,1,2,2,2,4,5,6, not {text!r}"
+        )
+    return [int(p) for p in parts]
+
+
+def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``play`` to the ``gm werewolf`` subparsers and return its parser."""
+    parser: argparse.ArgumentParser = werewolf_subparsers.add_parser(
+        "play",
+        help="play werewolf at P1 against the eight AI personas",
+        description="A 9-player werewolf game: you are P1, the eight personas of the rules document "
+        "are P2..P9. The engine owns roles, votes and the night; the model only voices the personas. "
+        "`--backend offline` (the default) needs no key. Type /help at your turn, /quit to leave.",
+    )
+    parser.add_argument("--auto", action="store_true", help="P1 is played by an offline agent (no input)")
+    parser.add_argument("--role", type=int, choices=range(1, 7), metavar="N",
+                        help="P1's role: 1 人狼, 2 村人, 3 占い師, 4 狩人, 5 霊媒師, 6 狂人")
+    parser.add_argument("--deal", type=parse_deal, default=None, metavar="R1,...,R9",
+                        help="every seat's role, P1 first (a fixed deal)")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed of the deal and the agents (default: random)"
+    )
+    parser.add_argument("--backend", choices=["offline", "openai"], default="offline")
+    parser.add_argument("--model", default=None, help="model name for --backend openai (default: $GM_MODEL)")
+    parser.add_argument("--profile", default=None, help="server profile for --backend openai")
+    parser.add_argument("--name", default="プレイヤー", help="your name at the table (default: プレイヤー)")
+    parser.add_argument("--rounds", type=int, default=2, help="discussion turns per player per day")
+    parser.add_argument("--no-narrator", action="store_true", help="no GM narrator lines")
+    parser.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
+    parser.add_argument("--plain", action="store_true", help="plain text output (no colours)")
+    parser.set_defaults(handler=play_command)
+    return parser
+
+
+def spec_from_args(args: argparse.Namespace, seed: int) -> SessionSpec:
+    """The session spec the arguments describe."""
+    options: dict[str, Any] = {
+        "auto": bool(args.auto),
+        "human_name": args.name,
+        "discussion_rounds": args.rounds,
+        "narrator": not args.no_narrator,
+    }
+    if args.role is not None:
+        options["role"] = args.role
+    if args.deal is not None:
+        options["deal"] = list(args.deal)
+    return SessionSpec(kind="werewolf", seed=seed, options=options, backend=args.backend, model=args.model)
+
+
+def play_command(args: argparse.Namespace) -> int:
+    """Run ``gm werewolf play``."""
+    from gm_engine.dice.source import SeededSource
+    from gm_engine.llm import make_backend
+    from gm_engine.llm.base import BackendError
+    from gm_engine.sessions.werewolf import run_werewolf, session_options
+    from gm_engine.sessions.werewolf_offline import AutoHuman
+    from gm_engine.werewolf.agents import OfflineAgent
+
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    spec = spec_from_args(args, seed)
+    human: HumanInput = TableHuman()
+    if args.auto:
+        human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
+    try:
+        session_options(spec)
+        backend = make_backend(args.backend, model=args.model, profile=args.profile)
+        show = print if args.plain else rich_show()
+        io = SessionIO(backend=backend, human=human, show=show)
+        if args.record:
+            from gm_engine.transcripts.record import record_session
+
+            outcome = record_session(spec, io, Path(args.record), runner=run_werewolf)
+        else:
+            outcome = run_werewolf(spec, io)
+    except (SessionError, BackendError, OSError, ValueError) as exc:
+        print(f"gm werewolf play: {exc}", file=sys.stderr)
+        return 2
+    print(f"— {outcome.summary} (seed {seed})")
+    if args.record:
+        print(f"transcript: {args.record}")
+    return 0

@@ -1,0 +1,302 @@
+"""The werewolf session loop: whole games on the offline, scripted and misbehaving backends."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from gm_engine.dice.source import SeededSource
+from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall
+from gm_engine.llm.offline import OfflineBackend
+from gm_engine.llm.scripted import ScriptedBackend
+from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec, get_runner
+from gm_engine.sessions.roll import ScriptedHuman
+from gm_engine.sessions.werewolf import (
+    WerewolfSession,
+    parse_discussion,
+    run_werewolf,
+    session_options,
+)
+from gm_engine.sessions.werewolf_offline import AutoHuman, first_choice_calls
+from gm_engine.tools.base import response_with_calls
+from gm_engine.werewolf import Claim, Role, Speak
+from gm_engine.werewolf.agents import OfflineAgent
+
+
+def auto_io(seed: int, backend: Any = None) -> tuple[SessionIO, ListSink, list[str]]:
+    sink = ListSink()
+    screen: list[str] = []
+    human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
+    io = SessionIO(backend=backend or OfflineBackend(), human=human, sink=sink, show=screen.append)
+    return io, sink, screen
+
+
+def spec(seed: int, **options: Any) -> SessionSpec:
+    return SessionSpec(kind="werewolf", seed=seed, options=options)
+
+
+class FirstChoiceBackend:
+    """A model that answers from the offered tools alone (first enum value of every field)."""
+
+    name = "first-choice"
+
+    def __init__(self) -> None:
+        self.requests: list[ModelRequest] = []
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        self.requests.append(request)
+        if not request.tools:
+            return ModelResponse(content="進行します。")
+        tools = [t.model_dump() for t in request.tools]
+        return response_with_calls(*first_choice_calls(tools), id_prefix=f"c{request.actor}_{request.turn}")
+
+
+@pytest.mark.parametrize("role", [1, 2, 3, 4, 5, 6])
+def test_offline_game_runs_to_the_end(role: int) -> None:
+    io, sink, screen = auto_io(role)
+    outcome = run_werewolf(spec(role, role=role), io)
+    assert outcome.summary.endswith("日目）")
+    assert "の勝利" in outcome.summary
+    assert outcome.figures["fallbacks"] == 0
+    kinds = [kind for kind, _ in sink.events]
+    assert kinds.count("model_request") == kinds.count("model_response") == outcome.figures["model_calls"]
+    assert kinds.count("dice") == 1  # the deal
+    assert screen.count("【ゲーム終了】") == 1
+    assert screen[-14] == "【ゲーム終了】" and screen[-10] == "最終役職一覧:"
+    assert f"あなたの役職は {Role(role).label} です" in screen
+    # the rules' fixed formats reach the screen
+    assert any(line == "【投票結果】" for line in screen)
+    assert any(line.endswith("が退席しました】") for line in screen)
+    assert any(line.startswith("【公開情報】") for line in screen)
+
+
+def test_same_seed_same_game_byte_for_byte() -> None:
+    runs = []
+    for _ in range(2):
+        io, sink, screen = auto_io(11)
+        run_werewolf(spec(11), io)  # P1's role is chosen by its agent and recorded as human input
+        runs.append((json.dumps(sink.events, ensure_ascii=False, sort_keys=True), screen))
+    assert runs[0] == runs[1]
+    io, sink, _ = auto_io(12)
+    run_werewolf(spec(12), io)
+    assert json.dumps(sink.events, ensure_ascii=False, sort_keys=True) != runs[0][0]
+
+
+def test_registered_runner_and_bad_options() -> None:
+    assert get_runner("werewolf") is run_werewolf
+    with pytest.raises(SessionError, match="role"):
+        session_options(spec(1, role=9))
+    with pytest.raises(SessionError, match="配布確認"):
+        session_options(spec(1, deal=[1, 1, 1, 2, 2, 3, 4, 5, 6]))
+    with pytest.raises(SessionError, match="disagree"):
+        session_options(spec(1, role=2, deal=[3, 1, 1, 2, 2, 2, 4, 5, 6]))
+    with pytest.raises(SessionError, match="colour"):
+        session_options(spec(1, colour="red"))
+
+
+def test_scripted_backend_plays_a_whole_game() -> None:
+    """ScriptedBackend answering each request from its tools: the loop needs nothing else."""
+
+    def reply(request: ModelRequest) -> ModelResponse:
+        if not request.tools:
+            return ModelResponse(content="さあ、続けましょう。")
+        calls = first_choice_calls([t.model_dump() for t in request.tools])
+        return response_with_calls(*calls)
+
+    backend = ScriptedBackend([(None, reply)] * 2000)
+    io, sink, _screen = auto_io(5, backend)
+    outcome = run_werewolf(spec(5, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
+    assert "の勝利" in outcome.summary
+    assert outcome.figures["fallbacks"] == 0
+    assert backend.leftovers == 2000 - len(backend.requests)
+    # every vote round asked every living persona once, concurrently, and the events are in seat order
+    votes = [p["actor"] for k, p in sink.events if k == "model_request" and p["phase"] in ("vote", "runoff")]
+    first_day = votes[:8]
+    assert first_day == [f"P{seat}" for seat in range(2, 10)]
+
+
+def test_broken_and_illegal_calls_are_answered_then_fall_back() -> None:
+    """A model that sends broken JSON, an unknown tool, an illegal target: each gets an error
+    as the tool result, the state does not move, and after the budget the fallback plays."""
+
+    class Stubborn:
+        name = "stubborn"
+
+        def __init__(self) -> None:
+            self.n = 0
+
+        async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+            self.n += 1
+            if not request.tools:
+                return ModelResponse(content="…")
+            name, arguments = [
+                ("speak", '{"text": "unterminated'),
+                ("fly", "{}"),
+                ("vote", json.dumps({"target": "P0", "reason": "x"})),
+            ][self.n % 3]
+            return ModelResponse(tool_calls=(ToolCall(id=f"s{self.n}", name=name, arguments=arguments),))
+
+    io, sink, _screen = auto_io(3, Stubborn())
+    outcome = run_werewolf(spec(3, role=2, retry_budget=1), io)
+    assert "の勝利" in outcome.summary
+    results = [p for k, p in sink.events if k == "tool_result"]
+    errors = [p["result"] for p in results if not p["ok"]]
+    assert any("not valid JSON" in e for e in errors)
+    assert any("unknown tool 'fly'" in e for e in errors)
+    fallbacks = [p for k, p in sink.events if k == "fallback"]
+    assert fallbacks and outcome.figures["fallbacks"] == len(fallbacks)
+    # a refused call moves nothing: the only state change after one is the fallback's own action
+    for i, (kind, payload) in enumerate(sink.events[:-1]):
+        if kind == "tool_result" and not payload["ok"]:
+            following = sink.events[i + 1][0]
+            assert following in ("model_request", "fallback", "tool_result", "state")
+            if following == "state":
+                assert sink.events[i + 2][0] == "fallback"
+
+
+def test_illegal_claim_is_refused_with_the_rule() -> None:
+    """A 村人 persona trying to claim 占い師 is told the club rule; nothing is applied."""
+
+    class Claimer:
+        name = "claimer"
+
+        def __init__(self) -> None:
+            self.refused: list[str] = []
+
+        async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+            if not request.tools:
+                return ModelResponse(content="…")
+            for message in request.messages:
+                if message.get("role") == "tool" and "refused" in str(message.get("content")):
+                    self.refused.append(str(message["content"]))
+                    break
+            else:
+                if request.actor == "P2" and request.phase == "discussion":
+                    return response_with_calls(("claim", {"role": "占い師"}), id_prefix="x")
+            return response_with_calls(*first_choice_calls([t.model_dump() for t in request.tools]))
+
+    backend = Claimer()
+    io, sink, _ = auto_io(4, backend)
+    # P2 is a 村人: the claim tool is not even offered, so the call is an unknown tool
+    run_werewolf(spec(4, deal=[3, 2, 1, 1, 2, 2, 4, 5, 6]), io)
+    first_error = next(p for k, p in sink.events if k == "tool_result" and not p["ok"])
+    assert first_error["actor"] == "P2"
+    assert "unknown tool 'claim'" in first_error["result"]
+
+
+def test_human_commands_errors_and_quit() -> None:
+    sink = ListSink()
+    screen: list[str] = []
+    lines = [
+        "/co 人狼",  # asked for the 事前占い target: not a seat, asked again
+        "P2",
+        "/co 人狼",  # not claimable: refused with the usage
+        "/co 村人",  # still refused
+        "/request 占い師 占い師は名乗り出て！",
+        "/co 占い師",  # as the real seer answering, the result is required: refused by the rules
+        "/bogus",
+        "/quit",
+    ]
+    io = SessionIO(backend=OfflineBackend(), human=ScriptedHuman(lines, when_done=None), sink=sink,
+                   show=screen.append)
+    outcome = run_werewolf(spec(9, deal=[3, 1, 1, 2, 2, 2, 4, 5, 6], narrator=False), io)
+    # the seer at P1 chooses its 事前占い target first: the first line is not a seat, so it is asked again
+    assert outcome.summary.startswith("中断")
+    asked = [p["text"] for k, p in sink.events if k == "human_input"]
+    assert asked == lines
+    assert any(line.startswith("選べません") for line in screen)
+    assert any("CO要求 占い師は名乗り出ろ" in line for line in screen)
+    assert not any(line == "【ゲーム終了】" for line in screen)
+    assert not any("最終役職一覧" in line for line in screen)
+
+
+def test_parse_discussion() -> None:
+    assert parse_discussion("  こんにちは  みんな ", 1) == Speak(1, "こんにちは みんな")
+    assert parse_discussion("/pass", 1) == Speak(1, "")
+    from gm_engine.werewolf import Colour
+
+    assert parse_discussion("/co 占い師 P3 黒 見えた", 1) == Claim(1, Role.SEER, 3, Colour.BLACK, "見えた")
+    assert parse_discussion("/co 狩人", 1) == Claim(1, Role.BODYGUARD)
+    for bad in ("/co", "/co 魔法使い", "/result P3", "/result X9 白", "/request 狩人", "/nope"):
+        with pytest.raises(ValueError):
+            parse_discussion(bad, 1)
+
+
+def test_notes_are_capped_and_fed_back() -> None:
+    """update_notes with six lines is refused; five are kept and shown in the next prompt."""
+
+    class Noter:
+        name = "noter"
+
+        def __init__(self) -> None:
+            self.requests: list[ModelRequest] = []
+
+        async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+            self.requests.append(request)
+            if not request.tools:
+                return ModelResponse(content="…")
+            calls = first_choice_calls([t.model_dump() for t in request.tools])
+            if request.actor == "P4":
+                size = 6 if request.day == 1 and request.phase == "discussion" else 5
+                lines = [f"メモ{request.turn}-{i}" for i in range(size)]
+                return response_with_calls(("update_notes", {"lines": lines}), *calls, id_prefix="n")
+            return response_with_calls(*calls)
+
+    backend = Noter()
+    io, sink, _ = auto_io(21, backend)
+    run_werewolf(spec(21, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
+    results = [p for k, p in sink.events if k == "tool_result" and p["tool"] == "update_notes"]
+    refused = [p for p in results if not p["ok"]]
+    assert refused and "at most 5" in refused[0]["result"]
+    p4 = [r for r in backend.requests if r.actor == "P4"]
+    kept_turn = next(r.turn for r in p4 if r.phase not in ("discussion",) or r.day > 1)
+    later = [r for r in p4 if r.turn > kept_turn]
+    assert later
+    user = later[0].messages[1]["content"]
+    assert f"メモ{kept_turn}-4" in user and f"メモ{kept_turn}-5" not in user
+
+
+def test_concurrent_rounds_emit_in_seat_order_whatever_the_latency() -> None:
+    """Later seats answer first; the event stream is the same as with no latency."""
+
+    class Slow(FirstChoiceBackend):
+        async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+            if request.phase in ("vote", "runoff", "night"):
+                await asyncio.sleep(0.001 * (10 - int(request.actor[1:])))
+            return await super().complete(request, context)
+
+    streams = []
+    for backend in (FirstChoiceBackend(), Slow()):
+        io, sink, _ = auto_io(8, backend)
+        run_werewolf(spec(8, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6], narrator=False), io)
+        streams.append(json.dumps(sink.events, ensure_ascii=False, sort_keys=True))
+    assert streams[0] == streams[1]
+
+
+def test_past_days_are_summaries_not_transcripts() -> None:
+    io, _sink, _ = auto_io(2)
+    backend = FirstChoiceBackend()
+    io.backend = backend
+    run_werewolf(spec(2, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6], narrator=False), io)
+    days = sorted({r.day for r in backend.requests})
+    assert len(days) >= 2
+    later = [r for r in backend.requests if r.day == days[-1] and r.phase == "discussion"]
+    assert later
+    user = later[0].messages[1]["content"]
+    assert "【これまでの経過】" in user and "1日目: " in user
+    # day 1's speeches (all the same words here) are gone; their votes are summarised
+    day1 = user.split("【今日の議論】")[0]
+    assert "うーん、まだ様子見かな。" not in day1
+    assert "投票 " in day1
+
+
+def test_session_builds_from_a_deal_and_shows_only_p1s_role() -> None:
+    io, _, screen = auto_io(1)
+    table = spec(1, deal=[4, 1, 1, 2, 2, 2, 3, 5, 6])
+    session = WerewolfSession(table, session_options(table), io)
+    session._show_new()
+    assert screen == ["あなたの役職は 狩人 です"]
+
