@@ -169,3 +169,36 @@ def test_budget_running_out_in_a_battle_moves_it_on_and_is_recorded() -> None:
     assert fourth.messages[0]["role"] == "system"
     assert fourth.messages[1]["role"] == "user" and fourth.messages[1]["content"].startswith("戦闘開始")
     assert len(fourth.messages) == 2
+
+
+def test_a_recorded_adventure_replays_and_a_changed_rule_outcome_is_caught(tmp_path: Any) -> None:
+    from gm_engine.transcripts.format import read_transcript
+    from gm_engine.transcripts.record import record_session
+    from gm_engine.transcripts.replay import replay_transcript
+
+    path = tmp_path / "adventure.jsonl"
+    spec = SessionSpec(kind="adventure", seed=4)
+    human = ScriptedHuman(["レン 熟練 おまかせ"], when_done="次へ")
+    io = SessionIO(backend=OfflineBackend(), human=human, show=lambda t: None)
+    record_session(spec, io, path, remember_seed=False, durable=False)
+    report = replay_transcript(read_transcript(path))
+    assert report.ok, report.describe()
+    assert report.model_calls > 5 and report.human_inputs >= 3
+
+    # a GM that behaves differently (skips the check) is a divergence the replay reports
+    def other_runner(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
+        from gm_engine.sessions import adventure
+
+        original = adventure.Adventure.offers
+
+        def offers(self: adventure.Adventure) -> list[Any]:
+            return [o for o in original(self) if o.name != "skill_check"]
+
+        adventure.Adventure.offers = offers  # type: ignore[method-assign]
+        try:
+            return adventure.run_adventure(spec, io)
+        finally:
+            adventure.Adventure.offers = original  # type: ignore[method-assign]
+
+    diverged = replay_transcript(read_transcript(path), runner=other_runner)
+    assert not diverged.ok and diverged.divergence is not None
