@@ -17,7 +17,7 @@ from tenacity import RetryCallState
 from gm_engine.llm.base import BackendError, ModelRequest, ToolSpec, TransientBackendError, user_message
 from gm_engine.llm.fakeserver import FakeChatServer, FakeReply
 from gm_engine.llm.ledger import Ledger, MeteredBackend
-from gm_engine.llm.openai_backend import OpenAIBackend, build_chat_request
+from gm_engine.llm.openai_backend import OpenAIBackend, build_chat_request, parse_models
 from gm_engine.llm.profiles import get_profile
 from gm_engine.llm.retry import backoff_wait, parse_retry_after
 from gm_engine.sessions.base import ListSink
@@ -234,3 +234,17 @@ def test_live_server_answers_a_tool_call() -> None:  # pragma: no cover - opt-in
         )
     )
     assert result.actions and result.actions[0].tool == "vote"
+
+
+def test_models_per_actor_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GM_MODEL", "base")
+    monkeypatch.setenv("GM_MODELS", "P2=alpha, P3 = beta")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    backend = OpenAIBackend.from_env(profile="vllm")
+    assert backend.models == {"P2": "alpha", "P3": "beta"}
+    assert backend.model_for(ModelRequest(actor="P3", messages=())) == "beta"
+    assert backend.model_for(ModelRequest(actor="P4", messages=())) == "base"
+    assert backend.model_for(ModelRequest(actor="P3", messages=(), model="pinned")) == "pinned"
+    with pytest.raises(BackendError, match="bad GM_MODELS entry"):
+        parse_models("P2")

@@ -8,8 +8,8 @@ retries are off; transient failures are retried by the one policy of
 :class:`~gm_engine.llm.base.BackendError` at once.
 
 Configuration (:meth:`OpenAIBackend.from_env`): ``OPENAI_BASE_URL``,
-``OPENAI_API_KEY``, ``GM_MODEL`` (the default model), ``GM_LLM_PROFILE`` (the server
-profile, default ``openai``); a model per actor may be given as ``models``.
+``OPENAI_API_KEY``, ``GM_MODEL`` (the default model), ``GM_MODELS`` (a model per actor,
+``P2=model-a,P3=model-b``), ``GM_LLM_PROFILE`` (the server profile, default ``openai``).
 """
 
 from __future__ import annotations
@@ -126,6 +126,8 @@ class OpenAIBackend:
         name = model or os.environ.get("GM_MODEL") or os.environ.get("OPENAI_MODEL")
         if not name:
             raise BackendError("no model name: pass --model or set GM_MODEL")
+        if "models" not in kwargs or kwargs["models"] is None:
+            kwargs["models"] = parse_models(os.environ.get("GM_MODELS", ""))
         return cls(
             model=name,
             base_url=os.environ.get("OPENAI_BASE_URL") or None,
@@ -200,6 +202,21 @@ class OpenAIBackend:
             raise BackendError(f"request refused ({exc.status_code}): {_message(exc)}") from exc
         except openai.OpenAIError as exc:
             raise BackendError(f"the openai client failed: {exc}") from exc
+
+
+def parse_models(text: str) -> dict[str, str]:
+    """A model per actor from ``"P2=model-a,P3=model-b"`` (the ``GM_MODELS`` variable).
+
+    Raises:
+        BackendError: an entry is not ``actor=model``.
+    """
+    models: dict[str, str] = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        actor, equals, model = (piece.strip() for piece in entry.partition("="))
+        if not equals or not actor or not model:
+            raise BackendError(f"bad GM_MODELS entry {entry!r}: write actor=model, e.g. P2=llama3.1")
+        models[actor] = model
+    return models
 
 
 def _message(exc: openai.APIStatusError) -> str:
