@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from gm_engine.sessions.base import SessionIO, SessionSpec
 from gm_engine.sessions.roll import NoModelBackend, ScriptedHuman
@@ -66,8 +67,81 @@ def roll_all_systems(path: Path) -> str:
     return record_session(spec, io, path, durable=False, remember_seed=False).summary
 
 
+class ScriptThenAuto:
+    """The human's scripted opening lines (role choice, refused commands, a first speech),
+    then P1's offline agent for the rest of the game (it sees only P1's own view)."""
+
+    def __init__(self, lines: list[str], seed: int) -> None:
+        from gm_engine.dice.source import SeededSource
+        from gm_engine.sessions.werewolf_offline import AutoHuman
+        from gm_engine.werewolf.agents import OfflineAgent
+
+        self.lines = list(lines)
+        self.auto = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
+
+    def observe(self, observation: Any, legal: Sequence[Any]) -> None:
+        self.auto.observe(observation, legal)
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        if self.lines:
+            return self.lines.pop(0)
+        return self.auto.ask(prompt, choices)
+
+
+def werewolf_game(role: int, seed: int) -> Callable[[Path], str]:
+    def make(path: Path) -> str:
+        from gm_engine.llm.offline import OfflineBackend
+
+        lines = [str(role), "/help", "/bogus", "おはようございます。今日はよろしくお願いします。"]
+        spec = SessionSpec(kind="werewolf", seed=seed, options={}, backend="offline")
+        io = SessionIO(backend=OfflineBackend(), human=ScriptThenAuto(lines, seed), show=lambda _: None)
+        return record_session(spec, io, path, durable=False, remember_seed=False).summary
+
+    return make
+
+
+def werewolf_over_the_wire(path: Path) -> str:
+    """A game through the real ``openai`` client against the fake Chat Completions server,
+    whose model only picks the first legal choice of the tools offered."""
+    from gm_engine.llm.fakeserver import FakeChatServer, FakeReply
+    from gm_engine.llm.openai_backend import OpenAIBackend
+    from gm_engine.sessions.werewolf_offline import first_choice_calls
+
+    def responder(body: dict[str, Any]) -> FakeReply:
+        calls = first_choice_calls(body.get("tools") or [])
+        return FakeReply.tool_calls(*calls) if calls else FakeReply.text("（GM）夜が明けた。")
+
+    seed = 404
+    lines = ["4", "/bogus", "おはよう。狩人ではありません。"]
+    spec = SessionSpec(kind="werewolf", seed=seed, options={}, backend="openai", model="fake-model")
+    with FakeChatServer(responder=responder) as server:
+        backend = OpenAIBackend(model="fake-model", base_url=server.base_url, api_key="test-key")
+        io = SessionIO(backend=backend, human=ScriptThenAuto(lines, seed), show=lambda _: None)
+        return record_session(spec, io, path, durable=False, remember_seed=False).summary
+
+
+def adventure(seed: int, system: str, lines: list[str]) -> Callable[[Path], str]:
+    def make(path: Path) -> str:
+        from gm_engine.llm.offline import OfflineBackend
+
+        spec = SessionSpec(kind="adventure", seed=seed, options={"system": system}, backend="offline")
+        human = ScriptedHuman(lines, when_done="次へ")
+        io = SessionIO(backend=OfflineBackend(), human=human, show=lambda _: None)
+        return record_session(spec, io, path, durable=False, remember_seed=False).summary
+
+    return make
+
+
 SESSIONS: dict[str, Callable[[Path], str]] = {
     "roll_all_systems.jsonl": roll_all_systems,
+    "werewolf_human_werewolf.jsonl": werewolf_game(1, 1101),
+    "werewolf_human_seer.jsonl": werewolf_game(3, 1103),
+    "werewolf_human_villager.jsonl": werewolf_game(2, 1102),
+    "werewolf_openai_fakeserver.jsonl": werewolf_over_the_wire,
+    "adventure_fight_novice.jsonl": adventure(0, "DiceBot", ["アリア 駆け出し おまかせ", "慎重に進む"]),
+    "adventure_fight_veteran.jsonl": adventure(
+        7, "Cthulhu7th", ["ミナ 熟練 おまかせ", "/bogus", "正面から進む"]
+    ),
 }
 
 

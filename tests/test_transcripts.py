@@ -6,7 +6,9 @@ request byte for byte, every tool result, die and state hash) and tolerantly.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,3 +31,61 @@ def test_transcript_replays(path: Path) -> None:
     assert strict.ok, strict.describe()
     tolerant = replay_transcript(transcript, tolerant=True)
     assert tolerant.ok, tolerant.describe()
+
+
+# ------------------------------------------------ a persona's prompts hold only what it may know
+
+#: Two deals (P1 first) that differ only in roles P4, a 村人, cannot observe: the 占い師 and the
+#: 狩人 trade seats (P6 <-> P7), and so do the 霊媒師 and the 狂人 (P8 <-> P9).
+DEAL_A = [2, 1, 1, 2, 2, 3, 4, 5, 6]
+DEAL_B = [2, 1, 1, 2, 2, 4, 3, 6, 5]
+
+
+class _Enough(BaseException):
+    """Stops a recorded game once the requests under test are in the file."""
+
+
+class _StopAfter:
+    """An event sink that stops the session once every seat in ``seats`` made a request."""
+
+    def __init__(self, seats: set[str]) -> None:
+        self.waiting = set(seats)
+
+    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+        if event_type == "model_request":
+            self.waiting.discard(str(payload.get("actor")))
+            if not self.waiting:
+                raise _Enough
+
+
+def _first_requests(path: Path, deal: list[int], seats: set[str]) -> dict[str, str]:
+    from gm_engine.dice.source import SeededSource
+    from gm_engine.llm.offline import OfflineBackend
+    from gm_engine.sessions.base import SessionIO, SessionSpec
+    from gm_engine.sessions.werewolf_offline import AutoHuman
+    from gm_engine.transcripts.format import dumps
+    from gm_engine.transcripts.record import record_session
+    from gm_engine.werewolf.agents import OfflineAgent
+
+    spec = SessionSpec(kind="werewolf", seed=77, options={"deal": deal}, backend="offline")
+    human = AutoHuman(OfflineAgent(1, SeededSource("77/human")))
+    io = SessionIO(backend=OfflineBackend(), human=human, sink=_StopAfter(seats), show=lambda _: None)
+    with pytest.raises(_Enough):
+        record_session(spec, io, path, durable=False, remember_seed=False)
+    firsts: dict[str, str] = {}
+    for event in read_transcript(path, require_end=False).events:
+        actor = str(event.payload.get("actor"))
+        if event.type == "model_request" and actor in seats and actor not in firsts:
+            firsts[actor] = dumps({k: event.payload.get(k) for k in ("messages", "tools")})
+    return firsts
+
+
+def test_a_persona_prompt_depends_only_on_what_it_can_know(tmp_path: Path) -> None:
+    seats = {"P4", "P6"}
+    a = _first_requests(tmp_path / "a.jsonl", DEAL_A, seats)
+    b = _first_requests(tmp_path / "b.jsonl", DEAL_B, seats)
+    assert set(a) == set(b) == seats
+    assert a["P4"] == b["P4"]  # byte-identical: P4 cannot tell the two deals apart
+    assert "占い師" in a["P4"]  # the prompt does speak of the roles, just not of who holds them
+    # the control: P6 holds another role in each deal, and its own prompt says so
+    assert a["P6"] != b["P6"]

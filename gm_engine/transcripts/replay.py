@@ -45,8 +45,11 @@ from gm_engine.transcripts.format import (
     read_transcript,
 )
 
-#: Payload keys that measure the run rather than the game (wall-clock time); never compared.
-UNCOMPARED_KEYS = frozenset({"latency_s", "latency", "elapsed_s"})
+
+def measures_time(key: str) -> bool:
+    """Whether a payload or figure key measures wall-clock time (``*latency*``, ``*_s``,
+    ``*seconds``): such values differ from run to run and are never compared."""
+    return "latency" in key or key.endswith(("_s", "seconds"))
 
 #: Longest diff a report shows, in lines.
 MAX_DIFF_LINES = 80
@@ -111,7 +114,7 @@ def _pretty(value: object) -> str:
 
 
 def _comparable(payload: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in payload.items() if k not in UNCOMPARED_KEYS}
+    return {k: v for k, v in payload.items() if not measures_time(k)}
 
 
 # --------------------------------------------------------------------------- model calls
@@ -404,9 +407,12 @@ class ReplayHuman:
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """The next recorded input.
 
+        The recorded answer is given back even when it is not among ``choices``: the
+        human typed it, and how the session took it is what the replay checks.
+
         Raises:
-            ReplayMismatch: the prompt differs (strict mode), the recorded answer is not
-                among ``choices``, or the recording has no more inputs and there is no fallback.
+            ReplayMismatch: the prompt differs (strict mode), or the recording has no more
+                inputs and there is no fallback.
         """
         if self.log.first is not None:
             raise ReplayMismatch(self.log.first)
@@ -435,16 +441,6 @@ class ReplayHuman:
                     event.line,
                     event.type,
                     diff=unified_diff(recorded_prompt, prompt),
-                )
-            )
-        if choices is not None and text not in choices:
-            raise self.log.fail(
-                Divergence(
-                    f"the recorded answer {text!r} is not among the choices now offered",
-                    event.seq,
-                    event.line,
-                    event.type,
-                    diff=unified_diff(event.payload.get("choices"), list(choices)),
                 )
             )
         self.given += 1
@@ -700,8 +696,8 @@ def _final_checks(
         )
     end = transcript.end
     assert end is not None
-    recorded = {"summary": end.summary, "figures": end.figures}
-    actual = {"summary": outcome.summary, "figures": normalize(outcome.figures)}
+    recorded = {"summary": end.summary, "figures": _comparable(end.figures)}
+    actual = {"summary": outcome.summary, "figures": _comparable(normalize(outcome.figures))}
     if recorded != actual:
         return Divergence(
             "the session ends with another outcome",
