@@ -117,3 +117,19 @@ def test_dice_tools_roll_on_the_session_source() -> None:
     result = json.loads(check.handler(args).text)
     assert result["text"].startswith("(3D6>=10)")
     assert len(source.history) == 5
+
+
+def test_spell_fields_are_narrowed_to_values_of_legal_casts() -> None:
+    t = CombatTable(SeededSource(0))
+    call(t, "create_character", name="レイ", rank="英雄", weapon="長剣", armour="革", shield="小盾",
+         spells=["限界突破", "治癒の波動", "魔力盾"])
+    call(t, "start_battle", kind="雑魚戦", difficulty=[], enemy_name="狼")
+    cast = props(by_name(t)["cast_spell"])
+    assert cast["spell"]["enum"] == ["限界突破", "治癒の波動", "魔力盾"]
+    amount = next(option for option in cast["amount"]["anyOf"] if "enum" in option)
+    assert amount["enum"] == list(range(1, 30))  # HP 30 may convert at most 29 (HP never below 1)
+    mode = next(option for option in cast["mode"]["anyOf"] if "enum" in option)
+    assert mode["enum"] == ["endure", "halve"]
+    out = call(t, "cast_spell", caster="レイ", spell="限界突破", amount=5)
+    assert "限界突破" in out.text
+    assert t.current_party()[0].hp == 25

@@ -195,7 +195,6 @@ class ToolOutput:
 
 
 T = TypeVar("T", bound=Tool)
-Handler = Callable[[T], "ToolOutput | str"]
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from gm_engine.combat.actions import (
     SetSituationalBonus,
     TargetCharacter,
     TargetEnemy,
+    parse_action,
 )
 from gm_engine.combat.battle import Battle, StepResult, cast_out_of_combat
 from gm_engine.combat.characters import Character, create_auto, create_character, create_unselected
@@ -274,13 +275,18 @@ class CombatTable:
             offers.append(Offer.of(TargetCharacterTool, self._target_character, character=characters))
         casts = [a for a in legal if isinstance(a, CastSpell)]
         if casts:
-            names = [c.name for c in self.battle.party]
-            modes = sorted({a.mode.value for a in casts if a.mode is not None}) or None
-            legal_choices: dict[str, list[str]] = {
+            # each field's enum is the values some legal cast uses; which combinations are
+            # legal is the engine's to say (it refuses the others, naming the rule)
+            targets = [a.target for a in casts if a.target is not None]
+            legal_choices: dict[str, list[str] | list[int]] = {
                 "caster": [a.caster for a in casts],
                 "spell": [a.spell.value for a in casts],
-                "target": names,
+                "target": targets or [c.name for c in self.battle.party],
             }
+            amounts = sorted({a.amount for a in casts if a.amount is not None})
+            if amounts:
+                legal_choices["amount"] = amounts
+            modes = sorted({a.mode.value for a in casts if a.mode is not None})
             if modes:
                 legal_choices["mode"] = modes
             offers.append(Offer.of(CastSpellTool, self._cast, **legal_choices))
@@ -366,8 +372,6 @@ class CombatTable:
         return self.battle
 
     def _step(self, args: BattleStep) -> ToolOutput:
-        from gm_engine.combat.actions import parse_action
-
         return self._apply(parse_action({"kind": args.step}), args.step, pause=STEPS.get(args.step, False))
 
     def _bonus(self, args: SituationalBonus) -> ToolOutput:
