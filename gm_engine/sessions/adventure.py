@@ -258,6 +258,9 @@ class Adventure:
                 break
             self.human_lines.append(text)
             self.messages.append(self.turn_message(text))
+        close = getattr(self.io.backend, "aclose", None)
+        if close is not None:
+            await close()  # the client's connections belong to this event loop
         stopped = "the player left the table" if quit_early else "the adventure ran out of turns"
         summary = self.ending or stopped
         self.io.show(self.ledger.summary())
