@@ -218,7 +218,8 @@ def test_capital_nested_repeats_run_as_in_bcdice_up_to_the_run_budget() -> None:
     source = SeededSource(1)
     too_many = evaluate("x100 REP100 REP2 C1", source=source)
     assert too_many is not None
-    assert "繰り返しが多すぎます" in too_many.text
+    assert too_many.text == "繰り返しが多すぎます（入れ子の繰り返しを含めて10000回まで）"
+    assert isinstance(too_many.detail, ErrorDetail) and too_many.detail.reason == "too_many_repeats"
 
 
 def test_a_line_over_the_dice_budget_is_refused_and_rolls_nothing() -> None:

@@ -72,6 +72,13 @@ class TooManyDiceError(ValueError):
     """
 
 
+class TooManyRepeatsError(ValueError):
+    """Nested repeats would run more than :data:`MAX_REPEATED_COMMANDS` commands.
+
+    Raised by the repeat command; :func:`evaluate` turns it into an error result.
+    """
+
+
 ErrorReason = Literal["too_many_dice", "too_many_repeats", "too_complex", "overflow", "internal"]
 
 _ERROR_TEXTS: dict[str, dict[str, str]] = {
@@ -206,6 +213,8 @@ def evaluate(
         raise
     except TooManyDiceError:
         return _refused(line, game, ctx, mark, "too_many_dice")
+    except TooManyRepeatsError:
+        return _refused(line, game, ctx, mark, "too_many_repeats")
     except TooComplexError:
         return _refused(line, game, ctx, mark, "too_complex")
     except ArithmeticFailure:

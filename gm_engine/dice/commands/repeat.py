@@ -20,8 +20,8 @@ from gm_engine.dice.engine import (
     MAX_REPEATED_COMMANDS,
     REPEAT_FACTOR,
     SECRET_FLAG,
+    TooManyRepeatsError,
     construct,
-    error_outcome,
     reserve_dice,
     run_line,
 )
@@ -98,7 +98,7 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
     factor = ctx.extras.get(REPEAT_FACTOR, 1)
     assert isinstance(factor, int)
     if factor * times > MAX_REPEATED_COMMANDS:
-        return error_outcome("too_many_repeats", ctx.locale)
+        raise TooManyRepeatsError(f"more than {MAX_REPEATED_COMMANDS} repeated commands in one line")
 
     source = ctx.source
     runs: list[RepeatRun] = []
