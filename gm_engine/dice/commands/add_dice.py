@@ -47,7 +47,13 @@ _DISPLAY_OP: dict[CompareOp, str] = {"==": "=", "!=": "<>", "<": "<", ">": ">", 
 
 
 class DiceTerm(BaseModel):
-    """One ``xDy`` term as rolled: its dice in rolling order, those that count, its sum."""
+    """One ``xDy`` term as rolled.
+
+    ``values`` are its dice as BCDice shows them (in rolling order, sorted when the
+    term keeps or drops some, or when the system sorts add dice; a die with sides out
+    of range shows 0), ``kept`` those that count, ``total`` their sum. The dice in
+    rolling order are in :attr:`RollResult.dice`.
+    """
 
     model_config = ConfigDict(frozen=True)
 
