@@ -499,3 +499,23 @@ def test_cli_roll_session_records_and_prints_the_path(
     path = Path(out.strip().splitlines()[-1].removeprefix("transcript: "))
     assert path.parent == data_home / "transcripts"
     assert replay_file(path).ok
+
+
+def test_cli_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    whole = tmp_path / "whole.jsonl"
+    record_roll(whole)
+    cut = tmp_path / "cut.jsonl"
+    interrupted = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:3]), show=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        record_session(roll_spec(), interrupted, cut)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(LINES[3:]) + "\n"))
+    assert main(["resume", str(cut)]) == 0
+    out = capsys.readouterr().out
+    assert "resumed after" in out and "new events appended" in out
+    assert cut.read_bytes() == whole.read_bytes()
+    assert main(["resume", str(cut)]) == 2
+    assert "already ended" in capsys.readouterr().err

@@ -89,3 +89,63 @@ def test_a_persona_prompt_depends_only_on_what_it_can_know(tmp_path: Path) -> No
     assert "占い師" in a["P4"]  # the prompt does speak of the roles, just not of who holds them
     # the control: P6 holds another role in each deal, and its own prompt says so
     assert a["P6"] != b["P6"]
+
+
+# ------------------------------------------------ resuming a werewolf game cut off mid-call
+
+
+class _Killed(BaseException):
+    """The process dies (an exception no handler in the session catches)."""
+
+
+class _KilledAt:
+    """A backend that dies (as a killed process would) at its ``at``-th request."""
+
+    name = "offline"
+
+    def __init__(self, inner: Any, at: int) -> None:
+        self.inner = inner
+        self.at = at
+        self.calls = 0
+
+    async def complete(self, request: Any, context: object | None = None) -> Any:
+        self.calls += 1
+        if self.calls == self.at:
+            raise _Killed
+        return await self.inner.complete(request, context)
+
+
+def _auto_io(seed: int, backend: Any) -> Any:
+    from gm_engine.dice.source import SeededSource
+    from gm_engine.sessions.base import SessionIO
+    from gm_engine.sessions.werewolf_offline import AutoHuman
+    from gm_engine.werewolf.agents import OfflineAgent
+
+    human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
+    return SessionIO(backend=backend, human=human, show=lambda _: None)
+
+
+def test_a_werewolf_game_cut_off_mid_call_resumes_to_the_same_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gm_engine.llm.offline import OfflineBackend
+    from gm_engine.sessions.base import SessionSpec
+    from gm_engine.transcripts.record import record_session
+    from gm_engine.transcripts.resume import resume_session
+
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path / "data"))
+    spec = SessionSpec(kind="werewolf", seed=31, options={"role": 5}, backend="offline")
+    whole = tmp_path / "whole.jsonl"
+    record_session(spec, _auto_io(31, OfflineBackend()), whole, durable=False)
+    cut = tmp_path / "cut.jsonl"
+    with pytest.raises(_Killed):
+        record_session(spec, _auto_io(31, _KilledAt(OfflineBackend(), 40)), cut, durable=False)
+    before = read_transcript(cut, require_end=False)
+    assert before.end is None
+    assert 0 < len(before.events) < len(read_transcript(whole).events)
+    prefix = cut.read_bytes()
+    result = resume_session(cut, _auto_io(31, OfflineBackend()), shadow_human=True, durable=False)
+    assert cut.read_bytes().startswith(prefix)  # nothing recorded was lost
+    assert result.new_events > 0
+    assert cut.read_bytes() == whole.read_bytes()  # and the game went on exactly as it would have
+    assert replay_transcript(read_transcript(cut)).ok

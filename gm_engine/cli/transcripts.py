@@ -49,7 +49,6 @@ def register(subparsers: Any) -> None:
     )
     resume.add_argument("file")
     resume.add_argument("--seed", type=int, default=None, help="the session's seed, if it was not kept")
-    resume.add_argument("--base-url", default=None, help="server of an openai-backend session")
     resume.add_argument("--profile", default=None, help="server profile of an openai-backend session")
     resume.set_defaults(handler=_resume)
 
@@ -117,25 +116,17 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBackend:
-    """The backend a resumed session goes on with, rebuilt from the header.
+    """The backend a resumed session goes on with, rebuilt from the header (and, for a
+    server, the environment: OPENAI_BASE_URL, OPENAI_API_KEY, or ``--profile``).
 
     Raises:
-        BackendError: the header names a backend this command cannot build.
+        BackendError: the header names a backend that cannot be built here.
     """
     if header.backend in ("none", "replay"):
         return NoModelBackend()
-    if header.backend == "offline":
-        from gm_engine.llm.offline import OfflineBackend
+    from gm_engine.llm import make_backend
 
-        return OfflineBackend()
-    if header.backend == "openai":
-        from gm_engine.llm.openai_backend import OpenAIBackend
-
-        options: dict[str, Any] = {"model": header.model or "gpt-4o-mini", "base_url": args.base_url}
-        if args.profile:
-            options["profile"] = args.profile
-        return OpenAIBackend(**options)
-    raise BackendError(f"cannot resume with backend {header.backend!r}")
+    return make_backend(header.backend, model=header.model, profile=args.profile)
 
 
 def _resume(args: argparse.Namespace) -> int:

@@ -231,7 +231,10 @@ class ReplayBackend:
     """A :class:`~gm_engine.llm.base.ModelBackend` that answers from a transcript.
 
     ``fallback``, when given, answers the requests made after the recorded ones ran out
-    (how :mod:`.resume` goes on live); without it such a request is a divergence.
+    (how :mod:`.resume` goes on live); without it such a request is a divergence. With
+    ``shadow``, the fallback is also asked every replayed request and its answer dropped,
+    so that a model with state of its own (the offline model's agents) is in the same
+    state when the session goes on live as it was when the session was cut off.
     """
 
     name = "replay"
@@ -242,11 +245,13 @@ class ReplayBackend:
         *,
         tolerant: bool = False,
         fallback: ModelBackend | None = None,
+        shadow: bool = False,
         log: DivergenceLog | None = None,
     ) -> None:
         self.calls = recorded_calls(events)
         self.tolerant = tolerant
         self.fallback = fallback
+        self.shadow = shadow and fallback is not None
         self.log = log or DivergenceLog()
         self._next = 0  # every call before this one is used
         self.served = 0
@@ -271,6 +276,10 @@ class ReplayBackend:
                     event_type="model_request",
                 )
             )
+        if self.shadow and self.fallback is not None:
+            # A model with state of its own (the offline agents' dice) must live through the
+            # replayed part too, to be where it was when the session goes on live.
+            await self.fallback.complete(request, context)
         return response_from_event(call.response)
 
     def take(self, request: ModelRequest) -> RecordedCall:
@@ -383,7 +392,12 @@ def closest_call(
 
 
 class ReplayHuman:
-    """A :class:`~gm_engine.sessions.base.HumanInput` that gives back the recorded inputs."""
+    """A :class:`~gm_engine.sessions.base.HumanInput` that gives back the recorded inputs.
+
+    ``fallback`` answers once the recorded inputs ran out; with ``shadow`` it is also
+    asked each replayed question (its answer dropped), for an automatic player whose
+    state must follow the game. A terminal human is never shadowed.
+    """
 
     def __init__(
         self,
@@ -391,11 +405,13 @@ class ReplayHuman:
         *,
         tolerant: bool = False,
         fallback: HumanInput | None = None,
+        shadow: bool = False,
         log: DivergenceLog | None = None,
     ) -> None:
         self.inputs = [e for e in events if e.type == "human_input"]
         self.tolerant = tolerant
         self.fallback = fallback
+        self.shadow = shadow and fallback is not None
         self.log = log or DivergenceLog()
         self.given = 0
 
@@ -443,8 +459,16 @@ class ReplayHuman:
                     diff=unified_diff(recorded_prompt, prompt),
                 )
             )
+        if self.shadow and self.fallback is not None:
+            self.fallback.ask(prompt, choices)  # an automatic player lives through it too
         self.given += 1
         return text
+
+    def observe(self, *facts: object) -> None:
+        """Pass what the session shows an automatic player on to the fallback, if it listens."""
+        hook = getattr(self.fallback, "observe", None)
+        if callable(hook):
+            hook(*facts)
 
 
 # --------------------------------------------------------------------------- events

@@ -106,10 +106,18 @@ def resume_session(
     seed: int | None = None,
     runner: SessionRunner | None = None,
     durable: bool = True,
+    shadow_backend: bool | None = None,
+    shadow_human: bool = False,
 ) -> ResumeResult:
     """Continue the cut-off session recorded at ``path`` with ``io``'s backend and human.
 
     ``io.sink``, if set, also receives the new events (not the replayed ones).
+
+    ``shadow_backend`` (default: when the backend is the offline model) also puts every
+    replayed request to ``io.backend`` and drops the answer, so that a model with state
+    of its own goes on from where it was; ``shadow_human`` does the same for an
+    automatic player at ``io.human`` (never for a person at a terminal). With both, a
+    resumed offline game ends exactly as the uninterrupted game would have.
 
     Raises:
         OSError: the file cannot be read or written.
@@ -129,8 +137,10 @@ def resume_session(
     lazy = _LazyWriter(transcript, durable)
     then: EventSink = lazy if isinstance(io.sink, NullSink) else TeeSink(lazy, io.sink)
     log = DivergenceLog()
-    backend = ReplayBackend(transcript.events, fallback=io.backend, log=log)
-    human = ReplayHuman(transcript.events, fallback=io.human, log=log)
+    if shadow_backend is None:
+        shadow_backend = getattr(io.backend, "name", "") == "offline"
+    backend = ReplayBackend(transcript.events, fallback=io.backend, shadow=shadow_backend, log=log)
+    human = ReplayHuman(transcript.events, fallback=io.human, shadow=shadow_human, log=log)
     sink = CheckingSink(transcript.events, then=then, log=log)
     try:
         outcome = run(spec, SessionIO(backend=backend, human=human, sink=sink, show=io.show))
