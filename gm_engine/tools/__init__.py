@@ -6,6 +6,7 @@ current legal choices, and run a turn with error answers, a retry budget and a f
 
 from gm_engine.tools.base import (
     AppliedAction,
+    Fallback,
     Offer,
     Tool,
     ToolDefinitionError,
@@ -18,6 +19,7 @@ from gm_engine.tools.base import (
 
 __all__ = [
     "AppliedAction",
+    "Fallback",
     "Offer",
     "Tool",
     "ToolDefinitionError",

@@ -37,6 +37,20 @@ response, tool result and fallback is emitted to the session's event sink (event
 of :mod:`gm_engine.sessions.base`, plus ``fallback``: ``actor``, ``tool``,
 ``arguments``, ``reason``).
 
+Usage (inside the session's one event loop)::
+
+    runner = TurnRunner(backend, sink, retry_budget=3)
+    result = await runner.run(actor="P3", messages=messages, offers=[offer, ...],
+                              fallback=lambda: Vote(target=agent_choice), context=view,
+                              day=2, phase="vote", turn=7)
+    result.actions      # the AppliedAction(s), result.fallback, result.errors
+    result.messages     # the conversation with the answers appended
+
+``offers`` may also be a function returning the offers of the moment, asked again
+before every request (the adventure GM's free turns: ``require_action=False``,
+``max_actions=N``; the turn ends on a text answer or on an output with ``ends_turn``).
+A fallback may return None: no action, but the ``fallback`` event is still recorded.
+
 Errors of this module: :class:`ToolDefinitionError` (a tool or offer is declared
 wrongly: a programming error) and :class:`TurnError` (a turn cannot finish: the budget
 ran out with no fallback, or the fallback itself was refused). Both subclass ValueError.
