@@ -202,3 +202,14 @@ def test_a_recorded_adventure_replays_and_a_changed_rule_outcome_is_caught(tmp_p
 
     diverged = replay_transcript(read_transcript(path), runner=other_runner)
     assert not diverged.ok and diverged.divergence is not None
+
+
+def test_status_and_help_are_answered_by_the_engine_without_a_gm_turn() -> None:
+    outcome, sink, shown, _ = play(OfflineBackend(), ["/status", "/help", "ロイ", "/status"], seed=3)
+    assert "（キャラクターはまだいない）" in shown
+    assert any("/status" in line for line in shown)
+    assert any(line.startswith("【ロイ】") for line in shown)  # the status after the character exists
+    said = [p["content"] or "" for k, p in sink.events if k == "model_response"]
+    greetings = [text for text in said if "ようこそ" in text]
+    assert len(greetings) == 1
+    assert outcome.summary.startswith("ロイは")

@@ -62,6 +62,15 @@ from gm_engine.tools.dice import check_offer, dice_offer
 #: What the player types to stop.
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end", "終了"})
 
+#: What the player is asked with.
+PROMPT = "あなた> "
+
+HELP_TEXT = (
+    "GMに話しかけてください（行動、作戦、魔法の宣言、『戦闘開始』など）。\n"
+    "  /status  キャラクターと戦闘の状態（エンジンが表示）\n"
+    "  /quit    終了"
+)
+
 #: Example commands shown in the GM prompt per game system.
 _EXAMPLES: dict[str, list[str]] = {
     "DiceBot": ["2D6", "3D6>=10", "1D100"],
@@ -201,6 +210,20 @@ class Adventure:
             )
         )
 
+    def _ask(self) -> str:
+        """The player's next line for the GM; ``/status`` and ``/help`` are answered by the
+        engine itself, without a GM turn."""
+        while True:
+            text = self.io.human.ask(PROMPT)
+            self._sink().emit("human_input", {"prompt": PROMPT, "text": text})
+            command = text.strip()
+            if command == "/status":
+                self.io.show(self.table.status_text())
+            elif command == "/help":
+                self.io.show(HELP_TEXT)
+            else:
+                return text
+
     def window(self) -> list[JsonDict]:
         """The conversation sent to the GM: the system prompt, then everything since the start
         of the last ``history_turns`` player messages (a player message is a safe cut: no tool
@@ -251,8 +274,7 @@ class Adventure:
             self.turn += 1
             if self.finished:
                 break
-            text = self.io.human.ask("あなた> ")
-            self._sink().emit("human_input", {"prompt": "あなた> ", "text": text})
+            text = self._ask()
             if text.strip() in QUIT_WORDS:
                 quit_early = True
                 break
