@@ -519,3 +519,62 @@ def test_cli_resume(
     assert cut.read_bytes() == whole.read_bytes()
     assert main(["resume", str(cut)]) == 2
     assert "already ended" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- properties
+
+import contextlib  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=60))
+def test_no_line_crashes_the_roll_session_and_refusals_change_nothing(line: str) -> None:
+    session = RollSession(5)
+    session.apply("1d6")
+    before = session.state_hash()
+    dice_before = len(session.source.history)
+    step = session.apply(line)
+    assert isinstance(step.text, str) and step.text
+    if not step.ok:
+        assert session.state_hash() == before
+        assert len(session.source.history) == dice_before
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300) | st.text(max_size=300).map(lambda t: t.encode("utf-8")))
+def test_no_file_content_crashes_the_reader(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "any.jsonl"
+    path.write_bytes(content)
+    with contextlib.suppress(TranscriptError):
+        read_transcript(path)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(min_value=0), st.integers(min_value=0, max_value=255))
+def test_any_flipped_byte_is_detected(tmp_path: Path, position: int, value: int) -> None:
+    path = tmp_path / "flip.jsonl"
+    if not path.exists():
+        record_roll(path, ["2d6", "/system Cthulhu", "CC<=50"])
+    original = path.read_bytes()
+    index = position % len(original)
+    if original[index] == value:
+        return
+    path.write_bytes(original[:index] + bytes([value]) + original[index + 1 :])
+    try:
+        with pytest.raises(TranscriptError):
+            read_transcript(path)
+    finally:
+        path.write_bytes(original)
+
+
+def test_a_non_canonical_end_line_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    data = path.read_bytes()
+    assert b'"dice":8.0' in data.split(b"\n")[-2]
+    path.write_bytes(data.replace(b'"dice":8.0', b'"dice":8e0'))
+    with pytest.raises(TranscriptTampered, match="byte for byte"):
+        read_transcript(path)

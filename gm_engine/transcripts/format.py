@@ -312,6 +312,8 @@ def _parse(raw: bytes, number: int) -> dict[str, Any]:
         obj = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise TranscriptFormatError(f"not valid JSON ({exc})", number) from None
+    except RecursionError:
+        raise TranscriptFormatError("JSON nested too deeply", number) from None
     if not isinstance(obj, dict):
         raise TranscriptFormatError("not a JSON object", number)
     return obj
@@ -320,8 +322,16 @@ def _parse(raw: bytes, number: int) -> dict[str, Any]:
 def _end_record(obj: dict[str, Any], raw: bytes, number: int, header: TranscriptHeader) -> EndRecord:
     body = dict(obj)
     claimed = body.pop("hash", None)
-    if claimed != line_hash(dumps(body).encode("utf-8")):
+    try:
+        canonical = dumps(body)
+    except (TypeError, ValueError):  # e.g. 1e999 read back as infinity
+        raise TranscriptFormatError("the end line holds a value a transcript cannot", number) from None
+    if claimed != line_hash(canonical.encode("utf-8")):
         raise TranscriptTampered("the end line's own hash does not match its content", number)
+    # No line follows the end line to chain its bytes, so they must be exactly as written
+    # (``1e0`` for ``1.0`` reads the same, yet is an edit).
+    if dumps(obj).encode("utf-8") != raw:
+        raise TranscriptTampered("the end line is not byte for byte as it was written", number)
     seed = obj.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TranscriptFormatError("the end line's seed is not an integer", number)
