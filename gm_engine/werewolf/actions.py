@@ -141,8 +141,12 @@ def with_text(action: A, text: str) -> A:
     Actions without free text (ChooseRole, Attack, Divine, Guard) are returned unchanged.
     """
     if isinstance(action, Vote):
-        return dataclasses.replace(action, reason=text)
-    if isinstance(action, (Speak, Claim, StateResult, RequestClaim, Decline)):
+        return Vote(action.actor, action.target, text)  # type: ignore[return-value]
+    if isinstance(action, Speak):
+        return Speak(action.actor, text)  # type: ignore[return-value]
+    if isinstance(action, Decline):
+        return Decline(action.actor, text)  # type: ignore[return-value]
+    if isinstance(action, (Claim, StateResult, RequestClaim)):
         return dataclasses.replace(action, text=text)
     return action
 

@@ -177,6 +177,36 @@ RULE_FORM = "アクションの形式"
 RULE_DEAL = "CMD_ゲーム開始 ②配布確認: 人狼2人、村人3人、占い師1人、狩人1人、霊媒師1人、狂人1人、合計9人"
 
 
+# Interned templates: the legal lists are built of these, so enumerating costs no allocation.
+_SPEAKS: list[Action] = [Speak(s) for s in range(10)]
+_DECLINES: list[Action] = [Decline(s) for s in range(10)]
+_VOTES: list[list[Action]] = [[Vote(s, t) for t in range(10)] for s in range(10)]
+_ATTACKS: list[list[Action]] = [[Attack(s, t) for t in range(10)] for s in range(10)]
+_DIVINES: list[list[Action]] = [[Divine(s, t) for t in range(10)] for s in range(10)]
+_GUARDS: list[list[Action]] = [[Guard(s, t) for t in range(10)] for s in range(10)]
+
+
+_REQUESTS: list[dict[Role, Action]] = [{r: RequestClaim(s, r) for r in Role} for s in range(10)]
+_CLAIMS: dict[tuple[int, Role, int | None, Colour | None], Action] = {}
+_STATES: dict[tuple[int, int, Colour], Action] = {}
+
+
+def _claim(seat: int, role: Role, target: int | None, colour: Colour | None) -> Action:
+    key = (seat, role, target, colour)
+    found = _CLAIMS.get(key)
+    if found is None:
+        found = _CLAIMS[key] = Claim(seat, role, target, colour)
+    return found
+
+
+def _state(seat: int, target: int, colour: Colour) -> Action:
+    key = (seat, target, colour)
+    found = _STATES.get(key)
+    if found is None:
+        found = _STATES[key] = StateResult(seat, target, colour)
+    return found
+
+
 def check_composition(roles: Sequence[int]) -> None:
     """Raise :class:`DealError` unless ``roles`` is the composition [1,1,2,2,2,3,4,5,6] (any order)."""
     try:
@@ -204,6 +234,7 @@ class Game:
         self.options = options if options is not None else WerewolfOptions()
         self.source = source
         self.names: dict[int, str] = {HUMAN_SEAT: human_name, **PERSONA_NAMES}
+        self.name_table: tuple[str, ...] = ("", *(self.names[s] for s in SEATS))
         self.players: list[PlayerRecord] = [PlayerRecord() for _ in range(10)]  # index 0 unused
         self.phase = PhaseRecord()
         self.stage = Stage.CHOOSE_ROLE
@@ -228,7 +259,8 @@ class Game:
         self._medium_results: list[tuple[int, int, Colour]] = []  # (executed day, target, colour)
         self._executed_today: int | None = None
         self._version = 0
-        self._legal_cache: dict[int, tuple[int, tuple[Action, ...], frozenset[Action]]] = {}
+        self._legal_cache: dict[int, tuple[int, tuple[Action, ...]]] = {}
+        self._alive: tuple[bool, ...] = (False,) * 10
 
     # ------------------------------------------------------------------ construction
 
@@ -272,6 +304,13 @@ class Game:
         """PLAYER.L == 1."""
         return self.players[seat].L == Life.ALIVE
 
+    def alive_flags(self) -> tuple[bool, ...]:
+        """``flags[seat]`` is True for a living seat (index 0 unused). Public: deaths are announced."""
+        return self._alive
+
+    def _refresh_alive(self) -> None:
+        self._alive = (False, *(self.players[s].L == Life.ALIVE for s in SEATS))
+
     def living(self) -> list[int]:
         """The living seats, in seat order."""
         return [s for s in SEATS if self.players[s].L == Life.ALIVE]
@@ -299,6 +338,10 @@ class Game:
                 return seat
             self._turn_index += 1  # a seat that died since the order was made is skipped
         return None
+
+    def public_candidates(self) -> tuple[int, ...]:
+        """Who may be voted for in the vote in progress (public once the vote opens)."""
+        return self._candidates
 
     @property
     def awaiting_claim(self) -> Role | None:
@@ -342,7 +385,7 @@ class Game:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now, with empty text (fill it in with ``with_text``)."""
-        return list(self._legal(seat)[0])
+        return list(self._legal(seat))
 
     def is_legal(self, action: Action) -> bool:
         """Whether :meth:`apply` would accept ``action``."""
@@ -354,13 +397,13 @@ class Game:
 
     # ------------------------------------------------------------------ legality
 
-    def _legal(self, seat: int) -> tuple[tuple[Action, ...], frozenset[Action]]:
+    def _legal(self, seat: int) -> tuple[Action, ...]:
         cached = self._legal_cache.get(seat)
         if cached is not None and cached[0] == self._version:
-            return cached[1], cached[2]
+            return cached[1]
         actions = tuple(self._enumerate(seat))
-        self._legal_cache[seat] = (self._version, actions, frozenset(actions))
-        return actions, frozenset(actions)
+        self._legal_cache[seat] = (self._version, actions)
+        return actions
 
     def _enumerate(self, seat: int) -> list[Action]:
         if not isinstance(seat, int) or seat not in SEATS:
@@ -382,14 +425,14 @@ class Game:
                 return []
             players = self.players
             return [
-                Vote(seat, t) for t in self._candidates if t != seat and players[t].L == Life.ALIVE
+                _VOTES[seat][t] for t in self._candidates if t != seat and players[t].L == Life.ALIVE
             ]
         if stage is Stage.NIGHT:
             return self._night_actions(seat)
         if stage is Stage.PRE_DIVINATION:
             if record.R != Role.SEER or Ability.DIVINE in self.records:
                 return []
-            return [Divine(seat, t) for t in SEATS if t != seat]
+            return [_DIVINES[seat][t] for t in SEATS if t != seat]
         return []
 
     def _night_actions(self, seat: int) -> list[Action]:
@@ -399,18 +442,18 @@ class Game:
             if not self._attack_tonight or seat in self._attack_proposals:
                 return []
             return [
-                Attack(seat, t)
+                _ATTACKS[seat][t]
                 for t in SEATS
                 if players[t].L == Life.ALIVE and players[t].R != Role.WEREWOLF
             ]
         if role == Role.SEER:
             if Ability.DIVINE in self.records:
                 return []
-            return [Divine(seat, t) for t in SEATS if t != seat and players[t].L == Life.ALIVE]
+            return [_DIVINES[seat][t] for t in SEATS if t != seat and players[t].L == Life.ALIVE]
         if role == Role.BODYGUARD:
             if Ability.GUARD in self.records:
                 return []
-            return [Guard(seat, t) for t in SEATS if t != seat and players[t].L == Life.ALIVE]
+            return [_GUARDS[seat][t] for t in SEATS if t != seat and players[t].L == Life.ALIVE]
         return []
 
     def may_claim(self, seat: int, role: Role) -> bool:
@@ -465,12 +508,12 @@ class Game:
 
     def _claim_options(self, seat: int, role: Role, forced: bool) -> list[Action]:
         if role is Role.BODYGUARD:
-            return [Claim(seat, role)]
+            return [_claim(seat, role, None, None)]
         results = self._result_options(seat, role, forced)
-        options: list[Action] = [Claim(seat, role, t, c) for t, c in results]
+        options: list[Action] = [_claim(seat, role, t, c) for t, c in results]
         needs_result = forced and (role is Role.SEER or any(d < self.phase.day for d, _ in self.executions))
         if not needs_result:
-            options.insert(0, Claim(seat, role))
+            options.insert(0, _claim(seat, role, None, None))
         return options
 
     def _discussion_actions(self, seat: int) -> list[Action]:
@@ -479,27 +522,30 @@ class Game:
             assert role is not None
             if role == self.players[seat].R:
                 return self._claim_options(seat, role, forced=True)
-            actions: list[Action] = [Decline(seat)]
+            actions: list[Action] = [_DECLINES[seat]]
             if self.may_claim(seat, role):
                 actions.extend(self._claim_options(seat, role, forced=True))
             return actions
-        actions = [Speak(seat)]
+        actions = [_SPEAKS[seat]]
         claimed = self.claims.get(seat)
         if claimed is None:
             for role in CLAIMABLE_ROLES:
                 if self.may_claim(seat, role):
                     actions.extend(self._claim_options(seat, role, forced=False))
         elif claimed in (Role.SEER, Role.MEDIUM):
-            actions.extend(StateResult(seat, t, c) for t, c in self._result_options(seat, claimed, False))
+            actions.extend(_state(seat, t, c) for t, c in self._result_options(seat, claimed, False))
         request = Role.SEER if self.phase.day == 1 else Role.MEDIUM
         if request not in self._requested_today:
-            actions.append(RequestClaim(seat, request))
+            actions.append(_REQUESTS[seat][request])
         return actions
 
     def _check(self, action: Action) -> Action:
-        """Return the text-free template of ``action`` if legal, else raise the rule it breaks."""
-        if self.stage is Stage.ENDED:
+        """Return ``action`` (normalised) if legal, else raise the rule it breaks."""
+        stage = self.stage
+        if stage is Stage.ENDED:
             raise GameOverError(RULE_AFTER_END, "the game is over")
+        if self._fast_legal(action, stage):
+            return action
         template = _template(action)
         if template is None:
             raise IllegalActionError(RULE_FORM, f"not a werewolf action: {action!r}")
@@ -508,10 +554,72 @@ class Game:
             raise IllegalActionError(
                 RULE_TEXT, f"text must be a string of at most {self.options.max_text_length} characters"
             )
-        if template in self._legal(template.actor)[1]:
+        if template in self._legal(template.actor):
             return with_text(template, text) if text else template
         rule, message = self._diagnose(template)
         raise IllegalActionError(rule, message)
+
+    def _fast_legal(self, action: Action, stage: Stage) -> bool:
+        """The common actions of a game, checked directly (the same rules as the enumeration).
+
+        False means "not decided here": the full check runs (it accepts or names the rule).
+        """
+        kind = type(action)
+        actor = action.actor
+        if type(actor) is not int or not 1 <= actor <= 9:
+            return False
+        players = self.players
+        if players[actor].L != Life.ALIVE:
+            return False
+        limit = self.options.max_text_length
+        if kind is Speak:
+            text = action.text  # type: ignore[union-attr]
+            return (
+                type(text) is str
+                and len(text) <= limit
+                and stage is Stage.DISCUSSION
+                and not self._responses
+                and actor == self.current_speaker()
+            )
+        if kind is Vote:
+            target = action.target  # type: ignore[union-attr]
+            reason = action.reason  # type: ignore[union-attr]
+            return (
+                (stage is Stage.VOTE or stage is Stage.RUNOFF)
+                and type(target) is int
+                and type(reason) is str
+                and len(reason) <= limit
+                and actor not in self._votes
+                and target != actor
+                and target in self._candidates
+                and players[target].L == Life.ALIVE
+            )
+        if kind is Decline:
+            text = action.text  # type: ignore[union-attr]
+            return (
+                type(text) is str
+                and len(text) <= limit
+                and stage is Stage.DISCUSSION
+                and bool(self._responses)
+                and self._responses[0] == actor
+                and self._response_role != players[actor].R
+            )
+        if stage is not Stage.NIGHT or kind not in (Attack, Divine, Guard):
+            return False
+        target = action.target  # type: ignore[union-attr]
+        if type(target) is not int or not 1 <= target <= 9 or players[target].L != Life.ALIVE:
+            return False
+        role = players[actor].R
+        if kind is Attack:
+            return (
+                role == Role.WEREWOLF
+                and self._attack_tonight
+                and actor not in self._attack_proposals
+                and players[target].R != Role.WEREWOLF
+            )
+        if kind is Divine:
+            return role == Role.SEER and target != actor and Ability.DIVINE not in self.records
+        return role == Role.BODYGUARD and target != actor and Ability.GUARD not in self.records
 
     def _diagnose(self, action: Action) -> tuple[str, str]:
         """Name the rule an illegal action breaks (called only when it is not legal)."""
@@ -768,6 +876,7 @@ class Game:
             partners = tuple(w for w in wolves if w != seat) if role is Role.WEREWOLF else ()
             self.private_logs[seat].append(RoleDealt(1, role, partners))
         self.phase = PhaseRecord(1, TimeOfDay.DAY, Step.BEFORE_START)
+        self._refresh_alive()
         self.public_log.append(GameStarted(1))
         self.stage = Stage.PRE_DIVINATION
 
@@ -832,6 +941,7 @@ class Game:
         day = self.phase.day
         self.phase.P = Step.EXECUTION
         self.players[seat].L = Life.DEAD  # R and U unchanged
+        self._refresh_alive()
         self.executions.append((day, seat))
         self._executed_today = seat
         self._candidates = ()
@@ -891,6 +1001,7 @@ class Game:
             if not guarded:
                 victim = attack.T
                 players[victim].L = Life.DEAD
+                self._refresh_alive()
                 self.victims.append((day, victim))
             for wolf in SEATS:
                 if players[wolf].R == Role.WEREWOLF:

@@ -19,8 +19,7 @@ unstated result or this round's votes before the tally.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,8 +42,7 @@ if TYPE_CHECKING:
     from gm_engine.werewolf.game import Game
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """One seat's knowledge now, cheaply: exactly the information of its :class:`PlayerView`."""
 
     seat: int
@@ -83,30 +81,31 @@ class Observation:
         return [s for s in SEATS if self.alive[s]]
 
 
+_TIMES = (TimeOfDay.DAY, TimeOfDay.DAY, TimeOfDay.NIGHT)
+_STEPS = (Step.BEFORE_START, *Step)
+_VOTING = frozenset(("vote", "runoff", "execution"))
+
+
 def observe(game: Game, seat: int) -> Observation:
     """``seat``'s observation of ``game`` now."""
     if seat not in SEATS:
         raise ValueError(f"no such seat: {seat!r}")
-    players = game.players
+    phase = game.phase
+    stage = game.stage.value
     return Observation(
-        seat=seat,
-        names=("", *(game.names[s] for s in SEATS)),
-        day=game.phase.day,
-        time=TimeOfDay(game.phase.T),
-        step=Step(game.phase.P),
-        stage=game.stage.value,
-        alive=(False, *(players[s].L == 1 for s in SEATS)),
-        current_speaker=game.current_speaker(),
-        awaiting_claim=game.awaiting_claim,
-        candidates=_public_candidates(game),
-        public_log=tuple(game.public_log),
-        private_log=tuple(game.private_logs[seat]),
+        seat,
+        game.name_table,
+        phase.day,
+        _TIMES[phase.T],
+        _STEPS[phase.P],
+        stage,
+        game.alive_flags(),
+        game.current_speaker(),
+        game.awaiting_claim,
+        game.public_candidates() if stage in _VOTING else (),
+        tuple(game.public_log),
+        tuple(game.private_logs[seat]),
     )
-
-
-def _public_candidates(game: Game) -> tuple[int, ...]:
-    """The candidates of the vote in progress: public once voting opens (and after the tally)."""
-    return tuple(game._candidates) if game.stage.value in ("vote", "runoff", "execution") else ()
 
 
 # ---------------------------------------------------------------- pydantic views

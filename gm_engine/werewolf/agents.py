@@ -1,0 +1,470 @@
+"""Offline players: deterministic rule-based agents for every role, seeded through a DiceSource.
+
+They make the game playable without any model (``gm werewolf simulate``, the built-in offline
+players of a session). An agent sees only its :class:`~gm_engine.werewolf.views.Observation`
+(the same information as its :class:`~gm_engine.werewolf.views.PlayerView`) and the legal
+actions it is offered, and returns one of them with its speech or vote reason filled in::
+
+    agent = OfflineAgent(seat, source)
+    action = agent.choose(observe(game, seat), game.legal_actions(seat))
+    game.apply(action)
+
+How they play (a sensible table, not a strong one):
+
+* Everyone keeps a public suspicion score per seat: stated 黒 / 白 from claimed 占い師 (weighted
+  by how contested the claim is), 霊媒 results that contradict a 占い師, counter-claims, and a
+  little personal noise. They vote for the most suspected seat and say why.
+* 占い師: comes out on day 1 (always when asked) with the 事前占い result, then states every
+  result; divines the most suspected seat it has no result for. 霊媒師: comes out when asked or
+  once it has a result, and states them. 狩人: guards the most trusted 占い師 claimant, else a
+  霊媒師 claimant, else a trusted seat; never claims.
+* 村人: asks 「占い師は名乗り出ろ」 / 「霊媒師は名乗り出ろ」 when nobody has come out.
+* 人狼: one of the pair may fake 占い師 (or 霊媒師 when asked), giving 黒 to a villager; they never
+  vote for the partner, and attack claimed 占い師 / 霊媒師 / 狩人 first. 狂人: often fakes
+  占い師 with a 黒 on somebody it hopes is village.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from gm_engine.dice.source import DiceSource
+from gm_engine.werewolf.actions import (
+    Action,
+    Attack,
+    Claim,
+    Decline,
+    Divine,
+    Guard,
+    RequestClaim,
+    Speak,
+    StateResult,
+    Vote,
+    with_text,
+)
+from gm_engine.werewolf.log import (
+    ClaimMade,
+    ClaimRequested,
+    DivineResult,
+    Executed,
+    MediumResult,
+    MorningReport,
+    ResultStated,
+    VoteTally,
+)
+from gm_engine.werewolf.records import SEATS, Colour, Role
+from gm_engine.werewolf.views import Observation
+
+_RELEVANT = frozenset(("claim", "result_stated", "executed", "morning", "vote_tally", "claim_requested"))
+
+
+class Agent(Protocol):
+    """Anything that picks one of the legal actions for its seat."""
+
+    seat: int
+
+    def choose(self, observation: Observation, legal: Sequence[Action]) -> Action:
+        """Return one of ``legal`` (text may be filled in with ``with_text``)."""
+        ...
+
+
+class OfflineAgent:
+    """A rule-based player for one seat; every random choice is a die of ``source``."""
+
+    def __init__(self, seat: int, source: DiceSource, fake_chance: int = 50) -> None:
+        """``fake_chance``: percent chance that a 人狼 / 狂人 plans to fake a claim this game."""
+        self.seat = seat
+        self.source = source
+        self.fake_chance = fake_chance
+        self._seen = 0
+        self._role: Role | None = None
+        self._partners: tuple[int, ...] = ()
+        self._noise: list[int] = []
+        self._plan_fake: Role | None = None
+        self._claims: dict[int, Role] = {}
+        self._seer_claimants: list[int] = []
+        self._medium_claimants: list[int] = []
+        # (speaker, role, target, colour) of every stated result
+        self._stated: list[tuple[int, Role, int, Colour]] = []
+        self._executed: list[int] = []
+        self._victims: list[int] = []
+        self._own: dict[int, Colour] = {}
+        self._private_seen = 0
+        self._noise_day = 0
+        self._last_counts: dict[int, int] = {}
+        self._knowledge = 0  # bumped whenever a fact that moves suspicion arrives
+        self._cache_key = -1
+        self._cache: list[float] = []
+        self._trusts: dict[int, float] = {}
+        self._trust_key = -1
+        self._requested: dict[Role, int] = {}
+        self._speech_key = (-1, -1)
+        self._speech_text = ""
+
+    # ------------------------------------------------------------------ knowledge
+
+    def _update(self, obs: Observation) -> None:
+        if self._role is None:
+            self._role = obs.role
+            self._partners = obs.partners
+        if not self._noise and self._role is not None:
+            # one die of 4**9 faces gives the nine base-4 digits of the first impressions
+            impressions = self.source.roll(4**9) - 1
+            self._noise = [0] + [(impressions >> (2 * i)) & 3 for i in range(9)]
+            if self._role in (Role.WEREWOLF, Role.MADMAN):
+                leader = self._role is Role.MADMAN or self.seat < min(self._partners, default=10)
+                if leader and self.source.roll(100) <= self.fake_chance:
+                    self._plan_fake = Role.SEER
+        if self._noise and obs.day != self._noise_day:
+            # opinions drift a little every day, so no two days replay the same
+            self._noise_day = obs.day
+            drift = self.source.roll(27) - 1  # three seats' impressions move by -1, 0 or +1
+            for i in range(3):
+                seat = 1 + (3 * i + obs.day) % 9
+                self._noise[seat] += drift % 3 - 1
+                drift //= 3
+            self._knowledge += 1
+        log = obs.public_log
+        if len(log) == self._seen and len(obs.private_log) == self._private_seen:
+            return
+        for entry in log[self._seen :]:
+            if entry.kind not in _RELEVANT:
+                continue
+            if isinstance(entry, ClaimMade):
+                self._knowledge += 1
+                self._claims[entry.speaker] = entry.role
+                if entry.role is Role.SEER:
+                    self._seer_claimants.append(entry.speaker)
+                elif entry.role is Role.MEDIUM:
+                    self._medium_claimants.append(entry.speaker)
+                if entry.target is not None and entry.colour is not None:
+                    self._stated.append((entry.speaker, entry.role, entry.target, entry.colour))
+            elif isinstance(entry, ResultStated):
+                self._knowledge += 1
+                self._stated.append((entry.speaker, entry.role, entry.target, entry.colour))
+            elif isinstance(entry, Executed):
+                self._executed.append(entry.seat)
+            elif isinstance(entry, MorningReport) and entry.victim is not None:
+                self._knowledge += 1
+                self._victims.append(entry.victim)
+            elif isinstance(entry, VoteTally):
+                self._last_counts = dict(entry.counts)
+            elif isinstance(entry, ClaimRequested):
+                self._requested[entry.role] = entry.day
+        self._seen = len(log)
+        for private in obs.private_log[self._private_seen :]:
+            if isinstance(private, (DivineResult, MediumResult)):
+                self._own[private.target] = private.colour
+                self._knowledge += 1
+        self._private_seen = len(obs.private_log)
+
+    def _trust(self, claimant: int) -> float:
+        """How much this seat believes a 占い師 / 霊媒師 claimant (cached per state of knowledge)."""
+        if self._trust_key != self._knowledge:
+            self._trusts = {}
+            self._trust_key = self._knowledge
+        cached = self._trusts.get(claimant)
+        if cached is None:
+            cached = self._trusts[claimant] = self._compute_trust(claimant)
+        return cached
+
+    def _compute_trust(self, claimant: int) -> float:
+        if claimant == self.seat:
+            return 1.0
+        role = self._role
+        if claimant in self._partners:
+            return 0.0
+        if role is Role.SEER and self._claims.get(claimant) is Role.SEER:
+            return 0.0  # a rival of the real seer is certainly fake
+        if role is Role.MEDIUM and self._claims.get(claimant) is Role.MEDIUM:
+            return 0.0
+        if claimant in self._own and self._own[claimant] is Colour.BLACK:
+            return 0.0
+        rivals = self._seer_claimants if self._claims.get(claimant) is Role.SEER else self._medium_claimants
+        trust = 1.0 / max(1, len(rivals))
+        # a 占い師 whose 黒 a medium found 白 (or the reverse) is caught out
+        for speaker, claimed, target, colour in self._stated:
+            if speaker != claimant or claimed is not Role.SEER:
+                continue
+            for _m_speaker, m_role, m_target, m_colour in self._stated:
+                if m_role is Role.MEDIUM and m_target == target and m_colour is not colour:
+                    trust *= 0.3 if len(self._medium_claimants) == 1 else 0.7
+            if target in self._victims and colour is Colour.BLACK:
+                trust *= 0.2  # the wolves do not attack a wolf
+        return trust
+
+    def _scores(self, obs: Observation) -> list[float]:
+        """Suspicion of each seat (index 0 unused), higher = more likely a 人狼."""
+        key = self._knowledge
+        if key == self._cache_key:
+            return self._cache
+        scores = [float(n) for n in self._noise] if self._noise else [0.0] * 10
+        trust = self._trust
+        for speaker, _claimed, target, colour in self._stated:
+            weight = trust(speaker)
+            if weight > 0.0:
+                scores[target] += 12 * weight if colour is Colour.BLACK else -7 * weight
+        for group in (self._seer_claimants, self._medium_claimants):
+            if len(group) > 1:
+                for claimant in group:
+                    scores[claimant] += 5 * (1.0 - trust(claimant))
+        for target, colour in self._own.items():
+            scores[target] += 100 if colour is Colour.BLACK else -100
+        guards = [s for s, r in self._claims.items() if r is Role.BODYGUARD]
+        if len(guards) == 1:
+            scores[guards[0]] -= 2
+        self._cache_key, self._cache = key, scores
+        return scores
+
+    def _reason(self, obs: Observation, seat: int) -> str:
+        """Why this seat suspects ``seat``, in words (the strongest public ground it has)."""
+        if self._own.get(seat) is Colour.BLACK:
+            return "私の結果で黒だった"
+        for speaker, claimed, target, colour in reversed(self._stated):
+            if target == seat and colour is Colour.BLACK and self._trust(speaker) > 0.0:
+                return f"{obs.names[speaker]}さんの{claimed.label}結果で黒が出ている"
+        group = self._seer_claimants if seat in self._seer_claimants else self._medium_claimants
+        if seat in group and len(group) > 1 and self._trust(seat) <= 0.5:
+            return "対抗COが出ていて、こちらが偽物に見える"
+        return "発言の流れが少し気になる"
+
+    def _rank(self, obs: Observation, seats: Sequence[int], wolf_view: bool = False) -> list[int]:
+        """``seats`` from most to least suspected (as the village would see it if ``wolf_view``)."""
+        scores = self._scores(obs)
+        return sorted(seats, key=lambda s: (-scores[s], s))
+
+    # ------------------------------------------------------------------ decisions
+
+    def choose(self, observation: Observation, legal: Sequence[Action]) -> Action:
+        """Pick one of ``legal`` with its speech / reason filled in.
+
+        Raises:
+            ValueError: ``legal`` is empty (nothing to choose).
+        """
+        self._update(observation)
+        obs = observation
+        stage = obs.stage
+        # The choice set of a vote or a night action is read off the observation (the same
+        # rules as the engine's enumeration), so ``legal`` is only looked into when needed.
+        if stage == "discussion":
+            return self._discuss(obs, legal)
+        if stage == "vote" or stage == "runoff":
+            alive = obs.alive
+            return self._vote(obs, [t for t in obs.candidates if t != self.seat and alive[t]])
+        if stage == "night" or stage == "pre_divination":
+            alive = obs.alive
+            others = [t for t in SEATS if t != self.seat and (alive[t] or stage == "pre_divination")]
+            role = self._role
+            if role is Role.WEREWOLF:
+                return self._attack(obs, [t for t in others if t not in self._partners])
+            if role is Role.SEER:
+                return self._divine(obs, others)
+            if role is Role.BODYGUARD:
+                return self._guard(obs, others)
+        if len(legal) == 0:
+            raise ValueError(f"P{self.seat} has no legal action to choose from")
+        return legal[self.source.roll(len(legal)) - 1]
+
+    def _vote(self, obs: Observation, targets: list[int]) -> Action:
+        candidates = [t for t in targets if t not in self._partners] or targets
+        if self._role is Role.MADMAN:
+            # the 狂人 protects whoever called the real seer a liar: it votes for the seer claimant
+            # that contradicts its own fake claims, else like the village
+            rivals = [s for s in self._seer_claimants if s != self.seat and s in candidates]
+            if self._plan_fake is not None and rivals:
+                target = rivals[0]
+                return Vote(self.seat, target, "占い師を騙っている偽物だと思うから")
+        if obs.stage == "runoff":
+            # in the 決選投票 the first round's votes weigh: the table converges
+            scores = self._scores(obs)
+            counts = self._last_counts
+            candidates.sort(key=lambda s: (-(scores[s] + 3 * counts.get(s, 0)), s))
+        ranked = candidates if obs.stage == "runoff" else self._rank(obs, candidates)
+        target = ranked[0]
+        if self._role is Role.WEREWOLF:
+            # a wolf rides the village's suspicion, or pushes a claimant who saw through it
+            for speaker, _claimed, stated_target, colour in self._stated:
+                if (
+                    colour is Colour.BLACK
+                    and stated_target in (self.seat, *self._partners)
+                    and speaker in candidates
+                    and speaker not in self._partners
+                ):
+                    return Vote(self.seat, speaker, "根拠の薄い黒出しで、偽物に見えるから")
+        return Vote(self.seat, target, self._reason(obs, target) + "から")
+
+    def _attack(self, obs: Observation, targets: list[int]) -> Action:
+        scores = self._scores(obs)
+        priority: list[int] = []
+        for speaker, _claimed, target, colour in self._stated:
+            if colour is Colour.BLACK and target in (self.seat, *self._partners) and speaker in targets:
+                priority.append(speaker)  # it saw us: a real seer
+        for role in (Role.SEER, Role.MEDIUM, Role.BODYGUARD):
+            priority.extend(s for s, r in self._claims.items() if r is role and s in targets)
+        if priority and self.source.roll(100) <= 80:
+            return Attack(self.seat, priority[0])
+        # else the most trusted seat: the village would miss it most
+        trusted = sorted(targets, key=lambda s: (scores[s], s))
+        return Attack(self.seat, trusted[0])
+
+    def _divine(self, obs: Observation, targets: list[int]) -> Action:
+        unknown = [t for t in targets if t not in self._own and t not in self._claims] or targets
+        ranked = self._rank(obs, unknown)
+        pick = ranked[0] if self.source.roll(100) <= 60 else ranked[self.source.roll(len(ranked)) - 1]
+        return Divine(self.seat, pick)
+
+    def _guard(self, obs: Observation, targets: list[int]) -> Action:
+        seers = sorted((s for s in self._seer_claimants if s in targets), key=lambda s: -self._trust(s))
+        if seers and self._trust(seers[0]) >= 0.5:
+            return Guard(self.seat, seers[0])
+        mediums = [s for s in self._medium_claimants if s in targets and self._trust(s) >= 0.5]
+        if mediums:
+            return Guard(self.seat, mediums[0])
+        if seers and self.source.roll(2) == 1:
+            return Guard(self.seat, seers[0])
+        trusted = self._rank(obs, targets)[::-1]
+        return Guard(self.seat, trusted[0])
+
+    # ------------------------------------------------------------------ discussion
+
+    def _discuss(self, obs: Observation, legal: Sequence[Action]) -> Action:
+        role = self._role
+        own_claim = self._claims.get(self.seat)
+        wanted = obs.awaiting_claim
+        simple = role in (Role.VILLAGER, Role.BODYGUARD) or (
+            role is Role.WEREWOLF and self._plan_fake is None and own_claim is None
+        )
+        if simple and wanted is not None and wanted is not role and role is not Role.WEREWOLF:
+            return Decline(self.seat, "私は名乗り出ません。")
+        if simple and wanted is None:
+            request = Role.SEER if obs.day == 1 else Role.MEDIUM
+            if (
+                role is not Role.WEREWOLF
+                and self._requested.get(request) != obs.day
+                and not (self._seer_claimants if request is Role.SEER else self._medium_claimants)
+                and (request is Role.SEER or self._executed)
+                and self.source.roll(100) <= 45
+            ):
+                return RequestClaim(self.seat, request, f"{request.label}は名乗り出てください！")
+            return Speak(self.seat, self._speech(obs))
+        claims = [a for a in legal if isinstance(a, Claim)]
+        states = [a for a in legal if isinstance(a, StateResult)]
+        requests = [a for a in legal if isinstance(a, RequestClaim)]
+        answering = any(isinstance(a, Decline) for a in legal) or (claims and len(claims) == len(legal))
+        if answering:
+            return self._answer(obs, legal, claims)
+        if own_claim is None and claims:
+            if role in (Role.SEER, Role.MEDIUM) and any(c.role is role for c in claims):
+                has_result = bool(self._own)
+                if role is Role.SEER and (obs.day > 1 or self.source.roll(100) <= 70):
+                    return self._claim_with_best(obs, [c for c in claims if c.role is role])
+                if role is Role.MEDIUM and has_result and self.source.roll(100) <= 60:
+                    return self._claim_with_best(obs, [c for c in claims if c.role is role])
+            if self._plan_fake is not None and (obs.day == 1 or self._seer_claimants):
+                fakes = [c for c in claims if c.role is self._plan_fake]
+                if fakes and not (obs.day == 1 and self.source.roll(100) > 50):
+                    return self._fake_claim(obs, fakes)
+        if states:
+            if own_claim is not None and role is own_claim:
+                return self._state_best(obs, states)
+            if own_claim is not None:
+                return self._fake_state(obs, states)
+        if requests and role is not Role.WEREWOLF:
+            asked = requests[0]
+            nobody = not (self._seer_claimants if asked.role is Role.SEER else self._medium_claimants)
+            useful = asked.role is Role.SEER or bool(self._executed)
+            if nobody and useful and self.source.roll(100) <= 45:
+                return with_text(asked, f"{asked.role.label}は名乗り出てください！")
+        return Speak(self.seat, self._speech(obs))
+
+    def _answer(self, obs: Observation, legal: Sequence[Action], claims: list[Claim]) -> Action:
+        decline = next((a for a in legal if isinstance(a, Decline)), None)
+        if decline is None:  # the real holder must come out
+            return self._claim_with_best(obs, claims)
+        wanted = obs.awaiting_claim
+        fake_now = (
+            claims
+            and self._role in (Role.WEREWOLF, Role.MADMAN)
+            and (self._plan_fake is wanted or (wanted is Role.MEDIUM and self.source.roll(100) <= 15))
+        )
+        if fake_now:
+            if wanted is not None:
+                self._plan_fake = wanted
+            return self._fake_claim(obs, claims)
+        return with_text(decline, "私は名乗り出ません。")
+
+    def _claim_with_best(self, obs: Observation, claims: Sequence[Claim]) -> Action:
+        with_result = [c for c in claims if c.target is not None]
+        pool = with_result or list(claims)
+        black = [c for c in pool if c.colour is Colour.BLACK]
+        pick = (black or pool)[-1]
+        return with_text(pick, self._claim_text(obs, pick))
+
+    def _state_best(self, obs: Observation, states: Sequence[StateResult]) -> Action:
+        black = [s for s in states if s.colour is Colour.BLACK]
+        pick = (black or list(states))[-1]
+        return with_text(pick, f"結果です。{obs.names[pick.target]}さんは{pick.colour.label}でした。")
+
+    def _fake_target(self, obs: Observation, options: Sequence[Claim | StateResult]) -> Claim | StateResult:
+        """A fake result: 黒 on a seat the liar wants gone, or 白 on a partner."""
+        mine = {(o.target, o.colour): o for o in options if o.target is not None}
+        if not mine:
+            return options[0]
+        avoid = (self.seat, *self._partners)
+        rivals = [s for s in self._seer_claimants + self._medium_claimants if s not in avoid]
+        living = [t for t in obs.living() if t not in avoid]
+        roll = self.source.roll(100)
+        wanted: list[tuple[int, Colour]] = []
+        if rivals and roll <= 40:
+            wanted.extend((r, Colour.BLACK) for r in rivals)
+        if self._partners and roll > 75:
+            wanted.extend((p, Colour.WHITE) for p in self._partners)
+        if living:
+            pick = living[self.source.roll(len(living)) - 1]
+            wanted.append((pick, Colour.BLACK if roll <= 65 else Colour.WHITE))
+        for key in wanted:
+            if key in mine:
+                return mine[key]
+        keys = sorted(mine)
+        return mine[keys[self.source.roll(len(keys)) - 1]]
+
+    def _fake_claim(self, obs: Observation, claims: Sequence[Claim]) -> Action:
+        with_result = [c for c in claims if c.target is not None]
+        pick: Claim | StateResult = self._fake_target(obs, with_result) if with_result else claims[0]
+        return with_text(pick, self._claim_text(obs, pick))
+
+    def _fake_state(self, obs: Observation, states: Sequence[StateResult]) -> Action:
+        pick = self._fake_target(obs, states)
+        if pick.target is None:
+            return with_text(pick, "結果です。")
+        return with_text(pick, f"結果です。{obs.names[pick.target]}さんは{_colour(pick)}でした。")
+
+    def _claim_text(self, obs: Observation, claim: Claim | StateResult) -> str:
+        role = claim.role.label if isinstance(claim, Claim) else "占い師"
+        if claim.target is None or claim.colour is None:
+            return f"私が{role}です。"
+        return f"私が{role}です。{obs.names[claim.target]}さんは{claim.colour.label}でした。"
+
+    def _speech(self, obs: Observation) -> str:
+        key = (self._knowledge, obs.day)
+        if key != self._speech_key:
+            self._speech_key, self._speech_text = key, self._compose_speech(obs)
+        return self._speech_text
+
+    def _compose_speech(self, obs: Observation) -> str:
+        others = [s for s in obs.living() if s != self.seat and s not in self._partners]
+        if not others:
+            return "特にありません。"
+        ranked = self._rank(obs, others)
+        top = ranked[0]
+        return f"今は{obs.names[top]}さんが気になります。{self._reason(obs, top)}ので。"
+
+
+def _colour(action: Claim | StateResult) -> str:
+    return "" if action.colour is None else action.colour.label
+
+
+def offline_agents(source: DiceSource, fake_chance: int = 50) -> dict[int, OfflineAgent]:
+    """One offline agent per seat, all drawing from ``source``."""
+    return {seat: OfflineAgent(seat, source, fake_chance) for seat in SEATS}

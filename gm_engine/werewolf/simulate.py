@@ -1,0 +1,146 @@
+"""Full games between offline agents: win rates, game length and speed.
+
+Game ``i`` of a run with seed ``S`` draws every die (the deal, P1's role choice and every
+agent decision) from ``SeededSource(f"{S}:{i}")``, so a run is reproducible game by game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import overload
+
+from gm_engine.dice.source import SeededSource
+from gm_engine.werewolf.actions import Action
+from gm_engine.werewolf.agents import offline_agents
+from gm_engine.werewolf.game import Game
+from gm_engine.werewolf.options import WerewolfOptions
+from gm_engine.werewolf.records import Team
+from gm_engine.werewolf.views import observe
+
+MAX_ACTIONS = 20_000
+"""A guard against agents that could replay the same day for ever (the rules have no day limit)."""
+
+
+class LazyLegal(Sequence[Action]):
+    """``game.legal_actions(seat)``, enumerated only if the agent looks (most turns it need not)."""
+
+    __slots__ = ("_actions", "_game", "_seat")
+
+    def __init__(self, game: Game, seat: int) -> None:
+        self._game = game
+        self._seat = seat
+        self._actions: list[Action] | None = None
+
+    def _get(self) -> list[Action]:
+        if self._actions is None:
+            self._actions = self._game.legal_actions(self._seat)
+        return self._actions
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._get())
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        return self._get()[index]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """One finished game."""
+
+    winner: Team
+    days: int
+    actions: int
+    state_hash: str | None
+
+
+@dataclass(slots=True)
+class SimulationReport:
+    """The figures of a run."""
+
+    games: int = 0
+    wins: dict[str, int] = field(default_factory=lambda: {team.value: 0 for team in Team})
+    total_days: int = 0
+    total_actions: int = 0
+    seconds: float = 0.0
+
+    @property
+    def average_days(self) -> float:
+        """Mean day on which the games ended."""
+        return self.total_days / self.games if self.games else 0.0
+
+    @property
+    def games_per_second(self) -> float:
+        """Throughput of the run."""
+        return self.games / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        """The report as one JSON object."""
+        return {
+            "games": self.games,
+            "wins": dict(self.wins),
+            "win_rates": {k: (v / self.games if self.games else 0.0) for k, v in self.wins.items()},
+            "average_days": round(self.average_days, 4),
+            "average_actions": round(self.total_actions / self.games, 2) if self.games else 0.0,
+            "seconds": round(self.seconds, 4),
+            "games_per_second": round(self.games_per_second, 1),
+        }
+
+
+def play_offline_game(
+    seed: str, options: WerewolfOptions | None = None, with_hash: bool = False
+) -> GameSummary:
+    """Play one game with an offline agent on every seat (P1 included)."""
+    source = SeededSource(seed)
+    game = Game.new(source, options)
+    agents = offline_agents(source)
+    actions = 0
+    while True:
+        if actions > MAX_ACTIONS:
+            raise RuntimeError(f"game {seed!r} did not end within {MAX_ACTIONS} actions")
+        seats = game.to_act()
+        if not seats:
+            if game.is_over:
+                break
+            game.advance()
+            continue
+        for seat in seats:
+            action = agents[seat].choose(observe(game, seat), LazyLegal(game, seat))
+            game.apply(action)
+            actions += 1
+    outcome = game.outcome()
+    assert outcome is not None
+    return GameSummary(outcome.winner, outcome.day, actions, game.state_hash() if with_hash else None)
+
+
+def simulate(
+    games: int,
+    seed: int | str,
+    options: WerewolfOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    progress_every: int = 1000,
+) -> SimulationReport:
+    """Play ``games`` offline games; ``progress(done, total)`` is called every ``progress_every``."""
+    report = SimulationReport()
+    start = time.perf_counter()
+    for index in range(games):
+        summary = play_offline_game(f"{seed}:{index}", options)
+        report.games += 1
+        report.wins[summary.winner.value] += 1
+        report.total_days += summary.days
+        report.total_actions += summary.actions
+        if progress is not None and (index + 1) % progress_every == 0:
+            report.seconds = time.perf_counter() - start
+            progress(index + 1, games)
+    report.seconds = time.perf_counter() - start
+    return report
