@@ -578,3 +578,17 @@ def test_a_non_canonical_end_line_is_detected(tmp_path: Path) -> None:
     path.write_bytes(data.replace(b'"dice":8.0', b'"dice":8e0'))
     with pytest.raises(TranscriptTampered, match="byte for byte"):
         read_transcript(path)
+
+
+def test_cli_roll_session_without_recording(
+    tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "lines.txt"
+    script.write_text("2d6\n", encoding="utf-8")
+    assert main(["roll-session", "--seed", "3", "--no-record", "--script", str(script)]) == 0
+    assert "transcript:" not in capsys.readouterr().out
+    assert not (data_home / "transcripts").exists()
+    record = tmp_path / "explicit.jsonl"
+    assert main(["roll-session", "--seed", "3", "--record", str(record), "--script", str(script)]) == 0
+    assert f"transcript: {record}" in capsys.readouterr().out
+    assert replay_file(record).ok

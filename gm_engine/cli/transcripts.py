@@ -19,8 +19,7 @@ from gm_engine.transcripts.format import (
     TranscriptTruncated,
     read_transcript,
 )
-from gm_engine.transcripts.paths import default_transcript_path
-from gm_engine.transcripts.record import record_session
+from gm_engine.transcripts.record import play_session
 from gm_engine.transcripts.replay import replay_transcript
 from gm_engine.transcripts.resume import resume_session
 
@@ -163,17 +162,11 @@ def _roll_session(args: argparse.Namespace) -> int:
         human = TerminalHuman()
     io = SessionIO(backend=NoModelBackend(), human=human, show=print)
     try:
-        if args.no_record:
-            from gm_engine.sessions.base import get_runner
-
-            outcome = get_runner("roll")(spec, io)
-            print(outcome.summary)
-            return 0
-        path = Path(args.record) if args.record else default_transcript_path("roll", seed)
-        outcome = record_session(spec, io, path)
+        outcome, path = play_session(spec, io, record=not args.no_record, path=args.record)
     except (SessionError, OSError) as exc:
         print(f"gm roll-session: {exc}", file=sys.stderr)
         return 2
     print(outcome.summary)
-    print(f"transcript: {path}")
+    if path is not None:
+        print(f"transcript: {path}")
     return 0

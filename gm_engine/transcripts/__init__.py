@@ -19,7 +19,7 @@ from gm_engine.transcripts.format import (
     seed_commitment,
 )
 from gm_engine.transcripts.paths import data_dir, default_transcript_path, transcripts_dir
-from gm_engine.transcripts.record import TeeSink, record_session
+from gm_engine.transcripts.record import TeeSink, play_session, record_session
 from gm_engine.transcripts.replay import (
     CheckingSink,
     Divergence,
@@ -53,6 +53,7 @@ __all__ = [
     "TranscriptWriter",
     "data_dir",
     "default_transcript_path",
+    "play_session",
     "read_transcript",
     "record_session",
     "replay_file",

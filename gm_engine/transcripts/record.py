@@ -74,3 +74,29 @@ def record_session(
         raise
     writer.finish(spec.seed, outcome)
     return outcome
+
+
+def play_session(
+    spec: SessionSpec,
+    io: SessionIO,
+    *,
+    record: bool = True,
+    path: str | Path | None = None,
+    runner: SessionRunner | None = None,
+) -> tuple[SessionOutcome, Path | None]:
+    """What a play command does: run the session, recorded by default.
+
+    With ``record`` (the default) the transcript goes to ``path``, else to a new file in
+    the user data directory (:func:`~.paths.default_transcript_path`); the path is
+    returned so the command can print it at the end. ``record=False`` (``--no-record``)
+    runs the session unrecorded and returns None for the path.
+
+    Raises:
+        OSError: the transcript cannot be written.
+        SessionError: the session kind is unknown or its spec invalid.
+    """
+    run = runner or get_runner(spec.kind)
+    if not record:
+        return run(spec, io), None
+    target = Path(path) if path is not None else default_transcript_path(spec.kind, spec.seed)
+    return record_session(spec, io, target, runner=run), target
