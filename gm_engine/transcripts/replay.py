@@ -18,6 +18,7 @@ so a replay costs about as much as the engine's own work.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import time
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine import __version__
-from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse, ToolCall, Usage
+from gm_engine.llm.base import BackendError, ModelBackend, ModelRequest, ModelResponse, ToolCall, Usage
 from gm_engine.sessions.base import (
     EventSink,
     HumanInput,
@@ -278,8 +279,10 @@ class ReplayBackend:
             )
         if self.shadow and self.fallback is not None:
             # A model with state of its own (the offline agents' dice) must live through the
-            # replayed part too, to be where it was when the session goes on live.
-            await self.fallback.complete(request, context)
+            # replayed part too, to be where it was when the session goes on live. Its answer,
+            # or its failure, does not matter: the recorded answer is what the session gets.
+            with contextlib.suppress(BackendError):
+                await self.fallback.complete(request, context)
         return response_from_event(call.response)
 
     def take(self, request: ModelRequest) -> RecordedCall:
