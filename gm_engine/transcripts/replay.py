@@ -111,7 +111,18 @@ def unified_diff(
 
 
 def _pretty(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    return json.dumps(_split_text(value), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def _split_text(value: object) -> object:
+    """Multi-line strings as lists of their lines, so that a diff points at the line that changed."""
+    if isinstance(value, str) and "\n" in value:
+        return value.split("\n")
+    if isinstance(value, dict):
+        return {k: _split_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_split_text(v) for v in value]
+    return value
 
 
 def _comparable(payload: Mapping[str, Any]) -> dict[str, Any]:
