@@ -98,11 +98,17 @@ class SimulationReport:
 
 
 def play_offline_game(
-    seed: str, options: WerewolfOptions | None = None, with_hash: bool = False
+    seed: str,
+    options: WerewolfOptions | None = None,
+    with_hash: bool = False,
+    deal: Sequence[int] | None = None,
 ) -> GameSummary:
-    """Play one game with an offline agent on every seat (P1 included)."""
+    """Play one game with an offline agent on every seat (P1 included).
+
+    ``deal`` fixes the roles (P1's first); otherwise P1's agent chooses and the source deals.
+    """
     source = SeededSource(seed)
-    game = Game.new(source, options)
+    game = Game.new(source, options) if deal is None else Game.from_deal(deal, options, source=source)
     agents = offline_agents(source)
     actions = 0
     while True:
@@ -129,12 +135,13 @@ def simulate(
     options: WerewolfOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
     progress_every: int = 1000,
+    deal: Sequence[int] | None = None,
 ) -> SimulationReport:
     """Play ``games`` offline games; ``progress(done, total)`` is called every ``progress_every``."""
     report = SimulationReport()
     start = time.perf_counter()
     for index in range(games):
-        summary = play_offline_game(f"{seed}:{index}", options)
+        summary = play_offline_game(f"{seed}:{index}", options, deal=deal)
         report.games += 1
         report.wins[summary.winner.value] += 1
         report.total_days += summary.days

@@ -1,0 +1,189 @@
+"""The document's fixed texts, rendered from public log entries and views only.
+
+* 【投票結果】 参加者名 → 投票先(投票理由) and 【投票集計】 参加者名：〇票 (names, never numbers);
+* 【〇〇が退席しました】 (nothing else on an execution);
+* 「占い師が事前占いを完了しました」;
+* 【公開情報】 追放者 / 襲撃死者 / 占い結果 / 霊媒結果 / CO状況;
+* 【ゲーム終了】 勝利陣営 / 生存者 / 死亡者 / 最終役職一覧;
+* the 【CMD_…】 cues of what comes next.
+
+Everything here reads a :class:`~gm_engine.werewolf.views.PublicView` (or a seat's
+:class:`~gm_engine.werewolf.views.PlayerView` for its own private lines), so a renderer cannot
+show what its reader may not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gm_engine.werewolf.log import (
+    ClaimMade,
+    ClaimRequested,
+    Declined,
+    DiscussionStarted,
+    Executed,
+    GameEnded,
+    GameStarted,
+    MorningReport,
+    NightStarted,
+    NoExecution,
+    PreDivinationDone,
+    PublicEntry,
+    ResultStated,
+    Speech,
+    VoteTally,
+    VotingOpened,
+)
+from gm_engine.werewolf.records import Role
+from gm_engine.werewolf.views import PlayerView, PublicView
+
+PRE_DIVINATION_DONE = "占い師が事前占いを完了しました"
+
+CUES_AFTER_EXECUTION = "【CMD_夜開始】【CMD_占い】【CMD_襲撃】【CMD_護衛】【CMD_霊媒】"
+
+
+def _names(names: Sequence[str], seats: Iterable[int]) -> str:
+    listed = [names[s] for s in seats]
+    return "、".join(listed) if listed else "なし"
+
+
+def vote_result_lines(tally: VoteTally, names: Sequence[str]) -> list[str]:
+    """【投票結果】 and 【投票集計】 of one round."""
+    title = "【投票結果】(決選投票)" if tally.runoff else "【投票結果】"
+    lines = [title]
+    lines += [f"{names[v.voter]} → {names[v.target]}({v.reason})" for v in tally.votes]
+    lines.append("【投票集計】")
+    lines += [f"{names[seat]}：{count}票" for seat, count in tally.counts]
+    return lines
+
+
+def executed_line(seat: int, names: Sequence[str]) -> str:
+    """【〇〇が退席しました】."""
+    return f"【{names[seat]}が退席しました】"
+
+
+def public_info_lines(view: PublicView) -> list[str]:
+    """【公開情報】: 追放者, 襲撃死者, stated 占い結果 and 霊媒結果, CO状況."""
+    names = [""] + [seat.name for seat in view.seats]
+    executed = "、".join(f"{names[s]}({d}日目)" for d, s in view.executed) or "なし"
+    victims = "、".join(f"{names[s]}({d}日目朝)" for d, s in view.victims) or "なし"
+
+    def results(role: Role) -> str:
+        stated = [r for r in view.stated_results if r.role is role]
+        if not stated:
+            return "なし"
+        return "、".join(f"{names[r.speaker]}→{names[r.target]}:{r.colour.label}" for r in stated)
+
+    claims = [f"{seat.name}:{seat.claim.label}CO" for seat in view.seats if seat.claim is not None]
+    return [
+        "【公開情報】",
+        f"追放者：{executed}",
+        f"襲撃死者：{victims}",
+        f"占い結果：{results(Role.SEER)}",
+        f"霊媒結果：{results(Role.MEDIUM)}",
+        f"CO状況：{'、'.join(claims) if claims else 'なし'}",
+    ]
+
+
+def game_end_lines(end: GameEnded, names: Sequence[str]) -> list[str]:
+    """【ゲーム終了】 with 勝利陣営, 生存者, 死亡者 and 最終役職一覧."""
+    roles = "、".join(f"{names[s]}:{r.label}" for s, r in end.roles)
+    return [
+        "【ゲーム終了】",
+        f"勝利陣営：{end.winner.value}",
+        f"生存者：{_names(names, end.survivors)}",
+        f"死亡者：{_names(names, end.dead)}",
+        f"最終役職一覧：{roles}",
+    ]
+
+
+def entry_lines(entry: PublicEntry, view: PublicView) -> list[str]:
+    """The text of one public log entry, with the cue of what comes next where the document gives one."""
+    names = [""] + [seat.name for seat in view.seats]
+    if isinstance(entry, GameStarted):
+        return ["ゲームを開始します。役職を配布しました。", "【CMD_事前占い】"]
+    if isinstance(entry, PreDivinationDone):
+        return [PRE_DIVINATION_DONE]
+    if isinstance(entry, DiscussionStarted):
+        return [f"{entry.day}日目の議論を始めます。", "【CMD_議論】"]
+    if isinstance(entry, Speech):
+        speaker = names[entry.speaker]
+        return [f"{speaker}「{entry.text}」" if entry.text else f"{speaker}：(パス)"]
+    if isinstance(entry, ClaimMade):
+        result = ""
+        if entry.target is not None and entry.colour is not None:
+            result = f" 結果：{names[entry.target]}は{entry.colour.label}"
+        said = f"「{entry.text}」" if entry.text else ""
+        return [f"{names[entry.speaker]}{said}", f"（{names[entry.speaker]}が{entry.role.label}CO{result}）"]
+    if isinstance(entry, ResultStated):
+        said = f"「{entry.text}」" if entry.text else ""
+        result = f"（{entry.role.label}結果：{names[entry.target]}は{entry.colour.label}）"
+        return [f"{names[entry.speaker]}{said}", result]
+    if isinstance(entry, ClaimRequested):
+        said = entry.text or f"{entry.role.label}は名乗り出ろ"
+        return [f"{names[entry.speaker]}「{said}」", f"（CO要求：{entry.role.label}）"]
+    if isinstance(entry, Declined):
+        speaker = names[entry.speaker]
+        return [f"{speaker}「{entry.text}」" if entry.text else f"{speaker}：名乗り出ない"]
+    if isinstance(entry, VotingOpened):
+        if entry.runoff:
+            candidates = _names(names, entry.candidates)
+            return [f"同票のため決選投票です。候補：{candidates}", "投票先を決めてください"]
+        return ["議論を終了します。投票先を決めてください", "【CMD_投票】"]
+    if isinstance(entry, VoteTally):
+        lines = vote_result_lines(entry, names)
+        if entry.outcome == "execute":
+            lines.append("【CMD_処刑】")
+        elif entry.outcome == "no_execution":
+            lines.append("決選投票も同票のため、本日の処刑はありません。")
+        return lines
+    if isinstance(entry, Executed):
+        return [executed_line(entry.seat, names), "【CMD_勝敗判定】"]
+    if isinstance(entry, NoExecution):
+        return ["【CMD_勝敗判定】"]
+    if isinstance(entry, NightStarted):
+        return [CUES_AFTER_EXECUTION, "夜になりました。"]
+    if isinstance(entry, MorningReport):
+        head = "【CMD_朝処理】【CMD_勝敗判定】"
+        if entry.victim is None:
+            return [head, f"{entry.day}日目の朝です。昨夜の襲撃による退席者はいませんでした。"]
+        return [head, f"{entry.day}日目の朝です。{names[entry.victim]}が襲撃され、退席しました。"]
+    return game_end_lines(entry, names)
+
+
+def render_entries(entries: Iterable[PublicEntry], view: PlayerView | PublicView) -> list[str]:
+    """The lines for ``entries`` as the owner of ``view`` sees them.
+
+    With a seat's :class:`PlayerView`, the seat's own private facts that the document says to
+    tell it at that moment are added (the 占い師's 事前占い result); a morning is followed by
+    【公開情報】.
+    """
+    public = view.public if isinstance(view, PlayerView) else view
+    lines: list[str] = []
+    for entry in entries:
+        lines += entry_lines(entry, public)
+        if isinstance(entry, PreDivinationDone) and isinstance(view, PlayerView):
+            pre = [r for r in view.private.divine_results if r.pre]
+            if pre:
+                target = public.name(pre[0].target)
+                lines.append(f"（あなただけに）事前占いの結果：{target}は{pre[0].colour.label}")
+        if isinstance(entry, MorningReport):
+            lines += public_info_lines(public)
+    return lines
+
+
+def private_lines(view: PlayerView) -> list[str]:
+    """A seat's own facts: its role, a 人狼's partner, its own results."""
+    private = view.private
+    public = view.public
+    if private.role is None:
+        return ["役職はまだ決まっていません。"]
+    lines = [f"あなたの役職：{private.role.label}"]
+    if private.partners:
+        lines.append(f"人狼の仲間：{'、'.join(public.name(p) for p in private.partners)}")
+    for divine in private.divine_results:
+        when = "事前占い" if divine.pre else f"{divine.day}日目朝"
+        lines.append(f"占い結果({when})：{public.name(divine.target)}は{divine.colour.label}")
+    for medium in private.medium_results:
+        lines.append(f"霊媒結果({medium.executed_day}日目の処刑者)：{public.name(medium.target)}は{medium.colour.label}")
+    return lines
