@@ -88,8 +88,9 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 1
     assert header["seed_sha256"] == hashlib.sha256(b"42").hexdigest()
     assert set(header) == {
-        "type", "format", "engine", "kind", "options", "backend", "model", "assets", "seed_sha256"
+        "type", "format", "engine", "kind", "system", "options", "backend", "model", "assets", "seed_sha256"
     }
+    assert header["system"] == "DiceBot"
     assert any(name.startswith("prompts/") for name in header["assets"])
     for number in range(1, len(objs)):
         assert objs[number]["seq"] == number

@@ -2,8 +2,9 @@
 
 Layout of a transcript (JSON Lines, UTF-8, ``\\n`` after every line):
 
-* line 1, the header: ``{"type": "header", "format", "engine", "kind", "options", "backend",
-  "model", "assets", "seed_sha256"}``. ``assets`` maps every prompt template and persona
+* line 1, the header: ``{"type": "header", "format", "engine", "kind", "system", "options",
+  "backend", "model", "assets", "seed_sha256"}`` (``system``: the game system of the dice,
+  or the session kind when it has none). ``assets`` maps every prompt template and persona
   file shipped in the package to its SHA-256; ``seed_sha256`` is ``sha256(str(seed))``, a
   commitment to the seed made before the first move;
 * one line per event: ``{"type", "seq", "prev", ...payload}`` where ``seq`` counts events
@@ -148,6 +149,7 @@ class TranscriptHeader(BaseModel):
     format: int = FORMAT_VERSION
     engine: str = __version__
     kind: str
+    system: str = ""
     options: dict[str, Any] = {}
     backend: str = "offline"
     model: str | None = None
@@ -159,6 +161,7 @@ class TranscriptHeader(BaseModel):
         """The header of a session about to run under ``spec``."""
         return cls(
             kind=spec.kind,
+            system=str(spec.options.get("system", spec.kind)),
             options=normalize(spec.options),
             backend=spec.backend,
             model=spec.model,
