@@ -366,19 +366,42 @@ def _preprocess_plain(word: str, round_type: RoundType, sides: int, upcase: bool
     return text.upper() if upcase else text
 
 
-def _run_system_command(word: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
-    game = ctx.system
+def _match_system_command(word: str, game: GameSystem) -> tuple[str, bool] | None:
+    """The system's command in ``word`` (preprocessed) and whether it is secret, or
+    None when the word is not one of the system's commands."""
     command = preprocess(word, game)
     if not command:
         return None
     pattern = game.command_pattern
-    secret = False
     rest = command[1:]
     if command.startswith(_SECRET_PREFIXES) and rest and (pattern is None or pattern.match(rest)):
-        secret = True
-        command = rest
-    elif pattern is not None and not pattern.match(command):
+        return rest, True
+    if pattern is not None and not pattern.match(command):
         return None
+    return command, False
+
+
+_MATCHED: dict[tuple[type[GameSystem], str], tuple[str, bool] | None] = {}
+_MATCHED_LIMIT = 4096
+
+
+def _run_system_command(word: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
+    game = ctx.system
+    cls = type(game)
+    if _traits(cls)[1]:
+        matched = _match_system_command(word, game)  # change_text may depend on the instance
+    else:
+        key = (cls, word)
+        if key in _MATCHED:
+            matched = _MATCHED[key]
+        else:
+            matched = _match_system_command(word, game)
+            if len(_MATCHED) >= _MATCHED_LIMIT:
+                _MATCHED.clear()
+            _MATCHED[key] = matched
+    if matched is None:
+        return None
+    command, secret = matched
     ctx.extras.pop(SECRET_FLAG, None)
     outcome = game.eval_system_command(command, ctx)
     if outcome is None or not outcome.text:
