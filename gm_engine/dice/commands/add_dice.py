@@ -321,6 +321,7 @@ def run_add_dice(plan: _Plan, ctx: RollContext) -> Outcome:
             text = f"{text}{_SEPARATOR}{judgement}"
     detail = construct(
         AddDiceDetail,
+        kind="add_dice",
         expression=plan.expression,
         terms=tuple(roll.terms),
         total=total,
@@ -330,7 +331,9 @@ def run_add_dice(plan: _Plan, ctx: RollContext) -> Outcome:
         judgement=judgement,
     )
     if judged is None:
-        return construct(Outcome, text=text, detail=detail)
+        return construct(
+            Outcome, text=text, success=False, failure=False, critical=False, fumble=False, detail=detail
+        )
     return construct(
         Outcome,
         text=text,
