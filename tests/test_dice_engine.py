@@ -287,3 +287,8 @@ def test_the_dice_budget_counts_dice_of_every_command_in_a_repeat() -> None:
     assert result is not None
     assert isinstance(result.detail, ErrorDetail) and result.detail.reason == "too_many_dice"
     assert source.history == []
+
+
+def test_nuls_around_a_system_command_are_stripped_as_ruby_does() -> None:
+    result = evaluate("\0xx(1)\0", EchoSystem(), source=queue(3))
+    assert result is not None and result.text == "[XX1] 3"

@@ -58,6 +58,7 @@ DICE_LIMIT = "dice_limit"
 REPEAT_FACTOR = "repeat_factor"
 
 _SECRET_PREFIXES = ("S", "s", "\u017f")  # U+017F long s upcases to S, as in Ruby
+_RUBY_STRIP = " \t\n\v\f\r\0"
 
 
 class CommandTooLongError(ValueError):
@@ -314,7 +315,9 @@ def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
     game = ctx.system
     own_commands, rewrites = _traits(type(game))
     if own_commands:
-        found = _run_system_command(word, ctx)
+        # BCDice's preprocessor strips the line first, and Ruby's strip also removes NULs
+        system_word = first_word(line.strip(_RUBY_STRIP)) if "\0" in line else word
+        found = _run_system_command(system_word, ctx) if system_word else None
         if found is not None:
             return found
 
