@@ -21,7 +21,7 @@ from gm_engine.dice import (
     evaluate,
 )
 from gm_engine.dice.commands.repeat import RepeatDetail
-from gm_engine.dice.engine import MAX_DICE_PER_LINE, ErrorDetail
+from gm_engine.dice.engine import MAX_DICE_PER_LINE, ErrorDetail, construct
 
 
 class EchoSystem(GameSystem):
@@ -292,3 +292,12 @@ def test_the_dice_budget_counts_dice_of_every_command_in_a_repeat() -> None:
 def test_nuls_around_a_system_command_are_stripped_as_ruby_does() -> None:
     result = evaluate("\0xx(1)\0", EchoSystem(), source=queue(3))
     assert result is not None and result.text == "[XX1] 3"
+
+
+def test_construct_builds_the_same_model_as_validation() -> None:
+    built = construct(Outcome, text="成功", success=True)
+    validated = Outcome(text="成功", success=True)
+    assert built == validated
+    assert built.model_dump() == validated.model_dump()
+    assert built.model_fields_set == {"text", "success"}
+    assert Outcome.model_validate_json(built.model_dump_json()) == validated
