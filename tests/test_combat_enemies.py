@@ -7,6 +7,7 @@ import pytest
 from gm_engine.combat import (
     Ability,
     AbilityKind,
+    Character,
     CombatOptions,
     Difficulty,
     Encounter,
@@ -18,7 +19,7 @@ from gm_engine.combat import (
     make_enemy,
     propose_encounter,
 )
-from gm_engine.combat.enemies import expected_party_ap, swarm_bonus
+from gm_engine.combat.enemies import expected_enemy_side_ap, expected_party_ap, swarm_bonus
 
 
 def test_enemy_kinds_and_dice_1_2() -> None:
@@ -86,22 +87,31 @@ PARTY = (create_auto("A", "熟練"), create_auto("B", "熟練"), create_characte
 
 
 @pytest.mark.parametrize(
-    ("kind", "lead", "low", "high", "factor"),
-    [(EncounterKind.MOBS, EnemyKind.MOB, -4, -2, 2.0), (EncounterKind.ELITE, EnemyKind.ELITE, 0, 2, 2.5),
-     (EncounterKind.BOSS, EnemyKind.BOSS, 3, 6, 3.0)],
+    ("kind", "low", "high", "factor"),
+    [(EncounterKind.MOBS, -4, -2, 2.0), (EncounterKind.ELITE, 0, 2, 2.5), (EncounterKind.BOSS, 3, 6, 3.0)],
 )
-def test_encounter_helper_follows_2_3(kind: EncounterKind, lead: EnemyKind, low: int, high: int,
-                                      factor: float) -> None:
-    proposal = propose_encounter(PARTY, kind)
-    average = expected_party_ap(PARTY) / 3
-    assert proposal.party_average_ap == pytest.approx(average)
-    leads = [e for e in proposal.encounter.enemies if e.kind is lead]
-    assert leads
-    for enemy in leads:
-        assert low - 0.5 <= enemy.expected_ap - average <= high + 0.5
+@pytest.mark.parametrize("party", [PARTY, PARTY[:1], (create_auto("S", "駆け出し"),)])
+def test_encounter_helper_follows_2_3_at_the_side_level(
+    kind: EncounterKind, low: int, high: int, factor: float, party: tuple[Character, ...]
+) -> None:
+    proposal = propose_encounter(party, kind)
+    assert proposal.party_ap == pytest.approx(expected_party_ap(party))
+    enemies = proposal.encounter.enemies
+    slack = 0.5 * len(enemies)  # each enemy's fixed AP is rounded
+    assert low - slack <= proposal.enemy_side_ap - proposal.party_ap <= high + slack
+    assert proposal.enemy_side_ap == pytest.approx(expected_enemy_side_ap(proposal.encounter))
+    for enemy in enemies:
         assert proposal.margin * factor <= enemy.max_hp < proposal.margin * factor + 1  # §2.3 HP, rounded up
+    assert proposal.margin >= 3
     proposal.encounter.check_composition()
     assert "期待差分" in proposal.explanation
+
+
+def test_a_mob_fight_is_weaker_than_the_party_for_any_party_size() -> None:
+    for size in range(1, 7):
+        party = tuple(create_auto(f"P{i}", "熟練") for i in range(size))
+        proposal = propose_encounter(party, "雑魚戦")
+        assert proposal.enemy_side_ap < proposal.party_ap
 
 
 def test_encounter_helper_counts_3_2() -> None:
@@ -120,7 +130,8 @@ def test_encounter_helper_offset_and_difficulty() -> None:
     strong = propose_encounter(PARTY, "ボス戦", offset=6, difficulty=["強い", "瞬殺"])
     assert strong.encounter.difficulty == (Difficulty.STRONG, Difficulty.TOO_QUICK)
     weak = propose_encounter(PARTY, "ボス戦", offset=3)
-    assert strong.encounter.enemies[0].ap == weak.encounter.enemies[0].ap + 3
+    strong_ap = sum(e.ap for e in strong.encounter.enemies)
+    assert strong_ap == pytest.approx(sum(e.ap for e in weak.encounter.enemies) + 3, abs=1)
     with pytest.raises(InvalidCharacterError, match=r"§2\.3"):
         propose_encounter(PARTY, "ボス戦", offset=7)
     with pytest.raises(InvalidCharacterError):

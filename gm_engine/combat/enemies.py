@@ -257,7 +257,9 @@ class EncounterProposal(BaseModel):
 
 
 #: §2.3: AP relative to the party average, and HP per point of expected margin.
-_AP_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 4}
+_AP_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 3}
+_AP_RANGE = {EnemyKind.MOB: (-4, -2), EnemyKind.ELITE: (0, 2), EnemyKind.BOSS: (3, 6)}
+_WEIGHT = {EnemyKind.MOB: 1, EnemyKind.ELITE: 2, EnemyKind.BOSS: 4}
 _HP_FACTOR = {EnemyKind.MOB: 2.0, EnemyKind.ELITE: 2.5, EnemyKind.BOSS: 3.0}
 _MOB_NAMES = "ABCDE"
 
@@ -275,17 +277,21 @@ def propose_encounter(
 ) -> EncounterProposal:
     """Propose enemies for ``party`` by §2.3 and §3.
 
-    The party average is the mean expected AP of its standing members (3.5 per die plus
-    equipment). Each enemy's expected AP sits at the party average plus ``offset``
-    (default the middle of §2.3's range: 雑魚 −3 in −2..−4, エリート +1 in 0..+2,
-    ボス +4 in +3..+6); its fixed AP is that minus 3.5 per die of its kind, rounded.
-    Numbers (§3.2; §3.3's last paragraph: a party meets more enemies): a 雑魚戦 has
-    one 雑魚 per PC (2..5); an エリート戦 one エリート per PC beyond the first (1..2)
-    and a 雑魚 per PC beyond that; a ボス戦 one ボス and a 雑魚 per PC beyond the
-    second. Since §2.3 sets each enemy against *one* PC's average, a lone PC meets a
-    side stronger than itself (the explanation says so). HP is §2.3's expected margin
-    (PC side minus enemy side, at least 3) times 2 / 2.5 / 3, so a 雑魚 falls in about
-    two rounds and a ボス in about three (§11.1).
+    §2.3's differences are read at the side level, as §3.3's last paragraph asks for a
+    party ("戦力すべてを足したAP期待値分、敵の数を増やすか強い敵を配置"): the enemy
+    side's expected AP is the PC side's expected AP (3.5 per die plus equipment, standing
+    members) plus ``offset`` — 雑魚戦 −2..−4 (default −3), エリート戦 0..+2 (default +1),
+    ボス戦 +3..+6 (default +3, the low end, so a boss is beatable with spells and
+    situational bonuses). Read per enemy, a lone PC would always meet a stronger side in
+    a 雑魚戦 (two 雑魚 plus 群れ補正), which no table expects.
+
+    Numbers (§3.2): a 雑魚戦 has one 雑魚 per PC (2..5); an エリート戦 one エリート per
+    PC beyond the first (1..2) and a 雑魚 per PC beyond that; a ボス戦 one ボス and a 雑魚
+    per PC beyond the second. The side's AP minus 群れ補正 is shared by weight (雑魚 1,
+    エリート 2, ボス 4); each enemy's fixed AP is its share minus 3.5 per die, rounded.
+    HP (§2.3, §11.2) is the expected margin between the sides (at least 3) times 2 / 2.5
+    / 3 for a 雑魚戦 / エリート戦 / ボス戦. Difficulty (§3.3) is attached to the
+    encounter and applies when the battle starts.
 
     Raises:
         InvalidCharacterError: empty party, an offset outside §2.3's range, bad kind.
@@ -299,8 +305,9 @@ def propose_encounter(
     standing = [c for c in members if c.standing]
     if not standing:
         raise InvalidCharacterError("nobody in the party is standing")
-    average = expected_party_ap(standing) / len(standing)
+    party_ap = expected_party_ap(standing)
     size = len(standing)
+    average = party_ap / size
     if fight is EncounterKind.MOBS:
         plan = [EnemyKind.MOB] * min(5, max(2, size))
     elif fight is EncounterKind.ELITE:
@@ -309,15 +316,17 @@ def propose_encounter(
     else:
         plan = [EnemyKind.BOSS] + [EnemyKind.MOB] * min(5, max(0, size - 2))
     lead = plan[0]
-    ranges = {EnemyKind.MOB: (-4, -2), EnemyKind.ELITE: (0, 2), EnemyKind.BOSS: (3, 6)}
-    if offset is not None and not ranges[lead][0] <= offset <= ranges[lead][1]:
-        low, high = ranges[lead]
-        raise InvalidCharacterError(f"a {lead.value}'s AP is the party average {low:+d}..{high:+d}", "§2.3")
-
-    def fixed_ap(enemy_kind: EnemyKind) -> int:
-        wanted = average + (offset if offset is not None and enemy_kind is lead else _AP_OFFSET[enemy_kind])
-        return max(0, math.floor(wanted - 3.5 * enemy_kind.dice + 0.5))
-
+    low, high = _AP_RANGE[lead]
+    if offset is not None and not low <= offset <= high:
+        raise InvalidCharacterError(
+            f"a {fight.value}'s enemy side is the PC side's expected AP {low:+d}..{high:+d}, not {offset:+d}",
+            "§2.3",
+        )
+    side_offset = offset if offset is not None else _AP_OFFSET[lead]
+    # The enemy side's expected AP (before §3.3's 弱い/強い) is the PC side's plus the offset;
+    # its share per enemy follows the kind's weight, and dice expectation comes off the share.
+    pool = party_ap + side_offset - swarm_bonus(len(plan), options)
+    total_weight = sum(_WEIGHT[k] for k in plan)
     names = {EnemyKind.MOB: mob_name, EnemyKind.ELITE: elite_name, EnemyKind.BOSS: boss_name}
     counts = {k: plan.count(k) for k in set(plan)}
     seen: dict[EnemyKind, int] = {}
@@ -325,24 +334,23 @@ def propose_encounter(
     for enemy_kind in plan:
         seen[enemy_kind] = seen.get(enemy_kind, 0) + 1
         name = names[enemy_kind] + (_MOB_NAMES[seen[enemy_kind] - 1] if counts[enemy_kind] > 1 else "")
-        drafts.append(Enemy(name=name, kind=enemy_kind, ap=fixed_ap(enemy_kind), max_hp=1, hp=1))
+        share = pool * _WEIGHT[enemy_kind] / total_weight
+        fixed = max(0, math.floor(share - 3.5 * enemy_kind.dice + 0.5))
+        drafts.append(Enemy(name=name, kind=enemy_kind, ap=fixed, max_hp=1, hp=1))
     draft = Encounter(enemies=tuple(drafts), difficulty=adjustments)
-    party_ap = expected_party_ap(standing)
     enemy_ap = expected_enemy_side_ap(draft, options)
     raw_margin = party_ap - enemy_ap
-    margin = max(3.0, raw_margin)
-    enemies = tuple(
-        e.model_copy(update={"max_hp": max(1, math.ceil(margin * _HP_FACTOR[e.kind])),
-                             "hp": max(1, math.ceil(margin * _HP_FACTOR[e.kind]))})
-        for e in drafts
-    )
+    margin = max(3.0, abs(raw_margin))
+    factor = _HP_FACTOR[lead]
+    hp = max(1, math.ceil(margin * factor))
+    enemies = tuple(e.model_copy(update={"max_hp": hp, "hp": hp}) for e in drafts)
     encounter = Encounter(enemies=enemies, difficulty=adjustments)
     explanation = (
         f"PC平均AP {average:.1f}（陣営 {party_ap:.1f}）; 敵陣営期待AP {enemy_ap:.1f}; "
-        f"期待差分 {margin:.1f} → HP × {', '.join(f'{k.value} {_HP_FACTOR[k]}' for k in sorted(set(plan)))}"
+        f"期待差分 {margin:.1f} → HP × {factor}（{lead.value}）"
     )
     if raw_margin < 0:
-        explanation += "; 注意: 敵陣営の期待APがPC陣営を上回る（魔法・状況補正が要る）"
+        explanation += "; 敵陣営の期待APがPC陣営を上回る（魔法・状況補正が鍵）"
     return EncounterProposal(
         encounter=encounter,
         party_average_ap=average,
