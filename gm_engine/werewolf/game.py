@@ -177,6 +177,10 @@ RULE_FORM = "アクションの形式"
 RULE_DEAL = "CMD_ゲーム開始 ②配布確認: 人狼2人、村人3人、占い師1人、狩人1人、霊媒師1人、狂人1人、合計9人"
 
 
+_ACTION_TYPES = frozenset(
+    (ChooseRole, Speak, Claim, StateResult, RequestClaim, Decline, Vote, Attack, Divine, Guard)
+)
+
 # Interned templates: the legal lists are built of these, so enumerating costs no allocation.
 _SPEAKS: list[Action] = [Speak(s) for s in range(10)]
 _DECLINES: list[Action] = [Decline(s) for s in range(10)]
@@ -544,6 +548,8 @@ class Game:
         stage = self.stage
         if stage is Stage.ENDED:
             raise GameOverError(RULE_AFTER_END, "the game is over")
+        if type(action) not in _ACTION_TYPES:
+            raise IllegalActionError(RULE_FORM, f"not a werewolf action: {action!r}")
         if self._fast_legal(action, stage):
             return action
         template = _template(action)
