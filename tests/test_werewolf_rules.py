@@ -162,7 +162,7 @@ def test_cmd_pre_divination_human_seer_learns_privately() -> None:
     game.apply(Divine(1, 2))
     assert game.records[Ability.DIVINE].V == RecordValue.UNPROCESSED
     entries = game.advance()
-    assert [type(e) for e in entries][0] is PreDivinationDone
+    assert isinstance(entries[0], PreDivinationDone)
     assert DivineResult(1, 2, Colour.BLACK, pre=True) in game.private_logs[1]
     assert all(not isinstance(e, DivineResult) for s in range(2, 10) for e in game.private_logs[s])
     # the target's R/L/U are untouched
