@@ -301,3 +301,6 @@ def test_construct_builds_the_same_model_as_validation() -> None:
     assert built.model_dump() == validated.model_dump()
     assert built.model_fields_set == {"text", "success"}
     assert Outcome.model_validate_json(built.model_dump_json()) == validated
+    # the JSON bytes too, whatever order the fields were given in
+    shuffled = construct(Outcome, detail=None, success=True, text="成功")
+    assert shuffled.model_dump_json() == validated.model_dump_json()

@@ -90,7 +90,11 @@ def _check(result: RollResult | None) -> None:
     if isinstance(result.detail, ErrorDetail):
         # refusals by design are fine; a fault inside a command is a bug
         assert result.detail.reason != "internal", result
-    assert RollResult.model_validate_json(result.model_dump_json()) == result
+    dumped = result.model_dump_json()
+    again = RollResult.model_validate_json(dumped)
+    assert again == result
+    # byte-stable: a result read back writes the same JSON (field order included)
+    assert again.model_dump_json() == dumped
 
 
 @PROFILE
