@@ -168,12 +168,12 @@ def test_the_check_catches_a_leaky_prompt(monkeypatch: pytest.MonkeyPatch) -> No
     """The check is not vacuous: a prompt that adds another seat's role is caught."""
     original: Callable[..., str] = ww.persona_task_prompt
 
-    def leaky(template: str, persona: Any, notes: Any, view: Any, task: Any) -> str:
+    def leaky(template: str, persona: Any, notes: Any, view: Any, task: Any, table: Any = None) -> str:
         other = 9 if view.private.seat != 9 else 8
         game = spy_holder["spy"].session.game  # type: ignore[union-attr]
         pub = view.public
         leak = f"\n{who(pub, other)}の役職: {game.role_of(other).label}"
-        return original(template, persona, notes, view, task) + leak
+        return original(template, persona, notes, view, task, table) + leak
 
     spy_holder: dict[str, Spy] = {}
     real_spy = Spy.__init__

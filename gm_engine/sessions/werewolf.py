@@ -364,13 +364,21 @@ def persona_system_prompt(persona: Persona, view: PlayerView, rules: WerewolfOpt
 
 
 def persona_task_prompt(
-    template: str, persona: Persona, notes: Notes, view: PlayerView, task: Mapping[str, Any]
+    template: str,
+    persona: Persona,
+    notes: Notes,
+    view: PlayerView,
+    task: Mapping[str, Any],
+    table: Mapping[str, Any] | None = None,
 ) -> str:
-    """A persona's user message for one turn, from its own view and notes only."""
+    """A persona's user message for one turn, from its own view and notes only.
+
+    ``table`` may pass :func:`table_vars` of ``view.public`` already computed (it is the
+    same for every reader at the same moment)."""
     return render_prompt(
         template,
         persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),
-        table=table_vars(view.public),
+        table=dict(table) if table is not None else table_vars(view.public),
         me={"facts": fact_lines(view.private, view.public, today_only=True)},
         notes=list(notes.lines),
         task=dict(task),
@@ -606,6 +614,8 @@ class WerewolfSession:
             s: OfflineAgent(s, SeededSource(f"{spec.seed}/fallback/{s}")) for s in self.personas
         }
         self._system: dict[int, str] = {}
+        self._table_key: tuple[int, str] | None = None
+        self._table: dict[str, Any] = {}
         self._turn = 0
         self._shown_public = 0
         self._shown_private = 0
@@ -729,7 +739,10 @@ class WerewolfSession:
         view = player_view(self.game, seat)
         if seat not in self._system:
             self._system[seat] = persona_system_prompt(self.personas[seat], view, self.game.options)
-        user = persona_task_prompt(template, self.personas[seat], self.notes[seat], view, task)
+        key = (len(self.game.public_log), self.game.phase.text())
+        if self._table_key != key:
+            self._table_key, self._table = key, table_vars(view.public)
+        user = persona_task_prompt(template, self.personas[seat], self.notes[seat], view, task, self._table)
         return [system_message(self._system[seat]), user_message(user)]
 
     def _fallback_tool(self, seat: int, task: TaskKind, legal: Sequence[Action]) -> Tool:
@@ -747,7 +760,7 @@ class WerewolfSession:
                 raise ValueError(str(exc)) from None
             return ToolOutput(text="メモを更新しました")
 
-        return Offer.of(UpdateNotesTool, update)
+        return _offer(UpdateNotesTool, update)
 
     async def _persona_turn(
         self,
@@ -778,6 +791,7 @@ class WerewolfSession:
                 day=self.game.phase.day,
                 phase=phase,
                 turn=self._turn,
+                parallel_tool_calls=True,  # update_notes and the action in one answer
             )
         except (BackendError, TurnError) as exc:
             turn.sink.emit("fallback", {"actor": seat_label(seat), "tool": None, "arguments": None,
@@ -907,7 +921,7 @@ class WerewolfSession:
             chosen[turn.seat] = turn.chosen
         for seat in sorted(chosen):
             self.game.apply(chosen[seat])
-            self._state(f"{stage} P{seat}")
+        self._state(f"{stage} " + ",".join(f"P{seat}" for seat in sorted(chosen)))
 
     async def _round_turn(self, seat: int, kind: Literal["vote", "night", "pre"], stage: str,
                           legal: Sequence[Action]) -> _Turn:
@@ -1143,7 +1157,7 @@ def discussion_offers(
 
     offers: list[Offer[Any]] = []
     if any(isinstance(a, Speak) for a in legal):
-        offers.append(Offer.of(SpeakTool, handler))
+        offers.append(_offer(SpeakTool, handler))
     claims = [a for a in legal if isinstance(a, Claim)]
     if claims:
         narrowed: dict[str, Sequence[str]] = {"role": _unique(c.role.label for c in claims)}
@@ -1151,11 +1165,11 @@ def discussion_offers(
         if targets:
             narrowed["target"] = [seat_label(t) for t in targets]
             narrowed["result"] = _unique(c.colour.label for c in claims if c.colour is not None)
-        offers.append(Offer.of(ClaimTool, handler, **narrowed))
+        offers.append(_offer(ClaimTool, handler, **narrowed))
     states = [a for a in legal if isinstance(a, StateResult)]
     if states:
         offers.append(
-            Offer.of(
+            _offer(
                 StateResultTool,
                 handler,
                 target=[seat_label(t) for t in sorted({s.target for s in states})],
@@ -1164,9 +1178,9 @@ def discussion_offers(
         )
     requests = [a for a in legal if isinstance(a, RequestClaim)]
     if requests:
-        offers.append(Offer.of(RequestClaimTool, handler, role=_unique(r.role.label for r in requests)))
+        offers.append(_offer(RequestClaimTool, handler, role=_unique(r.role.label for r in requests)))
     if any(isinstance(a, Decline) for a in legal):
-        offers.append(Offer.of(DeclineTool, handler))
+        offers.append(_offer(DeclineTool, handler))
     return offers
 
 
@@ -1188,8 +1202,21 @@ def round_offers(
             and isinstance(a, action_type)
         ]
         if targets:
-            offers.append(Offer.of(tool, handler, target=targets))
+            offers.append(_offer(tool, handler, target=targets))
     return offers
+
+
+_NARROWED: dict[tuple[type[Tool], tuple[tuple[str, tuple[str, ...]], ...]], type[Tool]] = {}
+
+
+def _offer(tool: type[Tool], handler: Callable[[Any], ToolOutput], **legal: Sequence[str]) -> Offer[Any]:
+    """``Offer.of`` with the narrowed argument models cached: building a pydantic model per
+    turn costs more than the rest of the turn, and the same choices come back all game."""
+    key = (tool, tuple(sorted((name, tuple(values)) for name, values in legal.items())))
+    narrowed = _NARROWED.get(key)
+    if narrowed is None:
+        narrowed = _NARROWED[key] = tool.narrowed(**legal)
+    return Offer(tool=narrowed, handler=handler)
 
 
 def _unique(values: Any) -> list[str]:
