@@ -202,14 +202,14 @@ def evaluate(
         line = _without_surrogates(line)
     game = get_system(system) if isinstance(system, str) else system
     dice = source if source is not None else SeededSource(seed)
+    mark = _light_mark(dice)
     ctx = RollContext(
         source=dice,
         system=game,
         locale=locale,
         tables_dir=tables_dir if tables_dir is not None else os.environ.get("GM_TABLES_DIR"),
+        extras={DICE_LIMIT: mark.history_length + MAX_DICE_PER_LINE},
     )
-    mark = _light_mark(dice)
-    ctx.extras[DICE_LIMIT] = mark.history_length + MAX_DICE_PER_LINE
     try:
         found = run_line(line, ctx)
     except DiceQueueError:
