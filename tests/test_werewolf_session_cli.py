@@ -1,0 +1,65 @@
+"""``gm werewolf play``: the command's arguments, --auto to the end, --record and its replay."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from gm_engine.cli._werewolf_play import add_play_command, parse_deal, style_of
+from gm_engine.transcripts.replay import replay_file
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gm werewolf")
+    add_play_command(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    status: int = args.handler(args)
+    return status
+
+
+def test_auto_game_prints_what_p1_sees_and_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "game.jsonl"
+    status = run(["play", "--auto", "--seed", "5", "--role", "4", "--plain", "--record", str(record)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "あなたの役職は 狩人 です" in out
+    assert "【ゲーム終了】" in out and "(seed 5)" in out
+    # before the end, nobody else's role is printed
+    before_end = out.split("【ゲーム終了】")[0]
+    assert "最終役職一覧" not in before_end
+    for mode in (False, True):
+        report = replay_file(record, tolerant=mode)
+        assert report.ok, report.divergence
+        assert report.model_calls > 20
+
+
+def test_same_seed_same_output(capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for _ in range(2):
+        assert run(["play", "--auto", "--seed", "9", "--plain", "--no-narrator"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+
+
+def test_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["play", "--auto", "--seed", "1", "--plain", "--deal", "1,1,1,2,2,3,4,5,6"]) == 2
+    assert "配布確認" in capsys.readouterr().err
+    disagreeing = ["--role", "2", "--deal", "3,1,1,2,2,2,4,5,6"]
+    assert run(["play", "--auto", "--seed", "1", "--plain", *disagreeing]) == 2
+    assert "disagree" in capsys.readouterr().err
+    with pytest.raises(argparse.ArgumentTypeError, match="nine role numbers"):
+        parse_deal("1,2,3")
+    with pytest.raises(SystemExit):
+        run(["play", "--role", "7"])
+
+
+def test_screen_styles() -> None:
+    assert style_of("【ゲーム終了】") == "bold magenta"
+    assert style_of("【CMD_投票】") == "dim"
+    assert style_of("【投票結果】") == "bold"
+    assert style_of("GM: やあ") == "italic green"
+    assert style_of("トウダ(P2): こんにちは") is None
