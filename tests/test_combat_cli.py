@@ -46,3 +46,12 @@ def test_show_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"format": "gm_engine.combat.party", "version": 1, "data": [{}]}')
     code, _, err = run(capsys, "combat", "show", str(tmp_path / "bad.json"))
     assert code == 2 and "member 1" in err
+
+
+def test_simulate_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["combat", "simulate", "--party", "熟練,駆け出し", "--kind", "ボス戦", "--battles", "5"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    assert "期待差分" in out and "battles 5: PC勝利" in out and "battles/s" in out
+    code, _, err = run(capsys, "combat", "simulate", "--party", "伝説", "--battles", "5")
+    assert code == 2 and "unknown rank" in err

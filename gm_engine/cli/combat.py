@@ -1,4 +1,4 @@
-"""``gm combat``: a whole fast-combat fight on the offline side, and file checks.
+"""``gm combat``: a whole fast-combat fight on the offline side, balance figures, and file checks.
 
 ``gm combat demo --seed S`` plays a party with spells against a mixed group, choosing
 for the player with a fixed, simple policy, and prints every pause as the player would
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any
 
 from gm_engine.combat import (
@@ -18,19 +19,23 @@ from gm_engine.combat import (
     CombatError,
     CombatOptions,
     Encounter,
+    EncounterKind,
     EndBattle,
     Judge,
     Narrate,
     NextRound,
+    Outcome,
     Phase,
     RollDice,
     SetSituationalBonus,
     Spell,
+    Status,
     StepResult,
     TargetEnemy,
     create_auto,
     create_character,
     make_enemy,
+    propose_encounter,
     render,
     storage,
 )
@@ -53,6 +58,15 @@ def register(subparsers: Any) -> None:
     )
     demo.add_argument("--hash", action="store_true", help="print the state hash after every step")
     demo.set_defaults(handler=_demo)
+    simulate = sub.add_parser(
+        "simulate", help="play many helper-proposed fights without spells; print win rate and speed"
+    )
+    simulate.add_argument("--party", default="熟練", help="ranks of the おまかせ party, comma separated")
+    simulate.add_argument("--kind", default="雑魚戦", choices=[k.value for k in EncounterKind])
+    simulate.add_argument("--difficulty", default="", help="comma separated: 弱い,強い,長引く,瞬殺")
+    simulate.add_argument("--battles", type=int, default=200)
+    simulate.add_argument("--seed", type=int, default=0, help="seed of the first battle (then +1 each)")
+    simulate.set_defaults(handler=_simulate)
     show = sub.add_parser("show", help="show a saved character, party or encounter file")
     show.add_argument("file")
     show.set_defaults(handler=_show)
@@ -157,6 +171,45 @@ def _demo(args: argparse.Namespace) -> int:
                 continue
             _print_step(step, battle.state_hash() if args.hash else None)
     print(f"\ndice rolled: {len(source.history)}; state hash: {battle.state_hash()}")
+    return 0
+
+
+def _advance(battle: Battle) -> Action:
+    """The action that moves a battle to its next pause, with no decision taken."""
+    steps: dict[Phase, Action] = {Phase.SETUP: RollDice(), Phase.ROLL: Judge(), Phase.JUDGE: Narrate()}
+    return steps.get(battle.phase) or (EndBattle() if battle.outcome else NextRound())
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    try:
+        ranks = [r.strip() for r in args.party.split(",") if r.strip()]
+        party = tuple(create_auto(f"PC{i + 1}", rank) for i, rank in enumerate(ranks))
+        difficulty = [d.strip() for d in args.difficulty.split(",") if d.strip()]
+        proposal = propose_encounter(party, args.kind, difficulty)
+        if not 1 <= args.battles <= 100_000:
+            raise CombatError("--battles is 1..100000")
+    except CombatError as exc:
+        print(f"gm combat simulate: {exc}", file=sys.stderr)
+        return 2
+    print(proposal.explanation)
+    for enemy in proposal.encounter.enemies:
+        print(render.enemy_line(enemy))
+    wins = rounds = deaths = dice = 0
+    started = time.perf_counter()
+    for n in range(args.battles):
+        battle = Battle.start(party, proposal.encounter, seed=args.seed + n)
+        while not battle.is_over and battle.round_number <= MAX_ROUNDS:
+            battle.apply(_advance(battle))
+        wins += battle.outcome is Outcome.PC_VICTORY
+        rounds += battle.round_number
+        deaths += sum(c.status is Status.DEAD for c in battle.party)
+        dice += len(battle.source.history)
+    elapsed = time.perf_counter() - started
+    n = args.battles
+    print(
+        f"battles {n}: PC勝利 {wins / n:.1%}, 平均ラウンド {rounds / n:.2f}, 死亡 {deaths / n:.2f}/戦, "
+        f"dice {dice}, {n / elapsed:.0f} battles/s ({elapsed:.2f} s)"
+    )
     return 0
 
 

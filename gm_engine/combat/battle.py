@@ -282,12 +282,12 @@ class Battle:
             IllegalActionError: it breaks a rule (the message names the clause).
         """
         parsed = self.check(action)
-        work = self._state.model_copy(deep=True)
+        work = _working_copy(self._state)
         mark = self._source.mark()
         try:
             events = _execute(work, parsed, self._source)
             work.actions.append(parsed)
-            BattleState.model_validate(work.model_dump())  # the new state must still be valid
+            _check_invariants(work)
         except (CombatError, DiceError, ValidationError) as exc:
             self._source.restore(mark)
             if isinstance(exc, CombatError):
@@ -308,6 +308,39 @@ class Battle:
             text=render.phase_log(state),
             events=events,
         )
+
+
+def _working_copy(state: BattleState) -> BattleState:
+    """A copy that an action may change without touching ``state``.
+
+    Only the current round is ever changed in place (records of past rounds are final)
+    and everything else is a list of frozen values, so copying those lists and the
+    current round is enough; a deep copy of the whole history would make a long battle
+    quadratic.
+    """
+    work = state.model_copy()
+    work.party = list(state.party)
+    work.enemies = list(state.enemies)
+    work.rounds = [*state.rounds[:-1], state.rounds[-1].model_copy(deep=True)]
+    work.pending_collapses = list(state.pending_collapses)
+    work.revive_wards = list(state.revive_wards)
+    work.died_in_battle = list(state.died_in_battle)
+    work.casts = list(state.casts)
+    work.actions = list(state.actions)
+    return work
+
+
+def _check_invariants(state: BattleState) -> None:
+    """Validate what an action can have changed: every PC and enemy, and the current round.
+
+    Raises:
+        ValidationError: a value breaks a model's rules (the action is then refused).
+    """
+    for character in state.party:
+        Character.model_validate(character.model_dump())
+    for enemy in state.enemies:
+        Enemy.model_validate(enemy.model_dump())
+    RoundRecord.model_validate(state.current.model_dump())
 
 
 # -- lookups -------------------------------------------------------------------------------
@@ -337,21 +370,23 @@ def _replace_enemy(state: BattleState, new: Enemy) -> None:
     state.enemies = [new if e.name == new.name else e for e in state.enemies]
 
 
-def _casts(state: BattleState, spell: Spell) -> list[CastRecord]:
+def casts_of(state: BattleState, spell: Spell) -> list[CastRecord]:
+    """The casts of ``spell`` declared in the current round."""
     return [c for c in state.current.declarations.casts if c.spell is spell]
 
 
 def _sanctuary_casters(state: BattleState) -> set[str]:
-    return {c.caster for c in _casts(state, Spell.SANCTUARY)}
+    return {c.caster for c in casts_of(state, Spell.SANCTUARY)}
 
 
-def _participants(state: BattleState) -> list[Character]:
+def participants(state: BattleState) -> list[Character]:
     """Standing PCs who add AP this round (a 聖域 caster does not, §6.2.2)."""
     excluded = _sanctuary_casters(state)
     return [c for c in state.party if c.standing and c.name not in excluded]
 
 
-def _collapses_now(state: BattleState) -> list[PendingCollapse]:
+def collapses_now(state: BattleState) -> list[PendingCollapse]:
+    """The 【崩壊】 that resolve in the current round."""
     return [p for p in state.pending_collapses if p.resolves_in == state.round]
 
 
@@ -515,7 +550,7 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
     if spell is Spell.SANCTUARY:
         own = [c.spell.label for c in state.current.declarations.casts
                if c.caster == caster.name and c.spell in ap_spells]
-        own += ["【崩壊】" for p in _collapses_now(state) if p.caster == caster.name]
+        own += ["【崩壊】" for p in collapses_now(state) if p.caster == caster.name]
         if own:
             return IllegalActionError(
                 f"{caster.name} adds AP this round ({'、'.join(own)}); a 【聖域】 caster adds none",
@@ -722,10 +757,10 @@ def _roll_group(
 
 
 def _slow_casts(state: BattleState) -> int:
-    return len(_casts(state, Spell.SLOW))
+    return len(casts_of(state, Spell.SLOW))
 
 
-def _enemy_dice_plan(state: BattleState) -> list[tuple[Enemy, int]]:
+def enemy_dice_plan(state: BattleState) -> list[tuple[Enemy, int]]:
     """Each standing enemy with the dice it rolls this round (【鈍足】 one_die_fewer removes dice)."""
     plan = [(e, e.dice) for e in _standing_enemies(state)]
     if state.options.slow_effect == "one_die_fewer":
@@ -744,9 +779,9 @@ def _roll(state: BattleState, source: DiceSource) -> None:
 
 
 def _pc_groups(state: BattleState, source: DiceSource) -> list[DieGroup]:
-    groups = [_roll_group(source, "pc", c.name, "AP", c.ap_dice) for c in _participants(state)]
-    groups.extend(_roll_group(source, "pc", c.caster, "火弾", 1) for c in _casts(state, Spell.FIREBALL))
-    for pending in _collapses_now(state):
+    groups = [_roll_group(source, "pc", c.name, "AP", c.ap_dice) for c in participants(state)]
+    groups.extend(_roll_group(source, "pc", c.caster, "火弾", 1) for c in casts_of(state, Spell.FIREBALL))
+    for pending in collapses_now(state):
         caster = next((c for c in state.party if c.name == pending.caster), None)
         if state.options.collapse_needs_standing_caster and (caster is None or not caster.standing):
             continue
@@ -755,7 +790,7 @@ def _pc_groups(state: BattleState, source: DiceSource) -> list[DieGroup]:
 
 
 def _enemy_groups(state: BattleState, source: DiceSource) -> list[DieGroup]:
-    return [_roll_group(source, "enemy", e.name, "AP", n) for e, n in _enemy_dice_plan(state) if n > 0]
+    return [_roll_group(source, "enemy", e.name, "AP", n) for e, n in enemy_dice_plan(state) if n > 0]
 
 
 def _reroll(state: BattleState, source: DiceSource) -> None:
@@ -782,26 +817,26 @@ def _live(state: BattleState, side: str, purpose: str | None = None) -> list[Die
 def pc_terms(state: BattleState) -> list[Term]:
     """The PC side's AP terms this round (dice included once rolled)."""
     decl = state.current.declarations
-    participants = _participants(state)
+    members = participants(state)
     terms: list[Term] = []
     rolled = bool(_live(state, "pc"))
     if rolled:
         terms.append(Term(label="ダイス", value=sum(g.total for g in _live(state, "pc", "AP"))))
-    terms.append(Term(label="装備補正", value=sum(c.equipment_ap for c in participants)))
-    situational = sum(decl.situational.get(c.name, 0) for c in participants)
+    terms.append(Term(label="装備補正", value=sum(c.equipment_ap for c in members)))
+    situational = sum(decl.situational.get(c.name, 0) for c in members)
     if situational:
         terms.append(Term(label="状況補正", value=situational))
-    for cast in _casts(state, Spell.FIREBALL):
+    for cast in casts_of(state, Spell.FIREBALL):
         if rolled:
             die = next((g for g in _live(state, "pc", "火弾") if g.owner == cast.caster), None)
             if die is not None:
                 terms.append(Term(label=f"【火弾】({cast.caster})", value=die.total))
-    for cast in _casts(state, Spell.LIGHTNING):
+    for cast in casts_of(state, Spell.LIGHTNING):
         terms.append(Term(label=f"【雷撃】({cast.caster})", value=4))
     if rolled:
         for g in _live(state, "pc", "崩壊"):
             terms.append(Term(label=f"【崩壊】({g.owner})", value=g.total + 3))
-    for cast in _casts(state, Spell.LIMIT_BREAK):
+    for cast in casts_of(state, Spell.LIMIT_BREAK):
         assert cast.amount is not None
         terms.append(Term(label=f"【限界突破】({cast.caster})", value=cast.amount))
     hinder = sum(e.total(AbilityKind.HINDER) for e in _standing_enemies(state))
@@ -849,14 +884,14 @@ def _judge(state: BattleState, source: DiceSource) -> None:
         "pc" if pc_ap > enemy_ap else "enemy" if pc_ap < enemy_ap else "tie"
     )
     notes: list[str] = []
-    for pending in _collapses_now(state):
+    for pending in collapses_now(state):
         if not any(g.owner == pending.caster for g in _live(state, "pc", "崩壊")):
             notes.append(f"【崩壊】({pending.caster}) は術者が倒れたため不発")
     state.pending_collapses = [p for p in state.pending_collapses if p.resolves_in > state.round]
 
     # 【治癒】 resolves after the comparison and before damage (§6.2.4).
     heals: list[HealLine] = []
-    for cast in _casts(state, Spell.HEAL):
+    for cast in casts_of(state, Spell.HEAL):
         assert cast.target is not None
         target = _find_pc(state, cast.target)
         if target.status is Status.DEAD:
@@ -907,7 +942,7 @@ def _damage_pc(
     state: BattleState, target: Character, diff: int, source: DiceSource
 ) -> tuple[DamageLine, LifeCheck | None]:
     options = state.options
-    waves = _casts(state, Spell.HEALING_WAVE)
+    waves = casts_of(state, Spell.HEALING_WAVE)
     halve = any(w.mode is HealingWaveMode.HALVE for w in waves)
     endure = any(w.mode is HealingWaveMode.ENDURE and w.target == target.name for w in waves)
     steps: list[Term] = []
@@ -920,7 +955,7 @@ def _damage_pc(
     if target.shield.protection:
         steps.append(Term(label=target.shield.value, value=-target.shield.protection))
     amount = max(0, amount - target.protection)
-    shields = [c for c in _casts(state, Spell.MANA_SHIELD) if c.target == target.name]
+    shields = [c for c in casts_of(state, Spell.MANA_SHIELD) if c.target == target.name]
     if shields and amount:
         cut = min(amount, options.mana_shield_amount * len(shields))
         steps.append(Term(label="【魔力盾】", value=-cut))
@@ -928,7 +963,7 @@ def _damage_pc(
     if halve and options.healing_wave_halves == "final_damage" and amount:
         steps.append(Term(label="【治癒の波動】半減", value=amount // 2 - amount))
         amount //= 2
-    if _casts(state, Spell.SANCTUARY) and amount:
+    if casts_of(state, Spell.SANCTUARY) and amount:
         steps.append(Term(label="【聖域】", value=-amount))
         amount = 0
     hp_after = target.hp - amount

@@ -123,7 +123,7 @@ def setup_log(state: BattleState) -> str:
     record = state.current
     lines = [f"【BATTLE_SETUP】ラウンド {state.round}"]
     lines.extend(f"・{event}" for event in record.setup_events)
-    participants = battle._participants(state)
+    participants = battle.participants(state)
     dice = sum(c.ap_dice for c in participants)
     members = "、".join(f"{c.name} {c.ap_dice}d6" for c in participants)
     equipment = sum(c.equipment_ap for c in participants)
@@ -132,13 +132,13 @@ def setup_log(state: BattleState) -> str:
     situational = sum(decl.situational.get(c.name, 0) for c in participants)
     if situational:
         extras.append(f"状況補正[{_signed(situational)}]")
-    for cast in battle._casts(state, Spell.FIREBALL):
+    for cast in battle.casts_of(state, Spell.FIREBALL):
         extras.append(f"【火弾】({cast.caster}) 1d6")
-    for cast in battle._casts(state, Spell.LIGHTNING):
+    for cast in battle.casts_of(state, Spell.LIGHTNING):
         extras.append(f"【雷撃】({cast.caster}) +4")
-    for pending in battle._collapses_now(state):
+    for pending in battle.collapses_now(state):
         extras.append(f"【崩壊】({pending.caster}) 1d6+3")
-    for cast in battle._casts(state, Spell.LIMIT_BREAK):
+    for cast in battle.casts_of(state, Spell.LIMIT_BREAK):
         extras.append(f"【限界突破】({cast.caster}) +{cast.amount}")
     hinder = [t for t in battle.pc_terms(state) if t.label == "敵の状態干渉"]
     if hinder:
@@ -147,7 +147,7 @@ def setup_log(state: BattleState) -> str:
     lines.append(
         f"・PC陣営基礎AP: {dice}d6（{members or '参加者なし'}） + 装備補正[{_signed(equipment)}]{extra_text}"
     )
-    enemy_plan = battle._enemy_dice_plan(state)
+    enemy_plan = battle.enemy_dice_plan(state)
     fixed = sum(e.ap for e, _ in enemy_plan)
     enemy_dice = sum(n for _, n in enemy_plan)
     owners = "、".join(f"{e.name} {n}d6" for e, n in enemy_plan if n)
