@@ -43,7 +43,7 @@ def rich_show() -> Callable[[str], None]:
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
 
     def show(line: str) -> None:
         console.print(Text(line, style=style_of(line) or ""))

@@ -181,15 +181,28 @@ def fact_lines(private: PrivateView, pub: PublicView, *, today_only: bool = Fals
     me = who(pub, private.seat)
     lines: list[str] = []
     divined = 0
+    votes_by_day: dict[int, int] = {}
     for entry in private.log:
         first_divine = isinstance(entry, ActionTaken) and entry.ability == "divine" and divined == 0
+        runoff = False
         if isinstance(entry, ActionTaken) and entry.ability == "divine":
             divined += 1
-        lines.extend(_fact(entry, me, pub, today_only, pre=first_divine))
+        if isinstance(entry, ActionTaken) and entry.ability == "vote":
+            runoff = votes_by_day.get(entry.day, 0) > 0  # a second vote the same day is the 決選投票
+            votes_by_day[entry.day] = votes_by_day.get(entry.day, 0) + 1
+        lines.extend(_fact(entry, me, pub, today_only, pre=first_divine, runoff=runoff))
     return lines
 
 
-def _fact(entry: PrivateEntry, me: str, pub: PublicView, today_only: bool, *, pre: bool = False) -> list[str]:
+def _fact(
+    entry: PrivateEntry,
+    me: str,
+    pub: PublicView,
+    today_only: bool,
+    *,
+    pre: bool = False,
+    runoff: bool = False,
+) -> list[str]:
     if isinstance(entry, RoleDealt):
         lines = [f"{me}の役職: {entry.role.label}"]
         for partner in entry.partners:
@@ -203,7 +216,7 @@ def _fact(entry: PrivateEntry, me: str, pub: PublicView, today_only: bool, *, pr
         if entry.ability == "divine" and pre:
             when = "事前占い"
         elif entry.ability == "vote":
-            when = f"{entry.day}日目"
+            when = f"{entry.day}日目の決選投票" if runoff else f"{entry.day}日目"
         else:
             when = f"{entry.day}日目の夜"
         return [f"{me}の{when}の{ABILITY_LABELS[entry.ability]}: {who(pub, entry.target)}"]
@@ -838,7 +851,7 @@ class WerewolfSession:
             }
         else:
             task, template = "discussion", "discussion.j2"
-            task_vars = {"round": self._round(seat), "pending_request": "", "tools": _tool_names(legal)}
+            task_vars = {"round": self._round(seat), "tools": _tool_names(legal)}
         turn = await self._persona_turn(
             seat,
             task=task,
