@@ -138,3 +138,15 @@ def test_encounter_helper_offset_and_difficulty() -> None:
         propose_encounter(PARTY, "竜退治")
     with pytest.raises(InvalidCharacterError):
         propose_encounter([], "ボス戦")
+
+
+def test_expected_damage_per_round_is_exact_over_the_dice() -> None:
+    from gm_engine.combat.enemies import expected_damage_per_round
+
+    commoner = (create_character("C", "一般人", "素手", "布"),)
+    assert expected_damage_per_round(commoner, Encounter(enemies=(make_enemy("X", "雑魚", 3, 5),))) == 1.0
+    armoured = Encounter(enemies=(make_enemy("X", "雑魚", 1, 5, [("armour", -1)]),))
+    assert expected_damage_per_round(commoner, armoured) == pytest.approx(21 / 6)
+    elite = Encounter(enemies=(make_enemy("X", "エリート", 0, 5),))
+    assert expected_damage_per_round(commoner, elite) == pytest.approx(35 / 36)  # Σ k(6 − k), k = 1..5
+    assert propose_encounter(PARTY, "ボス戦").expected_damage > 0

@@ -235,6 +235,50 @@ def expected_enemy_side_ap(encounter: Encounter, options: CombatOptions = DEFAUL
     )
 
 
+def _sum_distribution(dice: int) -> list[int]:
+    """Ways to roll each total of ``dice`` d6: index t holds the count for total t."""
+    ways = [1]
+    for _ in range(dice):
+        nxt = [0] * (len(ways) + 6)
+        for total, count in enumerate(ways):
+            if count:
+                for face in range(1, 7):
+                    nxt[total + face] += count
+        ways = nxt
+    return ways
+
+
+def expected_damage_per_round(
+    party: Sequence[Character], encounter: Encounter, options: CombatOptions = DEFAULT_OPTIONS
+) -> float:
+    """The PC side's expected damage to the first standing enemy in one round (§2.3's 平均差分):
+    E[max(0, PC AP − enemy AP − its armour)], exact over the dice, without spells or bonuses."""
+    pcs = [c for c in party if c.standing]
+    standing = [e for e in encounter.enemies if e.standing]
+    if not pcs or not standing:
+        return 0.0
+    pc_ways = _sum_distribution(sum(c.ap_dice for c in pcs))
+    enemy_ways = _sum_distribution(sum(e.dice for e in standing))
+    constant = (
+        sum(c.equipment_ap for c in pcs)
+        - sum(e.ap + e.ap_modifier for e in standing)
+        - swarm_bonus(len(standing), options)
+        - encounter.ap_adjustment
+        - sum(e.total(AbilityKind.HINDER) for e in standing)
+        - standing[0].armour
+    )
+    total_ways = sum(pc_ways) * sum(enemy_ways)
+    expected = 0
+    for pc_total, pc_count in enumerate(pc_ways):
+        if not pc_count:
+            continue
+        for enemy_total, enemy_count in enumerate(enemy_ways):
+            damage = pc_total - enemy_total + constant
+            if damage > 0 and enemy_count:
+                expected += damage * pc_count * enemy_count
+    return expected / total_ways
+
+
 class EncounterKind(StrEnum):
     """What the helper builds: a fight against 雑魚, around エリート, or around a ボス."""
 
@@ -253,6 +297,7 @@ class EncounterProposal(BaseModel):
     party_ap: float
     enemy_side_ap: float
     margin: float
+    expected_damage: float = 0.0
     explanation: str
 
 
@@ -344,10 +389,12 @@ def propose_encounter(
     factor = _HP_FACTOR[lead]
     hp = max(1, math.ceil(margin * factor))
     enemies = tuple(e.model_copy(update={"max_hp": hp, "hp": hp}) for e in drafts)
+    damage = expected_damage_per_round(standing, draft, options)
     encounter = Encounter(enemies=enemies, difficulty=adjustments)
     explanation = (
         f"PC平均AP {average:.1f}（陣営 {party_ap:.1f}）; 敵陣営期待AP {enemy_ap:.1f}; "
-        f"期待差分 {margin:.1f} → HP × {factor}（{lead.value}）"
+        f"期待差分 {margin:.1f} → HP × {factor}（{lead.value}）; "
+        f"PC陣営の1ラウンド期待ダメージ {damage:.1f}（魔法・状況補正なし）"
     )
     if raw_margin < 0:
         explanation += "; 敵陣営の期待APがPC陣営を上回る（魔法・状況補正が鍵）"
@@ -357,5 +404,6 @@ def propose_encounter(
         party_ap=party_ap,
         enemy_side_ap=enemy_ap,
         margin=margin,
+        expected_damage=damage,
         explanation=explanation,
     )
