@@ -12,7 +12,8 @@ Building blocks
   make new ones. Rank numbers are in :data:`RANK_STATS`.
 * Enemies: :func:`make_enemy` (雑魚/エリート/ボス, fixed AP, HP, ≤2 one-line abilities:
   AP ±, armour ±, 状態干渉, 再生), an :class:`Encounter` (enemies + §3.3 difficulty), and
-  :func:`propose_encounter` (§2.3/§3 helper, with its reasoning in ``explanation``).
+  :func:`propose_encounter` (§2.3/§3 helper, with its reasoning in ``explanation`` and the
+  exact expected damage per round in ``expected_damage``).
 * Rule options: :class:`CombatOptions` (frozen, validated; NOTES.md's defaults).
 * Text: :mod:`gm_engine.combat.render` — ``status_display`` (§7; ``compact=True`` is
   §13.2), ``master_data`` (§14.2), ``party_status``, ``enemy_line``.
@@ -25,6 +26,8 @@ Driving a battle (the session loop)
 
     battle = Battle.start(party, encounter, source=SeededSource(seed))   # or seed=...
     show(battle.current_log())              # BATTLE_SETUP of round 1, then wait
+    # battle.hint() is a one-line summary of the pause for a prompt; battle.side_ap()
+    # the two sides' AP as they stand (final AP once rolled).
     while not battle.is_over:
         action = ask_player_or_model(battle.phase, battle.legal_actions())
         step = battle.apply(action)         # StepResult: phase, round, label, text, events
@@ -105,6 +108,10 @@ Readings chosen where NOTES.md is silent (options in brackets)
   [narrative_priority_ratio=1.5; None leaves it to the GM]; enemy HP is left as it was.
 * §3.2 numbers (≤5 雑魚, ≤2 エリート, 1 ボス) are enforced [enforce_composition=True].
 * §8.1's 行動補正 is not modelled separately: a defensive situation is a situational bonus.
+* Encounter helper: §2.3's AP differences are read for the whole enemy side against the
+  whole PC side (§3.3's last paragraph), so a lone PC's 雑魚戦 is winnable; defaults 雑魚
+  −3, エリート +1, ボス +3; HP = max(3, |expected margin|) × 2 / 2.5 / 3 (NOTES).
+  ``gm combat simulate`` prints win rates and rounds for a party and kind without spells.
 """
 
 from gm_engine.combat.actions import (
