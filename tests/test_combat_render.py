@@ -85,3 +85,12 @@ def test_logs_4_1_to_4_4() -> None:
     assert brief.startswith("[MODE: NARRATIVE] ラウンド 1")
     assert "アリア に 5 ダメージ（HP 22 → 17）" in brief
     assert "次のラウンドの [MODE: SETUP]" in brief
+
+
+def test_session_status_names_slots_left_5_2() -> None:
+    from gm_engine.combat.render import session_status
+
+    assert session_status([HERO.evolve(slots_left=2)]).splitlines() == [
+        "【セッション状況】",
+        "・アリア: HP 22/22 / 【魔法スロットの残り】 2/3 / 状態 正常",
+    ]

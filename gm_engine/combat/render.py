@@ -54,6 +54,18 @@ def party_status(party: Sequence[Character], *, compact: bool = False) -> str:
     return "\n\n".join(f"【{c.name}】\n{status_display(c, compact=compact)}" for c in party)
 
 
+def session_status(party: Sequence[Character]) -> str:
+    """The 【セッション状況】 footer of §5.2's 運用指示: each character's HP, 【魔法スロットの残り】
+    and state, one line each, for the end of every reply."""
+    lines = ["【セッション状況】"]
+    for c in party:
+        lines.append(
+            f"・{c.name}: HP {c.hp}/{c.max_hp} / 【魔法スロットの残り】 {c.slots_left}/{c.max_slots}"
+            f" / 状態 {condition(c)}"
+        )
+    return "\n".join(lines)
+
+
 def master_data(character: Character) -> str:
     """The 【キャラクターマスターデータ】 block of §14.2."""
     from gm_engine.combat.ranks import stats
