@@ -55,13 +55,16 @@ def hidden_for(game: Game, reader: int | None) -> set[str]:
         if seat != reader and not (knows_wolves and seat in wolves):
             hidden.add(role_line)
         if not game.is_over:
-            hidden.add(f"{pub.name(seat)}: {game.role_of(seat).label}")  # the 最終役職一覧 form
+            # an entry of the 最終役職一覧 (a claim reads "トウダ:占い師CO", with no 、 after the role)
+            hidden.add(f"{pub.name(seat)}:{game.role_of(seat).label}、")
     if reader is not None:
         hidden -= set(fact_lines(player_view(game, reader).private, pub))
     for persona in PERSONAS:
         if not (persona.seat == reader and game.role_of(persona.seat) is Role.WEREWOLF):
             hidden.add(persona.werewolf_manner)
             hidden.update(persona.voice.werewolf_cover)
+    if not game.is_over:
+        hidden.add("最終役職一覧")
     return hidden
 
 

@@ -65,7 +65,7 @@ def test_offline_game_runs_to_the_end(role: int) -> None:
     assert kinds.count("model_request") == kinds.count("model_response") == outcome.figures["model_calls"]
     assert kinds.count("dice") == 1  # the deal
     assert screen.count("【ゲーム終了】") == 1
-    assert screen[-14] == "【ゲーム終了】" and screen[-10] == "最終役職一覧:"
+    assert screen[-5] == "【ゲーム終了】" and screen[-1].startswith("最終役職一覧：")
     assert f"あなたの役職は {Role(role).label} です" in screen
     # the rules' fixed formats reach the screen
     assert any(line == "【投票結果】" for line in screen)
@@ -208,9 +208,11 @@ def test_human_commands_errors_and_quit() -> None:
     asked = [p["text"] for k, p in sink.events if k == "human_input"]
     assert asked == lines
     assert any(line.startswith("選べません") for line in screen)
-    assert any("CO要求 占い師は名乗り出ろ" in line for line in screen)
+    assert "（CO要求：占い師）" in screen
     assert not any(line == "【ゲーム終了】" for line in screen)
     assert not any("最終役職一覧" in line for line in screen)
+    # P1 is the 占い師 and never learned a 黒: no line but its own typing mentions a 人狼
+    assert not any("人狼" in line for line in screen if not line.startswith(("選べません", "できません")))
 
 
 def test_parse_discussion() -> None:
@@ -298,5 +300,6 @@ def test_session_builds_from_a_deal_and_shows_only_p1s_role() -> None:
     table = spec(1, deal=[4, 1, 1, 2, 2, 2, 3, 5, 6])
     session = WerewolfSession(table, session_options(table), io)
     session._show_new()
-    assert screen == ["あなたの役職は 狩人 です"]
+    assert screen[-1] == "あなたの役職は 狩人 です"
+    assert "【CMD_事前占い】" in screen and len(screen) == 3
 

@@ -12,8 +12,9 @@ Flow (see :mod:`gm_engine.werewolf` for the engine's stages):
 * discussion: turns one at a time in the engine's order (speech, claim, CO要求, answers);
 * votes and night actions: every persona's request runs concurrently (``asyncio.gather``);
   nobody sees another's choice, and the choices are applied in seat order afterwards;
-* the fixed texts (【投票結果】, 【〇〇が退席しました】, 【公開情報】, 【ゲーム終了】) go to
-  the human's screen as the engine produces them.
+* the fixed texts (【投票結果】, 【〇〇が退席しました】, 【公開情報】, 【ゲーム終了】), rendered by
+  :mod:`gm_engine.werewolf.render` from P1's own view, go to the human's screen as the engine
+  produces them.
 
 Events (:mod:`gm_engine.sessions.base`): ``model_request``/``model_response``/
 ``tool_result``/``fallback`` per model turn, ``human_input`` per answer of the human,
@@ -105,16 +106,15 @@ from gm_engine.werewolf.log import (
     MediumResult,
     MorningReport,
     NoExecution,
-    PreDivinationDone,
     PrivateEntry,
     PublicEntry,
     ResultStated,
     RoleDealt,
     Speech,
     VoteTally,
-    VotingOpened,
 )
 from gm_engine.werewolf.records import HUMAN_SEAT, Colour
+from gm_engine.werewolf.render import render_entries
 from gm_engine.werewolf.views import PlayerView, PrivateView, PublicView, StatedResult
 
 ROLE_BY_LABEL: dict[str, Role] = {role.label: role for role in Role}
@@ -406,57 +406,6 @@ def narrator_prompt(pub: PublicView, event: str) -> str:
 # ---------------------------------------------------------------- the human's screen
 
 
-def screen_lines(entry: PublicEntry, pub: PublicView) -> list[str]:
-    """The fixed texts a public entry shows on the human's screen."""
-    if isinstance(entry, PreDivinationDone):
-        return ["占い師が事前占いを完了しました"]
-    if isinstance(entry, VotingOpened):
-        if entry.runoff:
-            names = "、".join(pub.name(s) for s in entry.candidates)
-            return [f"【決選投票】 {names} の中から投票してください"]
-        return ["【CMD_投票】", "投票先を決めてください"]
-    if isinstance(entry, VoteTally):
-        lines = ["【投票結果】"]
-        lines += [f"{pub.name(v.voter)} → {pub.name(v.target)}({v.reason})" for v in entry.votes]
-        lines.append("【投票集計】")
-        lines += [f"{pub.name(seat)}：{count}票" for seat, count in entry.counts]
-        if entry.outcome == "runoff":
-            lines.append("最多得票者が複数のため、決選投票を行います")
-        else:
-            lines.append("【CMD_処刑】")
-        return lines
-    if isinstance(entry, Executed):
-        return [f"【{pub.name(entry.seat)}が退席しました】", "【CMD_勝敗判定】"]
-    if isinstance(entry, NoExecution):
-        return ["同票のため、今日は誰も退席しません", "【CMD_勝敗判定】"]
-    if isinstance(entry, MorningReport):
-        if entry.victim is None:
-            head = "朝になりました。昨夜の襲撃による退席者はいません"
-        else:
-            head = f"朝になりました。{pub.name(entry.victim)}が襲撃され、退席しました"
-        return [head, public_info(pub), "【CMD_勝敗判定】"]
-    if isinstance(entry, GameEnded):
-        return game_end_lines(entry, pub)
-    if entry.kind == "night_started":
-        return ["【CMD_夜開始】【CMD_占い】【CMD_襲撃】【CMD_護衛】【CMD_霊媒】"]
-    if entry.kind == "discussion_started":
-        return [f"── {entry.day}日目 ──", "【CMD_議論】"]
-    line = today_line(entry, pub)
-    return [line] if line else []
-
-
-def game_end_lines(entry: GameEnded, pub: PublicView) -> list[str]:
-    """【ゲーム終了】 勝利陣営 生存者 死亡者 最終役職一覧."""
-    return [
-        "【ゲーム終了】",
-        f"勝利陣営: {entry.winner.value}",
-        "生存者: " + ("、".join(pub.name(s) for s in entry.survivors) or "なし"),
-        "死亡者: " + ("、".join(pub.name(s) for s in entry.dead) or "なし"),
-        "最終役職一覧:",
-        *(f"  {pub.name(seat)}: {role.label}" for seat, role in entry.roles),
-    ]
-
-
 def private_screen_lines(entry: PrivateEntry, pub: PublicView) -> list[str]:
     """What P1 learns privately, as shown on its own screen."""
     if isinstance(entry, RoleDealt):
@@ -642,27 +591,20 @@ class WerewolfSession:
         self.io.show(text)
 
     def _show_new(self) -> None:
-        """Show the public entries and P1's own private entries not shown yet."""
-        pub = player_view(self.game, HUMAN_SEAT)
-        log = pub.public.log
-        private = pub.private.log
-        human_seer = pub.private.role is Role.SEER
-        ending: list[str] = []
-        for entry in log[self._shown_public :]:
-            if human_seer and isinstance(entry, PreDivinationDone):
-                continue  # the seer at P1 sees its own result instead
-            lines = screen_lines(entry, pub.public)
-            if isinstance(entry, GameEnded):
-                ending.extend(lines)  # 【ゲーム終了】 comes last, after P1's own news
-                continue
-            for line in lines:
+        """Show the public entries (the engine's fixed texts) and P1's own news not shown yet."""
+        view = player_view(self.game, HUMAN_SEAT)
+        new = list(view.public.log[self._shown_public :])
+        ending = [e for e in new if isinstance(e, GameEnded)]
+        for line in render_entries([e for e in new if not isinstance(e, GameEnded)], view):
+            self.show(line)
+        self._shown_public = len(view.public.log)
+        for fact in view.private.log[self._shown_private :]:
+            if isinstance(fact, DivineResult) and fact.pre:
+                continue  # render_entries shows the 事前占い result to the seer with its cue
+            for line in private_screen_lines(fact, view.public):
                 self.show(line)
-        self._shown_public = len(log)
-        for fact in private[self._shown_private :]:
-            for line in private_screen_lines(fact, pub.public):
-                self.show(line)
-        self._shown_private = len(private)
-        for line in ending:
+        self._shown_private = len(view.private.log)
+        for line in render_entries(ending, view):  # 【ゲーム終了】 comes last, after P1's own news
             self.show(line)
 
     def _state(self, step: str, sink: EventSink | None = None) -> None:
