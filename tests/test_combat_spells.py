@@ -366,3 +366,29 @@ def test_slow_no_dice_penalty_option() -> None:
     battle = start([mage(spells=["鈍足"])], [make_enemy("X", "雑魚", 9, 99)], dice=[1] * 4,
                    slow_no_dice_penalty=2)
     assert round_(battle, before=[cast("M", "鈍足")]).enemy_ap == 9 - 2
+
+
+def test_foresight_at_judge_rerolls_a_life_or_death_check_4_5() -> None:
+    party = [mage(spells=["予見"], rank="熟練"), mage("B", rank="一般人")]
+    battle = start(party, [make_enemy("X", "ボス", 40, 99)], dice=[1] * 4 + [1, 1, 1] + [1, 2, 3] + [6, 5, 4])
+    round_(battle, before=[TargetCharacter(character="B")])
+    assert battle.character("B").status is Status.DEAD
+    step = battle.apply(cast("M", "予見"))
+    assert step.label == "BATTLE_JUDGE"
+    assert battle.character("B").status is Status.DOWN
+    assert battle.state.died_in_battle == []
+    judge = battle.state.rounds[0].judge
+    assert judge is not None and judge.checks[0].rolled == (6, 5, 4) and judge.checks[0].result == "down"
+    assert "破棄" in step.text and "振り直し" in step.text
+    assert battle.character("M").slots_left == 2  # one cast, one re-roll
+    assert battle.state.rounds[0].rerolls == 1
+    battle.apply(Narrate())
+    with pytest.raises(OutOfOrderError):
+        battle.apply(cast("M", "予見"))
+
+
+def test_foresight_at_judge_needs_a_check_to_reroll() -> None:
+    battle = start([mage(spells=["予見"], rank="熟練")], [make_enemy("X", "雑魚", 1, 99)], dice=[1, 1, 1])
+    round_(battle)
+    with pytest.raises(IllegalActionError, match="not one"):
+        battle.apply(cast("M", "予見"))

@@ -46,7 +46,8 @@ SETUP       BATTLE_SETUP    ``SetSituationalBonus`` (≤ rank cap), ``TargetEnem
 ROLL        ROLL_LOG        ``CastSpell`` 予見 (re-rolls the last roll, stays at ROLL; each
                             cast one re-roll), 治癒 / 治癒の波動 / 蘇生, targets;
                             ``Judge`` → JUDGE
-JUDGE       BATTLE_JUDGE    ``CastSpell`` 蘇生 on one who died this battle; ``Narrate`` →
+JUDGE       BATTLE_JUDGE    ``CastSpell`` 蘇生 on one who died this battle, or 予見 to
+                            re-roll the life-or-death check just rolled; ``Narrate`` →
                             NARRATIVE
 NARRATIVE   NARRATIVE       the model narrates the brief's facts (never other numbers);
                             ``CastSpell`` 蘇生; ``NextRound`` → SETUP (both sides stand) or
@@ -86,7 +87,8 @@ Readings chosen where NOTES.md is silent (options in brackets)
 * 鈍足 removes one die from the enemy pool, the boss's first [slow_effect="one_die_fewer"];
   −4 AP when no standing enemy has dice [slow_no_dice_penalty=4].
 * 予見 re-rolls both sides, as the document's single code execution did
-  [foresight_rerolls="both_sides"].
+  [foresight_rerolls="both_sides"]; at JUDGE it re-rolls a life-or-death check when that
+  was the round's last roll (a check is a combat roll too).
 * 崩壊 resolves in the next round's ROLL; it fizzles if its caster is down by then
   [collapse_needs_standing_caster=True]; the caster still adds AP in the casting round.
 * 聖域: its caster rolls no AP dice and adds no equipment, situational bonus or AP spell

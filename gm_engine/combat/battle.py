@@ -575,8 +575,21 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
                 return IllegalActionError(f"{target.name} is dead; 【治癒】 cannot help", "§6.2.4")
         elif not target.standing:
             return IllegalActionError(f"{target.name} is {target.status.value}")
-    if spell is Spell.FORESIGHT and not _live(state, "pc") and not _live(state, "enemy"):
+    if spell is Spell.FORESIGHT and phase == "ROLL" and not _live(state, "pc") and not _live(state, "enemy"):
         return IllegalActionError("no combat roll to roll again", "§4.5")
+    if spell is Spell.FORESIGHT and phase == "JUDGE" and _last_check(state) is None:
+        return IllegalActionError(
+            "at JUDGE 【予見】 re-rolls a life-or-death check, and the last roll of this round was not one",
+            "§4.5",
+        )
+    return None
+
+
+def _last_check(state: BattleState) -> DieGroup | None:
+    """The round's last live die group if it is a life-or-death check."""
+    live = [g for g in state.current.dice if not g.discarded]
+    if live and live[-1].phase == "JUDGE" and live[-1].purpose == "生死判定":
+        return live[-1]
     return None
 
 
@@ -729,6 +742,8 @@ def _cast(state: BattleState, action: CastSpell, source: DiceSource) -> list[str
             PendingCollapse(caster=caster.name, cast_in=state.round, resolves_in=state.round + 1)
         )
         events.append(f"【崩壊】 詠唱中: ラウンド {state.round + 1} に発動")
+    elif spell is Spell.FORESIGHT and state.phase is Phase.JUDGE:
+        events.append(_reroll_check(state, source))
     elif spell is Spell.FORESIGHT:
         _reroll(state, source)
         events.append("【予見】: 直前の戦闘ダイスを破棄し、同じダイス数で振り直した")
@@ -746,6 +761,39 @@ def _cast(state: BattleState, action: CastSpell, source: DiceSource) -> list[str
             state.revive_wards.append(target.name)
             events.append(f"【蘇生】: {target.name} の次の生死判定は自動成功")
     return events
+
+
+def _reroll_check(state: BattleState, source: DiceSource) -> str:
+    """【予見】 at JUDGE (§4.5): the last life-or-death check is discarded and rolled again."""
+    record = state.current
+    old = _last_check(state)
+    assert old is not None and record.judge is not None
+    record.dice = [g.model_copy(update={"discarded": True}) if g is old else g for g in record.dice]
+    new = _roll_group(source, "pc", old.owner, "生死判定", len(old.values), "JUDGE")
+    record.dice.append(new)
+    record.rerolls += 1
+    target = state.options.life_check_target
+    survived = new.total >= target
+    character = _find_pc(state, old.owner)
+    _replace_pc(state, character.evolve(hp=0, status=Status.DOWN if survived else Status.DEAD))
+    if survived and character.name in state.died_in_battle:
+        state.died_in_battle.remove(character.name)
+    if not survived and character.name not in state.died_in_battle:
+        state.died_in_battle.append(character.name)
+    checks = tuple(
+        c.model_copy(update={"rolled": new.values, "result": "down" if survived else "dead"})
+        if c.character == old.owner and c.rolled == old.values and not c.by
+        else c
+        for c in record.judge.checks
+    )
+    record.judge = record.judge.model_copy(update={"checks": checks})
+    verdict = "成功 → 戦闘不能（HP 0）" if survived else "失敗 → 死亡"
+    line = (
+        f"【予見】 {old.owner} の生死判定を振り直し: {list(old.values)} → {list(new.values)}"
+        f" = {new.total} {verdict}"
+    )
+    record.after_judge.append(line)
+    return line
 
 
 def _roll_group(

@@ -202,7 +202,7 @@ def roll_log(state: BattleState) -> str:
     lines = [f"〈ROLL_LOG〉ラウンド {state.round}"]
     lines.extend(_dice_block("PC_Dice", [g for g in live if g.side == "pc"]))
     lines.extend(_dice_block("Enemy_Dice", [g for g in live if g.side == "enemy"]))
-    discarded = [g for g in record.dice if g.discarded]
+    discarded = [g for g in record.dice if g.discarded and g.phase == "ROLL"]
     if discarded:
         values = [list(g.values) for g in discarded]
         lines.append(f"・【予見】で破棄したダイス（{record.rerolls}回）: {values}")
@@ -256,6 +256,9 @@ def judge_log(state: BattleState) -> str:
                 f" {verdict_text}"
             )
     lines.extend(f"・{note}" for note in judge.notes)
+    discarded = [g for g in record.dice if g.discarded and g.phase == "JUDGE"]
+    if discarded:
+        lines.append(f"・【予見】で破棄したダイス: {[list(g.values) for g in discarded]}")
     lines.extend(f"・{note}" for note in record.after_judge)
     lines.append("・戦況:")
     lines.extend(f"  {c.name} HP {c.hp} / {c.max_hp} {c.status.value}" for c in state.party)

@@ -15,7 +15,8 @@ spell       windows               effect
 魔力盾      SETUP                 one PC's damage this round −N (option, default 6)
 聖域        SETUP                 PC side damage this round 0; the caster adds no AP
 限界突破    SETUP                 the caster turns X HP into X AP (HP stays ≥ 1)
-予見        ROLL                  the last combat roll is discarded and rolled again
+予見        ROLL, JUDGE           the last combat roll is discarded and rolled again:
+                                  at ROLL the AP dice, at JUDGE a life-or-death check
 治癒        SETUP, ROLL           heals the target by its rank's dice, in JUDGE
                                   after the AP comparison and before damage
 治癒の波動  SETUP, ROLL           this round's damage halved, or one PC kept at HP 1
@@ -70,7 +71,7 @@ CAST_WINDOWS: dict[Spell, frozenset[str]] = {
     Spell.MANA_SHIELD: frozenset({"SETUP"}),
     Spell.SANCTUARY: frozenset({"SETUP"}),
     Spell.LIMIT_BREAK: frozenset({"SETUP"}),
-    Spell.FORESIGHT: frozenset({"ROLL"}),
+    Spell.FORESIGHT: frozenset({"ROLL", "JUDGE"}),
     Spell.HEAL: frozenset({"SETUP", "ROLL"}),
     Spell.HEALING_WAVE: frozenset({"SETUP", "ROLL"}),
     Spell.REVIVE: frozenset({"SETUP", "ROLL", "JUDGE", "NARRATIVE"}),
