@@ -303,3 +303,20 @@ def test_session_builds_from_a_deal_and_shows_only_p1s_role() -> None:
     assert screen[-1] == "あなたの役職は 狩人 です"
     assert "【CMD_事前占い】" in screen and len(screen) == 3
 
+
+
+def test_rule_options_reach_the_engine_and_the_prompts() -> None:
+    backend = FirstChoiceBackend()
+    io, _, _ = auto_io(6, backend)
+    rules = {"discussion_rounds": 1, "madman_claims": "none", "attack_needs_execution": False}
+    run_werewolf(spec(6, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6], narrator=False, rules=rules), io)
+    day1 = [r for r in backend.requests if r.day == 1 and r.phase == "discussion"]
+    assert len(day1) == 8  # one turn per persona
+    system = backend.requests[0].messages[0]["content"]
+    assert "狂人は騙れない" in system
+    # the wolves attack on the first night, before any execution could matter
+    assert any(r.day == 1 and r.phase == "night" and r.tools[0].name == "attack" for r in backend.requests)
+    with pytest.raises(SessionError, match="discussion_rounds"):
+        session_options(spec(1, rules={"discussion_rounds": 0}))
+    with pytest.raises(SessionError, match="bogus"):
+        session_options(spec(1, rules={"bogus": 1}))

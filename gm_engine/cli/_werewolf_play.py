@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from gm_engine.cli.werewolf import add_option_arguments, options_from_args
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 
 # How the screen colours a line, by how the line starts (plain text stays the source of truth).
@@ -98,10 +99,10 @@ def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--model", default=None, help="model name for --backend openai (default: $GM_MODEL)")
     parser.add_argument("--profile", default=None, help="server profile for --backend openai")
     parser.add_argument("--name", default="プレイヤー", help="your name at the table (default: プレイヤー)")
-    parser.add_argument("--rounds", type=int, default=2, help="discussion turns per player per day")
     parser.add_argument("--no-narrator", action="store_true", help="no GM narrator lines")
     parser.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
     parser.add_argument("--plain", action="store_true", help="plain text output (no colours)")
+    add_option_arguments(parser)
     parser.set_defaults(handler=play_command)
     return parser
 
@@ -111,8 +112,8 @@ def spec_from_args(args: argparse.Namespace, seed: int) -> SessionSpec:
     options: dict[str, Any] = {
         "auto": bool(args.auto),
         "human_name": args.name,
-        "discussion_rounds": args.rounds,
         "narrator": not args.no_narrator,
+        "rules": options_from_args(args).model_dump(mode="json"),
     }
     if args.role is not None:
         options["role"] = args.role
@@ -131,7 +132,11 @@ def play_command(args: argparse.Namespace) -> int:
     from gm_engine.werewolf.agents import OfflineAgent
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    spec = spec_from_args(args, seed)
+    try:
+        spec = spec_from_args(args, seed)
+    except ValueError as exc:  # a rule option out of range (pydantic's ValidationError)
+        print(f"gm werewolf play: {exc}", file=sys.stderr)
+        return 2
     human: HumanInput = TableHuman()
     if args.auto:
         human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))

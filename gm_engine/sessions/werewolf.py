@@ -141,8 +141,8 @@ class WerewolfSessionOptions(BaseModel):
     human_name: str = Field(default="プレイヤー", min_length=1, max_length=20)
     narrator: bool = True
     """Ask the GM narrator for a line at the start and every morning."""
-    discussion_rounds: int = Field(default=2, ge=1, le=10)
-    madman_claims: MadmanClaims = MadmanClaims.LIKE_WEREWOLF
+    rules: WerewolfOptions = WerewolfOptions()
+    """The table's rule options (discussion rounds, what the 狂人 may claim, ...)."""
     retry_budget: int = Field(default=2, ge=0, le=10)
 
     @field_validator("deal")
@@ -157,10 +157,6 @@ class WerewolfSessionOptions(BaseModel):
         if self.deal is not None and self.role is not None and self.deal[0] != self.role:
             raise ValueError(f"--role {self.role} and --deal (P1 = {self.deal[0]}) disagree")
         return self
-
-    def rules(self) -> WerewolfOptions:
-        """The engine's rule options."""
-        return WerewolfOptions(discussion_rounds=self.discussion_rounds, madman_claims=self.madman_claims)
 
 
 # ---------------------------------------------------------------- texts built from views
@@ -564,7 +560,7 @@ class WerewolfSession:
         self.personas: dict[int, Persona] = {p.seat: p for p in cast}
         self.notes: dict[int, Notes] = {seat: Notes() for seat in self.personas}
         self.source = SeededSource(spec.seed)
-        rules = options.rules()
+        rules = options.rules
         if options.deal is not None:
             self.game = Game.from_deal(options.deal, rules, options.human_name, source=self.source)
         else:
