@@ -62,10 +62,14 @@ def hidden_for(game: Game, reader: int | None) -> set[str]:
     for persona in PERSONAS:
         if not (persona.seat == reader and game.role_of(persona.seat) is Role.WEREWOLF):
             hidden.add(persona.werewolf_manner)
-            hidden.update(persona.voice.werewolf_cover)
     if not game.is_over:
         hidden.add("最終役職一覧")
     return hidden
+
+
+def cover_fragment(template: str) -> str:
+    """The longest fixed part of a sample line with placeholders."""
+    return max(template.replace("{", "\0").replace("}", "\0").split("\0"), key=len)
 
 
 def hidden_on_screen(game: Game) -> set[str]:
@@ -104,6 +108,12 @@ class Spy:
         reader = None if request.actor == "GM" else int(request.actor[1:])
         leaks = sorted(fact for fact in hidden_for(game, reader) if fact in text)
         assert not leaks, f"{request.actor} day {request.day} {request.phase}: leaked {leaks}"
+        if reader is not None and request.messages[0]["role"] == "system":
+            # the werewolf-only sample lines are in a persona's own system prompt only when it is one
+            persona = next(p for p in PERSONAS if p.seat == reader)
+            cover = [cover_fragment(line) for line in persona.voice.werewolf_cover]
+            shown = [c for c in cover if c in request.messages[0]["content"]]
+            assert bool(shown) == (game.role_of(reader) is Role.WEREWOLF), (request.actor, shown)
         if reader is not None:
             view = player_view(game, reader)
             own = fact_lines(view.private, view.public, today_only=True)
@@ -189,6 +199,23 @@ def test_the_check_catches_a_leaky_prompt(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(ww, "persona_task_prompt", leaky)
     with pytest.raises(AssertionError, match="leaked"):
         play(3, {"role": 2})
+
+
+def test_only_werewolves_speak_the_werewolf_lines() -> None:
+    """Across games, a persona speaks its werewolf_cover lines only in games where it is a 人狼."""
+    spoken_by_wolves = 0
+    for seed in range(30, 42):
+        _, _, session = play(seed, {"role": 1 + seed % 6, "narrator": False})
+        game = session.game
+        for entry in game.public_log:
+            if entry.kind != "speech" or entry.speaker == 1:
+                continue
+            persona = next(p for p in PERSONAS if p.seat == entry.speaker)
+            fragments = [cover_fragment(line) for line in persona.voice.werewolf_cover]
+            if any(f in entry.text for f in fragments):
+                assert game.role_of(entry.speaker) is Role.WEREWOLF, (seed, entry)
+                spoken_by_wolves += 1
+    assert spoken_by_wolves > 0  # the check met at least one such line
 
 
 def _first_requests(deal: list[int]) -> dict[str, str]:
