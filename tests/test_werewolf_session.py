@@ -7,9 +7,11 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gm_engine.dice.source import SeededSource
-from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall
+from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse, ToolCall
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec, get_runner
@@ -320,3 +322,33 @@ def test_rule_options_reach_the_engine_and_the_prompts() -> None:
         session_options(spec(1, rules={"discussion_rounds": 0}))
     with pytest.raises(SessionError, match="bogus"):
         session_options(spec(1, rules={"bogus": 1}))
+
+
+def test_a_dead_backend_leaves_every_turn_to_the_fallback() -> None:
+    """A backend that always fails: the game is still played to its end, each turn by the
+    fallback agent, and each fallback is recorded once with the reason."""
+
+    class Dead:
+        name = "dead"
+
+        async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+            raise BackendError("connection refused")
+
+    io, sink, screen = auto_io(13, Dead())
+    outcome = run_werewolf(spec(13, role=5), io)
+    assert "の勝利" in outcome.summary and "【ゲーム終了】" in screen
+    requests = [p for k, p in sink.events if k == "model_request"]
+    fallbacks = [p for k, p in sink.events if k == "fallback"]
+    narrations = [p for p in requests if p["actor"] == "GM"]
+    assert len(fallbacks) == len(requests) - len(narrations)
+    assert all("connection refused" in f["reason"] and f["tool"] for f in fallbacks)
+    assert not any(line.startswith("GM:") for line in screen)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.text(max_size=30), min_size=1, max_size=12))
+def test_no_human_line_crashes_the_session(lines: list[str]) -> None:
+    human = ScriptedHuman(["2", *lines, "/quit"], when_done="/quit")  # a 村人, then anything
+    io = SessionIO(backend=OfflineBackend(), human=human, sink=ListSink(), show=lambda line: None)
+    outcome = run_werewolf(spec(17, narrator=False), io)
+    assert outcome.summary  # the game ended or the human left; nothing raised

@@ -498,7 +498,11 @@ class _Turn:
     sink: BufferSink
     chosen: Action | None = None
     notes: Notes | None = None
-    shown: list[str] = field(default_factory=list)
+    error: str = ""
+
+    def fallback_reason(self) -> str:
+        """Why the fallback agent plays this turn."""
+        return self.error or "the turn ended without an action"
 
 
 Phase = Literal["discussion", "answer", "vote", "runoff", "night", "pre_divination"]
@@ -745,8 +749,8 @@ class WerewolfSession:
                 parallel_tool_calls=True,  # update_notes and the action in one answer
             )
         except (BackendError, TurnError) as exc:
-            turn.sink.emit("fallback", {"actor": seat_label(seat), "tool": None, "arguments": None,
-                                        "reason": f"{type(exc).__name__}: {exc}"})
+            # the caller applies the fallback agent's choice and records why
+            turn.error = f"{type(exc).__name__}: {exc}"
         if turn.notes is not None:
             self.notes[seat] = turn.notes
         return turn
@@ -802,14 +806,12 @@ class WerewolfSession:
         await self._flush_narration()
         turn.sink.flush(self.sink)
         if turn.chosen is None:
-            # the model ended its turn without an action: the fallback agent plays it
-            ctx = self._context(seat, task, legal)
-            ctx.agent = self.fallback_agents[seat]
-            name, arguments = tool_call_for(ctx, decide_action(ctx))
-            action = _action_from_tool(seat, _TOOLS_BY_NAME[name].model_validate(arguments))
-            self.sink.emit("fallback", {"actor": seat_label(seat), "tool": name, "arguments": arguments,
-                                        "reason": "the turn ended without an action"})
-            self.game.apply(action)
+            # no action from the model (a text-only end, or a backend failure): the fallback plays
+            tool = self._fallback_tool(seat, task, legal)
+            self.sink.emit("fallback", {"actor": seat_label(seat), "tool": tool.tool_name,
+                                        "arguments": tool.model_dump(mode="json"),
+                                        "reason": turn.fallback_reason()})
+            self.game.apply(_action_from_tool(seat, tool))
             self._state(f"discussion P{seat} (fallback)")
         self._show_new()
 
@@ -867,7 +869,7 @@ class WerewolfSession:
                 tool = self._fallback_tool(turn.seat, task, legal)
                 self.sink.emit("fallback", {"actor": seat_label(turn.seat), "tool": tool.tool_name,
                                             "arguments": tool.model_dump(mode="json"),
-                                            "reason": "the turn ended without an action"})
+                                            "reason": turn.fallback_reason()})
                 turn.chosen = _action_from_tool(turn.seat, tool)
             chosen[turn.seat] = turn.chosen
         for seat in sorted(chosen):
