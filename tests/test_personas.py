@@ -104,3 +104,22 @@ def test_notes_keep_at_most_five_lines() -> None:
         Notes.of(["あ" * 500])
     with pytest.raises(NotesError, match="line break"):
         Notes.of(["a\nb"])
+
+
+def test_system_prompt_carries_the_persona_and_the_wolf_manner_only_for_a_wolf() -> None:
+    from gm_engine.sessions.werewolf import persona_system_prompt
+    from gm_engine.werewolf import Game, WerewolfOptions, player_view
+
+    # P2..P9: wolves at P2 and P3 in one deal, at P8 and P9 in the other
+    deals = ([2, 1, 1, 2, 2, 3, 4, 5, 6], [2, 2, 2, 3, 4, 5, 6, 1, 1])
+    for deal in deals:
+        game = Game.from_deal(deal)
+        for persona in load_personas():
+            text = persona_system_prompt(persona, player_view(game, persona.seat), WerewolfOptions())
+            wolf = deal[persona.seat - 1] == 1
+            assert persona.name in text and f"「{persona.first_person}」" in text
+            assert persona.manner in text
+            assert (persona.werewolf_manner in text) is wolf
+            assert "【人狼であるあなたの振る舞い】" in text if wolf else "人狼であるあなた" not in text
+            # nobody's role, not even its own, is in the fixed system prompt
+            assert "の役職:" not in text
