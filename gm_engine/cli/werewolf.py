@@ -21,8 +21,10 @@ from gm_engine.werewolf.records import Role
 
 
 def register(subparsers: Any) -> None:
-    """Add ``gm werewolf`` and its subcommands."""
-    add_werewolf_parsers(subparsers)
+    """Add ``gm werewolf`` and its subcommands (``simulate`` here, ``play`` from the session)."""
+    from gm_engine.cli._werewolf_play import add_play_command
+
+    add_play_command(add_werewolf_parsers(subparsers))
 
 
 def add_werewolf_parsers(subparsers: Any) -> Any:

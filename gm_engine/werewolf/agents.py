@@ -72,11 +72,16 @@ class Agent(Protocol):
 class OfflineAgent:
     """A rule-based player for one seat; every random choice is a die of ``source``."""
 
-    def __init__(self, seat: int, source: DiceSource, fake_chance: int = 50) -> None:
-        """``fake_chance``: percent chance that a 人狼 / 狂人 plans to fake a claim this game."""
+    def __init__(self, seat: int, source: DiceSource, fake_chance: int = 50, talk: bool = True) -> None:
+        """``fake_chance``: percent chance that a 人狼 / 狂人 plans to fake a claim this game.
+
+        ``talk=False`` leaves free talk empty (a pass): the choices, every die and the vote
+        reasons are the same, only the speech is not composed (the simulation's hot path).
+        """
         self.seat = seat
         self.source = source
         self.fake_chance = fake_chance
+        self.talk = talk
         self._seen = 0
         self._role: Role | None = None
         self._partners: tuple[int, ...] = ()
@@ -99,38 +104,31 @@ class OfflineAgent:
         self._trusts: dict[int, float] = {}
         self._trust_key = -1
         self._requested: dict[Role, int] = {}
+        self._my_targets: set[int] = set()
+        self._my_last_statement = 0
         self._speech_key = (-1, -1)
         self._speech_text = ""
 
     # ------------------------------------------------------------------ knowledge
 
     def _update(self, obs: Observation) -> None:
-        if self._role is None:
-            self._role = obs.role
-            self._partners = obs.partners
-        if not self._noise and self._role is not None:
-            # one die of 4**9 faces gives the nine base-4 digits of the first impressions
-            impressions = self.source.roll(4**9) - 1
-            self._noise = [0] + [(impressions >> (2 * i)) & 3 for i in range(9)]
-            if self._role in (Role.WEREWOLF, Role.MADMAN):
-                leader = self._role is Role.MADMAN or self.seat < min(self._partners, default=10)
-                if leader and self.source.roll(100) <= self.fake_chance:
-                    self._plan_fake = Role.SEER
-        if self._noise and obs.day != self._noise_day:
-            # opinions drift a little every day, so no two days replay the same
-            self._noise_day = obs.day
-            drift = self.source.roll(27) - 1  # three seats' impressions move by -1, 0 or +1
-            for i in range(3):
-                seat = 1 + (3 * i + obs.day) % 9
-                self._noise[seat] += drift % 3 - 1
-                drift //= 3
-            self._knowledge += 1
+        if obs.day != self._noise_day and obs.stage != "choose_role":
+            self._start_day(obs)
         log = obs.public_log
-        if len(log) == self._seen and len(obs.private_log) == self._private_seen:
+        private_log = obs.private_log
+        if len(log) == self._seen and len(private_log) == self._private_seen:
             return
-        for entry in log[self._seen :]:
+        for index in range(self._seen, len(log)):
+            entry = log[index]
             if entry.kind not in _RELEVANT:
                 continue
+            if (
+                isinstance(entry, (ClaimMade, ResultStated))
+                and entry.speaker == self.seat
+                and entry.target is not None
+            ):
+                self._my_targets.add(entry.target)
+                self._my_last_statement = entry.day
             if isinstance(entry, ClaimMade):
                 self._knowledge += 1
                 self._claims[entry.speaker] = entry.role
@@ -153,11 +151,35 @@ class OfflineAgent:
             elif isinstance(entry, ClaimRequested):
                 self._requested[entry.role] = entry.day
         self._seen = len(log)
-        for private in obs.private_log[self._private_seen :]:
+        for index in range(self._private_seen, len(private_log)):
+            private = private_log[index]
             if isinstance(private, (DivineResult, MediumResult)):
                 self._own[private.target] = private.colour
                 self._knowledge += 1
-        self._private_seen = len(obs.private_log)
+        self._private_seen = len(private_log)
+
+    def _start_day(self, obs: Observation) -> None:
+        """First impressions once the roles are known; then a little drift every day."""
+        if self._role is None:
+            self._role = obs.role
+            self._partners = obs.partners
+            # one die of 4**9 faces gives the nine base-4 digits of the first impressions
+            impressions = self.source.roll(4**9) - 1
+            self._noise = [0] + [(impressions >> (2 * i)) & 3 for i in range(9)]
+            if self._role in (Role.WEREWOLF, Role.MADMAN):
+                leader = self._role is Role.MADMAN or self.seat < min(self._partners, default=10)
+                if leader and self.source.roll(100) <= self.fake_chance:
+                    self._plan_fake = Role.SEER
+        # opinions drift a little every day, so no two days replay the same
+        self._noise_day = obs.day
+        drift = self.source.roll(27) - 1  # three seats' impressions move by -1, 0 or +1
+        fresh = self._cache_key == self._knowledge
+        for i in range(3):
+            seat = 1 + (3 * i + obs.day) % 9
+            self._noise[seat] += drift % 3 - 1
+            if fresh:  # keep the cached scores in step instead of rebuilding them
+                self._cache[seat] += drift % 3 - 1
+            drift //= 3
 
     def _trust(self, claimant: int) -> float:
         """How much this seat believes a 占い師 / 霊媒師 claimant (cached per state of knowledge)."""
@@ -229,10 +251,19 @@ class OfflineAgent:
             return "対抗COが出ていて、こちらが偽物に見える"
         return "発言の流れが少し気になる"
 
-    def _rank(self, obs: Observation, seats: Sequence[int], wolf_view: bool = False) -> list[int]:
-        """``seats`` from most to least suspected (as the village would see it if ``wolf_view``)."""
+    def _rank(self, obs: Observation, seats: Sequence[int]) -> list[int]:
+        """``seats`` from most to least suspected (ties: lower seat first)."""
         scores = self._scores(obs)
         return sorted(seats, key=lambda s: (-scores[s], s))
+
+    def _top(self, obs: Observation, seats: Sequence[int]) -> int:
+        """The most suspected of ``seats`` (ties: lower seat)."""
+        scores = self._scores(obs)
+        best = seats[0]
+        for seat in seats:
+            if scores[seat] > scores[best]:
+                best = seat
+        return best
 
     # ------------------------------------------------------------------ decisions
 
@@ -280,8 +311,7 @@ class OfflineAgent:
             scores = self._scores(obs)
             counts = self._last_counts
             candidates.sort(key=lambda s: (-(scores[s] + 3 * counts.get(s, 0)), s))
-        ranked = candidates if obs.stage == "runoff" else self._rank(obs, candidates)
-        target = ranked[0]
+        target = candidates[0] if obs.stage == "runoff" else self._top(obs, candidates)
         if self._role is Role.WEREWOLF:
             # a wolf rides the village's suspicion, or pushes a claimant who saw through it
             for speaker, _claimed, stated_target, colour in self._stated:
@@ -329,70 +359,63 @@ class OfflineAgent:
     # ------------------------------------------------------------------ discussion
 
     def _discuss(self, obs: Observation, legal: Sequence[Action]) -> Action:
+        """A discussion turn: decide what to do first, look into ``legal`` only to pick a claim."""
         role = self._role
         own_claim = self._claims.get(self.seat)
         wanted = obs.awaiting_claim
-        simple = role in (Role.VILLAGER, Role.BODYGUARD) or (
-            role is Role.WEREWOLF and self._plan_fake is None and own_claim is None
-        )
-        if simple and wanted is not None and wanted is not role and role is not Role.WEREWOLF:
-            return Decline(self.seat, "私は名乗り出ません。")
-        if simple and wanted is None:
+        if wanted is not None:
+            return self._answer(obs, legal, wanted)
+        if own_claim is None:
+            if role is Role.SEER and (obs.day > 1 or self.source.roll(100) <= 70):
+                claims = [a for a in legal if isinstance(a, Claim) and a.role is role]
+                if claims:
+                    return self._claim_with_best(obs, claims)
+            if role is Role.MEDIUM and self._own and self.source.roll(100) <= 60:
+                claims = [a for a in legal if isinstance(a, Claim) and a.role is role]
+                if claims:
+                    return self._claim_with_best(obs, claims)
+            if (
+                self._plan_fake is not None
+                and (obs.day == 1 or self._seer_claimants)
+                and not (obs.day == 1 and self.source.roll(100) > 50)
+            ):
+                fakes = [a for a in legal if isinstance(a, Claim) and a.role is self._plan_fake]
+                if fakes:
+                    return self._fake_claim(obs, fakes)
+        elif own_claim in (Role.SEER, Role.MEDIUM) and self._may_state(obs, own_claim):
+            states = [a for a in legal if isinstance(a, StateResult)]
+            if states:
+                return self._state_best(obs, states) if role is own_claim else self._fake_state(obs, states)
+        if role is not Role.WEREWOLF:
             request = Role.SEER if obs.day == 1 else Role.MEDIUM
             if (
-                role is not Role.WEREWOLF
-                and self._requested.get(request) != obs.day
+                self._requested.get(request) != obs.day
                 and not (self._seer_claimants if request is Role.SEER else self._medium_claimants)
                 and (request is Role.SEER or self._executed)
                 and self.source.roll(100) <= 45
             ):
                 return RequestClaim(self.seat, request, f"{request.label}は名乗り出てください！")
-            return Speak(self.seat, self._speech(obs))
-        claims = [a for a in legal if isinstance(a, Claim)]
-        states = [a for a in legal if isinstance(a, StateResult)]
-        requests = [a for a in legal if isinstance(a, RequestClaim)]
-        answering = any(isinstance(a, Decline) for a in legal) or (claims and len(claims) == len(legal))
-        if answering:
-            return self._answer(obs, legal, claims)
-        if own_claim is None and claims:
-            if role in (Role.SEER, Role.MEDIUM) and any(c.role is role for c in claims):
-                has_result = bool(self._own)
-                if role is Role.SEER and (obs.day > 1 or self.source.roll(100) <= 70):
-                    return self._claim_with_best(obs, [c for c in claims if c.role is role])
-                if role is Role.MEDIUM and has_result and self.source.roll(100) <= 60:
-                    return self._claim_with_best(obs, [c for c in claims if c.role is role])
-            if self._plan_fake is not None and (obs.day == 1 or self._seer_claimants):
-                fakes = [c for c in claims if c.role is self._plan_fake]
-                if fakes and not (obs.day == 1 and self.source.roll(100) > 50):
-                    return self._fake_claim(obs, fakes)
-        if states:
-            if own_claim is not None and role is own_claim:
-                return self._state_best(obs, states)
-            if own_claim is not None:
-                return self._fake_state(obs, states)
-        if requests and role is not Role.WEREWOLF:
-            asked = requests[0]
-            nobody = not (self._seer_claimants if asked.role is Role.SEER else self._medium_claimants)
-            useful = asked.role is Role.SEER or bool(self._executed)
-            if nobody and useful and self.source.roll(100) <= 45:
-                return with_text(asked, f"{asked.role.label}は名乗り出てください！")
         return Speak(self.seat, self._speech(obs))
 
-    def _answer(self, obs: Observation, legal: Sequence[Action], claims: list[Claim]) -> Action:
-        decline = next((a for a in legal if isinstance(a, Decline)), None)
-        if decline is None:  # the real holder must come out
-            return self._claim_with_best(obs, claims)
-        wanted = obs.awaiting_claim
-        fake_now = (
-            claims
-            and self._role in (Role.WEREWOLF, Role.MADMAN)
-            and (self._plan_fake is wanted or (wanted is Role.MEDIUM and self.source.roll(100) <= 15))
-        )
-        if fake_now:
-            if wanted is not None:
+    def _may_state(self, obs: Observation, claimed: Role) -> bool:
+        """Whether this claimant has a result to state now (so the legal list is worth reading)."""
+        if claimed is self._role:
+            return any(t not in self._my_targets for t in self._own)
+        return self._my_last_statement < obs.day  # a fake states at most one result a day
+
+    def _answer(self, obs: Observation, legal: Sequence[Action], wanted: Role) -> Action:
+        """Answer a CO要求: the real holder must come out; a liar may; everyone else declines."""
+        role = self._role
+        if role is wanted:
+            return self._claim_with_best(obs, [a for a in legal if isinstance(a, Claim)])
+        if role in (Role.WEREWOLF, Role.MADMAN) and (
+            self._plan_fake is wanted or (wanted is Role.MEDIUM and self.source.roll(100) <= 15)
+        ):
+            claims = [a for a in legal if isinstance(a, Claim)]
+            if claims:
                 self._plan_fake = wanted
-            return self._fake_claim(obs, claims)
-        return with_text(decline, "私は名乗り出ません。")
+                return self._fake_claim(obs, claims)
+        return Decline(self.seat, "私は名乗り出ません。")
 
     def _claim_with_best(self, obs: Observation, claims: Sequence[Claim]) -> Action:
         with_result = [c for c in claims if c.target is not None]
@@ -447,6 +470,8 @@ class OfflineAgent:
         return f"私が{role}です。{obs.names[claim.target]}さんは{claim.colour.label}でした。"
 
     def _speech(self, obs: Observation) -> str:
+        if not self.talk:
+            return ""
         key = (self._knowledge, obs.day)
         if key != self._speech_key:
             self._speech_key, self._speech_text = key, self._compose_speech(obs)
@@ -456,8 +481,7 @@ class OfflineAgent:
         others = [s for s in obs.living() if s != self.seat and s not in self._partners]
         if not others:
             return "特にありません。"
-        ranked = self._rank(obs, others)
-        top = ranked[0]
+        top = self._top(obs, others)
         return f"今は{obs.names[top]}さんが気になります。{self._reason(obs, top)}ので。"
 
 
@@ -465,6 +489,6 @@ def _colour(action: Claim | StateResult) -> str:
     return "" if action.colour is None else action.colour.label
 
 
-def offline_agents(source: DiceSource, fake_chance: int = 50) -> dict[int, OfflineAgent]:
+def offline_agents(source: DiceSource, fake_chance: int = 50, talk: bool = True) -> dict[int, OfflineAgent]:
     """One offline agent per seat, all drawing from ``source``."""
-    return {seat: OfflineAgent(seat, source, fake_chance) for seat in SEATS}
+    return {seat: OfflineAgent(seat, source, fake_chance, talk) for seat in SEATS}

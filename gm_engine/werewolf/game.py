@@ -262,6 +262,7 @@ class Game:
         self._divine_results: list[tuple[int, int, Colour]] = []  # (day learned, target, colour)
         self._medium_results: list[tuple[int, int, Colour]] = []  # (executed day, target, colour)
         self._executed_today: int | None = None
+        self._speaker: int | None = None
         self._version = 0
         self._legal_cache: dict[int, tuple[int, tuple[Action, ...]]] = {}
         self._alive: tuple[bool, ...] = (False,) * 10
@@ -332,16 +333,20 @@ class Game:
 
     def current_speaker(self) -> int | None:
         """The seat whose discussion turn (or CO要求 answer) it is, or ``None``."""
-        if self.stage is not Stage.DISCUSSION:
-            return None
+        return self._speaker if self.stage is Stage.DISCUSSION else None
+
+    def _find_speaker(self) -> None:
+        """Recompute the speaker after the discussion's turns or answers changed."""
+        self._speaker = None
         if self._responses:
-            return self._responses[0]
+            self._speaker = self._responses[0]
+            return
         while self._turn_index < len(self._turns):
             seat = self._turns[self._turn_index]
             if self.players[seat].L == Life.ALIVE:
-                return seat
+                self._speaker = seat
+                return
             self._turn_index += 1  # a seat that died since the order was made is skipped
-        return None
 
     def public_candidates(self) -> tuple[int, ...]:
         """Who may be voted for in the vote in progress (public once the vote opens)."""
@@ -810,6 +815,7 @@ class Game:
             order = [(seat + i - 1) % 9 + 1 for i in range(1, 10)]
             self._responses = [s for s in order if self.is_alive(s) and s not in self.claims]
             self._response_role = action.role
+        self._find_speaker()
 
     # ------------------------------------------------------------------ engine steps
 
@@ -906,6 +912,7 @@ class Game:
         self._responses = []
         self._response_role = None
         self._requested_today = []
+        self._find_speaker()
         self.public_log.append(DiscussionStarted(day))
 
     def _open_vote(self, candidates: tuple[int, ...], runoff: bool) -> None:

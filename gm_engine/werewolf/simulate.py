@@ -102,14 +102,17 @@ def play_offline_game(
     options: WerewolfOptions | None = None,
     with_hash: bool = False,
     deal: Sequence[int] | None = None,
+    talk: bool = False,
 ) -> GameSummary:
     """Play one game with an offline agent on every seat (P1 included).
 
     ``deal`` fixes the roles (P1's first); otherwise P1's agent chooses and the source deals.
+    ``talk``: let the agents compose their free talk (off by default: nobody reads it here, and
+    it changes no choice and no die).
     """
     source = SeededSource(seed)
     game = Game.new(source, options) if deal is None else Game.from_deal(deal, options, source=source)
-    agents = offline_agents(source)
+    agents = offline_agents(source, talk=talk)
     actions = 0
     while True:
         if actions > MAX_ACTIONS:
