@@ -642,7 +642,13 @@ class WerewolfSession:
     def _human_discussion(self) -> None:
         answering = self.game.awaiting_claim
         if answering is not None:
-            prompt = f"「{answering.label}は名乗り出ろ」への答え（/co {answering.label} ... か /decline）"
+            # P1's own legal answers (its own knowledge): the exact commands it may type
+            legal = self.game.legal_actions(HUMAN_SEAT)
+            commands = [_claim_command(a) for a in legal if isinstance(a, Claim)]
+            if any(isinstance(a, Decline) for a in legal):
+                commands.append("/decline")
+            shown = "、".join(commands[:6]) + ("、…" if len(commands) > 6 else "")
+            prompt = f"「{answering.label}は名乗り出ろ」への答え（{shown}）"
         else:
             prompt = "あなたの発言の番です（/help でコマンド）"
         while True:
@@ -1018,6 +1024,14 @@ class WerewolfSession:
             "fallbacks": float(self.figures.fallbacks),
         }
         return SessionOutcome(summary=f"{outcome.winner.value}の勝利（{outcome.day}日目）", figures=figures)
+
+
+def _claim_command(claim: Claim) -> str:
+    """The command a human types for ``claim``."""
+    result = ""
+    if claim.target is not None and claim.colour is not None:
+        result = f" {seat_label(claim.target)} {claim.colour.label}"
+    return f"/co {claim.role.label}{result}"
 
 
 _ROUND_TASKS: dict[str, TaskKind] = {"vote": "vote", "pre": "pre_divination", "night": "night"}
