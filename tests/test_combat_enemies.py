@@ -86,32 +86,60 @@ def test_difficulty_3_3() -> None:
 PARTY = (create_auto("A", "熟練"), create_auto("B", "熟練"), create_character("C", "駆け出し", "短剣", "革"))
 
 
-@pytest.mark.parametrize(
-    ("kind", "low", "high", "factor"),
-    [(EncounterKind.MOBS, -4, -2, 2.0), (EncounterKind.ELITE, 0, 2, 2.5), (EncounterKind.BOSS, 3, 6, 3.0)],
-)
+SIDE = CombatOptions(encounter_basis="side_total")
+RANGES = [
+    (EncounterKind.MOBS, -4, -2, 2.0), (EncounterKind.ELITE, 0, 2, 2.5), (EncounterKind.BOSS, 3, 6, 3.0)
+]
+LEADS = {
+    EncounterKind.MOBS: EnemyKind.MOB,
+    EncounterKind.ELITE: EnemyKind.ELITE,
+    EncounterKind.BOSS: EnemyKind.BOSS,
+}
+
+
+@pytest.mark.parametrize(("kind", "low", "high", "factor"), RANGES)
 @pytest.mark.parametrize("party", [PARTY, PARTY[:1], (create_auto("S", "駆け出し"),)])
-def test_encounter_helper_follows_2_3_at_the_side_level(
+def test_encounter_helper_2_3_relative_to_the_party_average(
     kind: EncounterKind, low: int, high: int, factor: float, party: tuple[Character, ...]
 ) -> None:
     proposal = propose_encounter(party, kind)
-    assert proposal.party_ap == pytest.approx(expected_party_ap(party))
-    enemies = proposal.encounter.enemies
-    slack = 0.5 * len(enemies)  # each enemy's fixed AP is rounded
-    assert low - slack <= proposal.enemy_side_ap - proposal.party_ap <= high + slack
+    average = expected_party_ap(party) / len(party)
+    assert proposal.party_average_ap == pytest.approx(average)
+    for enemy in proposal.encounter.enemies:
+        offset = enemy.expected_ap - average
+        if enemy.kind is LEADS[kind]:
+            assert low - 0.5 <= offset <= high + 0.5
+        else:
+            assert -4.5 <= offset <= -1.5  # the 雑魚 that come along
+        assert proposal.margin * factor <= enemy.max_hp < proposal.margin * factor + 1  # HP, rounded up
     assert proposal.enemy_side_ap == pytest.approx(expected_enemy_side_ap(proposal.encounter))
-    for enemy in enemies:
-        assert proposal.margin * factor <= enemy.max_hp < proposal.margin * factor + 1  # §2.3 HP, rounded up
     assert proposal.margin >= 3
     proposal.encounter.check_composition()
     assert "期待差分" in proposal.explanation
 
 
-def test_a_mob_fight_is_weaker_than_the_party_for_any_party_size() -> None:
+@pytest.mark.parametrize(("kind", "low", "high", "factor"), RANGES)
+@pytest.mark.parametrize("party", [PARTY, PARTY[:1], (create_auto("S", "駆け出し"),)])
+def test_encounter_helper_2_3_at_the_side_level_option(
+    kind: EncounterKind, low: int, high: int, factor: float, party: tuple[Character, ...]
+) -> None:
+    proposal = propose_encounter(party, kind, options=SIDE)
+    assert proposal.party_ap == pytest.approx(expected_party_ap(party))
+    slack = 0.5 * len(proposal.encounter.enemies)  # each enemy's fixed AP is rounded
+    assert low - slack <= proposal.enemy_side_ap - proposal.party_ap <= high + slack
+    for enemy in proposal.encounter.enemies:
+        assert proposal.margin * factor <= enemy.max_hp < proposal.margin * factor + 1
+    proposal.encounter.check_composition()
+
+
+def test_a_mob_fight_is_weaker_than_the_party() -> None:
     for size in range(1, 7):
         party = tuple(create_auto(f"P{i}", "熟練") for i in range(size))
-        proposal = propose_encounter(party, "雑魚戦")
-        assert proposal.enemy_side_ap < proposal.party_ap
+        assert propose_encounter(party, "雑魚戦", options=SIDE).enemy_side_ap < expected_party_ap(party)
+        per_member = propose_encounter(party, "雑魚戦")
+        assert (per_member.enemy_side_ap < per_member.party_ap) is (size >= 2)
+    solo = propose_encounter(PARTY[:1], "雑魚戦")
+    assert "上回る" in solo.explanation  # a lone PC is told its 雑魚戦 is the stronger side
 
 
 def test_encounter_helper_counts_3_2() -> None:
@@ -130,8 +158,11 @@ def test_encounter_helper_offset_and_difficulty() -> None:
     strong = propose_encounter(PARTY, "ボス戦", offset=6, difficulty=["強い", "瞬殺"])
     assert strong.encounter.difficulty == (Difficulty.STRONG, Difficulty.TOO_QUICK)
     weak = propose_encounter(PARTY, "ボス戦", offset=3)
-    strong_ap = sum(e.ap for e in strong.encounter.enemies)
-    assert strong_ap == pytest.approx(sum(e.ap for e in weak.encounter.enemies) + 3, abs=1)
+    assert strong.encounter.enemies[0].ap == weak.encounter.enemies[0].ap + 3
+    side_strong = propose_encounter(PARTY, "ボス戦", offset=6, options=SIDE)
+    side_weak = propose_encounter(PARTY, "ボス戦", offset=3, options=SIDE)
+    strong_ap = sum(e.ap for e in side_strong.encounter.enemies)
+    assert strong_ap == pytest.approx(sum(e.ap for e in side_weak.encounter.enemies) + 3, abs=1)
     with pytest.raises(InvalidCharacterError, match=r"§2\.3"):
         propose_encounter(PARTY, "ボス戦", offset=7)
     with pytest.raises(InvalidCharacterError):

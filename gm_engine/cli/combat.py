@@ -67,6 +67,9 @@ def register(subparsers: Any) -> None:
     simulate.add_argument("--difficulty", default="", help="comma separated: 弱い,強い,長引く,瞬殺")
     simulate.add_argument("--battles", type=int, default=200)
     simulate.add_argument("--seed", type=int, default=0, help="seed of the first battle (then +1 each)")
+    simulate.add_argument(
+        "--options", default=None, help="rule options as JSON, e.g. '{\"encounter_basis\": \"side_total\"}'"
+    )
     simulate.set_defaults(handler=_simulate)
     show = sub.add_parser("show", help="show a saved character, party or encounter file")
     show.add_argument("file")
@@ -188,10 +191,11 @@ def _simulate(args: argparse.Namespace) -> int:
         ranks = [r.strip() for r in args.party.split(",") if r.strip()]
         party = tuple(create_auto(f"PC{i + 1}", rank) for i, rank in enumerate(ranks))
         difficulty = [d.strip() for d in args.difficulty.split(",") if d.strip()]
-        proposal = propose_encounter(party, args.kind, difficulty)
+        options = CombatOptions.model_validate_json(args.options) if args.options else CombatOptions()
+        proposal = propose_encounter(party, args.kind, difficulty, options=options)
         if not 1 <= args.battles <= 100_000:
             raise CombatError("--battles is 1..100000")
-    except CombatError as exc:
+    except ValueError as exc:  # CombatError and pydantic's ValidationError
         print(f"gm combat simulate: {exc}", file=sys.stderr)
         return 2
     print(proposal.explanation)
@@ -200,7 +204,7 @@ def _simulate(args: argparse.Namespace) -> int:
     wins = rounds = deaths = dice = 0
     started = time.perf_counter()
     for n in range(args.battles):
-        battle = Battle.start(party, proposal.encounter, seed=args.seed + n)
+        battle = Battle.start(party, proposal.encounter, seed=args.seed + n, options=options)
         while not battle.is_over and battle.round_number <= MAX_ROUNDS:
             battle.apply(_advance(battle))
         wins += battle.outcome is Outcome.PC_VICTORY

@@ -110,9 +110,10 @@ Readings chosen where NOTES.md is silent (options in brackets)
   [narrative_priority_ratio=1.5; None leaves it to the GM]; enemy HP is left as it was.
 * §3.2 numbers (≤5 雑魚, ≤2 エリート, 1 ボス) are enforced [enforce_composition=True].
 * §8.1's 行動補正 is not modelled separately: a defensive situation is a situational bonus.
-* Encounter helper: §2.3's AP differences are read for the whole enemy side against the
-  whole PC side (§3.3's last paragraph), so a lone PC's 雑魚戦 is winnable; defaults 雑魚
-  −3, エリート +1, ボス +3; HP = max(3, |expected margin|) × 2 / 2.5 / 3 (NOTES).
+* Encounter helper: each enemy's AP relative to the party's average member, as NOTES says
+  (雑魚 −3, エリート +1, ボス +4 by default) [encounter_basis="member_average"]; or the whole
+  enemy side against the whole PC side, which keeps a lone PC's 雑魚戦 winnable
+  [encounter_basis="side_total"]. HP = max(3, |expected margin|) × 2 / 2.5 / 3 (NOTES).
   ``gm combat simulate`` prints win rates and rounds for a party and kind without spells.
 """
 

@@ -302,7 +302,8 @@ class EncounterProposal(BaseModel):
 
 
 #: §2.3: AP relative to the party average, and HP per point of expected margin.
-_AP_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 3}
+_MEMBER_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 4}
+_SIDE_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 3}
 _AP_RANGE = {EnemyKind.MOB: (-4, -2), EnemyKind.ELITE: (0, 2), EnemyKind.BOSS: (3, 6)}
 _WEIGHT = {EnemyKind.MOB: 1, EnemyKind.ELITE: 2, EnemyKind.BOSS: 4}
 _HP_FACTOR = {EnemyKind.MOB: 2.0, EnemyKind.ELITE: 2.5, EnemyKind.BOSS: 3.0}
@@ -322,20 +323,24 @@ def propose_encounter(
 ) -> EncounterProposal:
     """Propose enemies for ``party`` by §2.3 and §3.
 
-    §2.3's differences are read at the side level, as §3.3's last paragraph asks for a
-    party ("戦力すべてを足したAP期待値分、敵の数を増やすか強い敵を配置"): the enemy
-    side's expected AP is the PC side's expected AP (3.5 per die plus equipment, standing
-    members) plus ``offset`` — 雑魚戦 −2..−4 (default −3), エリート戦 0..+2 (default +1),
-    ボス戦 +3..+6 (default +3, the low end, so a boss is beatable with spells and
-    situational bonuses). Read per enemy, a lone PC would always meet a stronger side in
-    a 雑魚戦 (two 雑魚 plus 群れ補正), which no table expects.
+    ``options.encounter_basis`` chooses how §2.3's differences are read:
 
-    Numbers (§3.2): a 雑魚戦 has one 雑魚 per PC (2..5); an エリート戦 one エリート per
-    PC beyond the first (1..2) and a 雑魚 per PC beyond that; a ボス戦 one ボス and a 雑魚
-    per PC beyond the second. The side's AP minus 群れ補正 is shared by weight (雑魚 1,
-    エリート 2, ボス 4); each enemy's fixed AP is its share minus 3.5 per die, rounded.
-    HP (§2.3, §11.2) is the expected margin between the sides (at least 3) times 2 / 2.5
-    / 3 for a 雑魚戦 / エリート戦 / ボス戦. Difficulty (§3.3) is attached to the
+    * ``"member_average"`` (default, NOTES.md: "relative to the party average"): each
+      enemy's expected AP is the party's average member AP (3.5 per die plus equipment,
+      standing members) plus its kind's offset — 雑魚 −2..−4 (default −3), エリート
+      0..+2 (default +1), ボス +3..+6 (default +4); ``offset`` overrides the lead kind's.
+      A lone PC then meets a 雑魚戦 stronger than itself (two 雑魚 and 群れ補正); the
+      explanation says so.
+    * ``"side_total"``: the whole enemy side's expected AP is the PC side's plus the lead
+      kind's offset (ボス default +3), shared by weight (雑魚 1, エリート 2, ボス 4) after
+      群れ補正 — §3.3's last paragraph ("戦力すべてを足したAP期待値分") read for the side,
+      which keeps a lone PC's 雑魚戦 winnable.
+
+    Fixed AP is the wanted expectation minus 3.5 per die, rounded. Numbers (§3.2): a 雑魚戦
+    has one 雑魚 per PC (2..5); an エリート戦 one エリート per PC beyond the first (1..2)
+    and a 雑魚 per PC beyond that; a ボス戦 one ボス and a 雑魚 per PC beyond the second.
+    HP (§2.3, §11.2, NOTES) is the expected margin between the sides (at least 3) times
+    2 / 2.5 / 3 for a 雑魚戦 / エリート戦 / ボス戦. Difficulty (§3.3) is attached to the
     encounter and applies when the battle starts.
 
     Raises:
@@ -364,13 +369,15 @@ def propose_encounter(
     low, high = _AP_RANGE[lead]
     if offset is not None and not low <= offset <= high:
         raise InvalidCharacterError(
-            f"a {fight.value}'s enemy side is the PC side's expected AP {low:+d}..{high:+d}, not {offset:+d}",
+            f"a {lead.value}'s AP offset is {low:+d}..{high:+d}, not {offset:+d}",
             "§2.3",
         )
-    side_offset = offset if offset is not None else _AP_OFFSET[lead]
-    # The enemy side's expected AP (before §3.3's 弱い/強い) is the PC side's plus the offset;
-    # its share per enemy follows the kind's weight, and dice expectation comes off the share.
-    pool = party_ap + side_offset - swarm_bonus(len(plan), options)
+    per_side = options.encounter_basis == "side_total"
+    default_offsets = _SIDE_OFFSET if per_side else _MEMBER_OFFSET
+    lead_offset = offset if offset is not None else default_offsets[lead]
+    # side_total: the whole enemy side (before 弱い/強い) sits at the PC side plus the offset,
+    # shared by weight; member_average: each enemy sits at the PC average plus its kind's offset.
+    pool = party_ap + lead_offset - swarm_bonus(len(plan), options)
     total_weight = sum(_WEIGHT[k] for k in plan)
     names = {EnemyKind.MOB: mob_name, EnemyKind.ELITE: elite_name, EnemyKind.BOSS: boss_name}
     counts = {k: plan.count(k) for k in set(plan)}
@@ -379,8 +386,11 @@ def propose_encounter(
     for enemy_kind in plan:
         seen[enemy_kind] = seen.get(enemy_kind, 0) + 1
         name = names[enemy_kind] + (_MOB_NAMES[seen[enemy_kind] - 1] if counts[enemy_kind] > 1 else "")
-        share = pool * _WEIGHT[enemy_kind] / total_weight
-        fixed = max(0, math.floor(share - 3.5 * enemy_kind.dice + 0.5))
+        if per_side:
+            wanted = pool * _WEIGHT[enemy_kind] / total_weight
+        else:
+            wanted = average + (lead_offset if enemy_kind is lead else default_offsets[enemy_kind])
+        fixed = max(0, math.floor(wanted - 3.5 * enemy_kind.dice + 0.5))
         drafts.append(Enemy(name=name, kind=enemy_kind, ap=fixed, max_hp=1, hp=1))
     draft = Encounter(enemies=tuple(drafts), difficulty=adjustments)
     enemy_ap = expected_enemy_side_ap(draft, options)

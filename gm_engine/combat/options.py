@@ -42,6 +42,10 @@ class CombatOptions(BaseModel):
             1 ボス).
         allow_negative_situational: situational bonuses may be negative down to −cap
             (a hindering situation); the cap only bounds them above (§9.1).
+        encounter_basis: how the encounter helper reads §2.3's AP differences: each enemy
+            against the party's average member (``"member_average"``, NOTES.md) or the
+            whole enemy side against the whole PC side (``"side_total"``, which keeps a
+            lone PC's 雑魚戦 winnable); see :func:`~gm_engine.combat.enemies.propose_encounter`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -59,6 +63,7 @@ class CombatOptions(BaseModel):
     swarm_bonus_per_enemy: int = Field(default=1, ge=0, le=5)
     enforce_composition: bool = True
     allow_negative_situational: bool = True
+    encounter_basis: Literal["member_average", "side_total"] = "member_average"
 
 
 DEFAULT_OPTIONS = CombatOptions()
