@@ -161,3 +161,13 @@ def test_weapon_and_armour_lists_9_2_9_3() -> None:
         "名匠武器": (4, False), "伝説武器": (5, False),
     }
     assert {name: a.reduction for name, a in ARMOURS.items()} == {"布": 0, "革": 1, "鎖帷子": 2, "板金鎧": 3}
+
+
+def test_malformed_choices_are_refused_not_crashed() -> None:
+    for spells in ("火弾", None, 3):
+        with pytest.raises(InvalidCharacterError, match="list of names"):
+            create_character("A", "熟練", "長剣", "革", spells=spells)  # type: ignore[arg-type]
+    with pytest.raises(InvalidCharacterError):
+        create_character(None, "熟練", "長剣", "革")  # type: ignore[arg-type]
+    with pytest.raises(InvalidCharacterError):
+        create_character("A", 3, "長剣", "革")  # type: ignore[arg-type]

@@ -181,3 +181,9 @@ def test_expected_damage_per_round_is_exact_over_the_dice() -> None:
     elite = Encounter(enemies=(make_enemy("X", "エリート", 0, 5),))
     assert expected_damage_per_round(commoner, elite) == pytest.approx(35 / 36)  # Σ k(6 − k), k = 1..5
     assert propose_encounter(PARTY, "ボス戦").expected_damage > 0
+
+
+def test_malformed_abilities_are_refused() -> None:
+    for bad in [[("ap",)], [("ap", "x")], [3], [("fly", 1)]]:
+        with pytest.raises(InvalidCharacterError):
+            make_enemy("X", "雑魚", 3, 5, bad)  # type: ignore[arg-type]

@@ -150,7 +150,7 @@ class Character(BaseModel):
         Raises:
             InvalidCharacterError: unknown spell, duplicates, or more spells than slots.
         """
-        return self.evolve(spells=tuple(_spell(s) for s in spells))
+        return self.evolve(spells=_spells(spells))
 
     def rested(self) -> Character:
         """After a day's rest: slots refilled (§5.1: slots are casts per day). HP is unchanged."""
@@ -163,6 +163,15 @@ def _spell(value: Spell | str) -> Spell:
     except ValueError:
         known = ", ".join(s.value for s in Spell)
         raise InvalidCharacterError(f"unknown spell {value!r}; known: {known}", "§6.2") from None
+
+
+def _spells(values: Iterable[Spell | str]) -> tuple[Spell, ...]:
+    if isinstance(values, str):
+        raise InvalidCharacterError(f"spells are a list of names, not the string {values!r}", "§6.2")
+    try:
+        return tuple(_spell(s) for s in values)
+    except TypeError:
+        raise InvalidCharacterError(f"spells are a list of names, not {values!r}", "§6.2") from None
 
 
 def _build(data: dict[str, Any]) -> Character:
@@ -185,7 +194,7 @@ def describe_validation_error(exc: ValidationError) -> str:
 def _weapon(value: Weapon | str) -> Weapon:
     if isinstance(value, Weapon):
         return value
-    if value in WEAPONS:
+    if isinstance(value, str) and value in WEAPONS:
         return WEAPONS[value]
     raise InvalidCharacterError(f"no weapon {value!r} in the list; known: {', '.join(WEAPONS)}", "§9.2")
 
@@ -193,7 +202,7 @@ def _weapon(value: Weapon | str) -> Weapon:
 def _armour(value: Armour | str) -> Armour:
     if isinstance(value, Armour):
         return value
-    if value in ARMOURS:
+    if isinstance(value, str) and value in ARMOURS:
         return ARMOURS[value]
     raise InvalidCharacterError(f"no armour {value!r} in the list; known: {', '.join(ARMOURS)}", "§9.3")
 
@@ -240,7 +249,7 @@ def create_character(
             "weapon": _weapon(weapon),
             "armour": _armour(armour),
             "shield": _shield(shield),
-            "spells": tuple(_spell(s) for s in spells),
+            "spells": _spells(spells),
             "max_slots": slots,
             "slots_left": slots,
             "hp": stats(chosen_rank).max_hp,

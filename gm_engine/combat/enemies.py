@@ -141,6 +141,10 @@ def make_enemy(
         raise InvalidCharacterError(describe_validation_error(exc)) from None
     except ValueError as exc:
         raise InvalidCharacterError(str(exc)) from None
+    except (IndexError, TypeError):
+        raise InvalidCharacterError(
+            f"abilities are (kind, amount) pairs such as ('ap', 1), not {list(abilities)!r}", "§3.1"
+        ) from None
 
 
 class Difficulty(StrEnum):
