@@ -119,3 +119,22 @@ def test_no_input_crashes_or_half_applies(junk: list[Any], seed: int) -> None:
         except CombatError:
             assert battle.state_hash() == before and len(battle.source.history) == dice
         assert battle.phase in set(Phase)
+
+
+ANY = st.one_of(
+    st.none(), st.integers(-5, 40), st.text(max_size=8), st.lists(st.text(max_size=4), max_size=3),
+    st.sampled_from(["熟練", "英雄", "長剣", "大剣", "板金鎧", "小盾", "大盾", "火弾", "治癒"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(args=st.tuples(ANY, ANY, ANY, ANY, ANY, ANY))
+def test_character_creation_never_crashes(args: tuple[Any, ...]) -> None:
+    from gm_engine.combat import InvalidCharacterError
+
+    try:
+        character = create_character(*args)
+    except InvalidCharacterError:
+        return
+    assert 0 < character.hp <= character.max_hp
+    assert len(character.spells) <= character.max_slots
