@@ -516,7 +516,6 @@ class SessionFigures:
     prompt_tokens_by_day: dict[int, list[int]] = field(default_factory=dict)
     day_started: dict[int, float] = field(default_factory=dict)
     day_seconds: dict[int, float] = field(default_factory=dict)
-    sequential_calls_by_day: dict[int, int] = field(default_factory=dict)
     fallbacks: int = 0
 
 
