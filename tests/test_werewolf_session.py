@@ -352,3 +352,22 @@ def test_no_human_line_crashes_the_session(lines: list[str]) -> None:
     io = SessionIO(backend=OfflineBackend(), human=human, sink=ListSink(), show=lambda line: None)
     outcome = run_werewolf(spec(17, narrator=False), io)
     assert outcome.summary  # the game ended or the human left; nothing raised
+
+
+def test_offline_personas_talk_about_their_suspicion_after_day_one() -> None:
+    """From day 2 on, an offline persona's free talk names whom it suspects (its agent's would-be
+    vote), in its own voice, never a day-1 greeting."""
+    from gm_engine.sessions.personas import load_personas
+    from gm_engine.werewolf.log import Speech
+
+    personas = {p.seat: p for p in load_personas()}
+    io, _, _ = auto_io(21)
+    session = WerewolfSession(spec(21, narrator=False), session_options(spec(21, narrator=False)), io)
+    asyncio.run(session.run())
+    later = [e for e in session.game.public_log if isinstance(e, Speech) and e.day >= 2 and e.speaker != 1]
+    assert later
+    for speech in later:
+        voice = personas[speech.speaker].voice
+        assert speech.text not in voice.opening, speech
+    names = [p.name for p in personas.values()] + ["プレイヤー"]
+    assert sum(any(name in s.text for name in names) for s in later) >= len(later) // 2

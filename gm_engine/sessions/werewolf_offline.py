@@ -108,11 +108,16 @@ def _black_on(obs: Observation, seats: Sequence[int]) -> bool:
 
 
 def _suspect(agent: OfflineAgent, obs: Observation) -> Vote | None:
-    """The seat this agent would vote for now, with its reason (no dice are rolled)."""
-    others = [s for s in obs.living() if s != obs.seat]
+    """The seat this agent would vote for if the vote opened now, with its reason.
+
+    The agent is asked about the same observation with the stage set to a vote among the
+    living others: a hypothetical of public facts only, so it learns nothing new.
+    """
+    others = tuple(s for s in obs.living() if s != obs.seat)
     if not others:
         return None
-    choice = agent.choose(obs, [Vote(obs.seat, t) for t in others])
+    hypothetical = obs._replace(stage="vote", candidates=others)
+    choice = agent.choose(hypothetical, [Vote(obs.seat, t) for t in others])
     return choice if isinstance(choice, Vote) else None
 
 
