@@ -718,7 +718,7 @@ class WerewolfSession:
                 turn.notes = Notes.of(args.lines)
             except NotesError as exc:
                 raise ValueError(str(exc)) from None
-            return ToolOutput(text="メモを更新しました")
+            return ToolOutput(text="メモを更新しました。続けて、この手番の行動のツールを呼んでください。")
 
         return _offer(UpdateNotesTool, update)
 
