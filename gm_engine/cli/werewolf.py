@@ -144,5 +144,7 @@ def _simulate(args: argparse.Namespace) -> int:
         print(f"  {team}: {count} wins ({rate:.1%})")
     print(f"average days: {report.average_days:.2f}")
     print(f"average actions per game: {report.total_actions / report.games:.1f}")
-    print(f"games per second: {report.games_per_second:.1f}  ({report.seconds:.2f} s)")
+    print(f"games per second: {report.games_per_second:.1f}  ({report.seconds:.2f} s wall clock)")
+    cpu = report.cpu_seconds
+    print(f"games per CPU second: {report.games_per_cpu_second:.1f}  ({cpu:.2f} s of CPU, one core)")
     return 0

@@ -50,12 +50,14 @@ from gm_engine.werewolf.log import (
     Executed,
     MediumResult,
     MorningReport,
+    PublicEntry,
     ResultStated,
     VoteTally,
 )
 from gm_engine.werewolf.records import SEATS, Colour, Role
 from gm_engine.werewolf.views import Observation
 
+_QUIET_ROLES = frozenset((Role.VILLAGER, Role.BODYGUARD, Role.WEREWOLF))
 _RELEVANT = frozenset(("claim", "result_stated", "executed", "morning", "vote_tally", "claim_requested"))
 
 
@@ -69,11 +71,107 @@ class Agent(Protocol):
         ...
 
 
+class PublicNotes:
+    """A digest of the public log: claims, stated results, executions, victims, requests.
+
+    Built from public entries only, so the agents of one table may share it.
+    """
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.version = 0  # bumped by every fact that can move suspicion
+        self.claims: dict[int, Role] = {}
+        self.seer_claimants: list[int] = []
+        self.medium_claimants: list[int] = []
+        # (speaker, role, target, colour) of every stated result
+        self.stated: list[tuple[int, Role, int, Colour]] = []
+        self.executed: list[int] = []
+        self.victims: list[int] = []
+        self.last_counts: dict[int, int] = {}
+        self.requested: dict[Role, int] = {}
+        self.targets_by: dict[int, set[int]] = {}
+        self.last_statement: dict[int, int] = {}
+        self._trust: dict[int, float] = {}
+        self._trust_version = -1
+
+    def update(self, log: Sequence[PublicEntry]) -> None:
+        """Digest the entries of ``log`` not seen yet."""
+        for index in range(self.seen, len(log)):
+            entry = log[index]
+            if entry.kind not in _RELEVANT:
+                continue
+            if isinstance(entry, ClaimMade):
+                self.version += 1
+                self.claims[entry.speaker] = entry.role
+                if entry.role is Role.SEER:
+                    self.seer_claimants.append(entry.speaker)
+                elif entry.role is Role.MEDIUM:
+                    self.medium_claimants.append(entry.speaker)
+                if entry.target is not None and entry.colour is not None:
+                    self._statement(entry.speaker, entry.role, entry.target, entry.colour, entry.day)
+            elif isinstance(entry, ResultStated):
+                self.version += 1
+                self._statement(entry.speaker, entry.role, entry.target, entry.colour, entry.day)
+            elif isinstance(entry, Executed):
+                self.executed.append(entry.seat)
+            elif isinstance(entry, MorningReport) and entry.victim is not None:
+                self.version += 1
+                self.victims.append(entry.victim)
+            elif isinstance(entry, VoteTally):
+                self.last_counts.clear()
+                self.last_counts.update(entry.counts)
+            elif isinstance(entry, ClaimRequested):
+                self.requested[entry.role] = entry.day
+        self.seen = len(log)
+
+    def public_trust(self, claimant: int) -> float:
+        """How far the public record supports a 占い師 / 霊媒師 claimant (cached per version)."""
+        if self._trust_version != self.version:
+            self._trust_version = self.version
+            self._trust.clear()
+        cached = self._trust.get(claimant)
+        if cached is not None:
+            return cached
+        rivals = self.seer_claimants if self.claims.get(claimant) is Role.SEER else self.medium_claimants
+        trust = 1.0 / max(1, len(rivals))
+        medium_colours: dict[int, list[Colour]] = {}
+        for _speaker, claimed, target, colour in self.stated:
+            if claimed is Role.MEDIUM:
+                medium_colours.setdefault(target, []).append(colour)
+        factor = 0.3 if len(self.medium_claimants) == 1 else 0.7
+        for speaker, claimed, target, colour in self.stated:
+            if speaker != claimant or claimed is not Role.SEER:
+                continue
+            # a 占い師 whose 黒 a medium found 白 (or the reverse) is caught out
+            for medium_colour in medium_colours.get(target, ()):
+                if medium_colour is not colour:
+                    trust *= factor
+            if colour is Colour.BLACK and target in self.victims:
+                trust *= 0.2  # the wolves do not attack a wolf
+        self._trust[claimant] = trust
+        return trust
+
+    def _statement(self, speaker: int, role: Role, target: int, colour: Colour, day: int) -> None:
+        self.stated.append((speaker, role, target, colour))
+        self.targets_by.setdefault(speaker, set()).add(target)
+        self.last_statement[speaker] = day
+
+
 class OfflineAgent:
     """A rule-based player for one seat; every random choice is a die of ``source``."""
 
-    def __init__(self, seat: int, source: DiceSource, fake_chance: int = 50, talk: bool = True) -> None:
+    def __init__(
+        self,
+        seat: int,
+        source: DiceSource,
+        fake_chance: int = 50,
+        talk: bool = True,
+        notes: PublicNotes | None = None,
+    ) -> None:
         """``fake_chance``: percent chance that a 人狼 / 狂人 plans to fake a claim this game.
+
+        ``notes``: a digest of the public log shared by the agents of one table (it holds public
+        facts only, so sharing it tells nobody anything); by default each agent keeps its own.
 
         ``talk=False`` leaves free talk empty (a pass): the choices, every die and the vote
         reasons are the same, only the speech is not composed (the simulation's hot path).
@@ -82,30 +180,32 @@ class OfflineAgent:
         self.source = source
         self.fake_chance = fake_chance
         self.talk = talk
-        self._seen = 0
         self._role: Role | None = None
         self._partners: tuple[int, ...] = ()
         self._noise: list[int] = []
         self._plan_fake: Role | None = None
-        self._claims: dict[int, Role] = {}
-        self._seer_claimants: list[int] = []
-        self._medium_claimants: list[int] = []
-        # (speaker, role, target, colour) of every stated result
-        self._stated: list[tuple[int, Role, int, Colour]] = []
-        self._executed: list[int] = []
-        self._victims: list[int] = []
+        notes = PublicNotes() if notes is None else notes
+        self._notes = notes
+        # aliases of the shared digest (mutated in place there, never rebound)
+        self._claims = notes.claims
+        self._seer_claimants = notes.seer_claimants
+        self._medium_claimants = notes.medium_claimants
+        self._stated = notes.stated
+        self._executed = notes.executed
+        self._victims = notes.victims
+        self._last_counts = notes.last_counts
+        self._requested = notes.requested
         self._own: dict[int, Colour] = {}
         self._private_seen = 0
         self._noise_day = 0
-        self._last_counts: dict[int, int] = {}
         self._knowledge = 0  # bumped whenever a fact that moves suspicion arrives
         self._cache_key = -1
         self._cache: list[float] = []
         self._trusts: dict[int, float] = {}
         self._trust_key = -1
-        self._requested: dict[Role, int] = {}
-        self._my_targets: set[int] = set()
-        self._my_last_statement = 0
+        self._reasons: dict[tuple[int, int], str] = {}
+        self._request_day = 0
+        self._quiet_day = 0
         self._speech_key = (-1, -1)
         self._speech_text = ""
 
@@ -114,49 +214,17 @@ class OfflineAgent:
     def _update(self, obs: Observation) -> None:
         if obs.day != self._noise_day and obs.stage != "choose_role":
             self._start_day(obs)
-        log = obs.public_log
+        notes = self._notes
+        if len(obs.public_log) != notes.seen:
+            notes.update(obs.public_log)
         private_log = obs.private_log
-        if len(log) == self._seen and len(private_log) == self._private_seen:
-            return
-        for index in range(self._seen, len(log)):
-            entry = log[index]
-            if entry.kind not in _RELEVANT:
-                continue
-            if (
-                isinstance(entry, (ClaimMade, ResultStated))
-                and entry.speaker == self.seat
-                and entry.target is not None
-            ):
-                self._my_targets.add(entry.target)
-                self._my_last_statement = entry.day
-            if isinstance(entry, ClaimMade):
-                self._knowledge += 1
-                self._claims[entry.speaker] = entry.role
-                if entry.role is Role.SEER:
-                    self._seer_claimants.append(entry.speaker)
-                elif entry.role is Role.MEDIUM:
-                    self._medium_claimants.append(entry.speaker)
-                if entry.target is not None and entry.colour is not None:
-                    self._stated.append((entry.speaker, entry.role, entry.target, entry.colour))
-            elif isinstance(entry, ResultStated):
-                self._knowledge += 1
-                self._stated.append((entry.speaker, entry.role, entry.target, entry.colour))
-            elif isinstance(entry, Executed):
-                self._executed.append(entry.seat)
-            elif isinstance(entry, MorningReport) and entry.victim is not None:
-                self._knowledge += 1
-                self._victims.append(entry.victim)
-            elif isinstance(entry, VoteTally):
-                self._last_counts = dict(entry.counts)
-            elif isinstance(entry, ClaimRequested):
-                self._requested[entry.role] = entry.day
-        self._seen = len(log)
-        for index in range(self._private_seen, len(private_log)):
-            private = private_log[index]
-            if isinstance(private, (DivineResult, MediumResult)):
-                self._own[private.target] = private.colour
-                self._knowledge += 1
-        self._private_seen = len(private_log)
+        if len(private_log) != self._private_seen:
+            for index in range(self._private_seen, len(private_log)):
+                private = private_log[index]
+                if isinstance(private, (DivineResult, MediumResult)):
+                    self._own[private.target] = private.colour
+            self._private_seen = len(private_log)
+        self._knowledge = notes.version * 64 + len(self._own)
 
     def _start_day(self, obs: Observation) -> None:
         """First impressions once the roles are known; then a little drift every day."""
@@ -203,18 +271,7 @@ class OfflineAgent:
             return 0.0
         if claimant in self._own and self._own[claimant] is Colour.BLACK:
             return 0.0
-        rivals = self._seer_claimants if self._claims.get(claimant) is Role.SEER else self._medium_claimants
-        trust = 1.0 / max(1, len(rivals))
-        # a 占い師 whose 黒 a medium found 白 (or the reverse) is caught out
-        for speaker, claimed, target, colour in self._stated:
-            if speaker != claimant or claimed is not Role.SEER:
-                continue
-            for _m_speaker, m_role, m_target, m_colour in self._stated:
-                if m_role is Role.MEDIUM and m_target == target and m_colour is not colour:
-                    trust *= 0.3 if len(self._medium_claimants) == 1 else 0.7
-            if target in self._victims and colour is Colour.BLACK:
-                trust *= 0.2  # the wolves do not attack a wolf
-        return trust
+        return self._notes.public_trust(claimant)
 
     def _scores(self, obs: Observation) -> list[float]:
         """Suspicion of each seat (index 0 unused), higher = more likely a 人狼."""
@@ -241,6 +298,13 @@ class OfflineAgent:
 
     def _reason(self, obs: Observation, seat: int) -> str:
         """Why this seat suspects ``seat``, in words (the strongest public ground it has)."""
+        key = (self._knowledge, seat)
+        reason = self._reasons.get(key)
+        if reason is None:
+            reason = self._reasons[key] = self._compose_reason(obs, seat)
+        return reason
+
+    def _compose_reason(self, obs: Observation, seat: int) -> str:
         if self._own.get(seat) is Colour.BLACK:
             return "私の結果で黒だった"
         for speaker, claimed, target, colour in reversed(self._stated):
@@ -360,6 +424,8 @@ class OfflineAgent:
 
     def _discuss(self, obs: Observation, legal: Sequence[Action]) -> Action:
         """A discussion turn: decide what to do first, look into ``legal`` only to pick a claim."""
+        if self._quiet_day == obs.day and obs.awaiting_claim is None:
+            return Speak(self.seat, self._speech(obs))
         role = self._role
         own_claim = self._claims.get(self.seat)
         wanted = obs.awaiting_claim
@@ -386,22 +452,29 @@ class OfflineAgent:
             states = [a for a in legal if isinstance(a, StateResult)]
             if states:
                 return self._state_best(obs, states) if role is own_claim else self._fake_state(obs, states)
-        if role is not Role.WEREWOLF:
-            request = Role.SEER if obs.day == 1 else Role.MEDIUM
-            if (
-                self._requested.get(request) != obs.day
-                and not (self._seer_claimants if request is Role.SEER else self._medium_claimants)
-                and (request is Role.SEER or self._executed)
-                and self.source.roll(100) <= 45
-            ):
-                return RequestClaim(self.seat, request, f"{request.label}は名乗り出てください！")
+        if self._request_day != obs.day:
+            # one decision a day: whether to call for the missing role on this first turn
+            self._request_day = obs.day
+            if role is not Role.WEREWOLF:
+                request = Role.SEER if obs.day == 1 else Role.MEDIUM
+                if (
+                    self._requested.get(request) != obs.day
+                    and not (self._seer_claimants if request is Role.SEER else self._medium_claimants)
+                    and (request is Role.SEER or self._executed)
+                    and self.source.roll(100) <= 60
+                ):
+                    return RequestClaim(self.seat, request, f"{request.label}は名乗り出てください！")
+        if role in _QUIET_ROLES and self._plan_fake is None:
+            self._quiet_day = obs.day  # nothing left to decide today but to talk
         return Speak(self.seat, self._speech(obs))
 
     def _may_state(self, obs: Observation, claimed: Role) -> bool:
         """Whether this claimant has a result to state now (so the legal list is worth reading)."""
+        mine = self._notes.targets_by.get(self.seat, ())
         if claimed is self._role:
-            return any(t not in self._my_targets for t in self._own)
-        return self._my_last_statement < obs.day  # a fake states at most one result a day
+            return any(t not in mine for t in self._own)
+        # a fake states at most one result a day
+        return self._notes.last_statement.get(self.seat, 0) < obs.day
 
     def _answer(self, obs: Observation, legal: Sequence[Action], wanted: Role) -> Action:
         """Answer a CO要求: the real holder must come out; a liar may; everyone else declines."""
@@ -490,5 +563,6 @@ def _colour(action: Claim | StateResult) -> str:
 
 
 def offline_agents(source: DiceSource, fake_chance: int = 50, talk: bool = True) -> dict[int, OfflineAgent]:
-    """One offline agent per seat, all drawing from ``source``."""
-    return {seat: OfflineAgent(seat, source, fake_chance, talk) for seat in SEATS}
+    """One offline agent per seat, all drawing from ``source`` and sharing one public digest."""
+    notes = PublicNotes()
+    return {seat: OfflineAgent(seat, source, fake_chance, talk, notes) for seat in SEATS}

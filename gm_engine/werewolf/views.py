@@ -84,6 +84,7 @@ class Observation(NamedTuple):
 _TIMES = (TimeOfDay.DAY, TimeOfDay.DAY, TimeOfDay.NIGHT)
 _STEPS = (Step.BEFORE_START, *Step)
 _VOTING = frozenset(("vote", "runoff", "execution"))
+_new_tuple = tuple.__new__
 
 
 def observe(game: Game, seat: int) -> Observation:
@@ -92,19 +93,24 @@ def observe(game: Game, seat: int) -> Observation:
         raise ValueError(f"no such seat: {seat!r}")
     phase = game.phase
     stage = game.stage.value
-    return Observation(
-        seat,
-        game.name_table,
-        phase.day,
-        _TIMES[phase.T],
-        _STEPS[phase.P],
-        stage,
-        game.alive_flags(),
-        game.current_speaker(),
-        game.awaiting_claim,
-        game.public_candidates() if stage in _VOTING else (),
-        tuple(game.public_log),
-        tuple(game.private_logs[seat]),
+    discussing = stage == "discussion"
+    # tuple.__new__ skips NamedTuple's Python-level __new__: this runs once per decision
+    return _new_tuple(
+        Observation,
+        (
+            seat,
+            game.name_table,
+            phase.day,
+            _TIMES[phase.T],
+            _STEPS[phase.P],
+            stage,
+            game.alive_flags(),
+            game._speaker if discussing else None,
+            game._response_role if discussing and game._responses else None,
+            game._candidates if stage in _VOTING else (),
+            tuple(game.public_log),
+            tuple(game.private_logs[seat]),
+        ),
     )
 
 
