@@ -97,6 +97,9 @@ def test_registered_runner_and_bad_options() -> None:
         session_options(spec(1, role=2, deal=[3, 1, 1, 2, 2, 2, 4, 5, 6]))
     with pytest.raises(SessionError, match="colour"):
         session_options(spec(1, colour="red"))
+    for bad_name in ("トウダ", "  ", "P(1)"):
+        with pytest.raises(SessionError, match="human_name"):
+            session_options(spec(1, human_name=bad_name))
 
 
 def test_scripted_backend_plays_a_whole_game() -> None:

@@ -113,7 +113,7 @@ from gm_engine.werewolf.log import (
     Speech,
     VoteTally,
 )
-from gm_engine.werewolf.records import HUMAN_SEAT, Colour
+from gm_engine.werewolf.records import HUMAN_SEAT, PERSONA_NAMES, Colour
 from gm_engine.werewolf.render import render_entries
 from gm_engine.werewolf.views import PlayerView, PrivateView, PublicView, StatedResult
 
@@ -151,6 +151,16 @@ class WerewolfSessionOptions(BaseModel):
         if deal is not None:
             check_composition(deal)
         return deal
+
+    @field_validator("human_name")
+    @classmethod
+    def _distinct_name(cls, name: str) -> str:
+        name = " ".join(name.split())
+        if not name or name in PERSONA_NAMES.values() or "(" in name or ")" in name:
+            raise ValueError(
+                f"human_name {name!r} must be non-blank, without parentheses, and not a persona's name"
+            )
+        return name
 
     @model_validator(mode="after")
     def _role_matches_deal(self) -> WerewolfSessionOptions:
