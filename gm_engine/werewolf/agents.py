@@ -57,6 +57,9 @@ from gm_engine.werewolf.log import (
 from gm_engine.werewolf.records import SEATS, Colour, Role
 from gm_engine.werewolf.views import Observation
 
+_BLACK_WEIGHT = 12.0  # a stated 黒, times the trust in its speaker
+_WHITE_WEIGHT = -7.0  # a stated 白
+_RIVAL_WEIGHT = 5.0  # a contested claim, times the distrust
 _QUIET_ROLES = frozenset((Role.VILLAGER, Role.BODYGUARD, Role.WEREWOLF))
 _RELEVANT = frozenset(("claim", "result_stated", "executed", "morning", "vote_tally", "claim_requested"))
 
@@ -93,6 +96,8 @@ class PublicNotes:
         self.last_statement: dict[int, int] = {}
         self._trust: dict[int, float] = {}
         self._trust_version = -1
+        self._scores: list[float] = []
+        self._scores_version = -1
 
     def update(self, log: Sequence[PublicEntry]) -> None:
         """Digest the entries of ``log`` not seen yet."""
@@ -123,6 +128,24 @@ class PublicNotes:
             elif isinstance(entry, ClaimRequested):
                 self.requested[entry.role] = entry.day
         self.seen = len(log)
+
+    def public_scores(self) -> list[float]:
+        """Suspicion from public facts alone, with public trust (cached per version; read only)."""
+        if self._scores_version == self.version:
+            return self._scores
+        scores = [0.0] * 10
+        for speaker, _claimed, target, colour in self.stated:
+            weight = self.public_trust(speaker)
+            scores[target] += weight * (_BLACK_WEIGHT if colour is Colour.BLACK else _WHITE_WEIGHT)
+        for group in (self.seer_claimants, self.medium_claimants):
+            if len(group) > 1:
+                for claimant in group:
+                    scores[claimant] += _RIVAL_WEIGHT * (1.0 - self.public_trust(claimant))
+        guards = [s for s, r in self.claims.items() if r is Role.BODYGUARD]
+        if len(guards) == 1:
+            scores[guards[0]] -= 2
+        self._scores, self._scores_version = scores, self.version
+        return scores
 
     def public_trust(self, claimant: int) -> float:
         """How far the public record supports a 占い師 / 霊媒師 claimant (cached per version)."""
@@ -278,21 +301,24 @@ class OfflineAgent:
         key = self._knowledge
         if key == self._cache_key:
             return self._cache
-        scores = [float(n) for n in self._noise] if self._noise else [0.0] * 10
-        trust = self._trust
-        for speaker, _claimed, target, colour in self._stated:
-            weight = trust(speaker)
-            if weight > 0.0:
-                scores[target] += 12 * weight if colour is Colour.BLACK else -7 * weight
-        for group in (self._seer_claimants, self._medium_claimants):
-            if len(group) > 1:
-                for claimant in group:
-                    scores[claimant] += 5 * (1.0 - trust(claimant))
+        notes = self._notes
+        # the table's public suspicion (shared), then what this seat knows better
+        scores = list(notes.public_scores())
+        for seat, impression in enumerate(self._noise):
+            scores[seat] += impression
+        for claimant in notes.claims:
+            mine, public = self._trust(claimant), notes.public_trust(claimant)
+            if mine == public:
+                continue
+            for speaker, _claimed, target, colour in notes.stated:
+                if speaker == claimant:
+                    weight = _BLACK_WEIGHT if colour is Colour.BLACK else _WHITE_WEIGHT
+                    scores[target] += (mine - public) * weight
+            group = self._seer_claimants if claimant in self._seer_claimants else self._medium_claimants
+            if len(group) > 1 and claimant in group:
+                scores[claimant] += _RIVAL_WEIGHT * (public - mine)
         for target, colour in self._own.items():
             scores[target] += 100 if colour is Colour.BLACK else -100
-        guards = [s for s, r in self._claims.items() if r is Role.BODYGUARD]
-        if len(guards) == 1:
-            scores[guards[0]] -= 2
         self._cache_key, self._cache = key, scores
         return scores
 
