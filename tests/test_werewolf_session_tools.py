@@ -1,0 +1,85 @@
+"""The werewolf tool models: schemas narrowed to legal choices, validation, and the mapping to
+engine actions."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from gm_engine.sessions.werewolf import _action_from_tool, discussion_offers, round_offers
+from gm_engine.tools.base import ToolOutput
+from gm_engine.tools.werewolf import (
+    ALL_TOOLS,
+    ClaimTool,
+    SpeakTool,
+    UpdateNotesTool,
+    VoteTool,
+    seat_label,
+    seat_number,
+)
+from gm_engine.werewolf import Claim, Colour, Game, Role, Speak, Vote
+
+
+def test_every_tool_has_a_name_and_a_closed_schema() -> None:
+    names = [tool.tool_name for tool in ALL_TOOLS]
+    assert len(names) == len(set(names)) == 10
+    for tool in ALL_TOOLS:
+        spec = tool.spec()
+        assert spec.description
+        assert spec.parameters["additionalProperties"] is False
+
+
+def test_seat_labels() -> None:
+    assert seat_label(3) == "P3" and seat_number("P9") == 9
+    for bad in ("P0", "P10", "3", "p3", ""):
+        with pytest.raises(ValueError, match="not a seat"):
+            seat_number(bad)
+
+
+def test_text_is_flattened_and_capped() -> None:
+    assert SpeakTool.model_validate({"text": " a\n\nb  c "}).text == "a b c"
+    with pytest.raises(ValidationError):
+        SpeakTool.model_validate({"text": "x" * 401})
+    with pytest.raises(ValidationError):
+        SpeakTool.model_validate({"text": ""})
+    with pytest.raises(ValidationError):
+        VoteTool.model_validate({"target": "P2", "reason": "r", "extra": 1})
+
+
+def test_notes_tool_limits() -> None:
+    assert UpdateNotesTool.model_validate({"lines": ["a", " ", "b\nc"]}).lines == ["a", "b c"]
+    with pytest.raises(ValidationError):
+        UpdateNotesTool.model_validate({"lines": ["x"] * 6})
+    with pytest.raises(ValidationError, match="at most 120"):
+        UpdateNotesTool.model_validate({"lines": ["x" * 121]})
+
+
+def test_offers_are_narrowed_to_the_legal_actions() -> None:
+    game = Game.from_deal([2, 3, 1, 1, 2, 2, 4, 5, 6])
+    game.apply(game.legal_actions(2)[0])  # the 占い師 at P2 divines before day 1
+    game.advance()
+    legal = game.legal_actions(1)  # P1, a 村人, speaks first on day 1
+    offers = {o.name: o for o in discussion_offers(1, legal, lambda action: ToolOutput("ok"))}
+    assert set(offers) == {"speak", "request_claim"}  # a 村人 may not claim
+    schema = offers["request_claim"].spec().parameters
+    assert schema["properties"]["role"]["enum"] == ["占い師"]  # day 1: only the seer may be asked
+    assert all(not isinstance(a, Claim) for a in legal)
+    game.apply(Speak(1, "やあ"))
+    seer_offers = {o.name: o for o in discussion_offers(2, game.legal_actions(2), lambda a: ToolOutput("ok"))}
+    claim = seer_offers["claim"].spec().parameters["properties"]
+    assert claim["role"]["enum"] == ["占い師"]  # the real seer may claim only its own role
+
+
+def test_vote_offer_and_actions() -> None:
+    legal = [Vote(3, 1), Vote(3, 2), Vote(3, 4)]
+    (offer,) = round_offers(3, legal, lambda action: ToolOutput("ok"))
+    assert offer.spec().parameters["properties"]["target"]["enum"] == ["P1", "P2", "P4"]
+    with pytest.raises(ValidationError):
+        offer.tool.model_validate({"target": "P3", "reason": "self"})
+    assert _action_from_tool(3, VoteTool(target="P2", reason="r")) == Vote(3, 2, "r")
+    claim = ClaimTool(role="占い師", target="P4", result="黒", text="見えた")
+    assert _action_from_tool(5, claim) == Claim(5, Role.SEER, 4, Colour.BLACK, "見えた")
+    with pytest.raises(ValueError, match="both target and result"):
+        _action_from_tool(5, ClaimTool(role="占い師", target="P4"))
+    with pytest.raises(ValueError, match="unknown role"):
+        _action_from_tool(5, ClaimTool(role="魔法使い"))
