@@ -25,6 +25,17 @@ human's inputs.
 
 Prompts stay bounded as days pass: earlier days are summarised in one line each (claims,
 results, votes, departures); only today's discussion is given in full.
+
+Choices where the rules leave the table free (each a session option or a documented default):
+
+* the human is called ``プレイヤー`` at the table (``human_name``; never a persona's name);
+* the GM narrator adds one short line at the start and each morning, from public facts only,
+  concurrently with the first turn so it costs no wall time (``narrator=False`` drops it);
+* a persona's notes are replaced whole by ``update_notes``; more than five lines is refused
+  (an error the model can fix), never silently cut;
+* a turn the model cannot finish (retry budget spent, backend down, or no action at all) is
+  played by a separate offline agent of that seat and recorded as a ``fallback`` event;
+* ``/quit`` at any question ends the session without revealing any role.
 """
 
 from __future__ import annotations
