@@ -58,7 +58,11 @@ Driving a game (a session loop)
   :func:`.views.observe` (the same information, cheap, for agents). A persona's prompt must be
   built from its own view only; the GM narrator uses P1's view.
 * Offline players: :class:`.agents.OfflineAgent` ``choose(observation, legal) -> Action``
-  returns a legal action with its speech / vote reason filled in.
+  returns a legal action with its speech / vote reason filled in (``talk=False``: same
+  choices and dice, empty free talk). ``legal`` may be any sequence; agents read it only when
+  they pick a claim or a result, so a caller may pass a lazy one (``simulate.LazyLegal``).
+* ``apply()`` and ``advance()`` return the public log entries they added; a refused action
+  raises :class:`IllegalActionError` (``.rule`` names the rule) and changes nothing.
 * ``game.state_hash()`` is the SHA-256 of the canonical JSON of the whole state; the same seed
   and the same actions give the same hash.
 
@@ -79,6 +83,10 @@ Readings where NOTES.md is silent (each a documented choice; options in :class:`
   seat (nothing on a day without execution), delivered in the morning. The 占い師 learns a
   night's divine in the morning too, even if attacked that night.
 * Discussion length: ``discussion_rounds`` turns per living seat per day (default 2).
+* A fake 占い師's result may name any other seat, living or dead; a fake 霊媒師's only a seat
+  executed on an earlier day. Each seat states a given target at most once.
+* The rules set no day limit: a table that ties every runoff while the 狩人 always saves the
+  victim could play for ever (the offline agents' opinions drift daily, so they do not).
 """
 
 from gm_engine.werewolf.actions import (
