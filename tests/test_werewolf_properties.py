@@ -170,3 +170,30 @@ def test_nothing_after_the_end(seed: int, tail: list[int]) -> None:
             raise AssertionError("an action was accepted after the end")
     assert game.state_hash() == before
     assert game.to_act() == [] and all(game.legal_actions(s) == [] for s in range(1, 10))
+
+
+def _every_discussion_action(seat: int) -> list[Action]:
+    actions: list[Action] = [Speak(seat), Decline(seat)]
+    for role in Role:
+        actions.append(RequestClaim(seat, role))
+        actions.append(Claim(seat, role))
+        for target in range(1, 10):
+            for colour in Colour:
+                actions.append(Claim(seat, role, target, colour))
+    for target in range(1, 10):
+        for colour in Colour:
+            actions.append(StateResult(seat, target, colour))
+    return actions
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), length=st.integers(0, 400))
+def test_fast_checks_agree_with_the_enumeration(seed: int, length: int) -> None:
+    """The direct legality checks accept exactly the enumerated legal actions."""
+    game, _ = run(seed, [1 + 4 * i for i in range(length)], WerewolfOptions())
+    for seat in range(1, 10):
+        legal = set(game.legal_actions(seat))
+        for action in _every_discussion_action(seat):
+            if not game.is_over:
+                assert game._fast_legal(action, game.stage) == (action in legal), action
+            assert game.is_legal(action) == (action in legal), action

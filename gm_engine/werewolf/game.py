@@ -604,6 +604,8 @@ class Game:
                 and target in self._candidates
                 and players[target].L == Life.ALIVE
             )
+        if kind is Claim or kind is StateResult or kind is RequestClaim:
+            return self._fast_claim_legal(action, stage)  # type: ignore[arg-type]
         if kind is Decline:
             text = action.text  # type: ignore[union-attr]
             return (
@@ -630,6 +632,45 @@ class Game:
         if kind is Divine:
             return role == Role.SEER and target != actor and Ability.DIVINE not in self.records
         return role == Role.BODYGUARD and target != actor and Ability.GUARD not in self.records
+
+    def _fast_claim_legal(self, action: Claim | StateResult | RequestClaim, stage: Stage) -> bool:
+        """Claim / StateResult / RequestClaim checked by the rules the enumeration applies."""
+        seat = action.actor
+        text = action.text
+        if (
+            stage is not Stage.DISCUSSION
+            or seat != self._speaker
+            or type(text) is not str
+            or len(text) > self.options.max_text_length
+        ):
+            return False
+        role = action.role if not isinstance(action, StateResult) else self.claims.get(seat)
+        if type(role) is not Role:
+            return False
+        if isinstance(action, RequestClaim):
+            wanted = Role.SEER if self.phase.day == 1 else Role.MEDIUM
+            return not self._responses and role is wanted and role not in self._requested_today
+        target, colour = action.target, action.colour
+        if target is not None and type(target) is not int:
+            return False
+        if colour is not None and type(colour) is not Colour:
+            return False
+        if isinstance(action, StateResult):
+            if self._responses or role not in (Role.SEER, Role.MEDIUM):
+                return False
+            return (target, colour) in self._result_options(seat, role, False)
+        forced = bool(self._responses)
+        if forced and role is not self._response_role:
+            return False
+        if seat in self.claims or not self.may_claim(seat, role):
+            return False
+        if (target is None) != (colour is None):
+            return False
+        if role is Role.BODYGUARD:
+            return target is None
+        if target is None:
+            return not (forced and (role is Role.SEER or any(d < self.phase.day for d, _ in self.executions)))
+        return (target, colour) in self._result_options(seat, role, forced)
 
     def _diagnose(self, action: Action) -> tuple[str, str]:
         """Name the rule an illegal action breaks (called only when it is not legal)."""
