@@ -817,3 +817,17 @@ def test_observation_and_view_agree() -> None:
     view = player_view(game, 1)
     assert view.private.role is Role.SEER and view.private.divine_results[0].target == 2
     assert observe(game, 2).partners == (3,)
+
+
+def test_cmd_discussion_changes_no_player_record() -> None:
+    """CMD_議論: 議論中にゲーム状態を変更する必要がない場合、PLAYER状態の変更禁止."""
+    game = new_game(SEER_DEAL)
+    start_day_one(game, target=2)
+    before = [(p.R, p.L, p.U) for p in game.players[1:]]
+    game.apply(Claim(1, Role.SEER, 2, Colour.BLACK, "P2は黒"))
+    game.apply(RequestClaim(2, Role.SEER, "占い師は名乗り出ろ"))
+    while game.awaiting_claim is not None:
+        game.apply(Decline(game.to_act()[0]))
+    while game.to_act():
+        game.apply(Speak(game.to_act()[0], "..."))
+    assert [(p.R, p.L, p.U) for p in game.players[1:]] == before
