@@ -306,7 +306,13 @@ class OfflineAgent:
         scores = list(notes.public_scores())
         for seat, impression in enumerate(self._noise):
             scores[seat] += impression
-        for claimant in notes.claims:
+        # only these claimants can be trusted differently by this seat than by the table
+        special = {self.seat, *self._partners, *(t for t, c in self._own.items() if c is Colour.BLACK)}
+        if self._role is Role.SEER or self._role is Role.MEDIUM:
+            special.update(s for s, r in notes.claims.items() if r is self._role)
+        for claimant in special:
+            if claimant not in notes.claims:
+                continue
             mine, public = self._trust(claimant), notes.public_trust(claimant)
             if mine == public:
                 continue
