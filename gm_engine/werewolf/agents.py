@@ -369,9 +369,16 @@ class OfflineAgent:
         Raises:
             ValueError: ``legal`` is empty (nothing to choose).
         """
-        self._update(observation)
         obs = observation
         stage = obs.stage
+        if (
+            stage == "discussion"
+            and self._quiet_day == obs.day
+            and obs.awaiting_claim is None
+            and not self.talk
+        ):
+            return Speak(self.seat, "")  # a quiet seat's later turns need no new facts
+        self._update(observation)
         # The choice set of a vote or a night action is read off the observation (the same
         # rules as the engine's enumeration), so ``legal`` is only looked into when needed.
         if stage == "discussion":
