@@ -149,3 +149,25 @@ def test_a_werewolf_game_cut_off_mid_call_resumes_to_the_same_end(
     assert result.new_events > 0
     assert cut.read_bytes() == whole.read_bytes()  # and the game went on exactly as it would have
     assert replay_transcript(read_transcript(cut)).ok
+
+
+# ------------------------------------------------ a reworded prompt: strict fails, tolerant passes
+
+
+def test_a_reworded_template_fails_strict_replay_and_passes_tolerant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project_prompts = Path(__file__).resolve().parent.parent / "prompts"
+    original = (project_prompts / "discussion.j2").read_text(encoding="utf-8")
+    (tmp_path / "discussion.j2").write_text(original + "\n（落ち着いて話してください。）\n", encoding="utf-8")
+    monkeypatch.setenv("GM_PROMPTS_DIR", str(tmp_path))
+    path = TRANSCRIPTS / "werewolf_human_villager.jsonl"
+    transcript = read_transcript(path)
+    strict = replay_transcript(transcript)
+    assert not strict.ok and strict.divergence is not None
+    assert strict.divergence.event_type == "model_request"
+    assert strict.divergence.closest is not None and "phase 'discussion'" in strict.divergence.closest
+    assert "+" in strict.divergence.diff and "落ち着いて話してください" in strict.divergence.diff
+    assert any("prompts/discussion.j2" in note for note in strict.notes)
+    tolerant = replay_transcript(transcript, tolerant=True)
+    assert tolerant.ok, tolerant.describe()

@@ -105,17 +105,19 @@ def normalize(obj: object) -> Any:
 
 def asset_roots() -> list[tuple[str, Path]]:
     """The folders whose files a model's prompts are built from, each with the label its
-    files are named under in the header: the package's data files, ``prompts/`` (or
-    ``$GM_PROMPTS_DIR``) and ``personas/`` (or ``$GM_PERSONAS_DIR``) of the project."""
+    files are named under in the header: the package's data files, ``$GM_PROMPTS_DIR``
+    then the project's ``prompts/`` (a template is read from the first that has it), and
+    ``personas/`` (or ``$GM_PERSONAS_DIR``)."""
     package = Path(__file__).resolve().parent.parent
     project = package.parent
     prompts = os.environ.get("GM_PROMPTS_DIR")
     personas = os.environ.get("GM_PERSONAS_DIR")
-    return [
-        ("gm_engine", package),
-        ("prompts", Path(prompts) if prompts else project / "prompts"),
-        ("personas", Path(personas) if personas else project / "personas"),
-    ]
+    roots = [("gm_engine", package)]
+    if prompts:  # searched before the project's templates, as the prompt loader does
+        roots.append(("prompts", Path(prompts)))
+    roots.append(("prompts", project / "prompts"))
+    roots.append(("personas", Path(personas) if personas else project / "personas"))
+    return roots
 
 
 def asset_hashes() -> dict[str, str]:
@@ -128,7 +130,7 @@ def asset_hashes() -> dict[str, str]:
 
 @lru_cache(maxsize=4)
 def _asset_hashes(roots: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    hashes: list[tuple[str, str]] = []
+    hashes: dict[str, str] = {}
     for label, folder in roots:
         root = Path(folder)
         if not root.is_dir():
@@ -136,8 +138,9 @@ def _asset_hashes(roots: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
         for path in sorted(root.rglob("*")):
             if path.is_file() and path.suffix in ASSET_SUFFIXES and "__pycache__" not in path.parts:
                 name = f"{label}/{path.relative_to(root).as_posix()}"
-                hashes.append((name, hashlib.sha256(path.read_bytes()).hexdigest()))
-    return tuple(hashes)
+                if name not in hashes:  # the first folder that has a file is the one read
+                    hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return tuple(hashes.items())
 
 
 class TranscriptHeader(BaseModel):
