@@ -593,3 +593,20 @@ def test_cli_roll_session_without_recording(
     assert main(["roll-session", "--seed", "3", "--record", str(record), "--script", str(script)]) == 0
     assert f"transcript: {record}" in capsys.readouterr().out
     assert replay_file(record).ok
+
+
+def test_a_resumed_session_cut_off_again_resumes_again(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.jsonl"
+    record_roll(whole)
+    cut = tmp_path / "cut.jsonl"
+    first = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:2]), show=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        record_session(roll_spec(), first, cut)
+    second = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[2:5]), show=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        resume_session(cut, second)
+    middle = read_transcript(cut, require_end=False)
+    assert middle.end is None and len(middle.events) > 0
+    third = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(LINES[5:]), show=lambda _: None)
+    resume_session(cut, third)
+    assert cut.read_bytes() == whole.read_bytes()
