@@ -448,3 +448,51 @@ def test_any_line_of_command_characters_never_raises(line: str) -> None:
         if outcome is not None:
             assert outcome.text and outcome.detail is not None
     evaluate(line, source=SeededSource(11))
+
+
+# --------------------------------------------------------------------------------------
+# The game-system hooks the pool commands read
+# --------------------------------------------------------------------------------------
+
+
+class PoolSystem(GameSystem):
+    """A system with BCDice's pool hooks: a default comparison and a glitch note."""
+
+    id: ClassVar[str] = "TestPool"
+    default_cmp_op: ClassVar[Literal["==", "!=", "<", ">", "<=", ">="] | None] = ">="
+    default_target_number: ClassVar[int | None] = 5
+
+    def grich_text(self, ones: int, dice_count: int, successes: int) -> str | None:
+        return f"ones={ones} dice={dice_count} successes={successes}"
+
+
+def test_pool_commands_use_the_system_default_comparison_and_note() -> None:
+    system = PoolSystem()
+    assert text("3B6", d(6, 1, 5, 6), system) == "(3B6>=5) ＞ 1,5,6 ＞ 成功数2 ＞ ones=1 dice=3 successes=2"
+    # an explicit comparison wins over the default
+    assert text("3B6>=6", d(6, 1, 5, 6), system) == (
+        "(3B6>=6) ＞ 1,5,6 ＞ 成功数1 ＞ ones=1 dice=3 successes=1"
+    )
+    # the reroll threshold defaults to the target; a rerolled 1 is not counted as a one
+    assert text("2R6", d(6, 5, 2) + d(6, 1), system) == (
+        "(2R6[5]>=5) ＞ 5,2 + 1 ＞ 成功数1 ＞ ones=0 dice=3 successes=1"
+    )
+
+
+def test_the_base_system_declares_the_hooks_with_neutral_defaults() -> None:
+    system = GameSystem()
+    assert system.grich_text(3, 5, 0) is None
+    assert (system.default_cmp_op, system.default_target_number, system.enabled_d66) == (None, None, True)
+    assert text("3B6", d(6, 1, 5, 6)) == "(3B6) ＞ 1,5,6"
+
+
+def test_reserve_dice_refuses_past_the_budget_before_any_die() -> None:
+    from gm_engine.dice.system import TooManyDiceError
+
+    source = SeededSource(1)
+    ctx = RollContext(source=source, system=GameSystem(), dice_limit=3)
+    ctx.reserve_dice(3)
+    source.roll(6)
+    with pytest.raises(TooManyDiceError):
+        ctx.reserve_dice(3)
+    RollContext(source=source, system=GameSystem()).reserve_dice(10**9)  # no budget: no limit

@@ -36,7 +36,14 @@ from gm_engine.dice.commands._arith import (
 )
 from gm_engine.dice.result import Detail, Locale, Outcome, RollResult
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
-from gm_engine.dice.system import GameSystem, RollContext, RoundType, common_commands, get_system
+from gm_engine.dice.system import (
+    GameSystem,
+    RollContext,
+    RoundType,
+    common_commands,
+    get_system,
+)
+from gm_engine.dice.system import TooManyDiceError as TooManyDiceError  # re-exported for callers
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -52,8 +59,6 @@ MAX_REPEATED_COMMANDS = 10_000
 
 #: ``ctx.extras`` key: a command sets it to True to make its result secret.
 SECRET_FLAG = "secret"
-#: ``ctx.extras`` key: the source's history length past which dice are refused.
-DICE_LIMIT = "dice_limit"
 #: ``ctx.extras`` key: how many times the current command runs through enclosing repeats.
 REPEAT_FACTOR = "repeat_factor"
 
@@ -63,14 +68,6 @@ _RUBY_STRIP = " \t\n\v\f\r\0"
 
 class CommandTooLongError(ValueError):
     """The chat line is longer than :data:`MAX_LINE_LENGTH` characters."""
-
-
-class TooManyDiceError(ValueError):
-    """A line would roll more than :data:`MAX_DICE_PER_LINE` dice.
-
-    Raised inside commands (see :func:`reserve_dice`); :func:`evaluate` turns it into
-    an error result, so it never reaches the caller.
-    """
 
 
 class TooManyRepeatsError(ValueError):
@@ -161,17 +158,6 @@ def error_outcome(reason: ErrorReason, locale: Locale, *, cause: str | None = No
     return construct(Outcome, text=message, detail=detail)
 
 
-def reserve_dice(ctx: RollContext, count: int) -> None:
-    """Check, before rolling ``count`` more dice, that the line stays within its budget.
-
-    Raises:
-        TooManyDiceError: the line would roll more than :data:`MAX_DICE_PER_LINE` dice.
-    """
-    limit = ctx.extras.get(DICE_LIMIT)
-    if isinstance(limit, int) and len(ctx.source.history) + count > limit:
-        raise TooManyDiceError(f"more than {MAX_DICE_PER_LINE} dice in one line")
-
-
 def evaluate(
     line: str,
     system: str | GameSystem = "DiceBot",
@@ -208,7 +194,7 @@ def evaluate(
         system=game,
         locale=locale,
         tables_dir=tables_dir if tables_dir is not None else os.environ.get("GM_TABLES_DIR"),
-        extras={DICE_LIMIT: mark.history_length + MAX_DICE_PER_LINE},
+        dice_limit=mark.history_length + MAX_DICE_PER_LINE,
     )
     try:
         found = run_line(line, ctx)

@@ -50,6 +50,14 @@ class UnknownSystemError(ValueError):
     """No game system is registered under the id asked for."""
 
 
+class TooManyDiceError(ValueError):
+    """A line would roll more dice than its budget allows.
+
+    Raised by :meth:`RollContext.reserve_dice`; :func:`gm_engine.dice.engine.evaluate`
+    turns it into an error result, so it never reaches the caller.
+    """
+
+
 @dataclass
 class RollContext:
     """What a command handler may use: the dice, the locale, the system and table packs."""
@@ -61,6 +69,22 @@ class RollContext:
     extras: dict[str, object] = field(default_factory=dict)
     #: The chat line being evaluated, as typed (comment included).
     line: str = ""
+    #: The length of ``source.history`` past which no more dice may be rolled for
+    #: this line (None: no budget); the engine sets it for each line.
+    dice_limit: int | None = None
+
+    def reserve_dice(self, count: int) -> None:
+        """Check, before rolling ``count`` more dice, that the line stays within its budget.
+
+        Commands call it before a roll whose size the user chose, so that a huge
+        request is refused before a single die is drawn.
+
+        Raises:
+            TooManyDiceError: the line would roll past :attr:`dice_limit`.
+        """
+        limit = self.dice_limit
+        if limit is not None and len(self.source.history) + count > limit:
+            raise TooManyDiceError(f"more dice than this line's budget ({limit} in the history)")
 
 
 class GameSystem:
@@ -85,6 +109,14 @@ class GameSystem:
     sides_implicit_d: ClassVar[int] = 6
     #: Whether the system's own commands are upcased before matching (BCDice's default).
     enabled_upcase_input: ClassVar[bool] = True
+    #: Whether the common ``D66`` command is answered (BCDice's ``enabled_d66``).
+    enabled_d66: ClassVar[bool] = True
+    #: The comparison the dice-pool commands (``xBy``, ``xRy``, ``xUy``) use when the
+    #: command gives none (BCDice's ``default_cmp_op``); None: count no successes.
+    default_cmp_op: ClassVar[CompareOp | None] = None
+    #: The target of that default comparison (BCDice's ``default_target_number``);
+    #: a pool command with :attr:`default_cmp_op` but no target counts 0 successes.
+    default_target_number: ClassVar[int | None] = None
 
     def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
         """Evaluate one of the system's own commands, or return None when it is not one.
@@ -93,6 +125,15 @@ class GameSystem:
         space, parenthesised arithmetic such as ``(1+2)`` computed (``CC(1)`` arrives as
         ``CC1``), :meth:`change_text` applied, ``2D`` written ``2D6``, upcased when
         :attr:`enabled_upcase_input`, and the secret ``S`` prefix removed.
+        """
+        return None
+
+    def grich_text(self, ones: int, dice_count: int, successes: int) -> str | None:
+        """A note appended to a dice-pool result (BCDice's ``grich_text``), or None.
+
+        Called by ``xBy`` and ``xRy`` with the number of dice showing 1, the number of
+        dice rolled and the successes counted (0 without a comparison). The default
+        adds nothing; a system whose pools can glitch overrides it.
         """
         return None
 

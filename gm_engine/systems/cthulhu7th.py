@@ -25,7 +25,6 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.dice.engine import reserve_dice
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext, register_system
@@ -392,7 +391,7 @@ class Cthulhu7th(GameSystem):
             return refusal(SYSTEM_ID, command, text)
 
         if bonus > 2 or bonus < -2:
-            reserve_dice(ctx, abs(bonus) + 2)
+            ctx.reserve_dice(abs(bonus) + 2)
         total, tens, ones, candidates = roll_d100_with_bonus(ctx.source, bonus)
         level: Level | None = None
         if target is not None:

@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import ClassVar, Literal, NamedTuple
 
-from gm_engine.dice.engine import MAX_DICE_PER_LINE, reserve_dice
+from gm_engine.dice.engine import MAX_DICE_PER_LINE
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.system import GameSystem, RollContext, register_system
 from gm_engine.systems._bcdice import construct, normalize, outcome, refusal
@@ -239,7 +239,7 @@ class TheOneRing2nd(GameSystem):
                 else f"技量ダイスは{MAX_SUCCESS_DICE}個までです。"
             )
             return refusal(SYSTEM_ID, command, text)
-        reserve_dice(ctx, success_count + 2)
+        ctx.reserve_dice(success_count + 2)
 
         feat_dice, kept, feat_text = _roll_feat(ctx, favour, words)
         total = kept if kept != EYE_OF_SAURON else 0

@@ -32,7 +32,7 @@ from gm_engine.dice.commands._arith import (
     parse_add_dice,
     without_secret,
 )
-from gm_engine.dice.engine import construct, reserve_dice
+from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.source import Die
 from gm_engine.dice.system import CompareOp, RollContext, RoundType, register_command
@@ -131,12 +131,12 @@ class _Roll:
         ctx = self.ctx
         if 0 < sides <= MAX_SIDES and 0 < times <= MAX_DICE_PER_TERM and sides != 66:
             # the common case first: ordinary dice within BCDice's limits
-            reserve_dice(ctx, times)
+            ctx.reserve_dice(times)
             roll = ctx.source.roll
             values = [roll(sides)] if times == 1 else [roll(sides) for _ in range(times)]
         elif sides == 66:
             count = max(times, 0)
-            reserve_dice(ctx, 2 * count)
+            ctx.reserve_dice(2 * count)
             values = [self.d66() for _ in range(count)]
         elif times <= 0 or times > MAX_DICE_PER_TERM:
             values = []

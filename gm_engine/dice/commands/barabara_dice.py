@@ -18,9 +18,9 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.dice.engine import TooManyDiceError, construct, reserve_dice
+from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import GameSystem, RollContext, register_command
+from gm_engine.dice.system import RollContext, TooManyDiceError, register_command
 
 # --------------------------------------------------------------------------------------
 # Shared syntax of the xBy family
@@ -346,7 +346,7 @@ class DiceRoller:
 
     A die whose sides are out of 1..:data:`MAX_SIDES` shows 0 without being rolled; a roll
     of more than :data:`MAX_TIMES_PER_ROLL` dice (or fewer than one) gives none. The
-    line's dice budget is the engine's (:func:`gm_engine.dice.engine.reserve_dice`),
+    line's dice budget is the engine's (:meth:`RollContext.reserve_dice`),
     checked, as BCDice does, before the per-roll cap.
 
     Raises (from its methods):
@@ -370,12 +370,12 @@ class DiceRoller:
         self._count(1)
         if sides <= 0 or sides > MAX_SIDES:
             return 0
-        reserve_dice(self.ctx, 1)
+        self.ctx.reserve_dice(1)
         return self._roll(sides)
 
     def roll_many(self, times: int, sides: int) -> list[int]:
         """``times`` dice as BCDice's ``roll_barabara``: none when ``times`` is out of range."""
-        reserve_dice(self.ctx, times)
+        self.ctx.reserve_dice(times)
         if times <= 0 or times > MAX_TIMES_PER_ROLL:
             return []
         self._count(times)
@@ -383,24 +383,6 @@ class DiceRoller:
             return [0] * times
         roll = self._roll
         return [roll(sides) for _ in range(times)]
-
-
-def grich_text(system: GameSystem, ones: int, dice_count: int, successes: int) -> str | None:
-    """A system's note on a dice pool (BCDice's ``grich_text``), if the system has one."""
-    hook = getattr(system, "grich_text", None)
-    if hook is None:
-        return None
-    note = hook(ones, dice_count, successes)
-    return note if isinstance(note, str) else None
-
-
-def default_comparison(system: GameSystem) -> tuple[ComparisonOp | None, int | None]:
-    """The system's default comparison and target (BCDice's ``default_cmp_op`` and
-    ``default_target_number``), for systems that define them."""
-    op = getattr(system, "default_cmp_op", None)
-    target = getattr(system, "default_target_number", None)
-    normalized = normalize_comparison(op) if isinstance(op, str) else None
-    return normalized, target if isinstance(target, int) else None
 
 
 def join_ints(values: tuple[int, ...] | list[int]) -> str:
@@ -527,7 +509,7 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
         return _refuse(word, values, ctx.locale)
     target = values.pop()
     if op is None:
-        op, target = default_comparison(system)
+        op, target = system.default_cmp_op, system.default_target_number
     specs = pair_up(values)
 
     roller = DiceRoller(ctx)
@@ -558,7 +540,7 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
         target=target,
         successes=successes,
         ones=ones,
-        system_note=grich_text(system, ones, len(all_values), successes or 0),
+        system_note=system.grich_text(ones, len(all_values), successes or 0),
     )
     return build_outcome(detail, render_barabara(detail, ctx.locale))
 

@@ -16,7 +16,7 @@ import re
 from typing import Final, Literal
 
 from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome
-from gm_engine.dice.engine import construct, reserve_dice
+from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -161,7 +161,7 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
     items = listed.items() if isinstance(listed, _Range) else listed
     remaining = list(items)
     chosen: list[str | None] = []
-    reserve_dice(ctx, takes)
+    ctx.reserve_dice(takes)
     roll = ctx.source.roll
     for _ in range(takes):
         index = roll(len(remaining)) - 1

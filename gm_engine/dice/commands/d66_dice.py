@@ -12,7 +12,7 @@ import re
 from typing import Literal
 
 from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome, first_word
-from gm_engine.dice.engine import construct, reserve_dice
+from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command
 
@@ -46,14 +46,14 @@ def d66_dice(command: str, ctx: RollContext) -> Outcome | None:
 
     ``command`` is the chat line; only its first word is read.
     """
-    if not getattr(ctx.system, "enabled_d66", True):
+    if not ctx.system.enabled_d66:
         return None
     match = _COMMAND.fullmatch(first_word(command).upper())
     if match is None:
         return None
     suffix = match.group(1) or None
     sort: D66Sort = _SORT_BY_SUFFIX[suffix] if suffix else ctx.system.d66_sort_type
-    reserve_dice(ctx, 2)
+    ctx.reserve_dice(2)
     roll = ctx.source.roll
     first, second = roll(6), roll(6)
     high, low = (first, second) if first >= second else (second, first)

@@ -22,7 +22,6 @@ from gm_engine.dice.engine import (
     SECRET_FLAG,
     TooManyRepeatsError,
     construct,
-    reserve_dice,
     run_line,
 )
 from gm_engine.dice.result import Detail, Outcome, RollResult
@@ -109,7 +108,7 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
             start = len(source.history)
             found = run_line(trailer, replace(ctx))
             # every command's dice count against the line's budget, whoever rolled them
-            reserve_dice(ctx, 0)
+            ctx.reserve_dice(0)
             if found is None:
                 runs.append(construct(RepeatRun, index=index, result=None))
                 continue

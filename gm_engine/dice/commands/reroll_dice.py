@@ -24,12 +24,10 @@ from gm_engine.dice.commands.barabara_dice import (
     Node,
     ParseFailure,
     build_outcome,
-    default_comparison,
     error_text,
     evaluate_all,
     first_word,
     format_comparison,
-    grich_text,
     join_ints,
     pair_up,
     parse_tokens,
@@ -153,11 +151,10 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
         return _refuse(word, values, ctx.locale)
     reroll_threshold = values.pop()
     target = values.pop()
-    default_op, default_target = default_comparison(system)
     if op is None:
-        op = default_op
+        op = system.default_cmp_op
     if target is None:
-        target = default_target
+        target = system.default_target_number
     if reroll_op is None:
         reroll_op = op or ">="
     if reroll_threshold is None:
@@ -209,7 +206,7 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
         rolls=tuple(rolls),
         successes=successes,
         ones=ones,
-        system_note=grich_text(system, ones, len(all_values), successes),
+        system_note=system.grich_text(ones, len(all_values), successes),
     )
     return build_outcome(detail, render_reroll(detail, ctx.locale))
 
