@@ -353,7 +353,9 @@ def test_a_model_call_out_of_place_reports_the_closest(tmp_path: Path) -> None:
     rewrite(path, edit={number: {"turn": 7}})
     report = replay_transcript(read_transcript(path), runner=toy_runner("You are a player."), tolerant=True)
     assert not report.ok and report.divergence is not None
-    assert "matches no recorded call" in report.divergence.message
+    assert "(actor P2, day 1, phase 'day', turn 2) differs from the recorded one in where it stands" in (
+        report.divergence.message
+    )
     assert report.divergence.closest is not None and "turn 7" in report.divergence.closest
 
 

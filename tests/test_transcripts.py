@@ -171,3 +171,39 @@ def test_a_reworded_template_fails_strict_replay_and_passes_tolerant(
     assert any("prompts/discussion.j2" in note for note in strict.notes)
     tolerant = replay_transcript(transcript, tolerant=True)
     assert tolerant.ok, tolerant.describe()
+
+
+# ------------------------------------------------ /quit in the middle of a concurrent round
+
+
+class _QuitAtVote:
+    """P1's agent, who walks away (``/quit``) when asked for a vote, while the personas'
+    vote requests are already out."""
+
+    def __init__(self, seed: int) -> None:
+        from gm_engine.dice.source import SeededSource
+        from gm_engine.sessions.werewolf_offline import AutoHuman
+        from gm_engine.werewolf.agents import OfflineAgent
+
+        self.auto = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
+
+    def observe(self, observation: Any, legal: Any) -> None:
+        self.auto.observe(observation, legal)
+
+    def ask(self, prompt: str, choices: Any = None) -> str:
+        return "/quit" if prompt.startswith("投票先") else self.auto.ask(prompt, choices)
+
+
+def test_a_game_quit_during_a_vote_replays(tmp_path: Path) -> None:
+    from gm_engine.llm.offline import OfflineBackend
+    from gm_engine.sessions.base import SessionIO, SessionSpec
+    from gm_engine.transcripts.record import record_session
+
+    spec = SessionSpec(kind="werewolf", seed=5, options={"role": 2}, backend="offline")
+    io = SessionIO(backend=OfflineBackend(), human=_QuitAtVote(5), show=lambda _: None)
+    path = tmp_path / "quit.jsonl"
+    outcome = record_session(spec, io, path, durable=False, remember_seed=False)
+    assert outcome.summary.startswith("中断")
+    for tolerant in (False, True):
+        report = replay_transcript(read_transcript(path), tolerant=tolerant)
+        assert report.ok, report.describe()

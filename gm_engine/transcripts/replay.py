@@ -8,7 +8,7 @@ A replay re-runs the session from its spec and revealed seed, with
   replays;
 * :class:`ReplayHuman` giving back the recorded human inputs;
 * :class:`CheckingSink` comparing every event the session emits with the recorded one
-  (in tolerant mode, every event but the model requests; human inputs by their text).
+  (in tolerant mode, model requests by where they stand and human inputs by their text).
 
 The first divergence stops the replay and is reported as a :class:`Divergence`: which
 event, what was recorded, what came out, and a unified diff (for a model request, also
@@ -19,6 +19,7 @@ so a replay costs about as much as the engine's own work.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import json
 import time
@@ -267,6 +268,8 @@ class ReplayBackend:
         self.log = log or DivergenceLog()
         self._next = 0  # every call before this one is used
         self.served = 0
+        #: Requests no recorded call answered (each with its closest call and a diff).
+        self.unrecorded: list[Divergence] = []
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Answer ``request`` with its recorded response (or the fallback's, past the recording).
@@ -277,6 +280,13 @@ class ReplayBackend:
         if self.fallback is not None and not self._has_unused():
             return await self.fallback.complete(request, context)
         call = self.take(request)
+        if call is None:
+            # Not an error by itself: a session may make a call whose events it never emits
+            # (a concurrent round cut short by /quit). If its events are emitted, the
+            # checking sink reports them, with the closest recorded call; if not, the
+            # report notes the call. Meanwhile the session gets an empty answer.
+            self.unrecorded.append(self.describe_miss(request))
+            return ModelResponse()
         if call.response is None:
             if self.fallback is not None:  # cut off while the model was thinking: ask again, live
                 return await self.fallback.complete(request, context)
@@ -296,17 +306,17 @@ class ReplayBackend:
                 await self.fallback.complete(request, context)
         return response_from_event(call.response)
 
-    def take(self, request: ModelRequest) -> RecordedCall:
-        """Find the recorded call answering ``request`` and mark it used.
+    def take(self, request: ModelRequest) -> RecordedCall | None:
+        """Find the recorded call answering ``request`` and mark it used (None: no call matches).
 
         Raises:
-            ReplayMismatch: no unused recorded call matches.
+            ReplayMismatch: the replay already diverged.
         """
         if self.log.first is not None:
             raise ReplayMismatch(self.log.first)
         call = self._match(request)
         if call is None:
-            raise self._mismatch(request)
+            return None
         call.used = True
         self.served += 1
         while self._next < len(self.calls) and self.calls[self._next].used:
@@ -345,15 +355,14 @@ class ReplayBackend:
                 return call
         return None
 
-    def _mismatch(self, request: ModelRequest) -> ReplayMismatch:
+    def describe_miss(self, request: ModelRequest) -> Divergence:
+        """How ``request`` differs from the recording: the closest recorded call and a diff."""
         actual = normalize(list(request.messages))
         closest = self.closest(request)
         actor, day, phase, turn = _request_key(request)
-        what = f"model request #{self.served + 1} (actor {actor}, day {day}, phase {phase!r}, turn {turn})"
+        what = f"model request (actor {actor}, day {day}, phase {phase!r}, turn {turn})"
         if closest is None:
-            return self.log.fail(
-                Divergence(f"{what}: the recording has no more model calls", event_type="model_request")
-            )
+            return Divergence(f"{what}: the recording has no more model calls", event_type="model_request")
         recorded = closest.request.payload
         if closest.key == _request_key(request) and recorded.get("messages") == actual:
             message = f"{what}: the tools offered differ from the recorded call"
@@ -362,15 +371,13 @@ class ReplayBackend:
             reason = "matches no recorded call" if self.tolerant else "differs from every unused recorded one"
             message = f"{what} {reason}"
             diff = unified_diff(recorded.get("messages"), actual)
-        return self.log.fail(
-            Divergence(
-                message,
-                seq=closest.request.seq,
-                line=closest.request.line,
-                event_type="model_request",
-                closest=closest.describe(),
-                diff=diff,
-            )
+        return Divergence(
+            message,
+            seq=closest.request.seq,
+            line=closest.request.line,
+            event_type="model_request",
+            closest=closest.describe(),
+            diff=diff,
         )
 
     def closest(self, request: ModelRequest) -> RecordedCall | None:
@@ -492,9 +499,10 @@ class CheckingSink:
     """An :class:`~gm_engine.sessions.base.EventSink` that compares each emitted event with
     the recording, in order.
 
-    Strict mode compares every event whole; tolerant mode skips model requests and
-    compares human inputs by their text. Events emitted after the recorded ones ran out
-    go to ``then`` (how :mod:`.resume` appends), or are a divergence.
+    Strict mode compares every event whole; tolerant mode compares model requests by
+    ``(actor, day, phase, turn)`` only and human inputs by their text. Events emitted
+    after the recorded ones ran out go to ``then`` (how :mod:`.resume` appends), or are
+    a divergence.
     """
 
     def __init__(
@@ -507,15 +515,12 @@ class CheckingSink:
     ) -> None:
         self.tolerant = tolerant
         self.events = events
-        self.expected = [e for e in events if self._checked(e.type)]
+        self.expected = list(events)
         self.then = then
         self.log = log or DivergenceLog()
         self.checked = 0
         self.emitted = 0
         self.passed_on = 0
-
-    def _checked(self, event_type: str) -> bool:
-        return not (self.tolerant and event_type == "model_request")
 
     @property
     def exhausted(self) -> bool:
@@ -535,8 +540,6 @@ class CheckingSink:
             self.passed_on += 1
             self.then.emit(event_type, payload)
             return
-        if not self._checked(event_type):
-            return
         if not self.exhausted:
             expected = self.expected[self.checked]
             if expected.type == event_type and _same_payload(expected, payload):
@@ -555,25 +558,31 @@ class CheckingSink:
         recorded = _comparable(expected.payload)
         if self.tolerant and event_type == "human_input" == expected.type:
             same = recorded.get("text") == actual.get("text")
+        elif self.tolerant and event_type == "model_request" == expected.type:
+            same = _call_key(recorded) == _call_key(actual)
         else:
             same = expected.type == event_type and recorded == actual
         if not same:
             closest = None
             if event_type == "model_request":
-                key = (
-                    actual.get("actor"),
-                    actual.get("day", 0),
-                    actual.get("phase", ""),
-                    actual.get("turn", 0),
-                )
+                key = _call_key(actual)
                 calls = [c for c in recorded_calls(self.events) if c.request.seq >= expected.seq]
                 nearest = closest_call(calls, key, actual.get("messages"))
                 closest = nearest.describe() if nearest is not None else None
+            if expected.type != event_type:
+                message = f"the replay emits {event_type}, the recording has {expected.type}"
+            elif event_type == "model_request":
+                actor, day, phase, turn = _call_key(actual)
+                where = "where it stands" if self.tolerant else "its messages or tools"
+                message = (
+                    f"the model request (actor {actor}, day {day}, phase {phase!r}, turn {turn}) differs "
+                    f"from the recorded one in {where}"
+                )
+            else:
+                message = f"the {event_type} event differs from the recording"
             raise self.log.fail(
                 Divergence(
-                    f"the replay emits {event_type}, the recording has {expected.type}"
-                    if expected.type != event_type
-                    else f"the {event_type} event differs from the recording",
+                    message,
                     expected.seq,
                     expected.line,
                     expected.type,
@@ -596,6 +605,10 @@ class CheckingSink:
             event.type,
             diff=unified_diff({"type": event.type, **event.payload}, None),
         )
+
+
+def _call_key(payload: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
+    return (payload.get("actor"), payload.get("day", 0), payload.get("phase", ""), payload.get("turn", 0))
 
 
 def _same_payload(expected: Event, payload: Mapping[str, Any]) -> bool:
@@ -665,17 +678,22 @@ def replay_transcript(
     except ReplayMismatch:
         pass
     except Exception as exc:  # the engine itself failed: that is a divergence too
-        log.fail(
-            Divergence(
-                f"the session raised {type(exc).__name__}: {exc}",
-                event_type="exception",
-                diff=_next_expected(sink),
-            )
-        )
+        crash = f"the session raised {type(exc).__name__}: {exc}"
+        if backend.unrecorded:  # most likely on the empty answer to a call the recording lacks
+            miss = backend.unrecorded[0]
+            log.fail(dataclasses.replace(miss, message=f"{miss.message}; then {crash}"))
+        else:
+            log.fail(Divergence(crash, event_type="exception", diff=_next_expected(sink)))
     seconds = time.perf_counter() - started
     divergence = log.first
     if divergence is None and outcome is not None:
         divergence = _final_checks(transcript, backend, human, sink, outcome)
+    if divergence is None and backend.unrecorded:
+        notes.append(
+            f"{len(backend.unrecorded)} model call(s) of the replay are not in the recording and "
+            "none of their events was emitted (as when a concurrent round is cut short by /quit); "
+            f"the first: {backend.unrecorded[0].message}"
+        )
     return ReplayReport(
         path=transcript.path,
         ok=divergence is None,
