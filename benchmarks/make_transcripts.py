@@ -2,6 +2,12 @@
 
     .venv/bin/python benchmarks/make_transcripts.py [--only NAME...]
 
+The shipped transcripts are regression tests (``tests/test_transcripts.py``): when a
+change alters what a session does on purpose (a rule, a prompt, a tool schema, an
+offline agent), ``gm replay transcripts/`` shows the first difference; check that it is
+the intended one (``gm replay --tolerant`` tells prompt-only changes from rule changes),
+then regenerate with this script and commit the new files with the change.
+
 Each entry below is one recorded session: its spec and the scripted human inputs (and,
 for model-driven sessions, the backend it was recorded against).
 """
