@@ -14,7 +14,7 @@ import pytest
 
 from gm_engine.cli import main
 from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall
-from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
+from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner, SessionSpec
 from gm_engine.sessions.roll import NoModelBackend, RollSession, ScriptedHuman, run_roll_session
 from gm_engine.transcripts.format import (
     TranscriptError,
@@ -274,7 +274,7 @@ def test_a_changed_state_hash_is_reported(tmp_path: Path) -> None:
 # A tiny model-driven session: the model names a number, the engine doubles it.
 
 
-def toy_runner(greeting: str):  # type: ignore[no-untyped-def]
+def toy_runner(greeting: str) -> SessionRunner:
     def run(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
         total = 0
         for turn in range(1, 4):
