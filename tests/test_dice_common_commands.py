@@ -496,3 +496,15 @@ def test_reserve_dice_refuses_past_the_budget_before_any_die() -> None:
     with pytest.raises(TooManyDiceError):
         ctx.reserve_dice(3)
     RollContext(source=source, system=GameSystem()).reserve_dice(10**9)  # no budget: no limit
+
+
+def test_pool_commands_share_the_arithmetic_of_calc() -> None:
+    deep = "(" * 200 + "6" + ")" * 200
+    assert text(f"2B{deep}", d(6, 2, 5)) == "(2B6) ＞ 2,5"
+    too_deep = "(" * 201 + "6" + ")" * 201
+    assert text(f"2B{too_deep}", []) == f"2B{too_deep} ＞ 式の入れ子が深すぎるため計算できませんでした"
+    # 1 divided by a number past a float's range rounds to 0, as Ruby's Float division does,
+    # the same for the pools as for C()
+    huge = "9" * 400
+    assert text(f"(1/{huge}U)B6", []) == "(0B6) ＞ "
+    assert text(f"C(1/{huge}U)", []) == f"c(1/{huge}C) ＞ 0"

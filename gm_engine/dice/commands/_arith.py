@@ -240,8 +240,9 @@ def include_dice(node: Node) -> bool:
 # ----------------------------------------------------------------------------------
 
 
-class _Fail(Exception):
-    """Internal: the tokens do not follow the grammar."""
+class ParseFailure(Exception):
+    """The tokens do not follow the grammar; the command then answers None (internal
+    to the commands: no parser lets it reach the engine's caller)."""
 
 
 _ADD_DICE_ROUNDING: dict[Token, tuple[DivideMode, str]] = {
@@ -271,13 +272,14 @@ class _Parser:
     without it this is the plain arithmetic grammar of ``C()`` and the preprocessor.
     """
 
-    __slots__ = ("depth", "dice", "pos", "rounding", "tokens")
+    __slots__ = ("depth", "dice", "max_depth", "pos", "rounding", "tokens")
 
-    def __init__(self, tokens: tuple[Token, ...], *, dice: bool) -> None:
+    def __init__(self, tokens: tuple[Token, ...], *, dice: bool, max_depth: int = MAX_NESTING) -> None:
         self.tokens = tokens
         self.pos = 0
         self.dice = dice
         self.depth = 0
+        self.max_depth = max_depth
         self.rounding = _ADD_DICE_ROUNDING if dice else _ARITHMETIC_ROUNDING
 
     def peek(self) -> Token | None:
@@ -294,8 +296,8 @@ class _Parser:
 
     def enter(self) -> None:
         self.depth += 1
-        if self.depth > MAX_NESTING:
-            raise TooComplexError(f"more than {MAX_NESTING} nested parentheses or signs")
+        if self.depth > self.max_depth:
+            raise TooComplexError(f"more than {self.max_depth} nested parentheses")
 
     # add: add PLUS mul | add MINUS mul | mul
     def add(self) -> Node:
@@ -315,8 +317,9 @@ class _Parser:
             left = Binary(left, op, right)
 
     # mul: mul ASTERISK unary | mul SLASH unary round_type | unary
-    def mul(self) -> Node:
-        left = self.unary()
+    def mul(self, first: Node | None = None) -> Node:
+        """``first``: the leading unary when the caller has already read it."""
+        left = self.unary() if first is None else first
         while True:
             if self.accept("*"):
                 left = Binary(left, "*", self.unary())
@@ -353,29 +356,29 @@ class _Parser:
             # dice: D term [filter]   (one die)
             one_sides = self.term()
             if include_dice(one_sides) or (isinstance(one_sides, Number) and one_sides.value == 66):
-                raise _Fail  # ``D66`` alone belongs to the D66 command
+                raise ParseFailure  # ``D66`` alone belongs to the D66 command
             if self.peek() in ("K", "D", "M"):
                 kind, count = self.filter()
                 if include_dice(count):
-                    raise _Fail
+                    raise ParseFailure
                 return DiceRoll(Number(1), one_sides, kind, count)
             return DiceRoll(Number(1), one_sides)
         times = self.term()
         if not self.accept("D"):
             return times
         if include_dice(times):
-            raise _Fail
+            raise ParseFailure
         nxt = self.peek()
         sides: Node | None = None
         if isinstance(nxt, int) or nxt == "(":
             sides = self.term()
             if include_dice(sides):
-                raise _Fail
+                raise ParseFailure
             nxt = self.peek()
         if nxt in ("K", "D", "M"):
             kind, count = self.filter()
             if include_dice(count):
-                raise _Fail
+                raise ParseFailure
             return DiceRoll(times, sides, kind, count)
         return DiceRoll(times, sides)
 
@@ -386,12 +389,12 @@ class _Parser:
                 return "KH", Number(1)
             if self.accept("I") and self.accept("N"):
                 return "KL", Number(1)
-            raise _Fail
+            raise ParseFailure
         first = self.peek()
         self.pos += 1
         kind = _FILTERS.get((first or "", self.peek() or ""))
         if kind is None:
-            raise _Fail
+            raise ParseFailure
         self.pos += 1
         nxt = self.peek()
         if isinstance(nxt, int) or nxt == "(":
@@ -410,9 +413,9 @@ class _Parser:
             body = self.add()
             self.depth -= 1
             if not self.accept(")"):
-                raise _Fail
+                raise ParseFailure
             return Paren(body)
-        raise _Fail
+        raise ParseFailure
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,7 +457,7 @@ def parse_add_dice(word: str) -> AddDiceCommand | None:
         if op is None or not parser.at_end():
             return None
         return AddDiceCommand(expression, op, target)
-    except _Fail:
+    except ParseFailure:
         return None
 
 
@@ -480,7 +483,7 @@ def parse_calc(word: str) -> CalcCommand | None:
         if not parser.at_end():
             return None
         return CalcCommand(expression)
-    except _Fail:
+    except ParseFailure:
         return None
 
 
@@ -493,9 +496,74 @@ def parse_arithmetic(text: str) -> Node | None:
     parser = _Parser(tokenize(text), dice=False)
     try:
         node = parser.add()
-    except _Fail:
+    except ParseFailure:
         return None
     return node if parser.at_end() else None
+
+
+#: Deepest parentheses the dice-pool commands (``xBy`` ...) accept: the depth their
+#: former stack-bound parser reached at the top level of a line.
+MAX_POOL_NESTING = 200
+
+
+class PoolCursor(_Parser):
+    """A reader of the dice-pool commands' grammar (BCDice's ``xBy``, ``xRy``, ``xUy``,
+    ``xTYy``): the plain arithmetic of ``C()`` (:meth:`term`, :meth:`add`, :meth:`mul`)
+    plus the pools' comparisons. Commands walk it token by token and raise
+    :class:`ParseFailure` where their grammar is not followed.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, tokens: tuple[Token, ...]) -> None:
+        super().__init__(tokens, dice=False, max_depth=MAX_POOL_NESTING)
+
+    def expect(self, symbol: str) -> None:
+        """Step over ``symbol`` or fail."""
+        if not self.accept(symbol):
+            raise ParseFailure
+
+    def starts_term(self) -> bool:
+        """Whether a ``term`` (a number or a parenthesis) comes next."""
+        token = self.peek()
+        return isinstance(token, int) or token == "("
+
+    def comparison(self) -> CompareOp | None:
+        """Step over a comparison: its operator, or None if none is next.
+
+        Raises:
+            ParseFailure: a run of ``<>!=`` that means nothing (``!``).
+        """
+        token = self.peek()
+        if token is None or not is_comparison(token):
+            return None
+        op = normalize_comparison(str(token))
+        if op is None:
+            raise ParseFailure
+        self.pos += 1
+        return op
+
+    def target(self) -> tuple[CompareOp | None, Node | None]:
+        """``target: (none) | CMP add``."""
+        op = self.comparison()
+        if op is None:
+            return None, None
+        return op, self.add()
+
+
+def pool_cursor(word: str) -> PoolCursor:
+    """A :class:`PoolCursor` over a command word, past its secret ``S`` if it has one.
+
+    Raises:
+        ParseFailure: a number in it is too long to read.
+    """
+    try:
+        tokens = tokenize(word)
+    except ValueError:  # more digits than Python converts to an int
+        raise ParseFailure from None
+    cursor = PoolCursor(tokens)
+    cursor.accept("S")
+    return cursor
 
 
 def evaluate_arithmetic(node: Node, round_type: RoundType, *, zero_divisor_gives: int | None = None) -> int:

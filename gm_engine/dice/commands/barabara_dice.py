@@ -2,39 +2,41 @@
 
 ``2B6``, ``2B6+4B10>3``, ``(1*2)B(2+4)<=3``: each term rolls its dice, the faces are
 listed in order and, with a comparison, every die that meets it is one success
-(成功数). The module also holds the syntax that BCDice's xBy family shares (xBy, xRy,
-xUy, xTYy): the whitespace split, the token stream, integer arithmetic with the
-``/U /C /R /F`` rounding suffixes, comparison operators and the dice limits of BCDice's
-randomizer. :mod:`reroll_dice`, :mod:`upper_dice` and :mod:`tally_dice` import it.
+(成功数). The module also holds what BCDice's dice-pool family (xBy, xRy, xUy, xTYy)
+shares beyond syntax: the dice limits of BCDice's randomizer, the comparison table and
+its printing, the error texts and the detail models. The syntax itself (first word,
+lexer, arithmetic with the ``/U /C /R /F`` suffixes, comparisons) is the one of
+:mod:`gm_engine.dice.commands._arith`, read through its :class:`PoolCursor`.
+:mod:`reroll_dice`, :mod:`upper_dice` and :mod:`tally_dice` import both.
 """
 
 from __future__ import annotations
 
-import math
 import operator
-import re
 from collections.abc import Callable
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from gm_engine.dice.commands._arith import (
+    ArithmeticFailure,
+    Node,
+    ParseFailure,
+    PoolCursor,
+    TooComplexError,
+    evaluate_arithmetic,
+    first_word,
+    pool_cursor,
+)
 from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import RollContext, TooManyDiceError, register_command
+from gm_engine.dice.system import CompareOp, RollContext, RoundType, TooManyDiceError, register_command
 
 # --------------------------------------------------------------------------------------
-# Shared syntax of the xBy family
+# What the dice-pool family shares
 # --------------------------------------------------------------------------------------
 
-ComparisonOp = Literal["==", "!=", "<", ">", "<=", ">="]
-"""A comparison as BCDice normalizes it (``=`` is ``==``, ``<>`` is ``!=``)."""
-
-#: Ruby's ``\s`` (and its awk-style ``split(" ")``) is ASCII whitespace only; a full-width
-#: space does not end a command in BCDice, so it must not here either.
-_FIRST_WORD = re.compile(r"[ \t\n\v\f\r]*([^ \t\n\v\f\r]*)")
-_TOKEN = re.compile(r"([0-9]+)|([<>!=]+)|(.)", re.DOTALL)
-
-#: Each comparison as a function of (value, target).
+#: Each comparison as a function of (value, target), for the pools' counting loops.
 COMPARISONS: Final[dict[str, Callable[[int, int], bool]]] = {
     "==": operator.eq,
     "!=": operator.ne,
@@ -64,37 +66,9 @@ MAX_VALUES_PER_COMMAND: Final = 100000
 reroll loop over 0-sided dice would otherwise print millions of zeros."""
 
 
-def first_word(text: str) -> str:
-    """The command part of a chat line: everything before the first ASCII whitespace."""
-    match = _FIRST_WORD.match(text)
-    return match.group(1) if match else ""
-
-
-def normalize_comparison(text: str) -> ComparisonOp | None:
-    """BCDice's reading of a run of ``<>!=``: the first pattern found wins, else None."""
-    if "<=" in text or "=<" in text:
-        return "<="
-    if ">=" in text or "=>" in text:
-        return ">="
-    if "<>" in text or "!=" in text or "=!" in text:
-        return "!="
-    if "<" in text:
-        return "<"
-    if ">" in text:
-        return ">"
-    if "=" in text:
-        return "=="
-    return None
-
-
-def format_comparison(op: ComparisonOp | None) -> str:
+def format_comparison(op: CompareOp | None) -> str:
     """A comparison as BCDice prints it (``=``, ``<>``, ``>=`` ...; empty for none)."""
     return _COMPARISON_TEXT[op]
-
-
-def compare(value: int, op: ComparisonOp, target: int) -> bool:
-    """Whether ``value op target`` holds."""
-    return COMPARISONS[op](value, target)
 
 
 def format_modifier(number: int) -> str:
@@ -104,193 +78,7 @@ def format_modifier(number: int) -> str:
     return f"+{number}" if number > 0 else str(number)
 
 
-class CmpToken:
-    """A run of comparison characters, already normalized (None when it means nothing)."""
-
-    __slots__ = ("op",)
-
-    def __init__(self, op: ComparisonOp | None) -> None:
-        self.op = op
-
-
-Token = int | CmpToken | str
-"""A token: a whole number, a comparison, or one character upper-cased."""
-
-
-def tokenize(word: str) -> list[Token] | None:
-    """BCDice's common-command lexer over one word; None if a number is absurdly long."""
-    tokens: list[Token] = []
-    try:
-        for number, cmp, char in _TOKEN.findall(word):
-            if number:
-                tokens.append(int(number))
-            elif cmp:
-                tokens.append(CmpToken(normalize_comparison(cmp)))
-            else:
-                tokens.append(char.upper())
-    except ValueError:  # more digits than Python converts
-        return None
-    return tokens
-
-
-RoundMode = Literal["default", "ceil", "round", "floor"]
-Node = int | tuple[object, ...]
-"""An arithmetic expression: an int, ``("neg", node)``, ``(op, lhs, rhs)`` for + - *, or
-``("/", lhs, rhs, mode)``."""
-
-
-class ParseFailure(Exception):
-    """Internal: the tokens do not form the command (the command then answers None)."""
-
-
-class TokenCursor:
-    """A recursive-descent reader of the shared grammar (BCDice's ``add``/``mul``/``term``)."""
-
-    __slots__ = ("pos", "tokens")
-
-    def __init__(self, tokens: list[Token]) -> None:
-        self.tokens = tokens
-        self.pos = 0
-
-    def peek(self) -> Token | None:
-        """The next token, or None at the end."""
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def at_end(self) -> bool:
-        """Whether every token has been read."""
-        return self.pos >= len(self.tokens)
-
-    def accept(self, symbol: str) -> bool:
-        """Step over ``symbol`` if it is next."""
-        if self.pos < len(self.tokens):
-            token = self.tokens[self.pos]
-            if isinstance(token, str) and token == symbol:
-                self.pos += 1
-                return True
-        return False
-
-    def expect(self, symbol: str) -> None:
-        """Step over ``symbol`` or fail."""
-        if not self.accept(symbol):
-            raise ParseFailure
-
-    def starts_term(self) -> bool:
-        """Whether a ``term`` (a number or a parenthesis) comes next."""
-        token = self.peek()
-        return isinstance(token, int) or token == "("
-
-    def term(self) -> Node:
-        """``term: ( add ) | NUMBER``; the parentheses are dropped."""
-        token = self.peek()
-        if isinstance(token, int):
-            self.pos += 1
-            return token
-        if token == "(":
-            self.pos += 1
-            node = self.add()
-            self.expect(")")
-            return node
-        raise ParseFailure
-
-    def unary(self) -> Node:
-        """``unary: + unary | - unary | term``."""
-        if self.accept("+"):
-            return self.unary()
-        if self.accept("-"):
-            return ("neg", self.unary())
-        return self.term()
-
-    def mul(self, first: Node | None = None) -> Node:
-        """``mul: mul * unary | mul / unary round | unary`` (``first``: a unary already read)."""
-        lhs = self.unary() if first is None else first
-        while True:
-            if self.accept("*"):
-                lhs = ("*", lhs, self.unary())
-            elif self.accept("/"):
-                rhs = self.unary()
-                lhs = ("/", lhs, rhs, self._round_mode())
-            else:
-                return lhs
-
-    def add(self) -> Node:
-        """``add: add + mul | add - mul | mul``."""
-        lhs = self.mul()
-        while True:
-            if self.accept("+"):
-                lhs = ("+", lhs, self.mul())
-            elif self.accept("-"):
-                lhs = ("-", lhs, self.mul())
-            else:
-                return lhs
-
-    def comparison(self) -> ComparisonOp | None:
-        """Step over a comparison token: its operator, None if none is next; fail if it
-        is a run of ``<>!=`` that means nothing."""
-        token = self.peek()
-        if not isinstance(token, CmpToken):
-            return None
-        if token.op is None:
-            raise ParseFailure
-        self.pos += 1
-        return token.op
-
-    def target(self) -> tuple[ComparisonOp | None, Node | None]:
-        """``target: (none) | CMP add``."""
-        op = self.comparison()
-        if op is None:
-            return None, None
-        return op, self.add()
-
-    def _round_mode(self) -> RoundMode:
-        if self.accept("U") or self.accept("C"):
-            return "ceil"
-        if self.accept("R"):
-            return "round"
-        if self.accept("F"):
-            return "floor"
-        return "default"
-
-
-def _round_half_away(value: float) -> int:
-    # Ruby's Float#round goes half away from zero; Python's round() goes to even.
-    magnitude = abs(value)
-    whole = math.floor(magnitude)
-    if magnitude - whole >= 0.5:
-        whole += 1
-    return whole if value >= 0 else -whole
-
-
-def evaluate_node(node: Node, round_type: str) -> int:
-    """Evaluate an expression as BCDice does (Ruby integers; ``/`` rounds per mode).
-
-    Raises:
-        ZeroDivisionError: a division by zero.
-        OverflowError: a ceil/round division of numbers too large for a float.
-    """
-    if isinstance(node, int):
-        return node
-    kind = node[0]
-    if kind == "neg":
-        return -evaluate_node(node[1], round_type)  # type: ignore[arg-type]
-    lhs = evaluate_node(node[1], round_type)  # type: ignore[arg-type]
-    rhs = evaluate_node(node[2], round_type)  # type: ignore[arg-type]
-    if kind == "+":
-        return lhs + rhs
-    if kind == "-":
-        return lhs - rhs
-    if kind == "*":
-        return lhs * rhs
-    mode = node[3]
-    if mode == "default":
-        mode = round_type
-    if mode == "ceil":
-        return math.ceil(float(lhs) / rhs)
-    if mode == "round":
-        return _round_half_away(float(lhs) / rhs)
-    return lhs // rhs
-
-
-ArithmeticFailure = Literal["division_by_zero", "number_too_large", "too_complex"]
+FailureReason = Literal["division_by_zero", "number_too_large", "too_complex"]
 
 _ERROR_TEXT: Final[dict[str, dict[str, str]]] = {
     "division_by_zero": {"ja": "0で割ることはできません", "en": "division by zero"},
@@ -310,35 +98,19 @@ def error_text(source: str, error: str, locale: Locale) -> str:
     return f"{source} ＞ {_ERROR_TEXT[error][locale]}"
 
 
-def evaluate_all(nodes: list[Node | None], round_type: str) -> list[int | None] | ArithmeticFailure:
+def evaluate_all(nodes: list[Node | None], round_type: RoundType) -> list[int | None] | FailureReason:
     """Evaluate several expressions (None stays None), or name the arithmetic error."""
     try:
-        return [None if node is None else evaluate_node(node, round_type) for node in nodes]
-    except ZeroDivisionError:
-        return "division_by_zero"
+        return [None if node is None else evaluate_arithmetic(node, round_type) for node in nodes]
+    except ArithmeticFailure as failure:
+        return "division_by_zero" if failure.reason == "zero_division" else "number_too_large"
     except RecursionError:
         return "too_complex"
-    except (OverflowError, ValueError):
-        return "number_too_large"
 
 
 #: What the common commands' prefixes allow before the command itself: BCDice hands
 #: them the line as typed, leading whitespace and secret ``S`` included.
 LINE_HEAD = r"[ \t\n\v\f\r]*S?"
-
-
-def parse_tokens(word: str) -> TokenCursor:
-    """A cursor over the tokens of a command word, past the secret ``S`` if there is one.
-
-    Raises:
-        ParseFailure: a number in it is too long to read.
-    """
-    tokens = tokenize(word)
-    if tokens is None:
-        raise ParseFailure
-    cursor = TokenCursor(tokens)
-    cursor.accept("S")
-    return cursor
 
 
 class DiceRoller:
@@ -428,7 +200,7 @@ class BarabaraDiceDetail(Detail):
     #: The command as BCDice echoes it inside the parentheses, e.g. ``2B6+4B10>3``.
     expression: str
     groups: tuple[DiceGroup, ...] = ()
-    comparison: ComparisonOp | None = None
+    comparison: CompareOp | None = None
     target: int | None = None
     #: Dice meeting the comparison; None without a comparison.
     successes: int | None = None
@@ -437,7 +209,7 @@ class BarabaraDiceDetail(Detail):
     #: The game system's note on the pool (BCDice's grich text), if any.
     system_note: str | None = None
     #: Why the numbers could not be computed; the text then says so after the word.
-    error: ArithmeticFailure | None = None
+    error: FailureReason | None = None
 
 
 def render_barabara(detail: BarabaraDiceDetail, locale: Locale) -> str:
@@ -455,7 +227,7 @@ def render_barabara(detail: BarabaraDiceDetail, locale: Locale) -> str:
     return " ＞ ".join(parts)
 
 
-def read_dice_terms(cursor: TokenCursor, letter: str) -> list[tuple[Node, Node]]:
+def read_dice_terms(cursor: PoolCursor, letter: str) -> list[tuple[Node, Node]]:
     """``notations: notations + dice | dice`` with ``dice: term <letter> term``."""
     notations = [_dice_term(cursor, letter)]
     while cursor.accept("+"):
@@ -463,7 +235,7 @@ def read_dice_terms(cursor: TokenCursor, letter: str) -> list[tuple[Node, Node]]
     return notations
 
 
-def _dice_term(cursor: TokenCursor, letter: str) -> tuple[Node, Node]:
+def _dice_term(cursor: PoolCursor, letter: str) -> tuple[Node, Node]:
     times = cursor.term()
     cursor.expect(letter)
     return times, cursor.term()
@@ -492,14 +264,14 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
     """
     word = first_word(command)
     try:
-        cursor = parse_tokens(word)
+        cursor = pool_cursor(word)
         notations = read_dice_terms(cursor, "B")
         op, target_node = cursor.target()
         if not cursor.at_end():
             return None
     except ParseFailure:
         return None
-    except RecursionError:
+    except (TooComplexError, RecursionError):
         return _refuse(word, "too_complex", ctx.locale)
     system = ctx.system
     nodes: list[Node | None] = [node for pair in notations for node in pair]
@@ -545,6 +317,6 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
     return build_outcome(detail, render_barabara(detail, ctx.locale))
 
 
-def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
+def _refuse(word: str, error: FailureReason, locale: Locale) -> Outcome:
     detail = construct(BarabaraDiceDetail, expression=word, error=error)
     return build_outcome(detail, error_text(word, error, locale))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome, first_word
+from gm_engine.dice.commands._arith import first_word
+from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome
 from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
 from gm_engine.dice.system import RollContext, register_command

@@ -13,30 +13,32 @@ from __future__ import annotations
 from collections import deque
 from typing import Final, Literal
 
+from gm_engine.dice.commands._arith import (
+    Node,
+    ParseFailure,
+    TooComplexError,
+    first_word,
+    pool_cursor,
+)
 from gm_engine.dice.commands.barabara_dice import (
     COMPARISONS,
     LINE_HEAD,
-    ArithmeticFailure,
-    ComparisonOp,
     DiceGroup,
     DiceRoller,
     DiceSpec,
-    Node,
-    ParseFailure,
+    FailureReason,
     build_outcome,
     error_text,
     evaluate_all,
-    first_word,
     format_comparison,
     join_ints,
     pair_up,
-    parse_tokens,
     read_dice_terms,
     success_words,
 )
 from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.system import CompareOp, RollContext, register_command
 
 #: BCDice stops rolling after this many rolls of a group (its ``REROLL_LIMIT``).
 REROLL_LIMIT: Final = 10000
@@ -46,7 +48,7 @@ _INVALID_TEXT: Final = {
     "en": "the condition is wrong. Give a reroll threshold, e.g. 2R6>=5 or 2R6[5].",
 }
 
-RerollError = ArithmeticFailure | Literal["invalid_condition"]
+RerollError = FailureReason | Literal["invalid_condition"]
 
 
 class RerollDiceDetail(Detail):
@@ -56,9 +58,9 @@ class RerollDiceDetail(Detail):
     #: ``2R4+2R6[>4]>=4`` as echoed; on an error, the command word as typed.
     expression: str
     notations: tuple[DiceSpec, ...] = ()
-    reroll_comparison: ComparisonOp | None = None
+    reroll_comparison: CompareOp | None = None
     reroll_threshold: int | None = None
-    comparison: ComparisonOp | None = None
+    comparison: CompareOp | None = None
     target: int | None = None
     #: Every roll in order: first one per notation, then the rerolls.
     rolls: tuple[DiceGroup, ...] = ()
@@ -85,7 +87,7 @@ def render_reroll(detail: RerollDiceDetail, locale: Locale) -> str:
     return " ＞ ".join(parts)
 
 
-def _threshold_is_valid(op: ComparisonOp, threshold: int | None, sides: int) -> bool:
+def _threshold_is_valid(op: CompareOp, threshold: int | None, sides: int) -> bool:
     # A threshold every face meets would reroll forever.
     if threshold is None:
         return False
@@ -102,7 +104,7 @@ def _threshold_is_valid(op: ComparisonOp, threshold: int | None, sides: int) -> 
     return True
 
 
-_Parsed = tuple[list[tuple[Node, Node]], ComparisonOp | None, Node | None, ComparisonOp | None, Node | None]
+_Parsed = tuple[list[tuple[Node, Node]], CompareOp | None, Node | None, CompareOp | None, Node | None]
 
 
 def _parse(command: str) -> _Parsed:
@@ -111,9 +113,9 @@ def _parse(command: str) -> _Parsed:
     Raises:
         ParseFailure: ``command`` is not such a command.
     """
-    cursor = parse_tokens(command)
+    cursor = pool_cursor(command)
     notations = read_dice_terms(cursor, "R")
-    reroll_op: ComparisonOp | None = None
+    reroll_op: CompareOp | None = None
     reroll_node: Node | None = None
     if cursor.accept("["):
         reroll_op = cursor.comparison()
@@ -141,7 +143,7 @@ def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
         notations, op, target_node, reroll_op, reroll_node = _parse(word)
     except ParseFailure:
         return None
-    except RecursionError:
+    except (TooComplexError, RecursionError):
         return _refuse(word, "too_complex", ctx.locale)
     system = ctx.system
     nodes: list[Node | None] = [node for pair in notations for node in pair]

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from gm_engine.dice.commands.barabara_dice import (
-    LINE_HEAD,
-    ArithmeticFailure,
-    DiceRoller,
+from gm_engine.dice.commands._arith import (
     Node,
     ParseFailure,
+    TooComplexError,
+    first_word,
+    pool_cursor,
+)
+from gm_engine.dice.commands.barabara_dice import (
+    LINE_HEAD,
+    DiceRoller,
+    FailureReason,
     build_outcome,
     error_text,
     evaluate_all,
-    first_word,
     join_ints,
-    parse_tokens,
 )
 from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
@@ -35,7 +38,7 @@ _SIDES_TEXT: Final = {
     "en": f"the dice must have between 1 and {MAX_TALLY_SIDES} sides",
 }
 
-TallyError = ArithmeticFailure | Literal["too_many_sides"]
+TallyError = FailureReason | Literal["too_many_sides"]
 
 
 class TallyDiceDetail(Detail):
@@ -76,7 +79,7 @@ def _parse(command: str) -> tuple[Node, bool, Node]:
     Raises:
         ParseFailure: ``command`` is not such a command.
     """
-    cursor = parse_tokens(command)
+    cursor = pool_cursor(command)
     times = cursor.term()
     cursor.expect("T")
     if cursor.accept("Z"):
@@ -101,7 +104,7 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
         times_node, show_zeros, sides_node = _parse(word)
     except ParseFailure:
         return None
-    except RecursionError:
+    except (TooComplexError, RecursionError):
         return _refuse(word, "too_complex", ctx.locale)
     values = evaluate_all([times_node, sides_node], ctx.system.round_type)
     if isinstance(values, str):
@@ -136,6 +139,6 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
     return build_outcome(detail, render_tally(detail, ctx.locale))
 
 
-def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
+def _refuse(word: str, error: FailureReason, locale: Locale) -> Outcome:
     detail = construct(TallyDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_tally(detail, locale))

@@ -14,37 +14,40 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from gm_engine.dice.commands._arith import (
+    Binary,
+    Negate,
+    Node,
+    ParseFailure,
+    PoolCursor,
+    TooComplexError,
+    first_word,
+    pool_cursor,
+)
 from gm_engine.dice.commands.barabara_dice import (
     LINE_HEAD,
     MAX_VALUES_PER_COMMAND,
-    ArithmeticFailure,
-    ComparisonOp,
     DiceRoller,
     DiceSpec,
-    Node,
-    ParseFailure,
-    TokenCursor,
+    FailureReason,
     build_outcome,
-    compare,
     error_text,
     evaluate_all,
-    first_word,
     format_comparison,
     format_modifier,
     pair_up,
-    parse_tokens,
     success_words,
 )
 from gm_engine.dice.engine import TooManyDiceError, construct
 from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.system import CompareOp, RollContext, compare, register_command
 
 _INVALID_TEXT: Final = {
     "ja": "無限ロールの条件がまちがっています",
     "en": "the exploding threshold is wrong (it must be 2 or more)",
 }
 
-UpperError = ArithmeticFailure | Literal["invalid_threshold"]
+UpperError = FailureReason | Literal["invalid_threshold"]
 
 
 class ExplodingDie(BaseModel):
@@ -66,7 +69,7 @@ class UpperDiceDetail(Detail):
     notations: tuple[DiceSpec, ...] = ()
     reroll_threshold: int = 0
     modifier: int = 0
-    comparison: ComparisonOp | None = None
+    comparison: CompareOp | None = None
     target: int | None = None
     dice: tuple[ExplodingDie, ...] = ()
     #: Without a comparison: the highest die total plus modifier (None when no dice).
@@ -97,7 +100,7 @@ def render_upper(detail: UpperDiceDetail, locale: Locale) -> str:
     return f"({detail.expression}) ＞ {dice}{format_modifier(detail.modifier)} ＞ {result}"
 
 
-_Parsed = tuple[list[tuple[Node, Node]], Node | None, ComparisonOp | None, Node | None, Node | None]
+_Parsed = tuple[list[tuple[Node, Node]], Node | None, CompareOp | None, Node | None, Node | None]
 
 
 def _parse(command: str) -> _Parsed:
@@ -106,7 +109,7 @@ def _parse(command: str) -> _Parsed:
     Raises:
         ParseFailure: ``command`` is not such a command.
     """
-    cursor = parse_tokens(command)
+    cursor = pool_cursor(command)
     notations = [_dice(cursor)]
     modifier: Node | None = None
     # After a "+", a term followed by U is one more die notation; anything else
@@ -131,13 +134,13 @@ def _parse(command: str) -> _Parsed:
         if cursor.accept("+"):
             modifier = cursor.mul()
         elif cursor.accept("-"):
-            modifier = ("neg", cursor.mul())
+            modifier = Negate(cursor.mul())
     if modifier is not None:
         while True:
             if cursor.accept("+"):
-                modifier = ("+", modifier, cursor.mul())
+                modifier = Binary(modifier, "+", cursor.mul())
             elif cursor.accept("-"):
-                modifier = ("-", modifier, cursor.mul())
+                modifier = Binary(modifier, "-", cursor.mul())
             else:
                 break
     op, target = cursor.target()
@@ -148,7 +151,7 @@ def _parse(command: str) -> _Parsed:
     return notations, modifier, op, target, threshold
 
 
-def _dice(cursor: TokenCursor) -> tuple[Node, Node]:
+def _dice(cursor: PoolCursor) -> tuple[Node, Node]:
     times = cursor.term()
     cursor.expect("U")
     return times, cursor.term()
@@ -165,7 +168,7 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
         notations, modifier_node, op, target_node, threshold_node = _parse(word)
     except ParseFailure:
         return None
-    except RecursionError:
+    except (TooComplexError, RecursionError):
         return _refuse(word, "too_complex", ctx.locale)
     system = ctx.system
     nodes: list[Node | None] = [node for pair in notations for node in pair]
@@ -243,6 +246,6 @@ def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
     return build_outcome(detail, render_upper(detail, ctx.locale))
 
 
-def _refuse(word: str, error: ArithmeticFailure, locale: Locale) -> Outcome:
+def _refuse(word: str, error: FailureReason, locale: Locale) -> Outcome:
     detail = construct(UpperDiceDetail, expression=word, error=error)
     return build_outcome(detail, render_upper(detail, locale))
