@@ -11,10 +11,10 @@ It listens on a free port in a background thread (stdlib ``http.server``), answe
         assert server.requests[1].body["tools"][0]["function"]["name"] == "vote"
 
 Replies can be text, tool calls (arguments as a dict or as raw, possibly broken, JSON
-text), or an error status with optional ``Retry-After``; ``latency_s`` adds a fixed
-delay to every answer. A request with nothing left to answer it gets a 400 whose
-message says so (a 4xx, so clients do not retry it), and is counted in
-:attr:`FakeChatServer.unexpected`.
+text), or an error status with optional ``Retry-After``; ``latency_s`` makes every
+answer leave that long after its request arrived (the server's own work included). A
+request with nothing left to answer it gets a 400 whose message says so (a 4xx, so
+clients do not retry it), and is counted in :attr:`FakeChatServer.unexpected`.
 """
 
 from __future__ import annotations
@@ -213,8 +213,12 @@ def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
         def _handle(self, method: str) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
+            received = time.perf_counter()
             reply = server._answer(method, self.path, dict(self.headers.items()), raw)
-            delay = server.latency_s + reply.delay_s
+            # the latency runs from the request's arrival: the server's own work (parsing,
+            # the responder) is part of it, so every call costs the same fixed time however
+            # many arrive at once and however slow the responder is
+            delay = server.latency_s + reply.delay_s - (time.perf_counter() - received)
             if delay > 0:
                 time.sleep(delay)
             body = reply.body
