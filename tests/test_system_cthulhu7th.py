@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gm_engine.dice.conformance import load_cases, run_case
-from gm_engine.dice.engine import evaluate
+from gm_engine.dice.engine import construct, evaluate
 from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import QueueSource, SeededSource
 from gm_engine.dice.system import RollContext
-from gm_engine.systems._bcdice import SystemRefusalDetail, construct
+from gm_engine.systems._bcdice import SystemRefusalDetail
 from gm_engine.systems.cthulhu7th import (
     CoC7CombinedDetail,
     CoC7FullAutoDetail,
@@ -323,12 +323,14 @@ def test_unvalidated_construction_equals_validation() -> None:
         "candidates": (52,), "value": 52, "level": "regular_success", "jammed": False, "hits": 3,
         "impales": 0, "bullets_left": 27,
     }
-    assert construct(CoC7Volley, dict(volley)) == CoC7Volley.model_validate(volley)
+    assert construct(CoC7Volley, **volley) == CoC7Volley.model_validate(volley)
     skill = {
         "kind": "coc7_skill", "skill": 50, "difficulty": None, "target": 50, "bonus_dice": 0,
         "tens": (50,), "ones": 2, "candidates": (52,), "value": 52, "level": "failure",
     }
-    assert construct(CoC7SkillDetail, dict(skill)) == CoC7SkillDetail.model_validate(skill)
+    built = construct(CoC7SkillDetail, **skill)
+    assert built == CoC7SkillDetail.model_validate(skill)
+    assert built.model_dump_json() == CoC7SkillDetail.model_validate(skill).model_dump_json()
     assert set(skill) == set(CoC7SkillDetail.model_fields)
 
 

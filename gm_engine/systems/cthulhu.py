@@ -19,16 +19,18 @@ import re
 from functools import lru_cache
 from typing import ClassVar, Literal
 
-from gm_engine.dice.result import Detail, Outcome
-from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import (
-    ArithmeticParser,
-    comparison_operator,
-    construct,
-    normalize,
-    outcome,
+from gm_engine.dice.commands._arith import (
+    ArithmeticFailure,
+    ExpressionCursor,
+    Node,
+    ParseFailure,
+    evaluate_arithmetic,
     tokenize,
 )
+from gm_engine.dice.engine import construct
+from gm_engine.dice.result import Detail, Outcome
+from gm_engine.dice.system import GameSystem, RollContext, register_system
+from gm_engine.systems._bcdice import normalize, outcome
 
 SYSTEM_ID = "Cthulhu"
 
@@ -147,26 +149,28 @@ def parse_skill_check(command: str) -> tuple[str, int | None, int | None] | None
     notation = _NOTATION.match(command)
     if notation is None:
         return None
-    tokens = tokenize(command[notation.end() :])
-    parser = ArithmeticParser(tokens, "floor")
-    malfunction: int | None = None
-    target: int | None = None
+    cursor = ExpressionCursor(tokenize(command[notation.end() :]))
+    malfunction_node: Node | None = None
+    target_node: Node | None = None
+    modifiers: list[Node] = []
     try:
-        token = parser.peek()
-        if token is not None and (token == "(" or "0" <= token[0] <= "9"):
-            malfunction = parser.term()
-        while parser.peek() in ("+", "-"):
-            parser.pos += 1
-            parser.mul()
-        token = parser.peek()
-        if token is not None and token[0] in "<>!=":
-            if comparison_operator(token) != "<=":
+        if cursor.starts_term():
+            malfunction_node = cursor.term()
+        while cursor.accept("+") or cursor.accept("-"):
+            # read and computed (a division by zero refuses the command), then ignored
+            modifiers.append(cursor.mul())
+        op = cursor.comparison()
+        if op is not None:
+            if op != "<=":
                 return None
-            parser.pos += 1
-            target = parser.add()
-    except (ValueError, ZeroDivisionError):
-        return None
-    if parser.pos != len(tokens):
+            target_node = cursor.add()
+        if not cursor.at_end():
+            return None
+        malfunction = None if malfunction_node is None else evaluate_arithmetic(malfunction_node, "floor")
+        for modifier in modifiers:
+            evaluate_arithmetic(modifier, "floor")
+        target = None if target_node is None else evaluate_arithmetic(target_node, "floor")
+    except (ParseFailure, ArithmeticFailure):
         return None
     return notation.group(0), malfunction, target
 
@@ -208,10 +212,13 @@ class Cthulhu(GameSystem):
             value = ctx.source.roll(100)
             detail = construct(
                 CoC6CheckDetail,
-                dict(
-                    kind="coc6_check", command=name, critical_range=critical_range, target=None,
-                    malfunction=malfunction_number, value=value, result=None,
-                ),
+                kind="coc6_check",
+                command=name,
+                critical_range=critical_range,
+                target=None,
+                malfunction=malfunction_number,
+                value=value,
+                result=None,
             )
             return outcome(f"(1D100) {arrow} {value}", detail)
         malfunction = malfunction_number if malfunction_number is not None and malfunction_number > 0 else 0
@@ -223,10 +230,13 @@ class Cthulhu(GameSystem):
         result = check.result
         detail = construct(
             CoC6CheckDetail,
-            dict(
-                kind="coc6_check", command=name, critical_range=critical_range, target=target,
-                malfunction=malfunction_number, value=value, result=result,
-            ),
+            kind="coc6_check",
+            command=name,
+            critical_range=critical_range,
+            target=target,
+            malfunction=malfunction_number,
+            value=value,
+            result=result,
         )
         words = RESULT_EN if english else RESULT_JA
         return outcome(
@@ -252,10 +262,13 @@ class Cthulhu(GameSystem):
         def automatic(result: CheckResult) -> Outcome:
             detail = construct(
                 CoC6CheckDetail,
-                dict(
-                    kind="coc6_check", command=name, critical_range=critical_range, target=target,
-                    malfunction=None, value=None, result=result,
-                ),
+                kind="coc6_check",
+                command=name,
+                critical_range=critical_range,
+                target=target,
+                malfunction=None,
+                value=None,
+                result=result,
             )
             text = f"(1d100<={target}) {arrow} {words[result]}"
             ok = result == "automatic_success"
@@ -270,10 +283,13 @@ class Cthulhu(GameSystem):
         result = check.result
         detail = construct(
             CoC6CheckDetail,
-            dict(
-                kind="coc6_check", command=name, critical_range=critical_range, target=target,
-                malfunction=None, value=value, result=result,
-            ),
+            kind="coc6_check",
+            command=name,
+            critical_range=critical_range,
+            target=target,
+            malfunction=None,
+            value=value,
+            result=result,
         )
         return outcome(
             f"(1d100<={target}) {arrow} {value} {arrow} {words[result]}",
@@ -304,10 +320,13 @@ class Cthulhu(GameSystem):
         result_1, result_2 = check_1.result, check_2.result
         detail = construct(
             CoC6CombinedDetail,
-            dict(
-                kind="coc6_combined", command=name, critical_range=critical_range, targets=(first, second),
-                value=value, results=(result_1, result_2), result=result,
-            ),
+            kind="coc6_combined",
+            command=name,
+            critical_range=critical_range,
+            targets=(first, second),
+            value=value,
+            results=(result_1, result_2),
+            result=result,
         )
         english = ctx.locale == "en"
         arrow = ">" if english else "＞"

@@ -25,10 +25,11 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import construct, normalize, outcome, refusal
+from gm_engine.systems._bcdice import normalize, outcome, refusal
 from gm_engine.systems.tables import FollowUp, roll_table
 
 SYSTEM_ID = "Cthulhu7th"
@@ -373,11 +374,16 @@ class Cthulhu7th(GameSystem):
             value = ctx.source.roll(100)
             detail = construct(
                 CoC7SkillDetail,
-                {
-                    "kind": "coc7_skill", "skill": skill, "difficulty": difficulty, "target": None,
-                    "bonus_dice": 0, "tens": (), "ones": None, "candidates": (value,), "value": value,
-                    "level": None,
-                },
+                kind="coc7_skill",
+                skill=skill,
+                difficulty=difficulty,
+                target=None,
+                bonus_dice=0,
+                tens=(),
+                ones=None,
+                candidates=(value,),
+                value=value,
+                level=None,
             )
             return outcome(f"(1D100) > {value}" if english else f"(1D100) ＞ {value}", detail)
 
@@ -398,11 +404,16 @@ class Cthulhu7th(GameSystem):
             level = level_against_difficulty(total, target) if difficulty else level_of(total, target)
         detail = construct(
             CoC7SkillDetail,
-            {
-                "kind": "coc7_skill", "skill": skill, "difficulty": difficulty, "target": target,
-                "bonus_dice": bonus, "tens": tens, "ones": ones, "candidates": candidates, "value": total,
-                "level": level,
-            },
+            kind="coc7_skill",
+            skill=skill,
+            difficulty=difficulty,
+            target=target,
+            bonus_dice=bonus,
+            tens=tens,
+            ones=ones,
+            candidates=candidates,
+            value=total,
+            level=level,
         )
         expr = "1D100" if target is None else f"1D100<={target}"
         listed = ", ".join(map(str, candidates))
@@ -434,10 +445,11 @@ class Cthulhu7th(GameSystem):
         )
         detail = construct(
             CoC7CombinedDetail,
-            {
-                "kind": "coc7_combined", "targets": (first, second), "value": total,
-                "levels": (level_1, level_2), "result": result,
-            },
+            kind="coc7_combined",
+            targets=(first, second),
+            value=total,
+            levels=(level_1, level_2),
+            result=result,
         )
         if ctx.locale == "en":
             rank = _COMBINED_EN[result]
@@ -522,11 +534,18 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
             volleys.append(
                 construct(
                     CoC7Volley,
-                    {
-                        "number": number, "difficulty": difficulty, "bonus_dice": dice, "tens": tens,
-                        "ones": ones, "candidates": candidates, "value": total, "level": level,
-                        "jammed": jammed, "hits": hit, "impales": impale, "bullets_left": left,
-                    },
+                    number=number,
+                    difficulty=difficulty,
+                    bonus_dice=dice,
+                    tens=tens,
+                    ones=ones,
+                    candidates=candidates,
+                    value=total,
+                    level=level,
+                    jammed=jammed,
+                    hits=hit,
+                    impales=impale,
+                    bullets_left=left,
                 )
             )
             if jammed or left <= 0:
@@ -549,12 +568,19 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
         parts.append(f"\n＞ {hits}発が通常命中、{impales}発が貫通、残弾{left}発")
     detail = construct(
         CoC7FullAutoDetail,
-        {
-            "kind": "coc7_full_auto", "bullets": args.bullets, "skill": skill, "malfunction": malfunction,
-            "bonus_dice": args.bonus, "stop_at": _DIFFICULTIES[stop_at] if stop_at is not None else None,
-            "volley_cap": args.volley_cap, "warnings": args.warnings, "volleys": tuple(volleys),
-            "hits": hits, "impales": impales, "bullets_left": left, "stop_reason": stop_reason,
-        },
+        kind="coc7_full_auto",
+        bullets=args.bullets,
+        skill=skill,
+        malfunction=malfunction,
+        bonus_dice=args.bonus,
+        stop_at=_DIFFICULTIES[stop_at] if stop_at is not None else None,
+        volley_cap=args.volley_cap,
+        warnings=args.warnings,
+        volleys=tuple(volleys),
+        hits=hits,
+        impales=impales,
+        bullets_left=left,
+        stop_reason=stop_reason,
     )
     return outcome("".join(parts), detail)
 

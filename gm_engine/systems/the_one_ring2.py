@@ -22,10 +22,10 @@ import re
 from functools import lru_cache
 from typing import ClassVar, Literal, NamedTuple
 
-from gm_engine.dice.engine import MAX_DICE_PER_LINE
+from gm_engine.dice.engine import MAX_DICE_PER_LINE, construct
 from gm_engine.dice.result import Detail, Outcome
 from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import construct, normalize, outcome, refusal
+from gm_engine.systems._bcdice import normalize, outcome, refusal
 
 SYSTEM_ID = "TheOneRing2nd"
 
@@ -302,12 +302,20 @@ class TheOneRing2nd(GameSystem):
                 )
         detail = construct(
             TORSkillDetail,
-            {
-                "kind": "tor_skill", "target_number": target_number, "feat_dice": tuple(feat_dice),
-                "kept_feat": kept, "success_dice": success_dice, "success_icons": icons, "modifier": modifier,
-                "total": total, "favour": favour, "weary": weary, "miserable": miserable,
-                "piercing_threshold": piercing_threshold, "piercing": piercing, "result": result,
-            },
+            kind="tor_skill",
+            target_number=target_number,
+            feat_dice=tuple(feat_dice),
+            kept_feat=kept,
+            success_dice=success_dice,
+            success_icons=icons,
+            modifier=modifier,
+            total=total,
+            favour=favour,
+            weary=weary,
+            miserable=miserable,
+            piercing_threshold=piercing_threshold,
+            piercing=piercing,
+            result=result,
         )
         succeeded = result in ("automatic_success", "success")
         return outcome(text, detail, succeeded, not succeeded, succeeded and icons >= 2)
@@ -328,9 +336,11 @@ class TheOneRing2nd(GameSystem):
             text += f" {arrow} [{_face(result, words)}]"
         detail = construct(
             TORFeatDetail,
-            {
-                "kind": "tor_feat", "feat_dice": tuple(feat_dice), "kept_feat": kept, "modifier": modifier,
-                "result": result, "favour": favour,
-            },
+            kind="tor_feat",
+            feat_dice=tuple(feat_dice),
+            kept_feat=kept,
+            modifier=modifier,
+            result=result,
+            favour=favour,
         )
         return outcome(text, detail)

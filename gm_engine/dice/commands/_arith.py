@@ -501,16 +501,17 @@ def parse_arithmetic(text: str) -> Node | None:
     return node if parser.at_end() else None
 
 
-#: Deepest parentheses the dice-pool commands (``xBy`` ...) accept: the depth their
-#: former stack-bound parser reached at the top level of a line.
+#: Deepest parentheses an :class:`ExpressionCursor` accepts: the depth the dice-pool
+#: commands' former stack-bound parser reached at the top level of a line.
 MAX_POOL_NESTING = 200
 
 
-class PoolCursor(_Parser):
-    """A reader of the dice-pool commands' grammar (BCDice's ``xBy``, ``xRy``, ``xUy``,
-    ``xTYy``): the plain arithmetic of ``C()`` (:meth:`term`, :meth:`add`, :meth:`mul`)
-    plus the pools' comparisons. Commands walk it token by token and raise
-    :class:`ParseFailure` where their grammar is not followed.
+class ExpressionCursor(_Parser):
+    """A token-by-token reader for the grammars built on BCDice's plain arithmetic: the
+    dice-pool commands (``xBy``, ``xRy``, ``xUy``, ``xTYy``) and the game systems'
+    arguments. It reads the arithmetic of ``C()`` (:meth:`term`, :meth:`add`,
+    :meth:`mul`) and comparisons; a caller walks it along its own grammar and raises
+    :class:`ParseFailure` where that grammar is not followed.
     """
 
     __slots__ = ()
@@ -551,8 +552,8 @@ class PoolCursor(_Parser):
         return op, self.add()
 
 
-def pool_cursor(word: str) -> PoolCursor:
-    """A :class:`PoolCursor` over a command word, past its secret ``S`` if it has one.
+def command_cursor(word: str) -> ExpressionCursor:
+    """An :class:`ExpressionCursor` over a command word, past its secret ``S`` if it has one.
 
     Raises:
         ParseFailure: a number in it is too long to read.
@@ -561,7 +562,7 @@ def pool_cursor(word: str) -> PoolCursor:
         tokens = tokenize(word)
     except ValueError:  # more digits than Python converts to an int
         raise ParseFailure from None
-    cursor = PoolCursor(tokens)
+    cursor = ExpressionCursor(tokens)
     cursor.accept("S")
     return cursor
 

@@ -6,7 +6,7 @@ listed in order and, with a comparison, every die that meets it is one success
 shares beyond syntax: the dice limits of BCDice's randomizer, the comparison table and
 its printing, the error texts and the detail models. The syntax itself (first word,
 lexer, arithmetic with the ``/U /C /R /F`` suffixes, comparisons) is the one of
-:mod:`gm_engine.dice.commands._arith`, read through its :class:`PoolCursor`.
+:mod:`gm_engine.dice.commands._arith`, read through its :class:`ExpressionCursor`.
 :mod:`reroll_dice`, :mod:`upper_dice` and :mod:`tally_dice` import both.
 """
 
@@ -20,13 +20,13 @@ from pydantic import BaseModel, ConfigDict
 
 from gm_engine.dice.commands._arith import (
     ArithmeticFailure,
+    ExpressionCursor,
     Node,
     ParseFailure,
-    PoolCursor,
     TooComplexError,
+    command_cursor,
     evaluate_arithmetic,
     first_word,
-    pool_cursor,
 )
 from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
@@ -227,7 +227,7 @@ def render_barabara(detail: BarabaraDiceDetail, locale: Locale) -> str:
     return " ＞ ".join(parts)
 
 
-def read_dice_terms(cursor: PoolCursor, letter: str) -> list[tuple[Node, Node]]:
+def read_dice_terms(cursor: ExpressionCursor, letter: str) -> list[tuple[Node, Node]]:
     """``notations: notations + dice | dice`` with ``dice: term <letter> term``."""
     notations = [_dice_term(cursor, letter)]
     while cursor.accept("+"):
@@ -235,7 +235,7 @@ def read_dice_terms(cursor: PoolCursor, letter: str) -> list[tuple[Node, Node]]:
     return notations
 
 
-def _dice_term(cursor: PoolCursor, letter: str) -> tuple[Node, Node]:
+def _dice_term(cursor: ExpressionCursor, letter: str) -> tuple[Node, Node]:
     times = cursor.term()
     cursor.expect(letter)
     return times, cursor.term()
@@ -264,7 +264,7 @@ def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
     """
     word = first_word(command)
     try:
-        cursor = pool_cursor(word)
+        cursor = command_cursor(word)
         notations = read_dice_terms(cursor, "B")
         op, target_node = cursor.target()
         if not cursor.at_end():

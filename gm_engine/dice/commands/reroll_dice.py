@@ -17,8 +17,8 @@ from gm_engine.dice.commands._arith import (
     Node,
     ParseFailure,
     TooComplexError,
+    command_cursor,
     first_word,
-    pool_cursor,
 )
 from gm_engine.dice.commands.barabara_dice import (
     COMPARISONS,
@@ -113,7 +113,7 @@ def _parse(command: str) -> _Parsed:
     Raises:
         ParseFailure: ``command`` is not such a command.
     """
-    cursor = pool_cursor(command)
+    cursor = command_cursor(command)
     notations = read_dice_terms(cursor, "R")
     reroll_op: CompareOp | None = None
     reroll_node: Node | None = None

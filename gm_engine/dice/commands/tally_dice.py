@@ -14,8 +14,8 @@ from gm_engine.dice.commands._arith import (
     Node,
     ParseFailure,
     TooComplexError,
+    command_cursor,
     first_word,
-    pool_cursor,
 )
 from gm_engine.dice.commands.barabara_dice import (
     LINE_HEAD,
@@ -79,7 +79,7 @@ def _parse(command: str) -> tuple[Node, bool, Node]:
     Raises:
         ParseFailure: ``command`` is not such a command.
     """
-    cursor = pool_cursor(command)
+    cursor = command_cursor(command)
     times = cursor.term()
     cursor.expect("T")
     if cursor.accept("Z"):

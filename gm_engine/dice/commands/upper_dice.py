@@ -16,13 +16,13 @@ from pydantic import BaseModel, ConfigDict
 
 from gm_engine.dice.commands._arith import (
     Binary,
+    ExpressionCursor,
     Negate,
     Node,
     ParseFailure,
-    PoolCursor,
     TooComplexError,
+    command_cursor,
     first_word,
-    pool_cursor,
 )
 from gm_engine.dice.commands.barabara_dice import (
     LINE_HEAD,
@@ -109,7 +109,7 @@ def _parse(command: str) -> _Parsed:
     Raises:
         ParseFailure: ``command`` is not such a command.
     """
-    cursor = pool_cursor(command)
+    cursor = command_cursor(command)
     notations = [_dice(cursor)]
     modifier: Node | None = None
     # After a "+", a term followed by U is one more die notation; anything else
@@ -151,7 +151,7 @@ def _parse(command: str) -> _Parsed:
     return notations, modifier, op, target, threshold
 
 
-def _dice(cursor: PoolCursor) -> tuple[Node, Node]:
+def _dice(cursor: ExpressionCursor) -> tuple[Node, Node]:
     times = cursor.term()
     cursor.expect("U")
     return times, cursor.term()
