@@ -26,7 +26,7 @@ How they play (a sensible table, not a strong one):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from gm_engine.dice.source import DiceSource
@@ -62,6 +62,22 @@ _WHITE_WEIGHT = -7.0  # a stated 白
 _RIVAL_WEIGHT = 5.0  # a contested claim, times the distrust
 _QUIET_ROLES = frozenset((Role.VILLAGER, Role.BODYGUARD, Role.WEREWOLF))
 _RELEVANT = frozenset(("claim", "result_stated", "executed", "morning", "vote_tally", "claim_requested"))
+# The actions every agent says the same way, shared (frozen, so sharing is safe): a pass and a
+# plain "no" to a CO要求.
+_PASSES: tuple[Speak, ...] = tuple(Speak(seat) for seat in range(10))
+_DECLINES: tuple[Decline, ...] = tuple(Decline(seat, "私は名乗り出ません。") for seat in range(10))
+
+
+# Enum members used on the hot paths, read as module globals: Python 3.11's EnumType has a
+# __getattr__ hook, which turns every ``Stage.VOTE`` into a slow attribute lookup (~100 ns);
+# the engine and the agents read these members several hundred times a game.
+_COLOUR_BLACK = Colour.BLACK
+_COLOUR_WHITE = Colour.WHITE
+_ROLE_BODYGUARD = Role.BODYGUARD
+_ROLE_MADMAN = Role.MADMAN
+_ROLE_MEDIUM = Role.MEDIUM
+_ROLE_SEER = Role.SEER
+_ROLE_WEREWOLF = Role.WEREWOLF
 
 
 class Agent(Protocol):
@@ -96,6 +112,7 @@ class PublicNotes:
         self.last_statement: dict[int, int] = {}
         self._trust: dict[int, float] = {}
         self._trust_version = -1
+        self._medium_colours: dict[int, list[Colour]] = {}  # target -> stated 霊媒 colours (per version)
         self._scores: list[float] = []
         self._scores_version = -1
 
@@ -108,9 +125,9 @@ class PublicNotes:
             if isinstance(entry, ClaimMade):
                 self.version += 1
                 self.claims[entry.speaker] = entry.role
-                if entry.role is Role.SEER:
+                if entry.role is _ROLE_SEER:
                     self.seer_claimants.append(entry.speaker)
-                elif entry.role is Role.MEDIUM:
+                elif entry.role is _ROLE_MEDIUM:
                     self.medium_claimants.append(entry.speaker)
                 if entry.target is not None and entry.colour is not None:
                     self._statement(entry.speaker, entry.role, entry.target, entry.colour, entry.day)
@@ -136,12 +153,12 @@ class PublicNotes:
         scores = [0.0] * 10
         for speaker, _claimed, target, colour in self.stated:
             weight = self.public_trust(speaker)
-            scores[target] += weight * (_BLACK_WEIGHT if colour is Colour.BLACK else _WHITE_WEIGHT)
+            scores[target] += weight * (_BLACK_WEIGHT if colour is _COLOUR_BLACK else _WHITE_WEIGHT)
         for group in (self.seer_claimants, self.medium_claimants):
             if len(group) > 1:
                 for claimant in group:
                     scores[claimant] += _RIVAL_WEIGHT * (1.0 - self.public_trust(claimant))
-        guards = [s for s, r in self.claims.items() if r is Role.BODYGUARD]
+        guards = [s for s, r in self.claims.items() if r is _ROLE_BODYGUARD]
         if len(guards) == 1:
             scores[guards[0]] -= 2
         self._scores, self._scores_version = scores, self.version
@@ -152,24 +169,25 @@ class PublicNotes:
         if self._trust_version != self.version:
             self._trust_version = self.version
             self._trust.clear()
+            self._medium_colours.clear()
+            for _speaker, claimed, target, colour in self.stated:
+                if claimed is _ROLE_MEDIUM:
+                    self._medium_colours.setdefault(target, []).append(colour)
         cached = self._trust.get(claimant)
         if cached is not None:
             return cached
-        rivals = self.seer_claimants if self.claims.get(claimant) is Role.SEER else self.medium_claimants
+        rivals = self.seer_claimants if self.claims.get(claimant) is _ROLE_SEER else self.medium_claimants
         trust = 1.0 / max(1, len(rivals))
-        medium_colours: dict[int, list[Colour]] = {}
-        for _speaker, claimed, target, colour in self.stated:
-            if claimed is Role.MEDIUM:
-                medium_colours.setdefault(target, []).append(colour)
+        medium_colours = self._medium_colours
         factor = 0.3 if len(self.medium_claimants) == 1 else 0.7
         for speaker, claimed, target, colour in self.stated:
-            if speaker != claimant or claimed is not Role.SEER:
+            if speaker != claimant or claimed is not _ROLE_SEER:
                 continue
             # a 占い師 whose 黒 a medium found 白 (or the reverse) is caught out
             for medium_colour in medium_colours.get(target, ()):
                 if medium_colour is not colour:
                     trust *= factor
-            if colour is Colour.BLACK and target in self.victims:
+            if colour is _COLOUR_BLACK and target in self.victims:
                 trust *= 0.2  # the wolves do not attack a wolf
         self._trust[claimant] = trust
         return trust
@@ -227,6 +245,7 @@ class OfflineAgent:
         self._trusts: dict[int, float] = {}
         self._trust_key = -1
         self._reasons: dict[tuple[int, int], str] = {}
+        self._vote_cache: dict[tuple[int, int], Vote] = {}
         self._request_day = 0
         self._quiet_day = 0
         self._speech_key = (-1, -1)
@@ -257,19 +276,21 @@ class OfflineAgent:
             # one die of 4**9 faces gives the nine base-4 digits of the first impressions
             impressions = self.source.roll(4**9) - 1
             self._noise = [0] + [(impressions >> (2 * i)) & 3 for i in range(9)]
-            if self._role in (Role.WEREWOLF, Role.MADMAN):
-                leader = self._role is Role.MADMAN or self.seat < min(self._partners, default=10)
+            if self._role in (_ROLE_WEREWOLF, _ROLE_MADMAN):
+                leader = self._role is _ROLE_MADMAN or self.seat < min(self._partners, default=10)
                 if leader and self.source.roll(100) <= self.fake_chance:
-                    self._plan_fake = Role.SEER
+                    self._plan_fake = _ROLE_SEER
         # opinions drift a little every day, so no two days replay the same
         self._noise_day = obs.day
         drift = self.source.roll(27) - 1  # three seats' impressions move by -1, 0 or +1
-        fresh = self._cache_key == self._knowledge
+        noise = self._noise
+        cache = self._cache if self._cache_key == self._knowledge else None
         for i in range(3):
             seat = 1 + (3 * i + obs.day) % 9
-            self._noise[seat] += drift % 3 - 1
-            if fresh:  # keep the cached scores in step instead of rebuilding them
-                self._cache[seat] += drift % 3 - 1
+            step = drift % 3 - 1
+            noise[seat] += step
+            if cache is not None:  # keep the cached scores in step instead of rebuilding them
+                cache[seat] += step
             drift //= 3
 
     def _trust(self, claimant: int) -> float:
@@ -288,11 +309,11 @@ class OfflineAgent:
         role = self._role
         if claimant in self._partners:
             return 0.0
-        if role is Role.SEER and self._claims.get(claimant) is Role.SEER:
+        if role is _ROLE_SEER and self._claims.get(claimant) is _ROLE_SEER:
             return 0.0  # a rival of the real seer is certainly fake
-        if role is Role.MEDIUM and self._claims.get(claimant) is Role.MEDIUM:
+        if role is _ROLE_MEDIUM and self._claims.get(claimant) is _ROLE_MEDIUM:
             return 0.0
-        if claimant in self._own and self._own[claimant] is Colour.BLACK:
+        if claimant in self._own and self._own[claimant] is _COLOUR_BLACK:
             return 0.0
         return self._notes.public_trust(claimant)
 
@@ -303,13 +324,15 @@ class OfflineAgent:
             return self._cache
         notes = self._notes
         # the table's public suspicion (shared), then what this seat knows better
-        scores = list(notes.public_scores())
-        for seat, impression in enumerate(self._noise):
-            scores[seat] += impression
+        public_scores = notes.public_scores()
+        scores = [score + noise for score, noise in zip(public_scores, self._noise, strict=True)]
         # only these claimants can be trusted differently by this seat than by the table
-        special = {self.seat, *self._partners, *(t for t, c in self._own.items() if c is Colour.BLACK)}
-        if self._role is Role.SEER or self._role is Role.MEDIUM:
-            special.update(s for s, r in notes.claims.items() if r is self._role)
+        role = self._role
+        special: Collection[int] = (self.seat,)  # a plain villager's only special claimant is itself
+        if self._partners or self._own or role is _ROLE_SEER or role is _ROLE_MEDIUM:
+            special = {self.seat, *self._partners, *(t for t, c in self._own.items() if c is _COLOUR_BLACK)}
+            if role is _ROLE_SEER or role is _ROLE_MEDIUM:
+                special.update(s for s, r in notes.claims.items() if r is role)
         for claimant in special:
             if claimant not in notes.claims:
                 continue
@@ -318,13 +341,13 @@ class OfflineAgent:
                 continue
             for speaker, _claimed, target, colour in notes.stated:
                 if speaker == claimant:
-                    weight = _BLACK_WEIGHT if colour is Colour.BLACK else _WHITE_WEIGHT
+                    weight = _BLACK_WEIGHT if colour is _COLOUR_BLACK else _WHITE_WEIGHT
                     scores[target] += (mine - public) * weight
             group = self._seer_claimants if claimant in self._seer_claimants else self._medium_claimants
             if len(group) > 1 and claimant in group:
                 scores[claimant] += _RIVAL_WEIGHT * (public - mine)
         for target, colour in self._own.items():
-            scores[target] += 100 if colour is Colour.BLACK else -100
+            scores[target] += 100 if colour is _COLOUR_BLACK else -100
         self._cache_key, self._cache = key, scores
         return scores
 
@@ -337,10 +360,10 @@ class OfflineAgent:
         return reason
 
     def _compose_reason(self, obs: Observation, seat: int) -> str:
-        if self._own.get(seat) is Colour.BLACK:
+        if self._own.get(seat) is _COLOUR_BLACK:
             return "私の結果で黒だった"
         for speaker, claimed, target, colour in reversed(self._stated):
-            if target == seat and colour is Colour.BLACK and self._trust(speaker) > 0.0:
+            if target == seat and colour is _COLOUR_BLACK and self._trust(speaker) > 0.0:
                 return f"{obs.names[speaker]}さんの{claimed.label}結果で黒が出ている"
         group = self._seer_claimants if seat in self._seer_claimants else self._medium_claimants
         if seat in group and len(group) > 1 and self._trust(seat) <= 0.5:
@@ -354,12 +377,8 @@ class OfflineAgent:
 
     def _top(self, obs: Observation, seats: Sequence[int]) -> int:
         """The most suspected of ``seats`` (ties: lower seat)."""
-        scores = self._scores(obs)
-        best = seats[0]
-        for seat in seats:
-            if scores[seat] > scores[best]:
-                best = seat
-        return best
+        # max() keeps the first of equal maxima, so ties go to the earlier (lower) seat
+        return max(seats, key=self._scores(obs).__getitem__)
 
     # ------------------------------------------------------------------ decisions
 
@@ -377,7 +396,7 @@ class OfflineAgent:
             and obs.awaiting_claim is None
             and not self.talk
         ):
-            return Speak(self.seat, "")  # a quiet seat's later turns need no new facts
+            return _PASSES[self.seat]  # a quiet seat's later turns need no new facts
         self._update(observation)
         # The choice set of a vote or a night action is read off the observation (the same
         # rules as the engine's enumeration), so ``legal`` is only looked into when needed.
@@ -390,19 +409,20 @@ class OfflineAgent:
             alive = obs.alive
             others = [t for t in SEATS if t != self.seat and (alive[t] or stage == "pre_divination")]
             role = self._role
-            if role is Role.WEREWOLF:
+            if role is _ROLE_WEREWOLF:
                 return self._attack(obs, [t for t in others if t not in self._partners])
-            if role is Role.SEER:
+            if role is _ROLE_SEER:
                 return self._divine(obs, others)
-            if role is Role.BODYGUARD:
+            if role is _ROLE_BODYGUARD:
                 return self._guard(obs, others)
         if len(legal) == 0:
             raise ValueError(f"P{self.seat} has no legal action to choose from")
         return legal[self.source.roll(len(legal)) - 1]
 
     def _vote(self, obs: Observation, targets: list[int]) -> Action:
-        candidates = [t for t in targets if t not in self._partners] or targets
-        if self._role is Role.MADMAN:
+        partners = self._partners
+        candidates = ([t for t in targets if t not in partners] or targets) if partners else targets
+        if self._role is _ROLE_MADMAN:
             # the 狂人 protects whoever called the real seer a liar: it votes for the seer claimant
             # that contradicts its own fake claims, else like the village
             rivals = [s for s in self._seer_claimants if s != self.seat and s in candidates]
@@ -415,25 +435,29 @@ class OfflineAgent:
             counts = self._last_counts
             candidates.sort(key=lambda s: (-(scores[s] + 3 * counts.get(s, 0)), s))
         target = candidates[0] if obs.stage == "runoff" else self._top(obs, candidates)
-        if self._role is Role.WEREWOLF:
+        if self._role is _ROLE_WEREWOLF:
             # a wolf rides the village's suspicion, or pushes a claimant who saw through it
             for speaker, _claimed, stated_target, colour in self._stated:
                 if (
-                    colour is Colour.BLACK
+                    colour is _COLOUR_BLACK
                     and stated_target in (self.seat, *self._partners)
                     and speaker in candidates
                     and speaker not in self._partners
                 ):
                     return Vote(self.seat, speaker, "根拠の薄い黒出しで、偽物に見えるから")
-        return Vote(self.seat, target, self._reason(obs, target) + "から")
+        key = (self._knowledge, target)
+        vote = self._vote_cache.get(key)
+        if vote is None:
+            vote = self._vote_cache[key] = Vote(self.seat, target, self._reason(obs, target) + "から")
+        return vote
 
     def _attack(self, obs: Observation, targets: list[int]) -> Action:
         scores = self._scores(obs)
         priority: list[int] = []
         for speaker, _claimed, target, colour in self._stated:
-            if colour is Colour.BLACK and target in (self.seat, *self._partners) and speaker in targets:
+            if colour is _COLOUR_BLACK and target in (self.seat, *self._partners) and speaker in targets:
                 priority.append(speaker)  # it saw us: a real seer
-        for role in (Role.SEER, Role.MEDIUM, Role.BODYGUARD):
+        for role in (_ROLE_SEER, _ROLE_MEDIUM, _ROLE_BODYGUARD):
             priority.extend(s for s, r in self._claims.items() if r is role and s in targets)
         if priority and self.source.roll(100) <= 80:
             return Attack(self.seat, priority[0])
@@ -464,18 +488,18 @@ class OfflineAgent:
     def _discuss(self, obs: Observation, legal: Sequence[Action]) -> Action:
         """A discussion turn: decide what to do first, look into ``legal`` only to pick a claim."""
         if self._quiet_day == obs.day and obs.awaiting_claim is None:
-            return Speak(self.seat, self._speech(obs))
+            return self._speak(obs)
         role = self._role
         own_claim = self._claims.get(self.seat)
         wanted = obs.awaiting_claim
         if wanted is not None:
             return self._answer(obs, legal, wanted)
         if own_claim is None:
-            if role is Role.SEER and (obs.day > 1 or self.source.roll(100) <= 70):
+            if role is _ROLE_SEER and (obs.day > 1 or self.source.roll(100) <= 70):
                 claims = [a for a in legal if isinstance(a, Claim) and a.role is role]
                 if claims:
                     return self._claim_with_best(obs, claims)
-            if role is Role.MEDIUM and self._own and self.source.roll(100) <= 60:
+            if role is _ROLE_MEDIUM and self._own and self.source.roll(100) <= 60:
                 claims = [a for a in legal if isinstance(a, Claim) and a.role is role]
                 if claims:
                     return self._claim_with_best(obs, claims)
@@ -487,25 +511,25 @@ class OfflineAgent:
                 fakes = [a for a in legal if isinstance(a, Claim) and a.role is self._plan_fake]
                 if fakes:
                     return self._fake_claim(obs, fakes)
-        elif own_claim in (Role.SEER, Role.MEDIUM) and self._may_state(obs, own_claim):
+        elif own_claim in (_ROLE_SEER, _ROLE_MEDIUM) and self._may_state(obs, own_claim):
             states = [a for a in legal if isinstance(a, StateResult)]
             if states:
                 return self._state_best(obs, states) if role is own_claim else self._fake_state(obs, states)
         if self._request_day != obs.day:
             # one decision a day: whether to call for the missing role on this first turn
             self._request_day = obs.day
-            if role is not Role.WEREWOLF:
-                request = Role.SEER if obs.day == 1 else Role.MEDIUM
+            if role is not _ROLE_WEREWOLF:
+                request = _ROLE_SEER if obs.day == 1 else _ROLE_MEDIUM
                 if (
                     self._requested.get(request) != obs.day
-                    and not (self._seer_claimants if request is Role.SEER else self._medium_claimants)
-                    and (request is Role.SEER or self._executed)
+                    and not (self._seer_claimants if request is _ROLE_SEER else self._medium_claimants)
+                    and (request is _ROLE_SEER or self._executed)
                     and self.source.roll(100) <= 60
                 ):
                     return RequestClaim(self.seat, request, f"{request.label}は名乗り出てください！")
         if role in _QUIET_ROLES and self._plan_fake is None:
             self._quiet_day = obs.day  # nothing left to decide today but to talk
-        return Speak(self.seat, self._speech(obs))
+        return self._speak(obs)
 
     def _may_state(self, obs: Observation, claimed: Role) -> bool:
         """Whether this claimant has a result to state now (so the legal list is worth reading)."""
@@ -520,24 +544,24 @@ class OfflineAgent:
         role = self._role
         if role is wanted:
             return self._claim_with_best(obs, [a for a in legal if isinstance(a, Claim)])
-        if role in (Role.WEREWOLF, Role.MADMAN) and (
-            self._plan_fake is wanted or (wanted is Role.MEDIUM and self.source.roll(100) <= 15)
+        if role in (_ROLE_WEREWOLF, _ROLE_MADMAN) and (
+            self._plan_fake is wanted or (wanted is _ROLE_MEDIUM and self.source.roll(100) <= 15)
         ):
             claims = [a for a in legal if isinstance(a, Claim)]
             if claims:
                 self._plan_fake = wanted
                 return self._fake_claim(obs, claims)
-        return Decline(self.seat, "私は名乗り出ません。")
+        return _DECLINES[self.seat]
 
     def _claim_with_best(self, obs: Observation, claims: Sequence[Claim]) -> Action:
         with_result = [c for c in claims if c.target is not None]
         pool = with_result or list(claims)
-        black = [c for c in pool if c.colour is Colour.BLACK]
+        black = [c for c in pool if c.colour is _COLOUR_BLACK]
         pick = (black or pool)[-1]
         return with_text(pick, self._claim_text(obs, pick))
 
     def _state_best(self, obs: Observation, states: Sequence[StateResult]) -> Action:
-        black = [s for s in states if s.colour is Colour.BLACK]
+        black = [s for s in states if s.colour is _COLOUR_BLACK]
         pick = (black or list(states))[-1]
         return with_text(pick, f"結果です。{obs.names[pick.target]}さんは{pick.colour.label}でした。")
 
@@ -552,12 +576,12 @@ class OfflineAgent:
         roll = self.source.roll(100)
         wanted: list[tuple[int, Colour]] = []
         if rivals and roll <= 40:
-            wanted.extend((r, Colour.BLACK) for r in rivals)
+            wanted.extend((r, _COLOUR_BLACK) for r in rivals)
         if self._partners and roll > 75:
-            wanted.extend((p, Colour.WHITE) for p in self._partners)
+            wanted.extend((p, _COLOUR_WHITE) for p in self._partners)
         if living:
             pick = living[self.source.roll(len(living)) - 1]
-            wanted.append((pick, Colour.BLACK if roll <= 65 else Colour.WHITE))
+            wanted.append((pick, _COLOUR_BLACK if roll <= 65 else _COLOUR_WHITE))
         for key in wanted:
             if key in mine:
                 return mine[key]
@@ -580,6 +604,10 @@ class OfflineAgent:
         if claim.target is None or claim.colour is None:
             return f"私が{role}です。"
         return f"私が{role}です。{obs.names[claim.target]}さんは{claim.colour.label}でした。"
+
+    def _speak(self, obs: Observation) -> Speak:
+        text = self._speech(obs)
+        return Speak(self.seat, text) if text else _PASSES[self.seat]
 
     def _speech(self, obs: Observation) -> str:
         if not self.talk:

@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from gm_engine.dice.source import DiceSource
 from gm_engine.werewolf.actions import (
@@ -195,6 +195,36 @@ _CLAIMS: dict[tuple[int, Role, int | None, Colour | None], Action] = {}
 _STATES: dict[tuple[int, int, Colour], Action] = {}
 
 
+# PLAYER.R and record values are plain ints; these read them back as enums with one dict lookup
+# (calling the enum class costs a Python-level call each time).
+_ROLES: dict[int, Role] = {int(role): role for role in Role}
+_COLOURS: dict[int, Colour] = {int(colour): colour for colour in Colour}
+_COLOUR_OF_ROLE: dict[int, Colour] = {int(role): Colour.of(role) for role in Role}
+
+# Entries the hot path writes again and again, shared (they are frozen, so sharing is safe and
+# equal entries compare equal either way): a pass (empty speech) and one's own secret choice.
+_PASSES: dict[tuple[int, int], Speech] = {}
+_TAKEN: dict[tuple[int, str, int], ActionTaken] = {}
+
+
+def _speech(day: int, seat: int, text: str) -> Speech:
+    if text:
+        return Speech(day, seat, text)
+    key = (day, seat)
+    found = _PASSES.get(key)
+    if found is None:
+        found = _PASSES[key] = Speech(day, seat, "")
+    return found
+
+
+def _taken(day: int, ability: Literal["vote", "attack", "divine", "guard"], target: int) -> ActionTaken:
+    key = (day, ability, target)
+    found = _TAKEN.get(key)
+    if found is None:
+        found = _TAKEN[key] = ActionTaken(day, ability, target)
+    return found
+
+
 def _claim(seat: int, role: Role, target: int | None, colour: Colour | None) -> Action:
     key = (seat, role, target, colour)
     found = _CLAIMS.get(key)
@@ -221,6 +251,48 @@ def check_composition(roles: Sequence[int]) -> None:
         raise DealError(f"{RULE_DEAL}: got {list(roles)!r}")
 
 
+# Enum members used on the hot paths, read as module globals: Python 3.11's EnumType has a
+# __getattr__ hook, which turns every ``Stage.VOTE`` into a slow attribute lookup (~100 ns);
+# the engine and the agents read these members several hundred times a game.
+_ABILITY_ATTACK = Ability.ATTACK
+_ABILITY_DIVINE = Ability.DIVINE
+_ABILITY_GUARD = Ability.GUARD
+_ABILITY_MEDIUM = Ability.MEDIUM
+_COLOUR_BLACK = Colour.BLACK
+_COLOUR_WHITE = Colour.WHITE
+_LIFE_ALIVE = Life.ALIVE
+_LIFE_DEAD = Life.DEAD
+_RECORDVALUE_FAILURE = RecordValue.FAILURE
+_RECORDVALUE_SUCCESS = RecordValue.SUCCESS
+_ROLE_BODYGUARD = Role.BODYGUARD
+_ROLE_MADMAN = Role.MADMAN
+_ROLE_MEDIUM = Role.MEDIUM
+_ROLE_SEER = Role.SEER
+_ROLE_VILLAGER = Role.VILLAGER
+_ROLE_WEREWOLF = Role.WEREWOLF
+_STAGE_CHOOSE_ROLE = Stage.CHOOSE_ROLE
+_STAGE_DEAL = Stage.DEAL
+_STAGE_DISCUSSION = Stage.DISCUSSION
+_STAGE_ENDED = Stage.ENDED
+_STAGE_EXECUTION = Stage.EXECUTION
+_STAGE_NIGHT = Stage.NIGHT
+_STAGE_NIGHT_START = Stage.NIGHT_START
+_STAGE_PRE_DIVINATION = Stage.PRE_DIVINATION
+_STAGE_RUNOFF = Stage.RUNOFF
+_STAGE_VOTE = Stage.VOTE
+_STEP_BEFORE_START = Step.BEFORE_START
+_STEP_DISCUSSION = Step.DISCUSSION
+_STEP_ENDED = Step.ENDED
+_STEP_EXECUTION = Step.EXECUTION
+_STEP_MORNING = Step.MORNING
+_STEP_NIGHT_ACTIONS = Step.NIGHT_ACTIONS
+_STEP_VOTE = Step.VOTE
+_TEAM_VILLAGE = Team.VILLAGE
+_TEAM_WEREWOLF = Team.WEREWOLF
+_TIMEOFDAY_DAY = TimeOfDay.DAY
+_TIMEOFDAY_NIGHT = TimeOfDay.NIGHT
+
+
 class Game:
     """One game of 人狼 for nine seats (P1 the human, P2..P9 the personas).
 
@@ -241,7 +313,7 @@ class Game:
         self.name_table: tuple[str, ...] = ("", *(self.names[s] for s in SEATS))
         self.players: list[PlayerRecord] = [PlayerRecord() for _ in range(10)]  # index 0 unused
         self.phase = PhaseRecord()
-        self.stage = Stage.CHOOSE_ROLE
+        self.stage = _STAGE_CHOOSE_ROLE
         self.records: dict[Ability, AbilityRecord] = {}
         self.public_log: list[PublicEntry] = []
         self.private_logs: dict[int, list[PrivateEntry]] = {seat: [] for seat in SEATS}
@@ -307,23 +379,23 @@ class Game:
 
     def is_alive(self, seat: int) -> bool:
         """PLAYER.L == 1."""
-        return self.players[seat].L == Life.ALIVE
+        return self.players[seat].L == _LIFE_ALIVE
 
     def alive_flags(self) -> tuple[bool, ...]:
         """``flags[seat]`` is True for a living seat (index 0 unused). Public: deaths are announced."""
         return self._alive
 
     def _refresh_alive(self) -> None:
-        self._alive = (False, *(self.players[s].L == Life.ALIVE for s in SEATS))
+        self._alive = (False, *(self.players[s].L == _LIFE_ALIVE for s in SEATS))
 
     def living(self) -> list[int]:
         """The living seats, in seat order."""
-        return [s for s in SEATS if self.players[s].L == Life.ALIVE]
+        return [s for s in SEATS if self.players[s].L == _LIFE_ALIVE]
 
     @property
     def is_over(self) -> bool:
         """True after 【ゲーム終了】."""
-        return self.stage is Stage.ENDED
+        return self.stage is _STAGE_ENDED
 
     def outcome(self) -> GameOutcome | None:
         """The winner once the game has ended, else ``None``."""
@@ -333,7 +405,7 @@ class Game:
 
     def current_speaker(self) -> int | None:
         """The seat whose discussion turn (or CO要求 answer) it is, or ``None``."""
-        return self._speaker if self.stage is Stage.DISCUSSION else None
+        return self._speaker if self.stage is _STAGE_DISCUSSION else None
 
     def _find_speaker(self) -> None:
         """Recompute the speaker after the discussion's turns or answers changed."""
@@ -343,7 +415,7 @@ class Game:
             return
         while self._turn_index < len(self._turns):
             seat = self._turns[self._turn_index]
-            if self.players[seat].L == Life.ALIVE:
+            if self.players[seat].L == _LIFE_ALIVE:
                 self._speaker = seat
                 return
             self._turn_index += 1  # a seat that died since the order was made is skipped
@@ -363,32 +435,33 @@ class Game:
         At the vote and at night several seats act independently, in any order.
         """
         stage = self.stage
-        players = self.players
-        if stage is Stage.DISCUSSION:
+        if stage is _STAGE_DISCUSSION:
             return [] if self._speaker is None else [self._speaker]
-        if stage is Stage.VOTE or stage is Stage.RUNOFF:
-            return [s for s in SEATS if players[s].L == Life.ALIVE and s not in self._votes]
-        if stage is Stage.NIGHT:
+        alive = self._alive
+        if stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
+            votes = self._votes
+            return [s for s in SEATS if alive[s] and s not in votes]
+        if stage is _STAGE_NIGHT:
             pending = []
+            players = self.players
             for s in SEATS:
-                record = players[s]
-                if record.L != Life.ALIVE:
+                if not alive[s]:
                     continue
-                role = record.R
-                if role == Role.WEREWOLF:
+                role = players[s].R
+                if role == _ROLE_WEREWOLF:
                     if self._attack_tonight and s not in self._attack_proposals:
                         pending.append(s)
-                elif role == Role.SEER:
-                    if Ability.DIVINE not in self.records:
+                elif role == _ROLE_SEER:
+                    if _ABILITY_DIVINE not in self.records:
                         pending.append(s)
-                elif role == Role.BODYGUARD and Ability.GUARD not in self.records:
+                elif role == _ROLE_BODYGUARD and _ABILITY_GUARD not in self.records:
                     pending.append(s)
             return pending
-        if stage is Stage.CHOOSE_ROLE:
+        if stage is _STAGE_CHOOSE_ROLE:
             return [HUMAN_SEAT]
-        if stage is Stage.PRE_DIVINATION:
-            seer = self._seat_of(Role.SEER)
-            return [seer] if Ability.DIVINE not in self.records else []
+        if stage is _STAGE_PRE_DIVINATION:
+            seer = self._seat_of(_ROLE_SEER)
+            return [seer] if _ABILITY_DIVINE not in self.records else []
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -418,27 +491,27 @@ class Game:
             return []
         stage = self.stage
         record = self.players[seat]
-        if stage is Stage.CHOOSE_ROLE:
+        if stage is _STAGE_CHOOSE_ROLE:
             if seat != HUMAN_SEAT:
                 return []
             return [ChooseRole(seat, role) for role in sorted(set(COMPOSITION))]
-        if record.L != Life.ALIVE:
+        if record.L != _LIFE_ALIVE:
             return []
-        if stage is Stage.DISCUSSION:
+        if stage is _STAGE_DISCUSSION:
             if seat != self.current_speaker():
                 return []
             return self._discussion_actions(seat)
-        if stage is Stage.VOTE or stage is Stage.RUNOFF:
+        if stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
             if seat in self._votes:
                 return []
             players = self.players
             return [
-                _VOTES[seat][t] for t in self._candidates if t != seat and players[t].L == Life.ALIVE
+                _VOTES[seat][t] for t in self._candidates if t != seat and players[t].L == _LIFE_ALIVE
             ]
-        if stage is Stage.NIGHT:
+        if stage is _STAGE_NIGHT:
             return self._night_actions(seat)
-        if stage is Stage.PRE_DIVINATION:
-            if record.R != Role.SEER or Ability.DIVINE in self.records:
+        if stage is _STAGE_PRE_DIVINATION:
+            if record.R != _ROLE_SEER or _ABILITY_DIVINE in self.records:
                 return []
             return [_DIVINES[seat][t] for t in SEATS if t != seat]
         return []
@@ -446,43 +519,43 @@ class Game:
     def _night_actions(self, seat: int) -> list[Action]:
         players = self.players
         role = players[seat].R
-        if role == Role.WEREWOLF:
+        if role == _ROLE_WEREWOLF:
             if not self._attack_tonight or seat in self._attack_proposals:
                 return []
             return [
                 _ATTACKS[seat][t]
                 for t in SEATS
-                if players[t].L == Life.ALIVE and players[t].R != Role.WEREWOLF
+                if players[t].L == _LIFE_ALIVE and players[t].R != _ROLE_WEREWOLF
             ]
-        if role == Role.SEER:
-            if Ability.DIVINE in self.records:
+        if role == _ROLE_SEER:
+            if _ABILITY_DIVINE in self.records:
                 return []
-            return [_DIVINES[seat][t] for t in SEATS if t != seat and players[t].L == Life.ALIVE]
-        if role == Role.BODYGUARD:
-            if Ability.GUARD in self.records:
+            return [_DIVINES[seat][t] for t in SEATS if t != seat and players[t].L == _LIFE_ALIVE]
+        if role == _ROLE_BODYGUARD:
+            if _ABILITY_GUARD in self.records:
                 return []
-            return [_GUARDS[seat][t] for t in SEATS if t != seat and players[t].L == Life.ALIVE]
+            return [_GUARDS[seat][t] for t in SEATS if t != seat and players[t].L == _LIFE_ALIVE]
         return []
 
     def may_claim(self, seat: int, role: Role) -> bool:
         """The club rule (CMD_CO): may ``seat``'s real role claim ``role``?"""
-        own = Role(self.players[seat].R)
+        own = _ROLES[self.players[seat].R]
         if role not in CLAIMABLE_ROLES:
             return False
-        if own is Role.WEREWOLF:
+        if own is _ROLE_WEREWOLF:
             return True
-        if own is Role.MADMAN:
+        if own is _ROLE_MADMAN:
             return self.options.madman_claims is MadmanClaims.LIKE_WEREWOLF
-        if own is Role.VILLAGER:
+        if own is _ROLE_VILLAGER:
             return False
         return own is role
 
     def _true_results(self, seat: int, role: Role) -> list[tuple[int, Colour]]:
         """The real results ``seat`` owns for a claim of ``role``, oldest first."""
         own = self.players[seat].R
-        if role is Role.SEER and own == Role.SEER:
+        if role is _ROLE_SEER and own == _ROLE_SEER:
             return [(t, c) for _, t, c in self._divine_results]
-        if role is Role.MEDIUM and own == Role.MEDIUM:
+        if role is _ROLE_MEDIUM and own == _ROLE_MEDIUM:
             return [(t, c) for _, t, c in self._medium_results]
         return []
 
@@ -501,25 +574,25 @@ class Game:
             results = [(t, c) for t, c in self._true_results(seat, role) if t not in stated]
             return results[-1:] if forced else results
         targets: list[int]
-        if role is Role.SEER:
+        if role is _ROLE_SEER:
             if len(stated) >= self.phase.day:
                 return []
             targets = [t for t in SEATS if t != seat and t not in stated]
-        elif role is Role.MEDIUM:
+        elif role is _ROLE_MEDIUM:
             executed = [t for d, t in self.executions if d < self.phase.day]
             if forced:
                 executed = executed[-1:]
             targets = [t for t in executed if t != seat and t not in stated]
         else:
             return []
-        return [(t, c) for t in targets for c in (Colour.WHITE, Colour.BLACK)]
+        return [(t, c) for t in targets for c in (_COLOUR_WHITE, _COLOUR_BLACK)]
 
     def _claim_options(self, seat: int, role: Role, forced: bool) -> list[Action]:
-        if role is Role.BODYGUARD:
+        if role is _ROLE_BODYGUARD:
             return [_claim(seat, role, None, None)]
         results = self._result_options(seat, role, forced)
         options: list[Action] = [_claim(seat, role, t, c) for t, c in results]
-        needs_result = forced and (role is Role.SEER or any(d < self.phase.day for d, _ in self.executions))
+        needs_result = forced and (role is _ROLE_SEER or any(d < self.phase.day for d, _ in self.executions))
         if not needs_result:
             options.insert(0, _claim(seat, role, None, None))
         return options
@@ -540,9 +613,9 @@ class Game:
             for role in CLAIMABLE_ROLES:
                 if self.may_claim(seat, role):
                     actions.extend(self._claim_options(seat, role, forced=False))
-        elif claimed in (Role.SEER, Role.MEDIUM):
+        elif claimed in (_ROLE_SEER, _ROLE_MEDIUM):
             actions.extend(_state(seat, t, c) for t, c in self._result_options(seat, claimed, False))
-        request = Role.SEER if self.phase.day == 1 else Role.MEDIUM
+        request = _ROLE_SEER if self.phase.day == 1 else _ROLE_MEDIUM
         if request not in self._requested_today:
             actions.append(_REQUESTS[seat][request])
         return actions
@@ -550,7 +623,7 @@ class Game:
     def _check(self, action: Action) -> Action:
         """Return ``action`` (normalised) if legal, else raise the rule it breaks."""
         stage = self.stage
-        if stage is Stage.ENDED:
+        if stage is _STAGE_ENDED:
             raise GameOverError(RULE_AFTER_END, "the game is over")
         if type(action) not in _ACTION_TYPES:
             raise IllegalActionError(RULE_FORM, f"not a werewolf action: {action!r}")
@@ -579,7 +652,7 @@ class Game:
         if type(actor) is not int or not 1 <= actor <= 9:
             return False
         players = self.players
-        if players[actor].L != Life.ALIVE:
+        if players[actor].L != _LIFE_ALIVE:
             return False
         limit = self.options.max_text_length
         if kind is Speak:
@@ -587,7 +660,7 @@ class Game:
             return (
                 type(text) is str
                 and len(text) <= limit
-                and stage is Stage.DISCUSSION
+                and stage is _STAGE_DISCUSSION
                 and not self._responses
                 and actor == self.current_speaker()
             )
@@ -595,14 +668,14 @@ class Game:
             target = action.target  # type: ignore[union-attr]
             reason = action.reason  # type: ignore[union-attr]
             return (
-                (stage is Stage.VOTE or stage is Stage.RUNOFF)
+                (stage is _STAGE_VOTE or stage is _STAGE_RUNOFF)
                 and type(target) is int
                 and type(reason) is str
                 and len(reason) <= limit
                 and actor not in self._votes
                 and target != actor
                 and target in self._candidates
-                and players[target].L == Life.ALIVE
+                and players[target].L == _LIFE_ALIVE
             )
         if kind is Claim or kind is StateResult or kind is RequestClaim:
             return self._fast_claim_legal(action, stage)  # type: ignore[arg-type]
@@ -611,34 +684,34 @@ class Game:
             return (
                 type(text) is str
                 and len(text) <= limit
-                and stage is Stage.DISCUSSION
+                and stage is _STAGE_DISCUSSION
                 and bool(self._responses)
                 and self._responses[0] == actor
                 and self._response_role != players[actor].R
             )
-        if stage is not Stage.NIGHT or kind not in (Attack, Divine, Guard):
+        if stage is not _STAGE_NIGHT or kind not in (Attack, Divine, Guard):
             return False
         target = action.target  # type: ignore[union-attr]
-        if type(target) is not int or not 1 <= target <= 9 or players[target].L != Life.ALIVE:
+        if type(target) is not int or not 1 <= target <= 9 or players[target].L != _LIFE_ALIVE:
             return False
         role = players[actor].R
         if kind is Attack:
             return (
-                role == Role.WEREWOLF
+                role == _ROLE_WEREWOLF
                 and self._attack_tonight
                 and actor not in self._attack_proposals
-                and players[target].R != Role.WEREWOLF
+                and players[target].R != _ROLE_WEREWOLF
             )
         if kind is Divine:
-            return role == Role.SEER and target != actor and Ability.DIVINE not in self.records
-        return role == Role.BODYGUARD and target != actor and Ability.GUARD not in self.records
+            return role == _ROLE_SEER and target != actor and _ABILITY_DIVINE not in self.records
+        return role == _ROLE_BODYGUARD and target != actor and _ABILITY_GUARD not in self.records
 
     def _fast_claim_legal(self, action: Claim | StateResult | RequestClaim, stage: Stage) -> bool:
         """Claim / StateResult / RequestClaim checked by the rules the enumeration applies."""
         seat = action.actor
         text = action.text
         if (
-            stage is not Stage.DISCUSSION
+            stage is not _STAGE_DISCUSSION
             or seat != self._speaker
             or type(text) is not str
             or len(text) > self.options.max_text_length
@@ -648,7 +721,7 @@ class Game:
         if type(role) is not Role:
             return False
         if isinstance(action, RequestClaim):
-            wanted = Role.SEER if self.phase.day == 1 else Role.MEDIUM
+            wanted = _ROLE_SEER if self.phase.day == 1 else _ROLE_MEDIUM
             return not self._responses and role is wanted and role not in self._requested_today
         target, colour = action.target, action.colour
         if target is not None and type(target) is not int:
@@ -656,7 +729,7 @@ class Game:
         if colour is not None and type(colour) is not Colour:
             return False
         if isinstance(action, StateResult):
-            if self._responses or role not in (Role.SEER, Role.MEDIUM):
+            if self._responses or role not in (_ROLE_SEER, _ROLE_MEDIUM):
                 return False
             return (target, colour) in self._result_options(seat, role, False)
         forced = bool(self._responses)
@@ -666,10 +739,11 @@ class Game:
             return False
         if (target is None) != (colour is None):
             return False
-        if role is Role.BODYGUARD:
+        if role is _ROLE_BODYGUARD:
             return target is None
         if target is None:
-            return not (forced and (role is Role.SEER or any(d < self.phase.day for d, _ in self.executions)))
+            day = self.phase.day
+            return not (forced and (role is _ROLE_SEER or any(d < day for d, _ in self.executions)))
         return (target, colour) in self._result_options(seat, role, forced)
 
     def _diagnose(self, action: Action) -> tuple[str, str]:
@@ -684,20 +758,20 @@ class Game:
                 return RULE_SEAT, f"no such target seat: {value!r}"
         stage = self.stage
         if isinstance(action, ChooseRole):
-            if stage is not Stage.CHOOSE_ROLE:
+            if stage is not _STAGE_CHOOSE_ROLE:
                 return RULE_ROLE_CHOICE, "P1's role is already fixed"
             if seat != HUMAN_SEAT:
                 return RULE_ROLE_CHOICE, "only P1 chooses a role"
             return RULE_ROLE_CHOICE, f"not a role number 1..6: {action.role!r}"
-        if stage in (Stage.CHOOSE_ROLE, Stage.DEAL):
+        if stage in (_STAGE_CHOOSE_ROLE, _STAGE_DEAL):
             return RULE_PHASE, f"{name} before the roles are dealt"
-        if self.players[seat].L != Life.ALIVE:
+        if self.players[seat].L != _LIFE_ALIVE:
             return RULE_DEAD_ACT, f"P{seat} is dead"
         role = Role(self.players[seat].R)
         if isinstance(action, (Speak, Claim, StateResult, RequestClaim, Decline)):
             return self._diagnose_discussion(action, seat, role)
         if isinstance(action, Vote):
-            if stage not in (Stage.VOTE, Stage.RUNOFF):
+            if stage not in (_STAGE_VOTE, _STAGE_RUNOFF):
                 return RULE_PHASE, f"no vote during {stage.value}"
             if seat in self._votes:
                 return RULE_VOTE_ONCE, f"P{seat} has already voted"
@@ -705,19 +779,19 @@ class Game:
                 return RULE_VOTE, "no self-vote"
             if not self.is_alive(action.target):
                 return RULE_VOTE, f"P{action.target} is dead"
-            if stage is Stage.RUNOFF:
+            if stage is _STAGE_RUNOFF:
                 return RULE_RUNOFF, f"P{action.target} is not in the runoff {list(self._candidates)}"
             return RULE_VOTE, "not a valid vote"
-        if isinstance(action, Divine) and stage is Stage.PRE_DIVINATION:
-            if role is not Role.SEER:
+        if isinstance(action, Divine) and stage is _STAGE_PRE_DIVINATION:
+            if role is not _ROLE_SEER:
                 return RULE_ROLE_ABILITY, "only the 占い師 divines"
             if action.target == seat:
                 return RULE_DIVINE, "the 占い師 divines another player"
             return RULE_DIVINE, "the 事前占い is already done"
-        if stage is not Stage.NIGHT:
+        if stage is not _STAGE_NIGHT:
             return RULE_PHASE, f"{name} only at night (now: {stage.value})"
         if isinstance(action, Attack):
-            if role is not Role.WEREWOLF:
+            if role is not _ROLE_WEREWOLF:
                 return RULE_ROLE_ABILITY, "only a 人狼 attacks"
             if not self._attack_tonight:
                 return RULE_ATTACK_FIRST, "no attack tonight: nobody has been executed yet"
@@ -727,17 +801,17 @@ class Game:
                 return RULE_ATTACK_DEAD, f"P{action.target} is dead"
             return RULE_ATTACK_WOLF, f"P{action.target} is a 人狼"
         if isinstance(action, Divine):
-            if role is not Role.SEER:
+            if role is not _ROLE_SEER:
                 return RULE_ROLE_ABILITY, "only the 占い師 divines"
-            if Ability.DIVINE in self.records:
+            if _ABILITY_DIVINE in self.records:
                 return RULE_DIVINE, "already divined tonight"
             if action.target == seat:
                 return RULE_DIVINE, "the 占い師 divines another player"
             return RULE_DIVINE, f"P{action.target} is dead"
         if isinstance(action, Guard):
-            if role is not Role.BODYGUARD:
+            if role is not _ROLE_BODYGUARD:
                 return RULE_ROLE_ABILITY, "only the 狩人 guards"
-            if Ability.GUARD in self.records:
+            if _ABILITY_GUARD in self.records:
                 return RULE_GUARD, "already guarded tonight"
             if action.target == seat:
                 return RULE_GUARD, "the 狩人 never guards itself"
@@ -746,7 +820,7 @@ class Game:
 
     def _diagnose_discussion(self, action: Action, seat: int, role: Role) -> tuple[str, str]:
         name = type(action).__name__
-        if self.stage is not Stage.DISCUSSION:
+        if self.stage is not _STAGE_DISCUSSION:
             return RULE_PHASE, f"{name} only during the discussion (now: {self.stage.value})"
         speaker = self.current_speaker()
         if seat != speaker:
@@ -759,9 +833,9 @@ class Game:
             if self._responses and action.role is not self._response_role:
                 return RULE_CO_REQUEST, "answer the CO要求 with the requested role or decline"
             if not self.may_claim(seat, action.role):
-                if role is Role.VILLAGER:
+                if role is _ROLE_VILLAGER:
                     return RULE_CO_VILLAGER, "a 村人 may not claim a role"
-                if role is Role.MADMAN:
+                if role is _ROLE_MADMAN:
                     return RULE_CO_MADMAN, "the 狂人 may not claim under this table's options"
                 return RULE_CO_OTHER_ROLE, f"a {role.label} may claim only {role.label}"
             return RULE_CO_RESULT, "that result cannot be stated with this claim"
@@ -774,7 +848,7 @@ class Game:
         if isinstance(action, RequestClaim):
             return RULE_CO_REQUEST, f"cannot request {action.role!r} CO on day {self.phase.day} (or again)"
         if isinstance(action, StateResult):
-            if self.claims.get(seat) not in (Role.SEER, Role.MEDIUM):
+            if self.claims.get(seat) not in (_ROLE_SEER, _ROLE_MEDIUM):
                 return RULE_RESULT, "only a claimed 占い師/霊媒師 states results"
             return RULE_CO_RESULT, "that result cannot be stated"
         return RULE_FORM, f"{name} is not legal now"
@@ -799,20 +873,20 @@ class Game:
         seat = action.actor
         if isinstance(action, ChooseRole):
             self.players[seat].R = int(action.role)
-            self.stage = Stage.DEAL
+            self.stage = _STAGE_DEAL
         elif isinstance(action, Vote):
             self._votes[seat] = action
-            self.private_logs[seat].append(ActionTaken(self.phase.day, "vote", action.target))
+            self.private_logs[seat].append(_taken(self.phase.day, "vote", action.target))
         elif isinstance(action, Attack):
             self._apply_attack(action)
         elif isinstance(action, Divine):
-            self.records[Ability.DIVINE] = AbilityRecord(Ability.DIVINE, seat, action.target)
+            self.records[_ABILITY_DIVINE] = AbilityRecord(_ABILITY_DIVINE, seat, action.target)
             self.players[seat].U = 1
-            self.private_logs[seat].append(ActionTaken(self.phase.day, "divine", action.target))
+            self.private_logs[seat].append(_taken(self.phase.day, "divine", action.target))
         elif isinstance(action, Guard):
-            self.records[Ability.GUARD] = AbilityRecord(Ability.GUARD, seat, action.target)
+            self.records[_ABILITY_GUARD] = AbilityRecord(_ABILITY_GUARD, seat, action.target)
             self.players[seat].U = 1
-            self.private_logs[seat].append(ActionTaken(self.phase.day, "guard", action.target))
+            self.private_logs[seat].append(_taken(self.phase.day, "guard", action.target))
         else:
             self._apply_discussion(action)
         return self.public_log[start:]
@@ -830,7 +904,7 @@ class Game:
         if isinstance(action, Speak):
             text = action.text
             if (
-                self.stage is not Stage.DISCUSSION
+                self.stage is not _STAGE_DISCUSSION
                 or self._responses
                 or actor != self._speaker
                 or type(text) is not str
@@ -838,12 +912,12 @@ class Game:
             ):
                 return None
             self._version += 1
-            entry = Speech(self.phase.day, actor, text)
+            entry = _speech(self.phase.day, actor, text)
             self.public_log.append(entry)
             self._turn_index += 1
             turns = self._turns
             index = self._turn_index
-            if index < len(turns) and players[turns[index]].L == Life.ALIVE:
+            if index < len(turns) and players[turns[index]].L == _LIFE_ALIVE:
                 self._speaker = turns[index]
             else:
                 self._find_speaker()
@@ -852,33 +926,34 @@ class Game:
         reason = action.reason
         stage = self.stage
         if (
-            (stage is not Stage.VOTE and stage is not Stage.RUNOFF)
+            (stage is not _STAGE_VOTE and stage is not _STAGE_RUNOFF)
             or type(target) is not int
             or type(reason) is not str
             or len(reason) > self.options.max_text_length
-            or players[actor].L != Life.ALIVE
+            or players[actor].L != _LIFE_ALIVE
             or actor in self._votes
             or target == actor
             or target not in self._candidates
-            or players[target].L != Life.ALIVE
+            or players[target].L != _LIFE_ALIVE
         ):
             return None
         self._version += 1
         self._votes[actor] = action
-        self.private_logs[actor].append(ActionTaken(self.phase.day, "vote", target))
+        self.private_logs[actor].append(_taken(self.phase.day, "vote", target))
         return []
 
     def _apply_attack(self, action: Attack) -> None:
         seat = action.actor
         self._attack_proposals[seat] = action.target
         self.players[seat].U = 1
-        self.private_logs[seat].append(ActionTaken(self.phase.day, "attack", action.target))
-        wolves = [s for s in SEATS if self.players[s].L == Life.ALIVE and self.players[s].R == Role.WEREWOLF]
+        self.private_logs[seat].append(_taken(self.phase.day, "attack", action.target))
+        players = self.players
+        wolves = [s for s in SEATS if players[s].L == _LIFE_ALIVE and players[s].R == _ROLE_WEREWOLF]
         if all(w in self._attack_proposals for w in wolves):
             # Disagreeing wolves: the human wolf decides if there is one, else the lower seat.
             decider = HUMAN_SEAT if HUMAN_SEAT in self._attack_proposals else min(self._attack_proposals)
-            self.records[Ability.ATTACK] = AbilityRecord(
-                Ability.ATTACK, decider, self._attack_proposals[decider]
+            self.records[_ABILITY_ATTACK] = AbilityRecord(
+                _ABILITY_ATTACK, decider, self._attack_proposals[decider]
             )
 
     def _apply_discussion(self, action: Action) -> None:
@@ -886,7 +961,7 @@ class Game:
         seat = action.actor
         log = self.public_log
         if isinstance(action, Speak):
-            log.append(Speech(day, seat, action.text))
+            log.append(_speech(day, seat, action.text))
         elif isinstance(action, Claim):
             self.claims[seat] = action.role
             log.append(ClaimMade(day, seat, action.role, action.target, action.colour, action.text))
@@ -922,34 +997,34 @@ class Game:
             IllegalActionError: somebody still has to act (see :meth:`to_act`); nothing changed.
             GameOverError: the game has ended.
         """
-        if self.stage is Stage.ENDED:
+        if self.stage is _STAGE_ENDED:
             raise GameOverError(RULE_AFTER_END, "the game is over")
         waiting = self.to_act()
         if waiting:
             raise IllegalActionError(RULE_PENDING, f"waiting for {', '.join(f'P{s}' for s in waiting)}")
         start = len(self.public_log)
         stage = self.stage
-        if stage is Stage.DEAL:
+        if stage is _STAGE_DEAL:
             if self.source is None:
                 raise IllegalActionError(RULE_DEAL, "ゲーム開始 needs a dice source to shuffle the roles")
             self._version += 1
             self._start(self._deal(self.source))
-        elif stage is Stage.PRE_DIVINATION:
+        elif stage is _STAGE_PRE_DIVINATION:
             self._version += 1
             self._finish_pre_divination()
-        elif stage is Stage.DISCUSSION:
+        elif stage is _STAGE_DISCUSSION:
             self._version += 1
             self._open_vote(tuple(self.living()), runoff=False)
-        elif stage is Stage.VOTE or stage is Stage.RUNOFF:
+        elif stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
             self._version += 1
             self._tally()
-        elif stage is Stage.EXECUTION:
+        elif stage is _STAGE_EXECUTION:
             self._version += 1
             self._execute()
-        elif stage is Stage.NIGHT_START:
+        elif stage is _STAGE_NIGHT_START:
             self._version += 1
             self._start_night()
-        elif stage is Stage.NIGHT:
+        elif stage is _STAGE_NIGHT:
             self._version += 1
             self._morning()
         else:  # CHOOSE_ROLE is always waiting for P1, so this is unreachable
@@ -977,20 +1052,20 @@ class Game:
         """ゲーム開始 ③④⑤ for a checked deal."""
         for seat, role in zip(SEATS, roles, strict=True):
             record = self.players[seat]
-            record.R, record.L, record.U = int(role), Life.ALIVE, 0
-        wolves = tuple(s for s in SEATS if roles[s - 1] is Role.WEREWOLF)
+            record.R, record.L, record.U = int(role), _LIFE_ALIVE, 0
+        wolves = tuple(s for s in SEATS if roles[s - 1] is _ROLE_WEREWOLF)
         for seat in SEATS:
             role = roles[seat - 1]
-            partners = tuple(w for w in wolves if w != seat) if role is Role.WEREWOLF else ()
+            partners = tuple(w for w in wolves if w != seat) if role is _ROLE_WEREWOLF else ()
             self.private_logs[seat].append(RoleDealt(1, role, partners))
-        self.phase = PhaseRecord(1, TimeOfDay.DAY, Step.BEFORE_START)
+        self.phase = PhaseRecord(1, _TIMEOFDAY_DAY, _STEP_BEFORE_START)
         self._refresh_alive()
         self.public_log.append(GameStarted(1))
-        self.stage = Stage.PRE_DIVINATION
+        self.stage = _STAGE_PRE_DIVINATION
 
     def _finish_pre_divination(self) -> None:
-        record = self.records.pop(Ability.DIVINE)
-        colour = Colour.of(Role(self.players[record.T].R))
+        record = self.records.pop(_ABILITY_DIVINE)
+        colour = _COLOUR_OF_ROLE[self.players[record.T].R]
         self._divine_results.append((1, record.T, colour))
         self.private_logs[record.S].append(DivineResult(1, record.T, colour, pre=True))
         self.public_log.append(PreDivinationDone(1))
@@ -998,11 +1073,11 @@ class Game:
 
     def _start_discussion(self) -> None:
         day = self.phase.day
-        self.phase.T, self.phase.P = TimeOfDay.DAY, Step.DISCUSSION
-        self.stage = Stage.DISCUSSION
+        self.phase.T, self.phase.P = _TIMEOFDAY_DAY, _STEP_DISCUSSION
+        self.stage = _STAGE_DISCUSSION
         start = (day - 1) % 9
         order = [SEATS[(start + i) % 9] for i in range(9)]
-        living = [s for s in order if self.players[s].L == Life.ALIVE]
+        living = [s for s in order if self.players[s].L == _LIFE_ALIVE]
         self._turns = living * self.options.discussion_rounds
         self._turn_index = 0
         self._responses = []
@@ -1012,15 +1087,15 @@ class Game:
         self.public_log.append(DiscussionStarted(day))
 
     def _open_vote(self, candidates: tuple[int, ...], runoff: bool) -> None:
-        self.phase.P = Step.VOTE
-        self.stage = Stage.RUNOFF if runoff else Stage.VOTE
+        self.phase.P = _STEP_VOTE
+        self.stage = _STAGE_RUNOFF if runoff else _STAGE_VOTE
         self._candidates = candidates
         self._votes = {}
         self.public_log.append(VotingOpened(self.phase.day, runoff, candidates))
 
     def _tally(self) -> None:
         day = self.phase.day
-        runoff = self.stage is Stage.RUNOFF
+        runoff = self.stage is _STAGE_RUNOFF
         votes = [self._votes[s] for s in SEATS if s in self._votes]
         counts: dict[int, int] = {}
         for vote in votes:
@@ -1033,7 +1108,7 @@ class Game:
         if len(top) == 1:
             self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "execute"))
             self._candidates = top
-            self.stage = Stage.EXECUTION
+            self.stage = _STAGE_EXECUTION
         elif not runoff:
             self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "runoff"))
             self._open_vote(top, runoff=True)
@@ -1043,30 +1118,30 @@ class Game:
             self._candidates = ()
             self._executed_today = None
             if not self._win_check():
-                self.stage = Stage.NIGHT_START
+                self.stage = _STAGE_NIGHT_START
 
     def _execute(self) -> None:
         seat = self._candidates[0]
         day = self.phase.day
-        self.phase.P = Step.EXECUTION
-        self.players[seat].L = Life.DEAD  # R and U unchanged
+        self.phase.P = _STEP_EXECUTION
+        self.players[seat].L = _LIFE_DEAD  # R and U unchanged
         self._refresh_alive()
         self.executions.append((day, seat))
         self._executed_today = seat
         self._candidates = ()
         self.public_log.append(Executed(day, seat))
         if not self._win_check():
-            self.stage = Stage.NIGHT_START
+            self.stage = _STAGE_NIGHT_START
 
     def _start_night(self) -> None:
-        self.phase.T, self.phase.P = TimeOfDay.NIGHT, Step.NIGHT_ACTIONS
+        self.phase.T, self.phase.P = _TIMEOFDAY_NIGHT, _STEP_NIGHT_ACTIONS
         for record in self.players[1:]:
-            if record.L == Life.ALIVE:
+            if record.L == _LIFE_ALIVE:
                 record.U = 0
         self.records = {}
         self._attack_proposals = {}
         self._attack_tonight = bool(self.executions) or not self.options.attack_needs_execution
-        self.stage = Stage.NIGHT
+        self.stage = _STAGE_NIGHT
         self.public_log.append(NightStarted(self.phase.day))
 
     def _morning(self) -> None:
@@ -1074,46 +1149,46 @@ class Game:
         players = self.players
         night = self.phase.day
         # CMD_霊媒: a living 霊媒師 learns the colour of the player executed that day.
-        medium = self._seat_of(Role.MEDIUM)
-        if self._executed_today is not None and players[medium].L == Life.ALIVE:
+        medium = self._seat_of(_ROLE_MEDIUM)
+        if self._executed_today is not None and players[medium].L == _LIFE_ALIVE:
             target = self._executed_today
-            colour = Colour.of(Role(players[target].R))
-            self.records[Ability.MEDIUM] = AbilityRecord(Ability.MEDIUM, medium, target, int(colour))
+            colour = _COLOUR_OF_ROLE[players[target].R]
+            self.records[_ABILITY_MEDIUM] = AbilityRecord(_ABILITY_MEDIUM, medium, target, int(colour))
             players[medium].U = 1
             self._medium_results.append((night, target, colour))
         day = night + 1
-        self.phase.day, self.phase.T, self.phase.P = day, TimeOfDay.DAY, Step.MORNING
+        self.phase.day, self.phase.T, self.phase.P = day, _TIMEOFDAY_DAY, _STEP_MORNING
         # 1. the night's abilities
-        divine = self.records.get(Ability.DIVINE)
+        divine = self.records.get(_ABILITY_DIVINE)
         if divine is not None:
-            colour = Colour.of(Role(players[divine.T].R))
-            self.records[Ability.DIVINE] = AbilityRecord(divine.A, divine.S, divine.T, int(colour))
+            colour = _COLOUR_OF_ROLE[players[divine.T].R]
+            self.records[_ABILITY_DIVINE] = AbilityRecord(divine.A, divine.S, divine.T, int(colour))
             self._divine_results.append((day, divine.T, colour))
             self.private_logs[divine.S].append(DivineResult(day, divine.T, colour, pre=False))
-        medium_record = self.records.get(Ability.MEDIUM)
+        medium_record = self.records.get(_ABILITY_MEDIUM)
         if medium_record is not None:
             self.private_logs[medium_record.S].append(
-                MediumResult(day, night, medium_record.T, Colour(medium_record.V))
+                MediumResult(day, night, medium_record.T, _COLOURS[medium_record.V])
             )
-        attack = self.records.get(Ability.ATTACK)
-        guard = self.records.get(Ability.GUARD)
+        attack = self.records.get(_ABILITY_ATTACK)
+        guard = self.records.get(_ABILITY_GUARD)
         guarded = attack is not None and guard is not None and guard.T == attack.T
         if guard is not None:
-            value = RecordValue.SUCCESS if guarded else RecordValue.FAILURE
-            self.records[Ability.GUARD] = AbilityRecord(guard.A, guard.S, guard.T, value)
+            value = _RECORDVALUE_SUCCESS if guarded else _RECORDVALUE_FAILURE
+            self.records[_ABILITY_GUARD] = AbilityRecord(guard.A, guard.S, guard.T, value)
             self.private_logs[guard.S].append(GuardResolved(day, guard.T, guarded))
         # 2.-3. the attack and its victim
         victim: int | None = None
         if attack is not None:
-            value = RecordValue.FAILURE if guarded else RecordValue.SUCCESS
-            self.records[Ability.ATTACK] = AbilityRecord(attack.A, attack.S, attack.T, value)
+            value = _RECORDVALUE_FAILURE if guarded else _RECORDVALUE_SUCCESS
+            self.records[_ABILITY_ATTACK] = AbilityRecord(attack.A, attack.S, attack.T, value)
             if not guarded:
                 victim = attack.T
-                players[victim].L = Life.DEAD
+                players[victim].L = _LIFE_DEAD
                 self._refresh_alive()
                 self.victims.append((day, victim))
             for wolf in SEATS:
-                if players[wolf].R == Role.WEREWOLF:
+                if players[wolf].R == _ROLE_WEREWOLF:
                     self.private_logs[wolf].append(AttackResolved(day, attack.T, attack.S, not guarded))
         # 4. the announcement (5. 【公開情報】 is rendered from the public view)
         self.public_log.append(MorningReport(day, victim))
@@ -1129,26 +1204,26 @@ class Game:
         """CMD_勝敗判定: no living 人狼 -> 村人陣営; living 人狼 >= living humans -> 人狼陣営."""
         wolves = humans = 0
         for record in self.players[1:]:
-            if record.L == Life.ALIVE:
-                if record.R == Role.WEREWOLF:
+            if record.L == _LIFE_ALIVE:
+                if record.R == _ROLE_WEREWOLF:
                     wolves += 1
                 else:
                     humans += 1  # the 狂人 counts as a human
         if wolves == 0:
-            self.winner = Team.VILLAGE
+            self.winner = _TEAM_VILLAGE
         elif wolves >= humans:
-            self.winner = Team.WEREWOLF
+            self.winner = _TEAM_WEREWOLF
         else:
             return False
-        self.phase.P = Step.ENDED
-        self.stage = Stage.ENDED
+        self.phase.P = _STEP_ENDED
+        self.stage = _STAGE_ENDED
         self._responses = []
         self.public_log.append(
             GameEnded(
                 self.phase.day,
                 self.winner,
-                tuple(s for s in SEATS if self.players[s].L == Life.ALIVE),
-                tuple(s for s in SEATS if self.players[s].L != Life.ALIVE),
+                tuple(s for s in SEATS if self.players[s].L == _LIFE_ALIVE),
+                tuple(s for s in SEATS if self.players[s].L != _LIFE_ALIVE),
                 tuple((s, Role(self.players[s].R)) for s in SEATS),
             )
         )

@@ -14,7 +14,7 @@ from typing import overload
 from gm_engine.dice.source import SeededSource
 from gm_engine.werewolf.actions import Action
 from gm_engine.werewolf.agents import offline_agents
-from gm_engine.werewolf.game import Game
+from gm_engine.werewolf.game import Game, Stage
 from gm_engine.werewolf.options import WerewolfOptions
 from gm_engine.werewolf.records import Team
 from gm_engine.werewolf.views import observe
@@ -122,18 +122,20 @@ def play_offline_game(
     game = Game.new(source, options) if deal is None else Game.from_deal(deal, options, source=source)
     agents = offline_agents(source, talk=talk)
     actions = 0
+    # bound methods looked up once: this loop runs about 140 times a game
+    to_act, apply, advance = game.to_act, game.apply, game.advance
     while True:
         if actions > MAX_ACTIONS:
             raise RuntimeError(f"game {seed!r} did not end within {MAX_ACTIONS} actions")
-        seats = game.to_act()
+        seats = to_act()
         if not seats:
-            if game.is_over:
+            if game.stage is Stage.ENDED:
                 break
-            game.advance()
+            advance()
             continue
         for seat in seats:
-            game.apply(agents[seat].choose(observe(game, seat), LazyLegal(game, seat)))
-            actions += 1
+            apply(agents[seat].choose(observe(game, seat), LazyLegal(game, seat)))
+        actions += len(seats)
     outcome = game.outcome()
     assert outcome is not None
     return GameSummary(outcome.winner, outcome.day, actions, game.state_hash() if with_hash else None)

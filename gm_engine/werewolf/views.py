@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gm_engine.werewolf.game import Stage
 from gm_engine.werewolf.log import (
     ActionTaken,
     ClaimMade,
@@ -85,6 +86,8 @@ _TIMES = (TimeOfDay.DAY, TimeOfDay.DAY, TimeOfDay.NIGHT)
 _STEPS = (Step.BEFORE_START, *Step)
 _VOTING = frozenset(("vote", "runoff", "execution"))
 _new_tuple = tuple.__new__
+# Stage -> its plain string, read with one dict lookup (``.value`` costs a descriptor call)
+_STAGE_NAMES: dict[str, str] = {stage: stage.value for stage in Stage}
 
 
 def observe(game: Game, seat: int) -> Observation:
@@ -92,7 +95,7 @@ def observe(game: Game, seat: int) -> Observation:
     if seat not in SEATS:
         raise ValueError(f"no such seat: {seat!r}")
     phase = game.phase
-    stage = game.stage.value
+    stage = _STAGE_NAMES[game.stage]
     discussing = stage == "discussion"
     # tuple.__new__ skips NamedTuple's Python-level __new__: this runs once per decision
     return _new_tuple(
@@ -104,7 +107,7 @@ def observe(game: Game, seat: int) -> Observation:
             _TIMES[phase.T],
             _STEPS[phase.P],
             stage,
-            game.alive_flags(),
+            game._alive,
             game._speaker if discussing else None,
             game._response_role if discussing and game._responses else None,
             game._candidates if stage in _VOTING else (),
