@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import random
 
-from gm_engine.dice import DiceQueueError, Die, QueueSource, SeededSource
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gm_engine.dice import DiceError, DiceQueueError, Die, QueueSource, SeededSource
 
 
 def test_seeded_source_repeats_for_the_same_seed() -> None:
@@ -48,3 +52,27 @@ def test_queue_parse_reads_value_slash_sides() -> None:
     assert QueueSource.parse("9/10, 5/10").leftovers == (Die(9, 10), Die(5, 10))
     with pytest.raises(DiceQueueError, match="value/sides"):
         QueueSource.parse("9-10")
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**64),
+    sides=st.lists(st.integers(min_value=1, max_value=2**40), min_size=1, max_size=30),
+    count=st.integers(min_value=0, max_value=20),
+)
+def test_seeded_faces_are_those_of_randint(seed: int, sides: list[int], count: int) -> None:
+    # The source draws as Random.randint(1, n) does, so a seed keeps giving the same game.
+    source = SeededSource(seed)
+    reference = random.Random(seed)
+    faces = [source.roll(n) for n in sides] + source.roll_many(count, 6)
+    assert faces == [reference.randint(1, n) for n in sides] + [reference.randint(1, 6) for _ in range(count)]
+    assert source.history == [Die(v, n) for v, n in zip(faces, sides + [6] * count, strict=True)]
+    assert all(type(die) is Die for die in source.history)
+
+
+def test_a_die_without_sides_is_refused_before_any_draw() -> None:
+    source = SeededSource(3)
+    for roll in (lambda: source.roll(0), lambda: source.roll_many(2, 0)):
+        with pytest.raises(DiceError):
+            roll()
+    assert source.history == [] and source.roll_many(0, 0) == []

@@ -118,7 +118,12 @@ class ErrorDetail(Detail):
 _log = logging.getLogger(__name__)
 
 
+#: Per model class: its field names in declared order, and the defaults of the optional ones.
 _FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], dict[str, Any]]] = {}
+#: Per model class: its field names in declared order (the fast path's test).
+_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
+_set_slot = object.__setattr__
+_new_object = object.__new__
 
 
 def construct(cls: type[_M], **values: Any) -> _M:
@@ -130,6 +135,20 @@ def construct(cls: type[_M], **values: Any) -> _M:
     defaults of fields not given are taken once per class, so it is only for models
     whose defaults are immutable (None, numbers, strings, tuples), as the dice results are.
     """
+    fields_set = set(values)
+    if tuple(values) != _NAMES.get(cls):
+        values = _in_declared_order(cls, values)
+    # BaseModel defines no __new__ and a frozen model refuses __setattr__: its four
+    # slots are filled as pydantic's own model_construct fills them.
+    model = _new_object(cls)
+    _set_slot(model, "__dict__", values)
+    _set_slot(model, "__pydantic_fields_set__", fields_set)
+    _set_slot(model, "__pydantic_extra__", None)
+    _set_slot(model, "__pydantic_private__", None)
+    return model
+
+
+def _in_declared_order(cls: type[BaseModel], values: dict[str, Any]) -> dict[str, Any]:
     known = _FIELDS.get(cls)
     if known is None:
         fields = cls.model_fields
@@ -139,16 +158,11 @@ def construct(cls: type[_M], **values: Any) -> _M:
             if not field.is_required()
         }
         known = _FIELDS[cls] = (tuple(fields), defaults)
+        _NAMES[cls] = known[0]
     names, defaults = known
-    fields_set = set(values)
-    if len(values) != len(names) or tuple(values) != names:
-        values = {name: values[name] if name in values else defaults[name] for name in names}
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
-    return model
+    if tuple(values) == names:
+        return values
+    return {name: values[name] if name in values else defaults[name] for name in names}
 
 
 def error_outcome(reason: ErrorReason, locale: Locale, *, cause: str | None = None) -> Outcome:

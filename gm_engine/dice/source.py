@@ -79,18 +79,49 @@ class DiceSource:
         raise NotImplementedError
 
 
+_new_tuple = tuple.__new__
+
+
 class SeededSource(DiceSource):
-    """Dice from a seeded pseudo-random generator."""
+    """Dice from a seeded pseudo-random generator.
+
+    A die of ``n`` sides shows ``1 + Random._randbelow(n)``: the very draw that
+    ``Random.randint(1, n)`` makes, without its argument checks, so a seed gives the
+    same faces as it always has.
+    """
 
     def __init__(self, seed: int | str | None = None) -> None:
         super().__init__()
         self.seed = seed
         self._random = random.Random(seed)
+        self._below = self._random._randbelow  # type: ignore[attr-defined]
+
+    def roll(self, sides: int) -> int:
+        """Roll one die with ``sides`` faces, record it and return its face.
+
+        Raises:
+            DiceError: ``sides`` is less than 1.
+        """
+        if sides < 1:
+            raise DiceError(f"a die needs at least one side, not {sides}")
+        value: int = self._below(sides) + 1
+        self.history.append(_new_tuple(Die, (value, sides)))
+        return value
+
+    def roll_many(self, count: int, sides: int) -> list[int]:
+        """Roll ``count`` dice with ``sides`` faces each, in order."""
+        if count > 0 and sides < 1:
+            raise DiceError(f"a die needs at least one side, not {sides}")
+        below = self._below
+        values = [below(sides) + 1 for _ in range(count)]
+        self.history.extend([_new_tuple(Die, (value, sides)) for value in values])
+        return values
 
     def _draw(self, sides: int) -> int:
         if sides < 1:
             raise DiceError(f"a die needs at least one side, not {sides}")
-        return self._random.randint(1, sides)
+        value: int = self._below(sides) + 1
+        return value
 
     def _get_state(self) -> object:
         return self._random.getstate()

@@ -197,7 +197,7 @@ def roll_d100_with_bonus(
         die = roll(10)
         tens: tuple[int, ...] = (0 if die == 10 else die * 10,)
     else:
-        tens = tuple([0 if die == 10 else die * 10 for die in [roll(10) for _ in range(count)]])
+        tens = tuple([0 if die == 10 else die * 10 for die in source.roll_many(count, 10)])
     ones_die = roll(10)
     ones = 0 if ones_die == 10 else ones_die
     if count == 1:

@@ -248,8 +248,7 @@ class TheOneRing2nd(GameSystem):
         success_dice: tuple[int, ...] = ()
         icons = 0
         if success_count > 0:
-            roll = ctx.source.roll
-            success_dice = tuple([roll(6) for _ in range(success_count)])
+            success_dice = tuple(ctx.source.roll_many(success_count, 6))
             icons = success_dice.count(6)
             total += sum(d for d in success_dice if d > 3) if weary else sum(success_dice)
             header += f"+{success_count}D6"

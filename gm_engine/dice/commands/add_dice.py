@@ -132,8 +132,8 @@ class _Roll:
         if 0 < sides <= MAX_SIDES and 0 < times <= MAX_DICE_PER_TERM and sides != 66:
             # the common case first: ordinary dice within BCDice's limits
             ctx.reserve_dice(times)
-            roll = ctx.source.roll
-            values = [roll(sides)] if times == 1 else [roll(sides) for _ in range(times)]
+            source = ctx.source
+            values = [source.roll(sides)] if times == 1 else source.roll_many(times, sides)
         elif sides == 66:
             count = max(times, 0)
             ctx.reserve_dice(2 * count)
