@@ -206,6 +206,8 @@ class CommonCommand:
 
 
 _COMMANDS: list[CommonCommand] = []
+#: ``_COMMANDS`` as the engine reads it for every line, rebuilt on each registration.
+_ORDERED: tuple[CommonCommand, ...] = ()
 
 
 def register_command(name: str, order: int, prefix: str) -> Callable[[CommandFunc], CommandFunc]:
@@ -219,17 +221,19 @@ def register_command(name: str, order: int, prefix: str) -> Callable[[CommandFun
     """
 
     def decorate(func: CommandFunc) -> CommandFunc:
+        global _ORDERED
         _COMMANDS.append(CommonCommand(name, order, re.compile(prefix, re.IGNORECASE), func))
         _COMMANDS.sort(key=lambda c: c.order)
+        _ORDERED = tuple(_COMMANDS)
         return func
 
     return decorate
 
 
-def common_commands() -> list[CommonCommand]:
+def common_commands() -> tuple[CommonCommand, ...]:
     """The registered common commands in order of trial."""
     load_all()
-    return list(_COMMANDS)
+    return _ORDERED
 
 
 _loaded = False

@@ -635,6 +635,7 @@ def _fold(match: re.Match[str], round_type: RoundType) -> str:
         return match.group(0)
 
 
+@lru_cache(maxsize=4096)
 def fold_parentheses(text: str, round_type: RoundType) -> str:
     """Compute every ``(arithmetic)`` in ``text`` until none is left, as BCDice's
     preprocessor does before a game system reads its command (``CC(1)`` -> ``CC1``)."""
