@@ -118,9 +118,9 @@ class PublicNotes:
 
     def update(self, log: Sequence[PublicEntry]) -> None:
         """Digest the entries of ``log`` not seen yet."""
-        for index in range(self.seen, len(log)):
-            entry = log[index]
-            if entry.kind not in _RELEVANT:
+        relevant = _RELEVANT
+        for entry in log[self.seen :]:
+            if entry.kind not in relevant:
                 continue
             if isinstance(entry, ClaimMade):
                 self.version += 1
@@ -257,16 +257,17 @@ class OfflineAgent:
         if obs.day != self._noise_day and obs.stage != "choose_role":
             self._start_day(obs)
         notes = self._notes
-        if len(obs.public_log) != notes.seen:
-            notes.update(obs.public_log)
+        public_log = obs.public_log
+        if len(public_log) != notes.seen:
+            notes.update(public_log)
         private_log = obs.private_log
+        own = self._own
         if len(private_log) != self._private_seen:
-            for index in range(self._private_seen, len(private_log)):
-                private = private_log[index]
+            for private in private_log[self._private_seen :]:
                 if isinstance(private, (DivineResult, MediumResult)):
-                    self._own[private.target] = private.colour
+                    own[private.target] = private.colour
             self._private_seen = len(private_log)
-        self._knowledge = notes.version * 64 + len(self._own)
+        self._knowledge = notes.version * 64 + len(own)
 
     def _start_day(self, obs: Observation) -> None:
         """First impressions once the roles are known; then a little drift every day."""

@@ -19,6 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from operator import itemgetter
 from typing import Any, Literal
 
 from gm_engine.dice.source import DiceSource
@@ -338,6 +339,8 @@ class Game:
         self._version = 0
         self._legal_cache: dict[int, tuple[int, tuple[Action, ...]]] = {}
         self._alive: tuple[bool, ...] = (False,) * 10
+        self._public_snapshot: tuple[PublicEntry, ...] = ()
+        self._snapshot_of: list[PublicEntry] | None = None  # the log the snapshot copies (append-only)
 
     # ------------------------------------------------------------------ construction
 
@@ -386,7 +389,7 @@ class Game:
         return self._alive
 
     def _refresh_alive(self) -> None:
-        self._alive = (False, *(self.players[s].L == _LIFE_ALIVE for s in SEATS))
+        self._alive = (False, *[record.L == _LIFE_ALIVE for record in self.players[1:]])
 
     def living(self) -> list[int]:
         """The living seats, in seat order."""
@@ -467,6 +470,19 @@ class Game:
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now, with empty text (fill it in with ``with_text``)."""
         return list(self._legal(seat))
+
+    def legal_tuple(self, seat: int) -> tuple[Action, ...]:
+        """:meth:`legal_actions` as a tuple, cached until the state changes (do not keep it)."""
+        return self._legal(seat)
+
+    def public_log_snapshot(self) -> tuple[PublicEntry, ...]:
+        """The public log as a tuple, shared by the observations made until the next entry."""
+        log = self.public_log
+        snapshot = self._public_snapshot
+        if len(snapshot) != len(log) or self._snapshot_of is not log:
+            snapshot = self._public_snapshot = tuple(log)
+            self._snapshot_of = log
+        return snapshot
 
     def is_legal(self, action: Action) -> bool:
         """Whether :meth:`apply` would accept ``action``."""
@@ -1096,13 +1112,16 @@ class Game:
     def _tally(self) -> None:
         day = self.phase.day
         runoff = self.stage is _STAGE_RUNOFF
-        votes = [self._votes[s] for s in SEATS if s in self._votes]
+        cast_votes = self._votes
+        votes = [cast_votes[s] for s in SEATS if s in cast_votes]
         counts: dict[int, int] = {}
         for vote in votes:
             counts[vote.target] = counts.get(vote.target, 0) + 1
         best = max(counts.values())
-        top = tuple(sorted(s for s, n in counts.items() if n == best))
-        ordered = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+        by_seat = sorted(counts.items())
+        top = tuple(s for s, n in by_seat if n == best)
+        # most votes first, ties by seat: a stable sort on the count keeps the seat order
+        ordered = tuple(sorted(by_seat, key=itemgetter(1), reverse=True))
         cast = tuple(CastVote(v.actor, v.target, v.reason) for v in votes)
         self._votes = {}
         if len(top) == 1:

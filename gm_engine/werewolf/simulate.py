@@ -19,24 +19,27 @@ from gm_engine.werewolf.options import WerewolfOptions
 from gm_engine.werewolf.records import Team
 from gm_engine.werewolf.views import observe
 
+_ENDED = Stage.ENDED  # a module global: reading an enum member is slow in Python 3.11
+
 MAX_ACTIONS = 20_000
 """A guard against agents that could replay the same day for ever (the rules have no day limit)."""
 
 
 class LazyLegal(Sequence[Action]):
-    """``game.legal_actions(seat)``, enumerated only if the agent looks (most turns it need not)."""
+    """``game.legal_actions(seat)`` now, enumerated only if the agent looks (most turns it need not).
 
-    __slots__ = ("_actions", "_game", "_seat")
+    It always reads the game's current legal actions (the game caches them until its state
+    changes), so one per seat serves a whole game.
+    """
+
+    __slots__ = ("_game", "_seat")
 
     def __init__(self, game: Game, seat: int) -> None:
         self._game = game
         self._seat = seat
-        self._actions: list[Action] | None = None
 
-    def _get(self) -> list[Action]:
-        if self._actions is None:
-            self._actions = self._game.legal_actions(self._seat)
-        return self._actions
+    def _get(self) -> Sequence[Action]:
+        return self._game.legal_tuple(self._seat)
 
     def __len__(self) -> int:
         return len(self._get())
@@ -124,17 +127,19 @@ def play_offline_game(
     actions = 0
     # bound methods looked up once: this loop runs about 140 times a game
     to_act, apply, advance = game.to_act, game.apply, game.advance
+    choosers = {seat: agent.choose for seat, agent in agents.items()}
+    legal = {seat: LazyLegal(game, seat) for seat in agents}
     while True:
         if actions > MAX_ACTIONS:
             raise RuntimeError(f"game {seed!r} did not end within {MAX_ACTIONS} actions")
         seats = to_act()
         if not seats:
-            if game.stage is Stage.ENDED:
+            if game.stage is _ENDED:
                 break
             advance()
             continue
         for seat in seats:
-            apply(agents[seat].choose(observe(game, seat), LazyLegal(game, seat)))
+            apply(choosers[seat](observe(game, seat), legal[seat]))
         actions += len(seats)
     outcome = game.outcome()
     assert outcome is not None

@@ -111,7 +111,7 @@ def observe(game: Game, seat: int) -> Observation:
             game._speaker if discussing else None,
             game._response_role if discussing and game._responses else None,
             game._candidates if stage in _VOTING else (),
-            tuple(game.public_log),
+            game.public_log_snapshot(),
             tuple(game.private_logs[seat]),
         ),
     )
