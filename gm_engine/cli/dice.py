@@ -8,14 +8,22 @@ import sys
 from typing import Any
 
 from gm_engine.dice.conformance import Report, VectorFileError, format_failure, run_files
-from gm_engine.dice.engine import evaluate
+from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
 from gm_engine.dice.system import UnknownSystemError, all_systems
 
 
 def register(subparsers: Any) -> None:
     """Add the dice subcommands."""
-    roll = subparsers.add_parser("roll", help="evaluate one dice command")
+    roll = subparsers.add_parser(
+        "roll",
+        help="evaluate one dice command",
+        description="Evaluate one chat line as BCDice would: gm roll --system Cthulhu7th 'CC(1)<=50 目星'",
+        epilog=(
+            "A line that starts with '-' goes after '--' (gm roll -- -1+2D6). Exit status: 0 a result, "
+            "1 not a command or a refused command (too many dice ...), 2 a bad system, option or --rands."
+        ),
+    )
     roll.add_argument("--system", default="DiceBot", help="game system id (see `gm systems`)")
     roll.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
     roll.add_argument("--rands", default=None, help="inject dice: value/sides,... e.g. 9/10,5/10")
@@ -42,16 +50,18 @@ def _roll(args: argparse.Namespace) -> int:
         print(f"gm roll: {exc}", file=sys.stderr)
         return 2
     if result is None:
-        print(f"not a command under {args.system}: {' '.join(args.line)!r}", file=sys.stderr)
+        print(f"gm roll: not a command under {args.system}: {' '.join(args.line)!r}", file=sys.stderr)
         return 1
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
         print(result.text)
+    if result.secret:
+        print("(secret roll: only the one who rolled sees the result)", file=sys.stderr)
     if isinstance(source, QueueSource) and source.leftovers:
         unused = ", ".join(f"{d.value}/{d.sides}" for d in source.leftovers)
         print(f"(injected dice left unused: {unused})", file=sys.stderr)
-    return 0
+    return 1 if isinstance(result.detail, ErrorDetail) else 0
 
 
 def _systems(args: argparse.Namespace) -> int:

@@ -183,7 +183,10 @@ def get_system(system_id: str) -> GameSystem:
         return _SYSTEMS[system_id]()
     except KeyError:
         known = ", ".join(sorted(_SYSTEMS))
-        raise UnknownSystemError(f"unknown game system {system_id!r}; known: {known}") from None
+        # ids are matched exactly, as in BCDice; a difference of case only is named
+        alike = [name for name in sorted(_SYSTEMS) if name.lower() == system_id.lower()]
+        hint = f" (did you mean {alike[0]!r}?)" if alike else ""
+        raise UnknownSystemError(f"unknown game system {system_id!r}{hint}; known: {known}") from None
 
 
 def all_systems() -> list[type[GameSystem]]:
