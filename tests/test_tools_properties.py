@@ -15,7 +15,7 @@ from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.base import SessionIO, SessionSpec, get_runner
 from gm_engine.sessions.roll import ScriptedHuman
-from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnRunner
+from gm_engine.tools.base import Offer, Tool, ToolDefinitionError, ToolOutput, TurnRunner, run_when_idle
 
 
 class Move(Tool):
@@ -84,3 +84,101 @@ def test_any_player_lines_play_the_offline_adventure_to_an_end(lines: list[str],
     outcome = get_runner("adventure")(SessionSpec(kind="adventure", seed=seed, options={"max_turns": 60}), io)
     assert outcome.summary
     assert outcome.figures["turns"] <= 60
+
+
+# ---------------------------------------------------------------- offers narrowed lazily
+
+_SEATS = [f"P{i}" for i in range(1, 10)]
+_WEREWOLF_CHOICES: dict[str, dict[str, list[str]]] = {
+    "vote": {"target": _SEATS},
+    "attack": {"target": _SEATS},
+    "divine": {"target": _SEATS},
+    "guard": {"target": _SEATS},
+    "claim": {"role": ["占い師", "霊媒師", "狩人"], "target": _SEATS, "result": ["白", "黒"]},
+    "state_result": {"target": _SEATS, "result": ["白", "黒"]},
+    "request_claim": {"role": ["占い師", "霊媒師"]},
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_lazy_offer_spec_is_the_narrowed_models_byte_for_byte(data: st.DataObject) -> None:
+    """An offer made with ``Offer.narrowing`` sends the very schema (key order included)
+    that the narrowed model gives, and validates with that model."""
+    from gm_engine.tools.werewolf import ALL_TOOLS
+
+    tools = {tool.tool_name: tool for tool in ALL_TOOLS}
+    name = data.draw(st.sampled_from(sorted(_WEREWOLF_CHOICES)))
+    tool = tools[name]
+    fields = _WEREWOLF_CHOICES[name]
+    chosen = data.draw(st.lists(st.sampled_from(sorted(fields)), min_size=1, unique=True))
+    legal = {
+        field: data.draw(st.lists(st.sampled_from(fields[field]), min_size=1, max_size=len(fields[field])))
+        for field in chosen
+    }
+    lazy = Offer.narrowing(tool, lambda args: "ok", **legal)
+    eager = Offer.of(tool, lambda args: "ok", **legal)
+    assert lazy.tool is tool and eager.model is eager.tool
+    assert json.dumps(lazy.spec().model_dump(), ensure_ascii=False) == json.dumps(
+        eager.spec().model_dump(), ensure_ascii=False
+    )
+    assert lazy.model is eager.tool  # the same cached narrowed model
+
+
+def test_lazy_offer_refuses_what_narrowed_refuses_and_validates_narrowly() -> None:
+    offer = Offer.narrowing(Move, lambda args: "ok", piece=["a", "b"])
+    assert offer.spec().parameters["properties"]["piece"]["enum"] == ["a", "b"]
+    assert offer.model.model_validate({"piece": "a", "steps": 1}).piece == "a"
+    try:
+        offer.model.model_validate({"piece": "c", "steps": 1})
+    except ValueError as exc:
+        assert "'a' or 'b'" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("a value outside the narrowed choices was accepted")
+    for bad in ({"colour": ["x"]}, {"piece": []}):
+        try:
+            Offer.narrowing(Move, lambda args: "ok", **bad)
+        except ToolDefinitionError:
+            continue
+        raise AssertionError(f"{bad} was accepted")  # pragma: no cover
+
+
+def test_run_when_idle_runs_in_order_after_the_busy_tasks() -> None:
+    """Idle callbacks wait for the tasks that have work to do, run in order, and run at
+    once without an event loop."""
+    done: list[str] = []
+    run_when_idle(lambda: done.append("no loop"))
+    assert done == ["no loop"]
+
+    async def busy(name: str) -> None:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        done.append(name)
+        await asyncio.sleep(0.01)  # waiting on a timer: the loop is idle
+
+    async def main() -> None:
+        tasks = [asyncio.ensure_future(busy(n)) for n in ("a", "b")]
+        run_when_idle(lambda: done.append("idle 1"))
+        run_when_idle(lambda: done.append("idle 2"))
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    assert done == ["no loop", "a", "b", "idle 1", "idle 2"]
+
+
+def test_narrowed_choices_keep_their_order_whatever_came_before() -> None:
+    """Two Literals of the same values are equal to typing, which caches ``X | None`` by
+    equality: the order a narrowed optional field lists must still be the order given."""
+    from gm_engine.tools.werewolf import ClaimTool
+
+    for order in (["黒", "白"], ["白", "黒"], ["黒", "白"]):
+        for offer in (Offer.of(ClaimTool, lambda a: "ok", result=order),
+                      Offer.narrowing(ClaimTool, lambda a: "ok", result=order)):
+            schema = offer.spec().parameters["properties"]["result"]
+            assert schema["anyOf"][0]["enum"] == order
+            try:
+                offer.model.model_validate({"role": "占い師", "result": "灰"})
+            except ValueError as exc:
+                assert " or ".join(f"'{v}'" for v in order) in str(exc)
+            else:  # pragma: no cover
+                raise AssertionError("灰 was accepted")

@@ -58,12 +58,14 @@ ran out with no fallback, or the fallback itself was refused). Both subclass Val
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import functools
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -161,20 +163,78 @@ def _narrowed(cls: type[Tool], legal: tuple[tuple[str, tuple[str | int, ...]], .
         choices = tuple(dict.fromkeys(values))
         if not choices:
             raise ToolDefinitionError(f"{cls.tool_name}: no legal value for {name!r}; do not offer it")
-        literal: Any = Literal.__getitem__(choices)
-        annotation = info.annotation
-        origin = get_origin(annotation)
-        optional = type(None) in get_args(annotation)
-        is_list = origin in (list, tuple) or any(get_origin(a) is list for a in get_args(annotation))
-        new_type: Any = list[literal] if is_list else literal
-        if optional:
-            new_type = new_type | None
         default: Any = ... if info.is_required() else info.default
+        new_type = _narrowed_type(info.annotation, choices)
         fields[name] = (new_type, Field(default=default, description=info.description))
     narrowed: type[Tool] = create_model(
         cls.__name__, __base__=cls, __module__=cls.__module__, **fields
     )
     return narrowed
+
+
+@dataclass(frozen=True)
+class _ChoiceOrder:
+    """Annotation metadata (ignored by pydantic) that keeps a narrowed union's choices in
+    the order given: typing caches ``X | None`` by equality, and two Literals of the same
+    values in another order are equal, so without it an optional field would list its
+    choices in whatever order this process happened to see first."""
+
+    choices: tuple[str | int, ...]
+
+
+def _narrowed_type(annotation: Any, choices: tuple[str | int, ...]) -> Any:
+    literal: Any = Literal.__getitem__(choices)
+    origin = get_origin(annotation)
+    optional = type(None) in get_args(annotation)
+    is_list = origin in (list, tuple) or any(get_origin(a) is list for a in get_args(annotation))
+    new_type: Any = list[literal] if is_list else literal
+    if optional:
+        new_type = Annotated[new_type, _ChoiceOrder(choices)] | None
+    return new_type
+
+
+Narrowing = tuple[tuple[str, tuple[str | int, ...]], ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _narrowed_spec(cls: type[Tool], legal: Narrowing) -> ToolSpec:
+    """The spec of ``_narrowed(cls, legal)`` without building that model.
+
+    Building a narrowed pydantic model costs about a millisecond, and a round of votes
+    asks for eight new ones a day (each seat's targets leave itself out). The schema of a
+    narrowed model depends on the choices only through their list (and on whether there
+    is one choice or several: pydantic writes the keys of a one-value Literal in another
+    order), so it is made once per shape with marker values standing for the choices,
+    which are then put in. The result is the very schema the narrowed model would give
+    (tested key order included); any case outside that (non-string choices, no choice at
+    all) takes the exact path."""
+    choices = {name: tuple(dict.fromkeys(values)) for name, values in legal}
+    if any(not values or not all(isinstance(v, str) for v in values) for values in choices.values()):
+        return _spec_of(_narrowed(cls, legal))
+    markers: dict[str, tuple[str | int, ...]] = {
+        name: tuple(f"\x00{name}\x00{i}" for i in range(min(2, len(values))))
+        for name, values in choices.items()
+    }
+    template = _spec_of(_narrowed(cls, tuple(markers.items())))
+    by_marker = {values: list(choices[name]) for name, values in markers.items()}
+    filled = _fill_markers(template.parameters, by_marker)
+    if "\x00" in json.dumps(filled):  # pragma: no cover - a marker in a place not understood
+        return _spec_of(_narrowed(cls, legal))
+    return ToolSpec.model_construct(name=template.name, description=template.description, parameters=filled)
+
+
+def _fill_markers(schema: Any, by_marker: Mapping[tuple[str | int, ...], list[str | int]]) -> Any:
+    if isinstance(schema, dict):
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "enum" and isinstance(value, list) and tuple(value) in by_marker:
+                out[key] = list(by_marker[tuple(value)])
+            else:
+                out[key] = _fill_markers(value, by_marker)
+        return out
+    if isinstance(schema, list):
+        return [_fill_markers(item, by_marker) for item in schema]
+    return schema
 
 
 def _clean_schema(schema: Any) -> Any:
@@ -217,10 +277,16 @@ class Offer(Generic[T]):
 
     The handler receives validated arguments and applies them to the engine; it raises
     ``ValueError`` (leaving the state unchanged) when the engine refuses the action.
+
+    An offer made with :meth:`narrowing` keeps the declared tool in ``tool`` and its
+    choices in ``legal``: the spec is made without the narrowed model, which
+    :attr:`model` builds on first use (the turn runner asks for it while the request is
+    out, see :func:`run_when_idle`). Validate arguments with :attr:`model`.
     """
 
     tool: type[T]
     handler: Callable[[T], ToolOutput | str]
+    legal: Narrowing = ()
 
     @classmethod
     def of(
@@ -230,14 +296,90 @@ class Offer(Generic[T]):
         narrowed: Any = tool.narrowed(**legal)
         return cls(tool=narrowed, handler=handler)
 
+    @classmethod
+    def narrowing(
+        cls, tool: type[T], handler: Callable[[T], ToolOutput | str], **legal: Sequence[str | int]
+    ) -> Offer[T]:
+        """Like :meth:`of`, with the narrowed model built only when first needed.
+
+        Raises:
+            ToolDefinitionError: an unknown field, or no legal value for a field.
+        """
+        key = tuple(sorted((name, tuple(values)) for name, values in legal.items()))
+        for name, values in key:
+            if name not in tool.model_fields:
+                raise ToolDefinitionError(f"{tool.__name__} has no field {name!r}")
+            if not values:
+                raise ToolDefinitionError(f"{tool.tool_name}: no legal value for {name!r}; do not offer it")
+        return cls(tool=tool, handler=handler, legal=key)
+
     @property
     def name(self) -> str:
         """The tool's name."""
         return self.tool.tool_name
 
+    @property
+    def model(self) -> type[T]:
+        """The argument model that validates a call (narrowed to ``legal``)."""
+        if not self.legal:
+            return self.tool
+        narrowed: Any = _narrowed(self.tool, self.legal)
+        return narrowed  # type: ignore[no-any-return]
+
     def spec(self) -> ToolSpec:
         """The tool spec sent to the model."""
+        if self.legal:
+            return _narrowed_spec(self.tool, self.legal)
         return self.tool.spec()
+
+
+def run_when_idle(callback: Callable[[], object]) -> None:
+    """Run ``callback`` soon, at a moment when the running event loop has nothing else to do
+    (typically: every turn in flight is waiting for its model's answer).
+
+    Work that must be done before a result is used but not before a request is sent (a
+    state hash, a validation model) is queued here, so that it is done in time that is
+    spent waiting anyway instead of delaying the next request. Callbacks run in order, one
+    per turn of the loop; each one also runs at the latest after ``_IDLE_SPINS`` turns of
+    the loop. Without a running loop the callback runs at once. Whoever needs the result
+    earlier computes it itself: callbacks must be idempotent and cheap to repeat.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        callback()
+        return
+    queue = _IDLE_QUEUES.get(loop)
+    if queue is None:
+        queue = _IDLE_QUEUES[loop] = collections.deque()
+    queue.append(callback)
+    if len(queue) == 1:
+        _IDLE_TASKS[loop] = loop.create_task(_run_idle_queue(loop, queue))
+
+
+#: How many turns of the loop an idle callback waits at most.
+_IDLE_SPINS = 64
+_IDLE_QUEUES: dict[asyncio.AbstractEventLoop, collections.deque[Callable[[], object]]] = {}
+_IDLE_TASKS: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
+
+
+async def _run_idle_queue(
+    loop: asyncio.AbstractEventLoop, queue: collections.deque[Callable[[], object]]
+) -> None:
+    try:
+        while queue:
+            for _ in range(_IDLE_SPINS):
+                await asyncio.sleep(0)
+                # ``_ready`` is the default event loop's queue of ready callbacks; empty, it
+                # means that every other task waits on I/O or a timer (another loop: the
+                # callback waits the full count of turns)
+                if not getattr(loop, "_ready", True):
+                    break
+            queue.popleft()()
+    finally:
+        queue.clear()
+        _IDLE_QUEUES.pop(loop, None)
+        _IDLE_TASKS.pop(loop, None)
 
 
 @dataclass(frozen=True)
@@ -373,6 +515,9 @@ class TurnRunner:
                     "model": model,
                 },
             )
+            lazy = [o for o in by_name.values() if o.legal]
+            if lazy:
+                run_when_idle(functools.partial(_build_models, lazy))
             response = await self.backend.complete(request, context)
             responses += 1
             self.sink.emit(
@@ -458,7 +603,7 @@ class TurnRunner:
         if chosen is None:
             raise TurnError(f"{actor}: the fallback chose {choice.tool_name!r}, which is not offered")
         try:
-            arguments = chosen.tool.model_validate(choice.model_dump())
+            arguments = chosen.model.model_validate(choice.model_dump())
         except ValidationError as exc:
             raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
         dumped = arguments.model_dump(mode="json")
@@ -500,14 +645,19 @@ class TurnRunner:
             kind = type(raw).__name__
             return None, f"error: the arguments of {call.name} must be a JSON object, not {kind}"
         try:
-            arguments = offer.tool.model_validate(raw)
+            arguments = offer.model.model_validate(raw)
         except ValidationError as exc:
-            return None, f"error: invalid arguments for {call.name}: {_explain(exc, offer.tool)}"
+            return None, f"error: invalid arguments for {call.name}: {_explain(exc, offer.model)}"
         try:
             output = _as_output(offer.handler(arguments))
         except ValueError as exc:
             return None, f"error: {call.name} refused by the rules: {exc}"
         return AppliedAction(call.name, arguments, output), output.text
+
+
+def _build_models(offers: Sequence[Offer[Any]]) -> None:
+    for offer in offers:
+        offer.model  # noqa: B018 - built (and cached) now, while the request is out
 
 
 def _index(offers: Sequence[Offer[Any]]) -> tuple[dict[str, Offer[Any]], tuple[ToolSpec, ...]]:
