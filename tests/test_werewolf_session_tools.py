@@ -75,7 +75,7 @@ def test_vote_offer_and_actions() -> None:
     (offer,) = round_offers(3, legal, lambda action: ToolOutput("ok"))
     assert offer.spec().parameters["properties"]["target"]["enum"] == ["P1", "P2", "P4"]
     with pytest.raises(ValidationError):
-        offer.tool.model_validate({"target": "P3", "reason": "self"})
+        offer.model.model_validate({"target": "P3", "reason": "self"})
     assert _action_from_tool(3, VoteTool(target="P2", reason="r")) == Vote(3, 2, "r")
     claim = ClaimTool(role="占い師", target="P4", result="黒", text="見えた")
     assert _action_from_tool(5, claim) == Claim(5, Role.SEER, 4, Colour.BLACK, "見えた")

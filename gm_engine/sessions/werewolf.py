@@ -41,6 +41,8 @@ Choices where the rules leave the table free (each a session option or a documen
 from __future__ import annotations
 
 import asyncio
+import collections
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +69,7 @@ from gm_engine.sessions.werewolf_offline import (
     decide_action,
     tool_call_for,
 )
-from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnError, TurnRunner
+from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnError, TurnRunner, run_when_idle
 from gm_engine.tools.werewolf import (
     AttackTool,
     ClaimTool,
@@ -540,15 +542,53 @@ class SessionFigures:
     fallbacks: int = 0
 
 
+class _PendingHash:
+    """The engine's state hash after one step, filled in later (see ``WerewolfSession._state``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: str | None = None
+
+
 class _CountingSink:
-    """Counts model calls and prompt tokens per day on the way to the real sink."""
+    """Counts model calls and prompt tokens per day on the way to the real sink.
+
+    A ``state`` event whose hash is not computed yet is held back, with every event after
+    it, until the hash is there (:meth:`drain`): the real sink gets the same events in the
+    same order, each complete, only a little later. The human's answers are emitted from
+    a worker thread during concurrent rounds, hence the lock."""
 
     def __init__(self, sink: EventSink, figures: SessionFigures) -> None:
         self.sink = sink
         self.figures = figures
         self._day = 0
+        self._held: collections.deque[tuple[str, Mapping[str, Any]]] = collections.deque()
+        self._lock = threading.Lock()
 
     def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._count(event_type, payload)
+            self._held.append((event_type, payload))
+            self._drain()
+
+    def drain(self) -> None:
+        """Pass on the held events, up to the first whose state hash is still pending."""
+        with self._lock:
+            self._drain()
+
+    def _drain(self) -> None:
+        while self._held:
+            event_type, payload = self._held[0]
+            pending = payload.get("hash")
+            if isinstance(pending, _PendingHash):
+                if pending.value is None:
+                    return
+                payload = {**payload, "hash": pending.value}
+            self._held.popleft()
+            self.sink.emit(event_type, payload)
+
+    def _count(self, event_type: str, payload: Mapping[str, Any]) -> None:
         if event_type == "model_request":
             self._day = int(payload.get("day", 0))
             self.figures.calls_by_day[self._day] = self.figures.calls_by_day.get(self._day, 0) + 1
@@ -559,7 +599,6 @@ class _CountingSink:
                 self.figures.prompt_tokens_by_day.setdefault(self._day, []).append(tokens)
         elif event_type == "fallback":
             self.figures.fallbacks += 1
-        self.sink.emit(event_type, payload)
 
 
 # ---------------------------------------------------------------- the session
@@ -579,7 +618,8 @@ class WerewolfSession:
         self.options = options
         self.io = io
         self.figures = SessionFigures()
-        self.sink: EventSink = _CountingSink(io.sink, self.figures)
+        self._counting = _CountingSink(io.sink, self.figures)
+        self.sink: EventSink = self._counting
         cast = tuple(personas) if personas is not None else load_personas()
         self.personas: dict[int, Persona] = {p.seat: p for p in cast}
         self.notes: dict[int, Notes] = {seat: Notes() for seat in self.personas}
@@ -603,6 +643,7 @@ class WerewolfSession:
         self._shown_private = 0
         self._dice_mark = self.source.mark()
         self._narration: asyncio.Task[tuple[BufferSink, str | None]] | None = None
+        self._pending_hash: _PendingHash | None = None
 
     # ------------------------------------------------------------ output
 
@@ -628,12 +669,40 @@ class WerewolfSession:
             self.show(line)
 
     def _state(self, step: str, sink: EventSink | None = None) -> None:
+        """Record an engine step: the dice it drew and the state hash after it.
+
+        The hash (a canonical dump of the whole game, a millisecond or two) is the same
+        whenever it is computed as long as the game has not moved on, so it is computed
+        when the event loop has nothing else to do (typically while the next model request
+        is on the wire) and at the latest before the game's next change (:meth:`_apply`,
+        :meth:`_advance`) or before its event reaches the real sink."""
         out = sink if sink is not None else self.sink
         dice = self.source.dice_since(self._dice_mark)
         if dice:
             out.emit("dice", {"dice": [[d.value, d.sides] for d in dice]})
             self._dice_mark = self.source.mark()
-        out.emit("state", {"hash": self.game.state_hash(), "step": step})
+        self._settle()
+        pending = _PendingHash()
+        self._pending_hash = pending
+        out.emit("state", {"hash": pending, "step": step})
+        run_when_idle(self._settle)
+
+    def _settle(self) -> None:
+        """Compute the pending state hash (the game has not changed since its step)."""
+        pending, self._pending_hash = self._pending_hash, None
+        if pending is not None:
+            pending.value = self.game.state_hash()
+            self._counting.drain()
+
+    def _apply(self, action: Action) -> None:
+        """Apply ``action`` to the game (the pending state hash is computed first)."""
+        self._settle()
+        self.game.apply(action)
+
+    def _advance(self) -> list[PublicEntry]:
+        """Advance the game to its next stage (the pending state hash is computed first)."""
+        self._settle()
+        return self.game.advance()
 
     # ------------------------------------------------------------ the human
 
@@ -652,7 +721,7 @@ class WerewolfSession:
         while True:
             text = self._ask(f"役職番号を選んでください（{menu}）", [str(int(r)) for r in Role]).strip()
             try:
-                self.game.apply(ChooseRole(HUMAN_SEAT, Role(int(text))))
+                self._apply(ChooseRole(HUMAN_SEAT, Role(int(text))))
             except (ValueError, IllegalActionError) as exc:
                 self.show(f"選べません: {text!r} ({exc})")
                 continue
@@ -678,7 +747,7 @@ class WerewolfSession:
                 continue
             try:
                 action = parse_discussion(text, HUMAN_SEAT)
-                self.game.apply(action)
+                self._apply(action)
             except ValueError as exc:
                 self.show(f"できません: {exc}")
                 continue
@@ -786,7 +855,7 @@ class WerewolfSession:
     def _discussion_offers(self, seat: int, legal: Sequence[Action]) -> Callable[[_Turn], list[Offer[Any]]]:
         def build(turn: _Turn) -> list[Offer[Any]]:
             def apply(action: Action) -> ToolOutput:
-                self.game.apply(action)  # IllegalActionError (a ValueError) goes back to the model
+                self._apply(action)  # IllegalActionError (a ValueError) goes back to the model
                 turn.chosen = action
                 self._state(f"discussion P{seat}", turn.sink)
                 return ToolOutput(text="受理されました", ends_turn=True)
@@ -837,7 +906,7 @@ class WerewolfSession:
             self.sink.emit("fallback", {"actor": seat_label(seat), "tool": tool.tool_name,
                                         "arguments": tool.model_dump(mode="json"),
                                         "reason": turn.fallback_reason()})
-            self.game.apply(_action_from_tool(seat, tool))
+            self._apply(_action_from_tool(seat, tool))
             self._state(f"discussion P{seat} (fallback)")
         self._show_new()
 
@@ -899,7 +968,7 @@ class WerewolfSession:
                 turn.chosen = _action_from_tool(turn.seat, tool)
             chosen[turn.seat] = turn.chosen
         for seat in sorted(chosen):
-            self.game.apply(chosen[seat])
+            self._apply(chosen[seat])
         self._state(f"{stage} " + ",".join(f"P{seat}" for seat in sorted(chosen)))
 
     async def _round_turn(self, seat: int, kind: Literal["vote", "night", "pre"], stage: str,
@@ -984,12 +1053,14 @@ class WerewolfSession:
                 summary=f"中断（{self.game.phase.day}日目）",
                 figures={"days": float(self.game.phase.day), "quit": 1.0},
             )
+        finally:
+            self._settle()
 
     async def _play(self) -> SessionOutcome:
         game = self.game
         if game.stage.value == "choose_role":
             if self.options.role is not None:
-                game.apply(ChooseRole(HUMAN_SEAT, Role(self.options.role)))
+                self._apply(ChooseRole(HUMAN_SEAT, Role(self.options.role)))
                 self._state("choose_role")
             else:
                 self._human_choose_role()
@@ -1006,7 +1077,7 @@ class WerewolfSession:
             seats = game.to_act()
             stage = game.stage.value
             if not seats:
-                entries = game.advance()
+                entries = self._advance()
                 self._state(f"advance {stage}")
                 self._show_new()
                 if stage == "deal":
@@ -1193,17 +1264,11 @@ def round_offers(
     return offers
 
 
-_NARROWED: dict[tuple[type[Tool], tuple[tuple[str, tuple[str, ...]], ...]], type[Tool]] = {}
-
-
 def _offer(tool: type[Tool], handler: Callable[[Any], ToolOutput], **legal: Sequence[str]) -> Offer[Any]:
-    """``Offer.of`` with the narrowed argument models cached: building a pydantic model per
-    turn costs more than the rest of the turn, and the same choices come back all game."""
-    key = (tool, tuple(sorted((name, tuple(values)) for name, values in legal.items())))
-    narrowed = _NARROWED.get(key)
-    if narrowed is None:
-        narrowed = _NARROWED[key] = tool.narrowed(**legal)
-    return Offer(tool=narrowed, handler=handler)
+    """``Offer.narrowing``: building a narrowed pydantic model costs more than the rest of
+    the turn, and each seat's vote targets differ (and change every day), so the model is
+    built while the request is out, and the spec without it."""
+    return Offer.narrowing(tool, handler, **legal)
 
 
 def _unique(values: Any) -> list[str]:
