@@ -175,6 +175,40 @@ def parse_skill_check(command: str) -> tuple[str, int | None, int | None] | None
     return notation.group(0), malfunction, target
 
 
+def _judged(
+    name: Literal["CC", "CCB", "RES", "RESB"],
+    critical_range: int,
+    target: int,
+    malfunction: int | None,
+    value: int,
+    check: _Check,
+    expr: str,
+    english: bool,
+) -> Outcome:
+    """The outcome of a d100 judged against ``target``: ``expr > value > result``."""
+    result = check.result
+    detail = construct(
+        CoC6CheckDetail,
+        kind="coc6_check",
+        command=name,
+        critical_range=critical_range,
+        target=target,
+        malfunction=malfunction,
+        value=value,
+        result=result,
+    )
+    arrow = ">" if english else "＞"
+    words = RESULT_EN if english else RESULT_JA
+    return outcome(
+        f"{expr} {arrow} {value} {arrow} {words[result]}",
+        detail,
+        success=check.success,
+        failure=check.failure,
+        critical=check.critical,
+        fumble=check.fumble,
+    )
+
+
 @register_system
 class Cthulhu(GameSystem):
     """Call of Cthulhu 6th edition: CC, CCB, RES, RESB, CBR, CBRB."""
@@ -227,26 +261,7 @@ class Cthulhu(GameSystem):
             expr += f" Malfunction number[{malfunction}]" if english else f" 故障ナンバー[{malfunction}]"
         value = ctx.source.roll(100)
         check = _Check(value, target, critical_range, malfunction)
-        result = check.result
-        detail = construct(
-            CoC6CheckDetail,
-            kind="coc6_check",
-            command=name,
-            critical_range=critical_range,
-            target=target,
-            malfunction=malfunction_number,
-            value=value,
-            result=result,
-        )
-        words = RESULT_EN if english else RESULT_JA
-        return outcome(
-            f"{expr} {arrow} {value} {arrow} {words[result]}",
-            detail,
-            success=check.success,
-            failure=check.failure,
-            critical=check.critical,
-            fumble=check.fumble,
-        )
+        return _judged(name, critical_range, target, malfunction_number, value, check, expr, english)
 
     def _resistance(self, command: str, ctx: RollContext) -> Outcome | None:
         match = _RES.fullmatch(command)
@@ -280,25 +295,7 @@ class Cthulhu(GameSystem):
             return automatic("automatic_success")
         value = ctx.source.roll(100)
         check = _Check(value, target, critical_range)
-        result = check.result
-        detail = construct(
-            CoC6CheckDetail,
-            kind="coc6_check",
-            command=name,
-            critical_range=critical_range,
-            target=target,
-            malfunction=None,
-            value=value,
-            result=result,
-        )
-        return outcome(
-            f"(1d100<={target}) {arrow} {value} {arrow} {words[result]}",
-            detail,
-            success=check.success,
-            failure=check.failure,
-            critical=check.critical,
-            fumble=check.fumble,
-        )
+        return _judged(name, critical_range, target, None, value, check, f"(1d100<={target})", english)
 
     def _combined(self, command: str, ctx: RollContext) -> Outcome | None:
         match = _CBR.fullmatch(command)
