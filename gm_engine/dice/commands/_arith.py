@@ -1,6 +1,12 @@
-"""Shared machinery of the arithmetic commands: BCDice's lexer, the expression trees of
-add dice (``2D6+1``) and of plain arithmetic (``C(1+2)``, the ``(1+2)`` that the
-preprocessor folds), their parsers and Ruby's integer and rounding rules.
+"""The one dice-syntax module: BCDice's first-word split, its lexer, comparison
+operators, the expression trees of add dice (``2D6+1``) and of plain arithmetic
+(``C(1+2)``, the ``(1+2)`` that the preprocessor folds), their parsers and Ruby's
+integer and rounding rules (``/U /C /R /F``).
+
+Every reader of command text uses it: the engine's preprocessor of system commands
+(:func:`fold_parentheses`, also behind ``gm_engine.systems._bcdice.normalize``), add
+dice and ``C()``, the dice-pool commands (``xBy``, ``xRy``, ``xUy``, ``xTYy``) and the
+game systems' argument parsers through :class:`ExpressionCursor`.
 
 The parsers are hand-written recursive descent over BCDice's grammars (its Racc files
 ``add_dice/parser.y``, ``calc/parser.y`` and ``arithmetic/parser.y``); the trees are
