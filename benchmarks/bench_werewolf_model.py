@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -94,7 +95,14 @@ def one_game(seed: int, latency_s: float) -> dict[str, Any]:
             show=lambda line: None,
         )
         spec = SessionSpec(kind="werewolf", seed=seed, options={"role": 2}, backend="openai", model="fake")
-        outcome, figures = asyncio.run(play_werewolf(spec, io))
+
+        async def play() -> tuple[Any, Any]:
+            try:
+                return await play_werewolf(spec, io)
+            finally:
+                await backend.aclose()
+
+        outcome, figures = asyncio.run(play())
     sequential: dict[int, int] = defaultdict(int)
     rounds: dict[int, set[tuple[str, int]]] = defaultdict(set)
     for kind, payload in sink.events:
@@ -132,7 +140,8 @@ def main() -> None:
     by_day_tokens: dict[int, list[int]] = defaultdict(list)
     by_day_calls: dict[int, list[int]] = defaultdict(list)
     ratios: dict[int, list[float]] = defaultdict(list)
-    print(f"latency per call: {args.latency_ms:.0f} ms; {args.games} games\n")
+    print(f"latency per call: {args.latency_ms:.0f} ms; {args.games} games; "
+          f"load average at start {os.getloadavg()[0]:.2f}\n")
     for game in range(args.games):
         seed = args.seed + game
         result = one_game(seed, latency)
@@ -164,6 +173,7 @@ def main() -> None:
         print(f"\nprompt growth day 5 / day 1: {growth:.2f}x (target <= 1.5x)")
     worst = max(max(r) for r in ratios.values())
     print(f"worst day wall / critical path: {worst:.2f} (target <= 1.25)")
+    print(f"load average at the end {os.getloadavg()[0]:.2f} (the machine's other work slows the client)")
 
 
 if __name__ == "__main__":

@@ -210,10 +210,17 @@ def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
         wbufsize = 1 << 16
         disable_nagle_algorithm = True
 
+        received = 0.0
+
+        def parse_request(self) -> bool:
+            # the request line has just been read: the call's latency starts here
+            self.received = time.perf_counter()
+            return super().parse_request()
+
         def _handle(self, method: str) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
-            received = time.perf_counter()
+            received = self.received
             reply = server._answer(method, self.path, dict(self.headers.items()), raw)
             # the latency runs from the request's arrival: the server's own work (parsing,
             # the responder) is part of it, so every call costs the same fixed time however
