@@ -85,3 +85,13 @@ def test_systems_lists_every_system_with_its_help(capsys: pytest.CaptureFixture[
     heads = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
     assert heads == ["DiceBot", "Cthulhu", "Cthulhu7th", "TheOneRing2nd"]
     assert "CC(x)<=n" in out
+
+
+def test_bench_dice_prints_its_figures_without_judging_them(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "bench", "dice", "--count", "60")
+    lines = out.splitlines()
+    assert status == 0 and lines[0].startswith("mix: CC(1)<=50 [Cthulhu7th]")
+    assert any(line.startswith("60 commands in ") for line in lines)
+    assert lines[-1].endswith(" commands/s")
+    status, _, err = run(capsys, "bench", "dice", "--count", "0")
+    assert status == 2 and "--count" in err

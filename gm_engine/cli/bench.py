@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
@@ -98,10 +99,22 @@ def _bench_dice(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 1:
         print("gm bench: --count must be at least 1", file=sys.stderr)
         return 2
+    load_before = _load_average()
     done, elapsed, cpu = run_dice_bench(mix, count=args.count, seconds=args.seconds, seed=args.seed)
     commands = ", ".join(f"{command} [{system.id}]" for system, command in mix)
     print(f"mix: {commands}")
+    if load_before is not None:
+        # other work on the machine slows the wall-clock figure first; say how much there was
+        print(f"load average (1 min): {load_before:.2f} before, {_load_average() or 0.0:.2f} after")
     print(f"{done} commands in {elapsed:.3f} s wall, {cpu:.3f} s CPU")
     print(f"by CPU time: {done / cpu:.0f} commands/s" if cpu > 0 else "by CPU time: (too short to measure)")
     print(f"{done / elapsed:.0f} commands/s")
     return 0
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average, or None where the platform has none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
