@@ -248,3 +248,51 @@ def test_models_per_actor_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
     assert backend.model_for(ModelRequest(actor="P3", messages=(), model="pinned")) == "pinned"
     with pytest.raises(BackendError, match="bad GM_MODELS entry"):
         parse_models("P2")
+
+
+def test_the_body_is_posted_as_chat_completions_create_would_send_it() -> None:
+    """The backend posts its built body directly; the server gets the same request (path,
+    headers, JSON) as through ``chat.completions.create``, for every profile."""
+    conversation = (
+        user_message("vote"),
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "vote", "arguments": '{"target":"P9"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "error: P9 is not offered"},
+    )
+    request = REQUEST.model_copy(update={"messages": conversation, "parallel_tool_calls": True})
+    for profile in ("openai", "vllm", "ollama"):
+        with FakeChatServer(responder=lambda body: FakeReply.text("ok")) as server:
+            backend = backend_for(server, profile=profile)
+
+            async def both(backend: OpenAIBackend) -> None:
+                backend.prepare()
+                await backend.complete(request)
+                body = build_chat_request(request, backend.model_for(request), backend.profile)
+                await backend._client().chat.completions.create(**body)
+                await backend.aclose()
+
+            asyncio.run(both(backend))
+        ours, theirs = server.requests
+        assert (ours.path, ours.body) == (theirs.path, theirs.body)
+        skip = {"x-stainless-retry-count"}
+        assert {k: v for k, v in ours.headers.items() if k not in skip} == {
+            k: v for k, v in theirs.headers.items() if k not in skip
+        }
+
+
+def test_prepare_makes_the_client_the_calls_then_use() -> None:
+    with FakeChatServer([FakeReply.text("a"), FakeReply.text("b")]) as server:
+        backend = backend_for(server)
+        metered = MeteredBackend(backend, Ledger())
+
+        async def run() -> bool:
+            metered.prepare()
+            client = backend._client()
+            await metered.complete(REQUEST)
+            await metered.complete(REQUEST)
+            same = backend._client() is client
+            await backend.aclose()
+            return same
+
+        assert asyncio.run(run())
+    assert len(server.requests) == 2

@@ -27,3 +27,15 @@ def test_override_dir_and_strict_undefined(tmp_path: Path, monkeypatch: pytest.M
         render_prompt("nope.j2")
     with pytest.raises(PromptError, match="line 1"):
         render_prompt("broken.j2")
+
+
+def test_load_prompts_compiles_or_says_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ok.j2").write_text("{{ x }}", encoding="utf-8")
+    (tmp_path / "broken.j2").write_text("{% for %}", encoding="utf-8")
+    monkeypatch.setenv("GM_PROMPTS_DIR", str(tmp_path))
+    prompts.load_prompts("ok.j2", "vote.j2")  # the project's own templates are found too
+    with pytest.raises(PromptError, match="not found"):
+        prompts.load_prompts("ok.j2", "missing.j2")
+    with pytest.raises(PromptError, match="line 1"):
+        prompts.load_prompts("broken.j2")
+    assert render_prompt("ok.j2", x=3) == "3"

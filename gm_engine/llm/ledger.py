@@ -165,6 +165,12 @@ class MeteredBackend:
         self.ledger = ledger
         self.name = backend.name
 
+    def prepare(self) -> None:
+        """Let the wrapped backend set itself up now, when it can (see ``OpenAIBackend.prepare``)."""
+        prepare = getattr(self.backend, "prepare", None)
+        if callable(prepare):
+            prepare()
+
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Answer through the wrapped backend and record the call."""
         started = time.perf_counter()

@@ -151,6 +151,11 @@ class OpenAIBackend:
             self._clients[loop] = client
         return client
 
+    def prepare(self) -> None:
+        """Create the client of the running event loop now rather than at the first call
+        (its HTTP transport and TLS context take tens of milliseconds to set up)."""
+        self._client()
+
     async def aclose(self) -> None:
         """Close the client of the running event loop."""
         client = self._clients.pop(asyncio.get_running_loop(), None)

@@ -30,15 +30,30 @@ class PromptError(ValueError):
 
 def prompt_dirs() -> list[Path]:
     """The directories searched for templates, in order (only those that exist)."""
+    return list(_prompt_dirs(os.environ.get("GM_PROMPTS_DIR") or ""))
+
+
+_FOUND_DIRS: dict[str, tuple[Path, ...]] = {}
+
+
+def _prompt_dirs(override: str) -> tuple[Path, ...]:
+    # looked up once per value of GM_PROMPTS_DIR (while that directory exists): a game
+    # renders a prompt per model call, and resolving paths and asking the file system
+    # each time cost more than the render itself
+    found = _FOUND_DIRS.get(override)
+    if found is not None:
+        return found
     candidates: list[Path] = []
-    override = os.environ.get("GM_PROMPTS_DIR")
     if override:
         candidates.append(Path(override))
     candidates.append(Path(__file__).resolve().parents[2] / "prompts")
     packaged = importlib.resources.files("gm_engine").joinpath("prompts")
     if isinstance(packaged, Path):
         candidates.append(packaged)
-    return [path for path in candidates if path.is_dir()]
+    found = tuple(path for path in candidates if path.is_dir())
+    if not override or found[:1] == (Path(override),):
+        _FOUND_DIRS[override] = found
+    return found
 
 
 @functools.cache
@@ -52,7 +67,24 @@ def _environment(dirs: tuple[Path, ...]) -> jinja2.Environment:
 
 def prompt_environment() -> jinja2.Environment:
     """The environment over :func:`prompt_dirs` (cached per set of directories)."""
-    return _environment(tuple(prompt_dirs()))
+    return _environment(_prompt_dirs(os.environ.get("GM_PROMPTS_DIR") or ""))
+
+
+def load_prompts(*names: str) -> None:
+    """Load and compile the templates ``names`` now (a session does it before its clock
+    starts, so that its first turns do not pay for it).
+
+    Raises:
+        PromptError: a template is not found or has a syntax error.
+    """
+    for name in names:
+        try:
+            prompt_environment().get_template(name)
+        except jinja2.TemplateNotFound:
+            where = ", ".join(str(d) for d in prompt_dirs()) or "(no prompts directory found)"
+            raise PromptError(f"prompt template {name!r} not found in {where}") from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise PromptError(f"prompt template {name!r} line {exc.lineno}: {exc.message}") from None
 
 
 def render_prompt(name: str, /, **variables: Any) -> str:

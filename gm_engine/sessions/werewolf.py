@@ -52,7 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import BackendError, JsonDict, system_message, user_message
-from gm_engine.llm.prompts import render_prompt
+from gm_engine.llm.prompts import load_prompts, render_prompt
 from gm_engine.sessions.base import (
     EventSink,
     SessionError,
@@ -1042,6 +1042,11 @@ class WerewolfSession:
 
     async def run(self) -> SessionOutcome:
         """Play the game to its end (or until the human types ``/quit``)."""
+        # set-up before the game's clock starts: the templates and the backend's client
+        load_prompts(*_TEMPLATES)
+        prepare = getattr(self.io.backend, "prepare", None)
+        if callable(prepare):
+            prepare()
         try:
             return await self._play()
         except HumanQuit:
@@ -1124,6 +1129,8 @@ def _claim_command(claim: Claim) -> str:
         result = f" {seat_label(claim.target)} {claim.colour.label}"
     return f"/co {claim.role.label}{result}"
 
+
+_TEMPLATES = ("persona_system.j2", "discussion.j2", "claim.j2", "vote.j2", "night_action.j2", "narrator.j2")
 
 _ROUND_TASKS: dict[str, TaskKind] = {"vote": "vote", "pre": "pre_divination", "night": "night"}
 
