@@ -87,7 +87,9 @@ class SeededSource(DiceSource):
 
     A die of ``n`` sides shows ``1 + Random._randbelow(n)``: the very draw that
     ``Random.randint(1, n)`` makes, without its argument checks, so a seed gives the
-    same faces as it always has.
+    same faces as it always has. :meth:`roll` and :meth:`roll_many` draw directly
+    (the hot path of every command), so a subclass that changes the draw overrides
+    them as well as :meth:`_draw`.
     """
 
     def __init__(self, seed: int | str | None = None) -> None:
