@@ -28,11 +28,13 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from gm_engine.dice.commands._arith import (
+    SECRET_PREFIXES,
     ArithmeticFailure,
     TooComplexError,
     expand_implicit_d,
     first_word,
     fold_parentheses,
+    is_secret,
 )
 from gm_engine.dice.result import Detail, Locale, Outcome, RollResult
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
@@ -62,7 +64,6 @@ SECRET_FLAG = "secret"
 #: ``ctx.extras`` key: how many times the current command runs through enclosing repeats.
 REPEAT_FACTOR = "repeat_factor"
 
-_SECRET_PREFIXES = ("S", "s", "\u017f")  # U+017F long s upcases to S, as in Ruby
 _RUBY_STRIP = " \t\n\v\f\r\0"
 
 
@@ -290,7 +291,7 @@ def _refused(
 ) -> RollResult:
     _roll_back(ctx.source, mark)
     word = first_word(line)
-    secret = len(word) > 1 and word.startswith(_SECRET_PREFIXES)
+    secret = is_secret(word)
     outcome = error_outcome(reason, ctx.locale, cause=cause)
     return construct(
         RollResult,
@@ -331,7 +332,7 @@ def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
     if rewrites:
         text = game.change_text(line)
         word = first_word(text)
-    secret = len(word) > 1 and word.startswith(_SECRET_PREFIXES)
+    secret = is_secret(word)
     if secret:
         word = word[1:]
     ctx.extras.pop(SECRET_FLAG, None)
@@ -380,7 +381,7 @@ def _match_system_command(word: str, game: GameSystem) -> tuple[str, bool] | Non
         return None
     pattern = game.command_pattern
     rest = command[1:]
-    if command.startswith(_SECRET_PREFIXES) and rest and (pattern is None or pattern.match(rest)):
+    if command.startswith(SECRET_PREFIXES) and rest and (pattern is None or pattern.match(rest)):
         return rest, True
     if pattern is not None and not pattern.match(command):
         return None

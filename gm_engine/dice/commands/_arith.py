@@ -63,11 +63,18 @@ def first_word(text: str) -> str:
     return text[start : match.start()] if match else text[start:]
 
 
+#: What a secret ``S`` prefix may be written as: U+017F (long s) upcases to S, as in Ruby.
+SECRET_PREFIXES = ("S", "s", "\u017f")
+
+
+def is_secret(word: str) -> bool:
+    """Whether a command word starts with the secret ``S`` prefix (and has more after it)."""
+    return len(word) > 1 and word.startswith(SECRET_PREFIXES)
+
+
 def without_secret(word: str) -> str:
     """The command word without its secret ``S`` prefix (``S2D6`` -> ``2D6``)."""
-    if len(word) > 1 and word[0] in "Ss\u017f":
-        return word[1:]
-    return word
+    return word[1:] if is_secret(word) else word
 
 
 def normalize_comparison(op: str) -> CompareOp | None:
