@@ -27,6 +27,7 @@ How they play (a sensible table, not a strong one):
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from operator import add
 from typing import Protocol
 
 from gm_engine.dice.source import DiceSource
@@ -62,6 +63,15 @@ _WHITE_WEIGHT = -7.0  # a stated 白
 _RIVAL_WEIGHT = 5.0  # a contested claim, times the distrust
 _QUIET_ROLES = frozenset((Role.VILLAGER, Role.BODYGUARD, Role.WEREWOLF))
 _RELEVANT = frozenset(("claim", "result_stated", "executed", "morning", "vote_tally", "claim_requested"))
+# The daily drift of first impressions: on day d the seats 1 + (3i + d) % 9 (i = 0, 1, 2) move
+# by the base-3 digits of a d27 (0 -> -1, 1 -> 0, 2 -> +1), lowest digit first.
+_DRIFT_SEATS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(1 + (3 * i + day) % 9 for i in range(3)) for day in range(9)
+)
+_DRIFT_STEPS: tuple[tuple[int, ...], ...] = tuple(
+    tuple((drift // 3**i) % 3 - 1 for i in range(3)) for drift in range(27)
+)
+
 # The actions every agent says the same way, shared (frozen, so sharing is safe): a pass and a
 # plain "no" to a CO要求.
 _PASSES: tuple[Speak, ...] = tuple(Speak(seat) for seat in range(10))
@@ -95,6 +105,26 @@ class PublicNotes:
 
     Built from public entries only, so the agents of one table may share it.
     """
+
+    __slots__ = (
+        "_medium_colours",
+        "_scores",
+        "_scores_version",
+        "_trust",
+        "_trust_version",
+        "claims",
+        "executed",
+        "last_counts",
+        "last_statement",
+        "medium_claimants",
+        "requested",
+        "seen",
+        "seer_claimants",
+        "stated",
+        "targets_by",
+        "version",
+        "victims",
+    )
 
     def __init__(self) -> None:
         self.seen = 0
@@ -201,6 +231,40 @@ class PublicNotes:
 class OfflineAgent:
     """A rule-based player for one seat; every random choice is a die of ``source``."""
 
+    __slots__ = (
+        "_cache",
+        "_cache_key",
+        "_claims",
+        "_executed",
+        "_knowledge",
+        "_last_counts",
+        "_medium_claimants",
+        "_noise",
+        "_noise_day",
+        "_notes",
+        "_own",
+        "_partners",
+        "_plan_fake",
+        "_private_seen",
+        "_quiet_day",
+        "_reasons",
+        "_request_day",
+        "_requested",
+        "_role",
+        "_seer_claimants",
+        "_speech_key",
+        "_speech_text",
+        "_stated",
+        "_trust_key",
+        "_trusts",
+        "_victims",
+        "_vote_cache",
+        "fake_chance",
+        "seat",
+        "source",
+        "talk",
+    )
+
     def __init__(
         self,
         seat: int,
@@ -286,13 +350,10 @@ class OfflineAgent:
         drift = self.source.roll(27) - 1  # three seats' impressions move by -1, 0 or +1
         noise = self._noise
         cache = self._cache if self._cache_key == self._knowledge else None
-        for i in range(3):
-            seat = 1 + (3 * i + obs.day) % 9
-            step = drift % 3 - 1
+        for seat, step in zip(_DRIFT_SEATS[obs.day % 9], _DRIFT_STEPS[drift], strict=True):
             noise[seat] += step
             if cache is not None:  # keep the cached scores in step instead of rebuilding them
                 cache[seat] += step
-            drift //= 3
 
     def _trust(self, claimant: int) -> float:
         """How much this seat believes a 占い師 / 霊媒師 claimant (cached per state of knowledge)."""
@@ -325,8 +386,7 @@ class OfflineAgent:
             return self._cache
         notes = self._notes
         # the table's public suspicion (shared), then what this seat knows better
-        public_scores = notes.public_scores()
-        scores = [score + noise for score, noise in zip(public_scores, self._noise, strict=True)]
+        scores = list(map(add, notes.public_scores(), self._noise))
         # only these claimants can be trusted differently by this seat than by the table
         role = self._role
         special: Collection[int] = (self.seat,)  # a plain villager's only special claimant is itself
@@ -403,12 +463,13 @@ class OfflineAgent:
         # rules as the engine's enumeration), so ``legal`` is only looked into when needed.
         if stage == "discussion":
             return self._discuss(obs, legal)
+        me = self.seat
         if stage == "vote" or stage == "runoff":
             alive = obs.alive
-            return self._vote(obs, [t for t in obs.candidates if t != self.seat and alive[t]])
+            return self._vote(obs, [t for t in obs.candidates if t != me and alive[t]])
         if stage == "night" or stage == "pre_divination":
             alive = obs.alive
-            others = [t for t in SEATS if t != self.seat and (alive[t] or stage == "pre_divination")]
+            others = [t for t in SEATS if t != me and (alive[t] or stage == "pre_divination")]
             role = self._role
             if role is _ROLE_WEREWOLF:
                 return self._attack(obs, [t for t in others if t not in self._partners])
@@ -449,7 +510,8 @@ class OfflineAgent:
         key = (self._knowledge, target)
         vote = self._vote_cache.get(key)
         if vote is None:
-            vote = self._vote_cache[key] = Vote(self.seat, target, self._reason(obs, target) + "から")
+            # the vote is cached by the same key as the reason, so compose it directly
+            vote = self._vote_cache[key] = Vote(self.seat, target, self._compose_reason(obs, target) + "から")
         return vote
 
     def _attack(self, obs: Observation, targets: list[int]) -> Action:
@@ -607,6 +669,8 @@ class OfflineAgent:
         return f"私が{role}です。{obs.names[claim.target]}さんは{claim.colour.label}でした。"
 
     def _speak(self, obs: Observation) -> Speak:
+        if not self.talk:
+            return _PASSES[self.seat]
         text = self._speech(obs)
         return Speak(self.seat, text) if text else _PASSES[self.seat]
 

@@ -294,12 +294,51 @@ _TIMEOFDAY_DAY = TimeOfDay.DAY
 _TIMEOFDAY_NIGHT = TimeOfDay.NIGHT
 
 
+_DEFAULT_OPTIONS = WerewolfOptions()  # frozen, so every game may share it
+
+
 class Game:
     """One game of 人狼 for nine seats (P1 the human, P2..P9 the personas).
 
     Construct with :meth:`new` (P1 chooses, then the engine shuffles) or :meth:`from_deal`
     (a fixed deal, for scenarios and tests). See the package docstring for the driving loop.
     """
+
+    __slots__ = (
+        "_alive",
+        "_attack_proposals",
+        "_attack_tonight",
+        "_candidates",
+        "_divine_results",
+        "_executed_today",
+        "_legal_cache",
+        "_medium_results",
+        "_public_snapshot",
+        "_requested_today",
+        "_response_role",
+        "_responses",
+        "_snapshot_of",
+        "_speaker",
+        "_stated",
+        "_turn_index",
+        "_turns",
+        "_version",
+        "_votes",
+        "claims",
+        "executions",
+        "name_table",
+        "names",
+        "options",
+        "phase",
+        "players",
+        "private_logs",
+        "public_log",
+        "records",
+        "source",
+        "stage",
+        "victims",
+        "winner",
+    )
 
     def __init__(
         self,
@@ -308,7 +347,7 @@ class Game:
         human_name: str = DEFAULT_HUMAN_NAME,
     ) -> None:
         """A game before 役職選択. ``source`` deals the roles; it is required by :meth:`new`."""
-        self.options = options if options is not None else WerewolfOptions()
+        self.options = options if options is not None else _DEFAULT_OPTIONS
         self.source = source
         self.names: dict[int, str] = {HUMAN_SEAT: human_name, **PERSONA_NAMES}
         self.name_table: tuple[str, ...] = ("", *(self.names[s] for s in SEATS))
@@ -879,8 +918,12 @@ class Game:
             GameOverError: the game has ended.
         """
         kind = type(action)
-        if kind is Speak or kind is Vote:
-            done = self._apply_common(action)  # type: ignore[arg-type]
+        if kind is Speak:
+            done = self._apply_speak(action)  # type: ignore[arg-type]
+            if done is not None:
+                return done
+        elif kind is Vote:
+            done = self._apply_vote(action)  # type: ignore[arg-type]
             if done is not None:
                 return done
         action = self._check(action)
@@ -907,37 +950,41 @@ class Game:
             self._apply_discussion(action)
         return self.public_log[start:]
 
-    def _apply_common(self, action: Speak | Vote) -> list[PublicEntry] | None:
-        """The two commonest actions, checked and applied in one go (the simulation's hot path).
+    def _apply_speak(self, action: Speak) -> list[PublicEntry] | None:
+        """The commonest action, checked and applied in one go (the simulation's hot path).
 
         Returns None to hand anything unusual to the general path (which accepts it or names
         the rule it breaks): the rules are the same as :meth:`_fast_legal`'s.
         """
         actor = action.actor
+        text = action.text
+        if (
+            type(actor) is not int
+            or actor != self._speaker  # the speaker is always a living seat 1..9
+            or self.stage is not _STAGE_DISCUSSION
+            or self._responses
+            or type(text) is not str
+            or len(text) > self.options.max_text_length
+        ):
+            return None
+        self._version += 1
+        entry = _speech(self.phase.day, actor, text)
+        self.public_log.append(entry)
+        self._turn_index += 1
+        turns = self._turns
+        index = self._turn_index
+        if index < len(turns) and self._alive[turns[index]]:
+            self._speaker = turns[index]
+        else:
+            self._find_speaker()
+        return [entry]
+
+    def _apply_vote(self, action: Vote) -> list[PublicEntry] | None:
+        """A vote, checked and applied in one go (like :meth:`_apply_speak`)."""
+        actor = action.actor
         if type(actor) is not int or not 1 <= actor <= 9:
             return None
-        players = self.players
-        if isinstance(action, Speak):
-            text = action.text
-            if (
-                self.stage is not _STAGE_DISCUSSION
-                or self._responses
-                or actor != self._speaker
-                or type(text) is not str
-                or len(text) > self.options.max_text_length
-            ):
-                return None
-            self._version += 1
-            entry = _speech(self.phase.day, actor, text)
-            self.public_log.append(entry)
-            self._turn_index += 1
-            turns = self._turns
-            index = self._turn_index
-            if index < len(turns) and players[turns[index]].L == _LIFE_ALIVE:
-                self._speaker = turns[index]
-            else:
-                self._find_speaker()
-            return [entry]
+        alive = self._alive  # the vote comes after the deal, so these flags are current
         target = action.target
         reason = action.reason
         stage = self.stage
@@ -946,11 +993,11 @@ class Game:
             or type(target) is not int
             or type(reason) is not str
             or len(reason) > self.options.max_text_length
-            or players[actor].L != _LIFE_ALIVE
+            or not alive[actor]
             or actor in self._votes
             or target == actor
             or target not in self._candidates
-            or players[target].L != _LIFE_ALIVE
+            or not alive[target]
         ):
             return None
         self._version += 1
