@@ -58,7 +58,7 @@ class TooManyDiceError(ValueError):
     """
 
 
-@dataclass
+@dataclass(slots=True)
 class RollContext:
     """What a command handler may use: the dice, the locale, the system and table packs."""
 
