@@ -9,11 +9,12 @@ themselves when imported; :func:`load_all` imports every one of them.
 from __future__ import annotations
 
 import importlib
+import operator
 import pkgutil
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, TypeVar
+from typing import ClassVar, Final, Literal, TypeVar
 
 from gm_engine.dice.result import Locale, Outcome
 from gm_engine.dice.source import DiceSource, Die
@@ -24,19 +25,20 @@ RoundType = Literal["floor", "ceil", "round"]
 CompareOp = Literal["==", "!=", "<", ">", "<=", ">="]
 
 
+#: Each comparison as a function of (left, right), for the counting loops of dice pools.
+COMPARISONS: Final[dict[CompareOp, Callable[[int, int], bool]]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
+
+
 def compare(left: int, op: CompareOp, right: int) -> bool:
     """``left op right`` for one of BCDice's normalised comparison operators."""
-    if op == "<=":
-        return left <= right
-    if op == ">=":
-        return left >= right
-    if op == "<":
-        return left < right
-    if op == ">":
-        return left > right
-    if op == "==":
-        return left == right
-    return left != right
+    return COMPARISONS[op](left, right)
 
 
 # Shared, frozen answers of the default judgement, one pair per locale.

@@ -12,8 +12,6 @@ lexer, arithmetic with the ``/U /C /R /F`` suffixes, comparisons) is the one of
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -30,21 +28,18 @@ from gm_engine.dice.commands._arith import (
 )
 from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import CompareOp, RollContext, RoundType, TooManyDiceError, register_command
+from gm_engine.dice.system import (
+    COMPARISONS,
+    CompareOp,
+    RollContext,
+    RoundType,
+    TooManyDiceError,
+    register_command,
+)
 
 # --------------------------------------------------------------------------------------
 # What the dice-pool family shares
 # --------------------------------------------------------------------------------------
-
-#: Each comparison as a function of (value, target), for the pools' counting loops.
-COMPARISONS: Final[dict[str, Callable[[int, int], bool]]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    ">": operator.gt,
-    "<=": operator.le,
-    ">=": operator.ge,
-}
 
 #: How BCDice prints a comparison: ``==`` as ``=`` and ``!=`` as ``<>``.
 _COMPARISON_TEXT: Final[dict[str | None, str]] = {

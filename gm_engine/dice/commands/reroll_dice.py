@@ -21,7 +21,6 @@ from gm_engine.dice.commands._arith import (
     first_word,
 )
 from gm_engine.dice.commands.barabara_dice import (
-    COMPARISONS,
     LINE_HEAD,
     DiceGroup,
     DiceRoller,
@@ -38,7 +37,7 @@ from gm_engine.dice.commands.barabara_dice import (
 )
 from gm_engine.dice.engine import construct
 from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import CompareOp, RollContext, register_command
+from gm_engine.dice.system import COMPARISONS, CompareOp, RollContext, register_command
 
 #: BCDice stops rolling after this many rolls of a group (its ``REROLL_LIMIT``).
 REROLL_LIMIT: Final = 10000
