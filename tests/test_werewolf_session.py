@@ -315,6 +315,24 @@ def test_state_hashes_computed_late_equal_those_computed_at_once(monkeypatch: py
     assert json.dumps(late, ensure_ascii=False) == json.dumps(at_once, ensure_ascii=False)
 
 
+def test_an_agent_at_p1_answers_on_the_loop_with_the_same_game_as_on_a_thread() -> None:
+    """An agent at P1 (``answers_at_once``) is asked on the event loop once the personas'
+    requests are out; a person is asked on a worker thread. Same seed, same events."""
+
+    class ThreadedAgent(AutoHuman):
+        answers_at_once = False
+
+    streams = []
+    for human_type in (AutoHuman, ThreadedAgent):
+        sink = ListSink()
+        human = human_type(OfflineAgent(1, SeededSource("31/human")))
+        io = SessionIO(backend=FirstChoiceBackend(), human=human, sink=sink, show=lambda line: None)
+        run_werewolf(spec(31, role=2), io)
+        streams.append(json.dumps(sink.events, ensure_ascii=False))
+    assert '"human_input"' in streams[0] and "投票先を選んでください" in streams[0]
+    assert streams[0] == streams[1]
+
+
 def test_past_days_are_summaries_not_transcripts() -> None:
     io, _sink, _ = auto_io(2)
     backend = FirstChoiceBackend()

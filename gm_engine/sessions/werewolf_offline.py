@@ -266,6 +266,10 @@ class AutoHuman:
     each question; the agent never sees anything else.
     """
 
+    #: It answers at once without waiting for a person, so a session may ask it on its own
+    #: thread (a person is asked on a worker thread while the personas' requests run).
+    answers_at_once = True
+
     def __init__(self, agent: OfflineAgent) -> None:
         self.agent = agent
         self._observation: Observation | None = None

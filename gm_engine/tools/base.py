@@ -357,6 +357,18 @@ def run_when_idle(callback: Callable[[], object]) -> None:
         _IDLE_TASKS[loop] = loop.create_task(_run_idle_queue(loop, queue))
 
 
+async def until_idle() -> None:
+    """Return once the running event loop has nothing else to do (see :func:`run_when_idle`)."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def wake() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    run_when_idle(wake)
+    await done
+
+
 #: How many turns of the loop an idle callback waits at most.
 _IDLE_SPINS = 64
 _IDLE_QUEUES: dict[asyncio.AbstractEventLoop, collections.deque[Callable[[], object]]] = {}
