@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gm_engine.dice.conformance import load_cases, run_case
-from gm_engine.dice.engine import evaluate
+from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import QueueSource, SeededSource
 from gm_engine.dice.system import RollContext
@@ -114,6 +114,33 @@ def test_parse_skill_check_reads_like_bcdice_parser() -> None:
     assert parse_skill_check("CC") == ("CC", None, None)
     assert parse_skill_check("CC=<7") == ("CC", None, 7)
     assert parse_skill_check("CC<=7R") is None
+
+
+@pytest.mark.parametrize(
+    ("command", "parsed"),
+    [
+        ("CC1<=(2+3)*4", ("CC", 1, 20)),
+        ("CC-1<=5", ("CC", None, 5)),  # a modifier, read and ignored
+        ("CC1-2*3<=7", ("CC", 1, 7)),
+        ("CC1<=-5/2U", ("CC", 1, -2)),  # Ruby's rounding suffixes
+        ("CC1<=-5/2R", ("CC", 1, -3)),
+        ("CC1<=-5/2", ("CC", 1, -3)),  # Cthulhu divides with floor
+        ("CC(1/0)<=50", None),  # a division by zero anywhere refuses the command
+        ("CC1+4/0<=50", None),
+        ("CC1<=50!", None),
+        ("CC1!50", None),
+    ],
+)
+def test_skill_check_arithmetic_is_the_shared_syntax(
+    command: str, parsed: tuple[str, int | None, int | None] | None
+) -> None:
+    assert parse_skill_check(command) == parsed
+
+
+def test_signs_past_the_nesting_limit_are_refused_clearly() -> None:
+    result = evaluate("CC(" + "-" * 501 + "1)<=50", SYSTEM, source=QueueSource([]))
+    assert result is not None and result.dice == ()
+    assert isinstance(result.detail, ErrorDetail) and result.detail.reason == "too_complex"
 
 
 def test_resistance_target_is_difference_times_5_plus_50_with_automatic_ends() -> None:
