@@ -38,7 +38,9 @@ Token = int | str
 
 
 class TooComplexError(ValueError):
-    """An expression nests parentheses or signs deeper than :data:`MAX_NESTING`."""
+    """An expression nests deeper than its parser reads: parentheses past
+    :data:`MAX_NESTING` (:data:`MAX_POOL_NESTING` for an :class:`ExpressionCursor`),
+    or more than five times as many signs in a row."""
 
 
 class ArithmeticFailure(ValueError):
