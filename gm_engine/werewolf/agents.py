@@ -27,6 +27,7 @@ How they play (a sensible table, not a strong one):
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from itertools import compress
 from operator import add
 from typing import Protocol
 
@@ -465,11 +466,16 @@ class OfflineAgent:
             return self._discuss(obs, legal)
         me = self.seat
         if stage == "vote" or stage == "runoff":
-            alive = obs.alive
-            return self._vote(obs, [t for t in obs.candidates if t != me and alive[t]])
+            # the living candidates other than this seat, in order (filter + remove run in C)
+            targets = list(filter(obs.alive.__getitem__, obs.candidates))
+            if me in targets:
+                targets.remove(me)
+            return self._vote(obs, targets)
         if stage == "night" or stage == "pre_divination":
-            alive = obs.alive
-            others = [t for t in SEATS if t != me and (alive[t] or stage == "pre_divination")]
+            # the other seats, living ones only at night (compress + remove run in C)
+            others = list(SEATS) if stage == "pre_divination" else list(compress(SEATS, obs.alive[1:]))
+            if me in others:
+                others.remove(me)
             role = self._role
             if role is _ROLE_WEREWOLF:
                 return self._attack(obs, [t for t in others if t not in self._partners])

@@ -19,6 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from itertools import compress, filterfalse
 from operator import itemgetter
 from typing import Any, Literal
 
@@ -191,6 +192,7 @@ _DIVINES: list[list[Action]] = [[Divine(s, t) for t in range(10)] for s in range
 _GUARDS: list[list[Action]] = [[Guard(s, t) for t in range(10)] for s in range(10)]
 
 
+_CHOOSE_ROLES: tuple[Action, ...] = tuple(ChooseRole(HUMAN_SEAT, role) for role in sorted(set(COMPOSITION)))
 _REQUESTS: list[dict[Role, Action]] = [{r: RequestClaim(s, r) for r in Role} for s in range(10)]
 _CLAIMS: dict[tuple[int, Role, int | None, Colour | None], Action] = {}
 _STATES: dict[tuple[int, int, Colour], Action] = {}
@@ -312,6 +314,7 @@ class Game:
         "_divine_results",
         "_executed_today",
         "_legal_cache",
+        "_living",
         "_medium_results",
         "_public_snapshot",
         "_requested_today",
@@ -378,6 +381,7 @@ class Game:
         self._version = 0
         self._legal_cache: dict[int, tuple[int, tuple[Action, ...]]] = {}
         self._alive: tuple[bool, ...] = (False,) * 10
+        self._living: tuple[int, ...] = ()  # the living seats once dealt (from _alive)
         self._public_snapshot: tuple[PublicEntry, ...] = ()
         self._snapshot_of: list[PublicEntry] | None = None  # the log the snapshot copies (append-only)
 
@@ -428,7 +432,8 @@ class Game:
         return self._alive
 
     def _refresh_alive(self) -> None:
-        self._alive = (False, *[record.L == _LIFE_ALIVE for record in self.players[1:]])
+        self._alive = alive = (False, *[record.L == _LIFE_ALIVE for record in self.players[1:]])
+        self._living = tuple(compress(SEATS, alive[1:]))
 
     def living(self) -> list[int]:
         """The living seats, in seat order."""
@@ -481,8 +486,8 @@ class Game:
             return [] if self._speaker is None else [self._speaker]
         alive = self._alive
         if stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
-            votes = self._votes
-            return [s for s in SEATS if alive[s] and s not in votes]
+            # every living seat votes; nobody dies during a vote
+            return list(filterfalse(self._votes.__contains__, self._living))
         if stage is _STAGE_NIGHT:
             pending = []
             players = self.players
@@ -549,7 +554,7 @@ class Game:
         if stage is _STAGE_CHOOSE_ROLE:
             if seat != HUMAN_SEAT:
                 return []
-            return [ChooseRole(seat, role) for role in sorted(set(COMPOSITION))]
+            return list(_CHOOSE_ROLES)
         if record.L != _LIFE_ALIVE:
             return []
         if stage is _STAGE_DISCUSSION:
@@ -1011,7 +1016,7 @@ class Game:
         self.players[seat].U = 1
         self.private_logs[seat].append(_taken(self.phase.day, "attack", action.target))
         players = self.players
-        wolves = [s for s in SEATS if players[s].L == _LIFE_ALIVE and players[s].R == _ROLE_WEREWOLF]
+        wolves = [s for s in self._living if players[s].R == _ROLE_WEREWOLF]
         if all(w in self._attack_proposals for w in wolves):
             # Disagreeing wolves: the human wolf decides if there is one, else the lower seat.
             decider = HUMAN_SEAT if HUMAN_SEAT in self._attack_proposals else min(self._attack_proposals)
@@ -1138,9 +1143,9 @@ class Game:
         day = self.phase.day
         self.phase.T, self.phase.P = _TIMEOFDAY_DAY, _STEP_DISCUSSION
         self.stage = _STAGE_DISCUSSION
-        start = (day - 1) % 9
-        order = [SEATS[(start + i) % 9] for i in range(9)]
-        living = [s for s in order if self.players[s].L == _LIFE_ALIVE]
+        # the living seats in seat order, starting at P(day)
+        start = (day - 1) % 9 + 1
+        living = [s for s in self._living if s >= start] + [s for s in self._living if s < start]
         self._turns = living * self.options.discussion_rounds
         self._turn_index = 0
         self._responses = []
