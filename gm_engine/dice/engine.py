@@ -38,13 +38,7 @@ from gm_engine.dice.commands._arith import (
 )
 from gm_engine.dice.result import Detail, Locale, Outcome, RollResult
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
-from gm_engine.dice.system import (
-    GameSystem,
-    RollContext,
-    RoundType,
-    common_commands,
-    get_system,
-)
+from gm_engine.dice.system import GameSystem, RollContext, RoundType, common_commands, get_system
 from gm_engine.dice.system import TooManyDiceError as TooManyDiceError  # re-exported for callers
 
 _M = TypeVar("_M", bound=BaseModel)
