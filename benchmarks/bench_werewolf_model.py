@@ -9,6 +9,11 @@ round; day 1 also has the 事前占い round), each costing one latency. It prin
 model calls, prompt tokens per call (mean / max, estimated from the characters sent), the
 measured wall time, the critical path and their ratio. Targets: ratio <= 1.25; the mean prompt
 of day 5 at most 1.5x that of day 1. Nothing leaves 127.0.0.1.
+
+The fake server answers every call exactly the latency after its request line arrived (its own
+parsing and answering included), so the wall time above the critical path is the client's: the
+session, the openai client, the transport, and whatever else the machine is running (the load
+average is printed; two busy cores shared with other work slow the client visibly).
 """
 
 from __future__ import annotations
