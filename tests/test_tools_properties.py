@@ -15,7 +15,15 @@ from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.base import SessionIO, SessionSpec, get_runner
 from gm_engine.sessions.roll import ScriptedHuman
-from gm_engine.tools.base import Offer, Tool, ToolDefinitionError, ToolOutput, TurnRunner, run_when_idle
+from gm_engine.tools.base import (
+    Offer,
+    Tool,
+    ToolDefinitionError,
+    ToolOutput,
+    TurnRunner,
+    run_when_idle,
+    until_idle,
+)
 
 
 class Move(Tool):
@@ -182,3 +190,23 @@ def test_narrowed_choices_keep_their_order_whatever_came_before() -> None:
                 assert " or ".join(f"'{v}'" for v in order) in str(exc)
             else:  # pragma: no cover
                 raise AssertionError("灰 was accepted")
+
+
+def test_a_failing_idle_callback_is_reported_and_the_others_still_run() -> None:
+    done: list[str] = []
+    reported: list[str] = []
+
+    def fail() -> None:
+        raise RuntimeError("boom")
+
+    async def main() -> None:
+        asyncio.get_running_loop().set_exception_handler(
+            lambda loop, context: reported.append(str(context.get("exception")))
+        )
+        run_when_idle(fail)
+        run_when_idle(lambda: done.append("after"))
+        await until_idle()
+        done.append("woken")
+
+    asyncio.run(main())
+    assert reported == ["boom"] and done == ["after", "woken"]

@@ -691,9 +691,10 @@ class WerewolfSession:
 
     def _settle(self) -> None:
         """Compute the pending state hash (the game has not changed since its step)."""
-        pending, self._pending_hash = self._pending_hash, None
+        pending = self._pending_hash
         if pending is not None:
             pending.value = self.game.state_hash()
+            self._pending_hash = None
             self._counting.drain()
 
     def _apply(self, action: Action) -> None:

@@ -342,7 +342,9 @@ def run_when_idle(callback: Callable[[], object]) -> None:
     spent waiting anyway instead of delaying the next request. Callbacks run in order, one
     per turn of the loop; each one also runs at the latest after ``_IDLE_SPINS`` turns of
     the loop. Without a running loop the callback runs at once. Whoever needs the result
-    earlier computes it itself: callbacks must be idempotent and cheap to repeat.
+    earlier computes it itself: callbacks must be idempotent and cheap to repeat. A
+    callback that raises is reported to the loop's exception handler and the others
+    still run.
     """
     try:
         loop = asyncio.get_running_loop()
@@ -387,7 +389,13 @@ async def _run_idle_queue(
                 # callback waits the full count of turns)
                 if not getattr(loop, "_ready", True):
                     break
-            queue.popleft()()
+            callback = queue.popleft()
+            try:
+                callback()
+            except Exception as exc:  # reported like any callback's error; the queue goes on
+                loop.call_exception_handler(
+                    {"message": "a callback of run_when_idle failed", "exception": exc}
+                )
     finally:
         queue.clear()
         _IDLE_QUEUES.pop(loop, None)
