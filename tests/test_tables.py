@@ -10,7 +10,8 @@ import pytest
 
 from gm_engine.dice.engine import evaluate
 from gm_engine.dice.result import Locale, RollResult
-from gm_engine.dice.source import QueueSource
+from gm_engine.dice.source import QueueSource, SeededSource
+from gm_engine.dice.system import RollContext, get_system
 from gm_engine.systems import tables
 from gm_engine.systems.tables import TablePackError, TableRollDetail, TableUnavailableDetail, load_pack
 
@@ -186,3 +187,16 @@ def test_deeply_nested_json_is_a_malformed_pack_not_a_crash(tmp_path: Path) -> N
     (tmp_path / "Cthulhu7th.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     detail = roll("PH", [], tmp_path).detail
     assert isinstance(detail, TableUnavailableDetail) and detail.reason == "pack_malformed"
+
+
+def test_the_environment_is_read_when_a_table_is_rolled(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ctx = RollContext(source=SeededSource(1), system=get_system("Cthulhu7th"))
+    monkeypatch.setenv("GM_TABLES_DIR", str(tmp_path))
+    assert ctx.table_packs_dir() == str(tmp_path)  # the context was made before the variable was set
+    monkeypatch.delenv("GM_TABLES_DIR")
+    assert ctx.table_packs_dir() is None
+    explicit = RollContext(source=SeededSource(1), system=get_system("Cthulhu7th"), tables_dir="")
+    monkeypatch.setenv("GM_TABLES_DIR", str(tmp_path))
+    assert explicit.table_packs_dir() == ""  # an explicit value, even empty, wins

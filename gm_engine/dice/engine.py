@@ -21,7 +21,6 @@ the source rolled back so that no half-rolled dice remain.
 from __future__ import annotations
 
 import logging
-import os
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
@@ -181,7 +180,9 @@ def evaluate(
     Returns None when the line is not a command, else the :class:`RollResult`. Dice
     come from ``source`` (default: a :class:`SeededSource` of ``seed``); every die is
     in the result and in the source's history. A refused command (too many dice, too
-    deep, internal fault) is a result with an :class:`ErrorDetail` and no dice.
+    deep, internal fault) is a result with an :class:`ErrorDetail` and no dice. Table
+    packs are read from ``tables_dir``, by default from the directory ``$GM_TABLES_DIR``
+    names when a table is rolled.
 
     Raises:
         CommandTooLongError: the line is over :data:`MAX_LINE_LENGTH` characters.
@@ -202,7 +203,7 @@ def evaluate(
         source=dice,
         system=game,
         locale=locale,
-        tables_dir=tables_dir if tables_dir is not None else os.environ.get("GM_TABLES_DIR"),
+        tables_dir=tables_dir,
         dice_limit=mark.history_length + MAX_DICE_PER_LINE,
     )
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import operator
+import os
 import pkgutil
 import re
 from collections.abc import Callable, Sequence
@@ -20,6 +21,9 @@ from gm_engine.dice.result import Locale, Outcome
 from gm_engine.dice.source import DiceSource, Die
 
 RoundType = Literal["floor", "ceil", "round"]
+
+#: The environment variable naming the directory of table packs.
+TABLES_DIR_VARIABLE = "GM_TABLES_DIR"
 
 #: A comparison as BCDice normalises it (``=`` is ``==``, ``<>`` is ``!=``).
 CompareOp = Literal["==", "!=", "<", ">", "<=", ">="]
@@ -67,6 +71,8 @@ class RollContext:
     source: DiceSource
     system: GameSystem
     locale: Locale = "ja"
+    #: The directory of table packs; None: the one ``$GM_TABLES_DIR`` names, looked up
+    #: only when a table is rolled (see :meth:`table_packs_dir`).
     tables_dir: str | None = None
     extras: dict[str, object] = field(default_factory=dict)
     #: The chat line being evaluated, as typed (comment included).
@@ -74,6 +80,13 @@ class RollContext:
     #: The length of ``source.history`` past which no more dice may be rolled for
     #: this line (None: no budget); the engine sets it for each line.
     dice_limit: int | None = None
+
+    def table_packs_dir(self) -> str | None:
+        """Where the table packs are: :attr:`tables_dir`, else ``$GM_TABLES_DIR`` as it
+        is now (read here rather than for every line: few lines roll a table)."""
+        if self.tables_dir is not None:
+            return self.tables_dir
+        return os.environ.get(TABLES_DIR_VARIABLE)
 
     def reserve_dice(self, count: int) -> None:
         """Check, before rolling ``count`` more dice, that the line stays within its budget.

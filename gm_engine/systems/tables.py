@@ -1,8 +1,8 @@
 """Table packs: the row texts of a game system's random tables, kept outside the repository.
 
 Table texts are third-party prose, so the project ships none. A pack is a JSON file
-named ``<system id>.json`` in the directory given by ``RollContext.tables_dir`` (the
-engine fills it from the ``GM_TABLES_DIR`` environment variable). It maps each table
+named ``<system id>.json`` in the directory :meth:`RollContext.table_packs_dir` gives
+(``RollContext.tables_dir``, else the ``GM_TABLES_DIR`` environment variable). It maps each table
 command to ``{"title": str, "dice": "NDx", "rows": [str, ...]}`` with one row per
 possible total, lowest first. An English pack may sit beside it as
 ``<system id>.en.json``; the English locale prefers it and falls back to the default.
@@ -252,11 +252,12 @@ def _unavailable(
 
 def find_table(ctx: RollContext, system_id: str, command: str) -> tuple[Table, str] | Outcome:
     """The table for ``command`` and its pack's path, or an outcome explaining why not."""
-    if not ctx.tables_dir:
+    tables_dir = ctx.table_packs_dir()
+    if not tables_dir:
         return _unavailable(ctx, system_id, command, "no_tables_dir", None, "")
-    paths = [pack_path(ctx.tables_dir, system_id)]
+    paths = [pack_path(tables_dir, system_id)]
     if ctx.locale != "ja":
-        paths.insert(0, pack_path(ctx.tables_dir, system_id, ctx.locale))
+        paths.insert(0, pack_path(tables_dir, system_id, ctx.locale))
     missing_in: str | None = None
     for path in paths:
         try:
