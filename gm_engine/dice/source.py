@@ -115,8 +115,14 @@ class SeededSource(DiceSource):
         if count > 0 and sides < 1:
             raise DiceError(f"a die needs at least one side, not {sides}")
         below = self._below
-        values = [below(sides) + 1 for _ in range(count)]
-        self.history.extend([_new_tuple(Die, (value, sides)) for value in values])
+        record = self.history.append
+        values: list[int] = []
+        keep = values.append
+        # a plain loop: pools are small, and a comprehension costs a frame of its own
+        for _ in range(count):
+            value: int = below(sides) + 1
+            record(_new_tuple(Die, (value, sides)))
+            keep(value)
         return values
 
     def _draw(self, sides: int) -> int:
