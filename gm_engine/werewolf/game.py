@@ -975,9 +975,8 @@ class Game:
         self._version += 1
         entry = _speech(self.phase.day, actor, text)
         self.public_log.append(entry)
-        self._turn_index += 1
+        index = self._turn_index = self._turn_index + 1
         turns = self._turns
-        index = self._turn_index
         if index < len(turns) and self._alive[turns[index]]:
             self._speaker = turns[index]
         else:
@@ -1082,7 +1081,7 @@ class Game:
             self._finish_pre_divination()
         elif stage is _STAGE_DISCUSSION:
             self._version += 1
-            self._open_vote(tuple(self.living()), runoff=False)
+            self._open_vote(self._living, runoff=False)
         elif stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
             self._version += 1
             self._tally()
@@ -1118,6 +1117,7 @@ class Game:
 
     def _start(self, roles: list[Role]) -> None:
         """ゲーム開始 ③④⑤ for a checked deal."""
+        self._version += 1  # every state change bumps the version (from_deal comes here directly)
         for seat, role in zip(SEATS, roles, strict=True):
             record = self.players[seat]
             record.R, record.L, record.U = int(role), _LIFE_ALIVE, 0
