@@ -502,7 +502,10 @@ class OfflineAgent:
             scores = self._scores(obs)
             counts = self._last_counts
             candidates.sort(key=lambda s: (-(scores[s] + 3 * counts.get(s, 0)), s))
-        target = candidates[0] if obs.stage == "runoff" else self._top(obs, candidates)
+        if obs.stage == "runoff":
+            target = candidates[0]
+        else:  # the most suspected (ties: the earlier seat, as max() keeps the first maximum)
+            target = max(candidates, key=self._scores(obs).__getitem__)
         if self._role is _ROLE_WEREWOLF:
             # a wolf rides the village's suspicion, or pushes a claimant who saw through it
             for speaker, _claimed, stated_target, colour in self._stated:
@@ -596,8 +599,11 @@ class OfflineAgent:
                     and self.source.roll(100) <= 60
                 ):
                     return RequestClaim(self.seat, request, f"{request.label}は名乗り出てください！")
-        if role in _QUIET_ROLES and self._plan_fake is None:
-            self._quiet_day = obs.day  # nothing left to decide today but to talk
+        if own_claim is not None or (role in _QUIET_ROLES and self._plan_fake is None):
+            # Nothing left to decide today but to talk. A claimed seat too: it is never asked
+            # to answer a CO要求, and whether it has a result to state cannot change before the
+            # morning (its results arrive then; what it stated only grows, one turn at a time).
+            self._quiet_day = obs.day
         return self._speak(obs)
 
     def _may_state(self, obs: Observation, claimed: Role) -> bool:

@@ -973,7 +973,10 @@ class Game:
         ):
             return None
         self._version += 1
-        entry = _speech(self.phase.day, actor, text)
+        day = self.phase.day
+        entry = _PASSES.get((day, actor)) if not text else None  # _speech(), its common case inlined
+        if entry is None:
+            entry = _speech(day, actor, text)
         self.public_log.append(entry)
         index = self._turn_index = self._turn_index + 1
         turns = self._turns
@@ -1006,7 +1009,9 @@ class Game:
             return None
         self._version += 1
         self._votes[actor] = action
-        self.private_logs[actor].append(_taken(self.phase.day, "vote", target))
+        day = self.phase.day
+        # _taken(), its common case inlined
+        self.private_logs[actor].append(_TAKEN.get((day, "vote", target)) or _taken(day, "vote", target))
         return []
 
     def _apply_attack(self, action: Attack) -> None:

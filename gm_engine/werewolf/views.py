@@ -97,6 +97,9 @@ def observe(game: Game, seat: int) -> Observation:
     phase = game.phase
     stage = _STAGE_NAMES[game.stage]
     discussing = stage == "discussion"
+    public_log = game._public_snapshot  # game.public_log_snapshot(), its common case inlined
+    if len(public_log) != len(game.public_log) or game._snapshot_of is not game.public_log:
+        public_log = game.public_log_snapshot()
     # tuple.__new__ skips NamedTuple's Python-level __new__: this runs once per decision
     return _new_tuple(
         Observation,
@@ -111,7 +114,7 @@ def observe(game: Game, seat: int) -> Observation:
             game._speaker if discussing else None,
             game._response_role if discussing and game._responses else None,
             game._candidates if stage in _VOTING else (),
-            game.public_log_snapshot(),
+            public_log,
             tuple(game.private_logs[seat]),
         ),
     )
