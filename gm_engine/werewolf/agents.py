@@ -73,10 +73,13 @@ _DRIFT_STEPS: tuple[tuple[int, ...], ...] = tuple(
     tuple((drift // 3**i) % 3 - 1 for i in range(3)) for drift in range(27)
 )
 
-# The actions every agent says the same way, shared (frozen, so sharing is safe): a pass and a
-# plain "no" to a CO要求.
+# The actions every agent says the same way, shared (frozen, so sharing is safe): a pass, a
+# plain "no" to a CO要求 and the night actions ([actor][target]).
 _PASSES: tuple[Speak, ...] = tuple(Speak(seat) for seat in range(10))
 _DECLINES: tuple[Decline, ...] = tuple(Decline(seat, "私は名乗り出ません。") for seat in range(10))
+_ATTACKS: tuple[tuple[Attack, ...], ...] = tuple(tuple(Attack(s, t) for t in range(10)) for s in range(10))
+_DIVINES: tuple[tuple[Divine, ...], ...] = tuple(tuple(Divine(s, t) for t in range(10)) for s in range(10))
+_GUARDS: tuple[tuple[Guard, ...], ...] = tuple(tuple(Guard(s, t) for t in range(10)) for s in range(10))
 
 
 # Enum members used on the hot paths, read as module globals: Python 3.11's EnumType has a
@@ -532,28 +535,28 @@ class OfflineAgent:
         for role in (_ROLE_SEER, _ROLE_MEDIUM, _ROLE_BODYGUARD):
             priority.extend(s for s, r in self._claims.items() if r is role and s in targets)
         if priority and self.source.roll(100) <= 80:
-            return Attack(self.seat, priority[0])
+            return _ATTACKS[self.seat][priority[0]]
         # else the most trusted seat: the village would miss it most
         trusted = sorted(targets, key=lambda s: (scores[s], s))
-        return Attack(self.seat, trusted[0])
+        return _ATTACKS[self.seat][trusted[0]]
 
     def _divine(self, obs: Observation, targets: list[int]) -> Action:
         unknown = [t for t in targets if t not in self._own and t not in self._claims] or targets
         ranked = self._rank(obs, unknown)
         pick = ranked[0] if self.source.roll(100) <= 60 else ranked[self.source.roll(len(ranked)) - 1]
-        return Divine(self.seat, pick)
+        return _DIVINES[self.seat][pick]
 
     def _guard(self, obs: Observation, targets: list[int]) -> Action:
         seers = sorted((s for s in self._seer_claimants if s in targets), key=lambda s: -self._trust(s))
         if seers and self._trust(seers[0]) >= 0.5:
-            return Guard(self.seat, seers[0])
+            return _GUARDS[self.seat][seers[0]]
         mediums = [s for s in self._medium_claimants if s in targets and self._trust(s) >= 0.5]
         if mediums:
-            return Guard(self.seat, mediums[0])
+            return _GUARDS[self.seat][mediums[0]]
         if seers and self.source.roll(2) == 1:
-            return Guard(self.seat, seers[0])
+            return _GUARDS[self.seat][seers[0]]
         trusted = self._rank(obs, targets)[::-1]
-        return Guard(self.seat, trusted[0])
+        return _GUARDS[self.seat][trusted[0]]
 
     # ------------------------------------------------------------------ discussion
 

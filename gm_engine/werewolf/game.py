@@ -220,6 +220,18 @@ def _speech(day: int, seat: int, text: str) -> Speech:
     return found
 
 
+_RECORDS: dict[tuple[int, int, int, int], AbilityRecord] = {}
+
+
+def _record(ability: int, actor: int, target: int, value: int = RecordValue.UNPROCESSED) -> AbilityRecord:
+    """The (frozen, shared) ATTACK / DIVINE / GUARD / MEDIUM record ``A S T V``."""
+    key = (ability, actor, target, value)
+    found = _RECORDS.get(key)
+    if found is None:
+        found = _RECORDS[key] = AbilityRecord(ability, actor, target, value)
+    return found
+
+
 def _taken(day: int, ability: Literal["vote", "attack", "divine", "guard"], target: int) -> ActionTaken:
     key = (day, ability, target)
     found = _TAKEN.get(key)
@@ -944,11 +956,11 @@ class Game:
         elif isinstance(action, Attack):
             self._apply_attack(action)
         elif isinstance(action, Divine):
-            self.records[_ABILITY_DIVINE] = AbilityRecord(_ABILITY_DIVINE, seat, action.target)
+            self.records[_ABILITY_DIVINE] = _record(_ABILITY_DIVINE, seat, action.target)
             self.players[seat].U = 1
             self.private_logs[seat].append(_taken(self.phase.day, "divine", action.target))
         elif isinstance(action, Guard):
-            self.records[_ABILITY_GUARD] = AbilityRecord(_ABILITY_GUARD, seat, action.target)
+            self.records[_ABILITY_GUARD] = _record(_ABILITY_GUARD, seat, action.target)
             self.players[seat].U = 1
             self.private_logs[seat].append(_taken(self.phase.day, "guard", action.target))
         else:
@@ -1024,7 +1036,7 @@ class Game:
         if all(w in self._attack_proposals for w in wolves):
             # Disagreeing wolves: the human wolf decides if there is one, else the lower seat.
             decider = HUMAN_SEAT if HUMAN_SEAT in self._attack_proposals else min(self._attack_proposals)
-            self.records[_ABILITY_ATTACK] = AbilityRecord(
+            self.records[_ABILITY_ATTACK] = _record(
                 _ABILITY_ATTACK, decider, self._attack_proposals[decider]
             )
 
@@ -1229,7 +1241,7 @@ class Game:
         if self._executed_today is not None and players[medium].L == _LIFE_ALIVE:
             target = self._executed_today
             colour = _COLOUR_OF_ROLE[players[target].R]
-            self.records[_ABILITY_MEDIUM] = AbilityRecord(_ABILITY_MEDIUM, medium, target, int(colour))
+            self.records[_ABILITY_MEDIUM] = _record(_ABILITY_MEDIUM, medium, target, int(colour))
             players[medium].U = 1
             self._medium_results.append((night, target, colour))
         day = night + 1
@@ -1238,7 +1250,7 @@ class Game:
         divine = self.records.get(_ABILITY_DIVINE)
         if divine is not None:
             colour = _COLOUR_OF_ROLE[players[divine.T].R]
-            self.records[_ABILITY_DIVINE] = AbilityRecord(divine.A, divine.S, divine.T, int(colour))
+            self.records[_ABILITY_DIVINE] = _record(divine.A, divine.S, divine.T, int(colour))
             self._divine_results.append((day, divine.T, colour))
             self.private_logs[divine.S].append(DivineResult(day, divine.T, colour, pre=False))
         medium_record = self.records.get(_ABILITY_MEDIUM)
@@ -1251,13 +1263,13 @@ class Game:
         guarded = attack is not None and guard is not None and guard.T == attack.T
         if guard is not None:
             value = _RECORDVALUE_SUCCESS if guarded else _RECORDVALUE_FAILURE
-            self.records[_ABILITY_GUARD] = AbilityRecord(guard.A, guard.S, guard.T, value)
+            self.records[_ABILITY_GUARD] = _record(guard.A, guard.S, guard.T, value)
             self.private_logs[guard.S].append(GuardResolved(day, guard.T, guarded))
         # 2.-3. the attack and its victim
         victim: int | None = None
         if attack is not None:
             value = _RECORDVALUE_FAILURE if guarded else _RECORDVALUE_SUCCESS
-            self.records[_ABILITY_ATTACK] = AbilityRecord(attack.A, attack.S, attack.T, value)
+            self.records[_ABILITY_ATTACK] = _record(attack.A, attack.S, attack.T, value)
             if not guarded:
                 victim = attack.T
                 players[victim].L = _LIFE_DEAD
