@@ -13,7 +13,7 @@ from gm_engine.werewolf.actions import Claim, RequestClaim, StateResult, Vote
 from gm_engine.werewolf.agents import OfflineAgent, offline_agents
 from gm_engine.werewolf.log import VoteTally
 from gm_engine.werewolf.options import MadmanClaims, WerewolfOptions
-from gm_engine.werewolf.simulate import play_offline_game, simulate
+from gm_engine.werewolf.simulate import LazyLegal, play_offline_game, simulate
 
 
 def test_agents_always_choose_a_legal_action_in_every_role_and_option() -> None:
@@ -120,7 +120,8 @@ def test_simulate_report_counts_every_game_and_both_teams_win() -> None:
         assert 0.3 < report.wins[team.value] / 400 < 0.7
     assert 2 < report.average_days < 8
     data = report.to_json()
-    assert data["games"] == 400 and set(data["wins"]) == {"村人陣営", "人狼陣営"}
+    wins = data["wins"]
+    assert data["games"] == 400 and isinstance(wins, dict) and set(wins) == {"村人陣営", "人狼陣営"}
     assert simulate(50, 3).wins == simulate(50, 3).wins
 
 
@@ -165,3 +166,81 @@ def test_cli_werewolf_subparsers_can_be_extended() -> None:
     sub = add_werewolf_parsers(parser.add_subparsers())
     sub.add_parser("play")
     assert parser.parse_args(["werewolf", "play"]).werewolf_command == "play"
+
+
+def _structure(action: object) -> tuple[object, ...]:
+    """An action without its free text (what the seat did, not what it said)."""
+    return (
+        type(action).__name__,
+        getattr(action, "actor", None),
+        getattr(action, "target", None),
+        getattr(action, "role", None),
+        getattr(action, "colour", None),
+    )
+
+
+class _NeverQuietAgent(OfflineAgent):
+    """An agent that thinks through every turn (it never takes the quiet shortcut)."""
+
+    __slots__ = ()
+
+    @property
+    def _quiet_day(self) -> int:
+        return 0
+
+    @_quiet_day.setter
+    def _quiet_day(self, day: int) -> None:
+        pass
+
+
+def _play_recording(seed: str, agent: type[OfflineAgent]) -> tuple[list[tuple[object, ...]], list[object]]:
+    source = SeededSource(seed)
+    game = Game.new(source)
+    agents = {seat: agent(seat, source, talk=False) for seat in range(1, 10)}
+    done: list[tuple[object, ...]] = []
+    while not game.is_over:
+        seats = game.to_act()
+        if not seats:
+            game.advance()
+            continue
+        for seat in seats:
+            action = agents[seat].choose(observe(game, seat), LazyLegal(game, seat))
+            game.apply(action)
+            done.append(_structure(action))
+    return done, list(source.history)
+
+
+def test_the_quiet_shortcut_changes_no_choice_and_no_die() -> None:
+    """A seat with nothing left to decide today skips its later turns' thinking: agents that
+    think through every turn play the same games, action for action and die for die."""
+    for index in range(60):
+        quick = _play_recording(f"quiet:{index}", OfflineAgent)
+        thorough = _play_recording(f"quiet:{index}", _NeverQuietAgent)
+        assert quick == thorough, index
+
+
+def test_lazy_legal_and_the_log_snapshot_follow_the_game() -> None:
+    """A LazyLegal always lists the game's current legal actions; an observation's public log
+    is the log at that moment and stays so while the game goes on."""
+    source = SeededSource("lazy:1")
+    game = Game.new(source)
+    agents = offline_agents(source, talk=False)
+    lazies = {seat: LazyLegal(game, seat) for seat in range(1, 10)}
+    earlier: list[tuple[object, ...]] = []
+    observations = []
+    while not game.is_over:
+        seats = game.to_act()
+        if not seats:
+            game.advance()
+            continue
+        for seat in seats:
+            obs = observe(game, seat)
+            assert obs.public_log == tuple(game.public_log)
+            assert list(lazies[seat]) == game.legal_actions(seat) and len(lazies[seat]) > 0
+            observations.append(obs)
+            earlier.append(obs.public_log)
+            game.apply(agents[seat].choose(obs, lazies[seat]))
+            assert list(lazies[seat]) == game.legal_actions(seat)
+    assert len(observations) > 50
+    assert all(obs.public_log == log for obs, log in zip(observations, earlier, strict=True))
+    assert observations[0].public_log != tuple(game.public_log)
