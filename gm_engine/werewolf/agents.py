@@ -499,7 +499,7 @@ class OfflineAgent:
             rivals = [s for s in self._seer_claimants if s != self.seat and s in candidates]
             if self._plan_fake is not None and rivals:
                 target = rivals[0]
-                return Vote(self.seat, target, "占い師を騙っている偽物だと思うから")
+                return _vote(self.seat, target, "占い師を騙っている偽物だと思うから")
         if obs.stage == "runoff":
             # in the 決選投票 the first round's votes weigh: the table converges
             scores = self._scores(obs)
@@ -518,12 +518,13 @@ class OfflineAgent:
                     and speaker in candidates
                     and speaker not in self._partners
                 ):
-                    return Vote(self.seat, speaker, "根拠の薄い黒出しで、偽物に見えるから")
+                    return _vote(self.seat, speaker, "根拠の薄い黒出しで、偽物に見えるから")
         key = (self._knowledge, target)
         vote = self._vote_cache.get(key)
         if vote is None:
             # the vote is cached by the same key as the reason, so compose it directly
-            vote = self._vote_cache[key] = Vote(self.seat, target, self._compose_reason(obs, target) + "から")
+            reason = self._compose_reason(obs, target) + "から"
+            vote = self._vote_cache[key] = _vote(self.seat, target, reason)
         return vote
 
     def _attack(self, obs: Observation, targets: list[int]) -> Action:
@@ -703,6 +704,21 @@ class OfflineAgent:
             return "特にありません。"
         top = self._top(obs, others)
         return f"今は{obs.names[top]}さんが気になります。{self._reason(obs, top)}ので。"
+
+
+# Votes are shared between the games of a process: the agents' reasons are a few set phrases
+# (the cache is emptied when full, as a reason names seats and roles).
+_VOTES: dict[tuple[int, int, str], Vote] = {}
+
+
+def _vote(seat: int, target: int, reason: str) -> Vote:
+    key = (seat, target, reason)
+    found = _VOTES.get(key)
+    if found is None:
+        if len(_VOTES) >= 4096:
+            _VOTES.clear()
+        found = _VOTES[key] = Vote(seat, target, reason)
+    return found
 
 
 def _colour(action: Claim | StateResult) -> str:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from itertools import compress, filterfalse
 from operator import itemgetter
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from gm_engine.dice.source import DiceSource
 from gm_engine.werewolf.actions import (
@@ -221,6 +221,49 @@ def _speech(day: int, seat: int, text: str) -> Speech:
 
 
 _RECORDS: dict[tuple[int, int, int, int], AbilityRecord] = {}
+
+_SHARED: dict[tuple[object, ...], object] = {}
+E = TypeVar("E")
+
+
+def _shared(kind: Callable[..., E], *fields: Hashable) -> E:
+    """``kind(*fields)``, one shared instance per value: the engine's log entries and records are
+    frozen, so an equal one may stand for another, and making one costs a Python call per field.
+    The fields are small numbers, enums and tuples of them; the cache is emptied if it ever fills."""
+    key = (kind, *fields)
+    found = _SHARED.get(key)
+    if found is None:
+        if len(_SHARED) >= 65536:
+            _SHARED.clear()
+        found = _SHARED[key] = kind(*fields)
+    return found  # type: ignore[return-value]
+
+
+# Entries carrying free text are shared too (the offline agents say the same few things again and
+# again), in caches emptied when full: the text of a model or a human may be anything.
+_TEXT_CACHE_LIMIT = 4096
+_CAST_VOTES: dict[tuple[int, int, str], CastVote] = {}
+_DECLINED: dict[tuple[int, int, str], Declined] = {}
+
+
+def _cast_vote(vote: Vote) -> CastVote:
+    key = (vote.actor, vote.target, vote.reason)
+    found = _CAST_VOTES.get(key)
+    if found is None:
+        if len(_CAST_VOTES) >= _TEXT_CACHE_LIMIT:
+            _CAST_VOTES.clear()
+        found = _CAST_VOTES[key] = CastVote(vote.actor, vote.target, vote.reason)
+    return found
+
+
+def _declined(day: int, seat: int, text: str) -> Declined:
+    key = (day, seat, text)
+    found = _DECLINED.get(key)
+    if found is None:
+        if len(_DECLINED) >= _TEXT_CACHE_LIMIT:
+            _DECLINED.clear()
+        found = _DECLINED[key] = Declined(day, seat, text)
+    return found
 
 
 def _record(ability: int, actor: int, target: int, value: int = RecordValue.UNPROCESSED) -> AbilityRecord:
@@ -1056,7 +1099,7 @@ class Game:
             log.append(ResultStated(day, seat, role, action.target, action.colour, action.text))
             self._stated.setdefault(seat, []).append(action.target)
         elif isinstance(action, Decline):
-            log.append(Declined(day, seat, action.text))
+            log.append(_declined(day, seat, action.text))
         elif isinstance(action, RequestClaim):
             log.append(ClaimRequested(day, seat, action.role, action.text))
             self._requested_today.append(action.role)
@@ -1142,18 +1185,18 @@ class Game:
         for seat in SEATS:
             role = roles[seat - 1]
             partners = tuple(w for w in wolves if w != seat) if role is _ROLE_WEREWOLF else ()
-            self.private_logs[seat].append(RoleDealt(1, role, partners))
+            self.private_logs[seat].append(_shared(RoleDealt, 1, role, partners))
         self.phase = PhaseRecord(1, _TIMEOFDAY_DAY, _STEP_BEFORE_START)
         self._refresh_alive()
-        self.public_log.append(GameStarted(1))
+        self.public_log.append(_shared(GameStarted, 1))
         self.stage = _STAGE_PRE_DIVINATION
 
     def _finish_pre_divination(self) -> None:
         record = self.records.pop(_ABILITY_DIVINE)
         colour = _COLOUR_OF_ROLE[self.players[record.T].R]
         self._divine_results.append((1, record.T, colour))
-        self.private_logs[record.S].append(DivineResult(1, record.T, colour, pre=True))
-        self.public_log.append(PreDivinationDone(1))
+        self.private_logs[record.S].append(_shared(DivineResult, 1, record.T, colour, True))
+        self.public_log.append(_shared(PreDivinationDone, 1))
         self._start_discussion()
 
     def _start_discussion(self) -> None:
@@ -1169,14 +1212,14 @@ class Game:
         self._response_role = None
         self._requested_today = []
         self._find_speaker()
-        self.public_log.append(DiscussionStarted(day))
+        self.public_log.append(_shared(DiscussionStarted, day))
 
     def _open_vote(self, candidates: tuple[int, ...], runoff: bool) -> None:
         self.phase.P = _STEP_VOTE
         self.stage = _STAGE_RUNOFF if runoff else _STAGE_VOTE
         self._candidates = candidates
         self._votes = {}
-        self.public_log.append(VotingOpened(self.phase.day, runoff, candidates))
+        self.public_log.append(_shared(VotingOpened, self.phase.day, runoff, candidates))
 
     def _tally(self) -> None:
         day = self.phase.day
@@ -1191,7 +1234,7 @@ class Game:
         top = tuple(s for s, n in by_seat if n == best)
         # most votes first, ties by seat: a stable sort on the count keeps the seat order
         ordered = tuple(sorted(by_seat, key=itemgetter(1), reverse=True))
-        cast = tuple(CastVote(v.actor, v.target, v.reason) for v in votes)
+        cast = tuple([_cast_vote(v) for v in votes])
         self._votes = {}
         if len(top) == 1:
             self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "execute"))
@@ -1202,7 +1245,7 @@ class Game:
             self._open_vote(top, runoff=True)
         else:
             self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "no_execution"))
-            self.public_log.append(NoExecution(day))
+            self.public_log.append(_shared(NoExecution, day))
             self._candidates = ()
             self._executed_today = None
             if not self._win_check():
@@ -1217,7 +1260,7 @@ class Game:
         self.executions.append((day, seat))
         self._executed_today = seat
         self._candidates = ()
-        self.public_log.append(Executed(day, seat))
+        self.public_log.append(_shared(Executed, day, seat))
         if not self._win_check():
             self.stage = _STAGE_NIGHT_START
 
@@ -1230,7 +1273,7 @@ class Game:
         self._attack_proposals = {}
         self._attack_tonight = bool(self.executions) or not self.options.attack_needs_execution
         self.stage = _STAGE_NIGHT
-        self.public_log.append(NightStarted(self.phase.day))
+        self.public_log.append(_shared(NightStarted, self.phase.day))
 
     def _morning(self) -> None:
         """CMD_霊媒 then CMD_朝結果, in the document's order."""
@@ -1252,11 +1295,11 @@ class Game:
             colour = _COLOUR_OF_ROLE[players[divine.T].R]
             self.records[_ABILITY_DIVINE] = _record(divine.A, divine.S, divine.T, int(colour))
             self._divine_results.append((day, divine.T, colour))
-            self.private_logs[divine.S].append(DivineResult(day, divine.T, colour, pre=False))
+            self.private_logs[divine.S].append(_shared(DivineResult, day, divine.T, colour, False))
         medium_record = self.records.get(_ABILITY_MEDIUM)
         if medium_record is not None:
             self.private_logs[medium_record.S].append(
-                MediumResult(day, night, medium_record.T, _COLOURS[medium_record.V])
+                _shared(MediumResult, day, night, medium_record.T, _COLOURS[medium_record.V])
             )
         attack = self.records.get(_ABILITY_ATTACK)
         guard = self.records.get(_ABILITY_GUARD)
@@ -1264,7 +1307,7 @@ class Game:
         if guard is not None:
             value = _RECORDVALUE_SUCCESS if guarded else _RECORDVALUE_FAILURE
             self.records[_ABILITY_GUARD] = _record(guard.A, guard.S, guard.T, value)
-            self.private_logs[guard.S].append(GuardResolved(day, guard.T, guarded))
+            self.private_logs[guard.S].append(_shared(GuardResolved, day, guard.T, guarded))
         # 2.-3. the attack and its victim
         victim: int | None = None
         if attack is not None:
@@ -1275,11 +1318,12 @@ class Game:
                 players[victim].L = _LIFE_DEAD
                 self._refresh_alive()
                 self.victims.append((day, victim))
+            resolved = _shared(AttackResolved, day, attack.T, attack.S, not guarded)
             for wolf in SEATS:
                 if players[wolf].R == _ROLE_WEREWOLF:
-                    self.private_logs[wolf].append(AttackResolved(day, attack.T, attack.S, not guarded))
+                    self.private_logs[wolf].append(resolved)
         # 4. the announcement (5. 【公開情報】 is rendered from the public view)
-        self.public_log.append(MorningReport(day, victim))
+        self.public_log.append(_shared(MorningReport, day, victim))
         self._executed_today = None
         self._attack_proposals = {}
         # 6. the win check; then ATTACK/DIVINE/GUARD/MEDIUM are cleared
