@@ -21,3 +21,10 @@ def vectors_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"BCDice vectors not found at {path} (set GM_BCDICE_VECTORS)")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions record into the user data directory by default: keep each test's apart
+    from the developer's own (subprocesses inherit the variable)."""
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path_factory.mktemp("gm_data")))

@@ -12,11 +12,11 @@ import argparse
 import secrets
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from gm_engine.cli.werewolf import add_option_arguments, options_from_args
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
+from gm_engine.transcripts.record import play_session
 
 # How the screen colours a line, by how the line starts (plain text stays the source of truth).
 _STYLES: tuple[tuple[str, str], ...] = (
@@ -100,7 +100,12 @@ def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--profile", default=None, help="server profile for --backend openai")
     parser.add_argument("--name", default="プレイヤー", help="your name at the table (default: プレイヤー)")
     parser.add_argument("--no-narrator", action="store_true", help="no GM narrator lines")
-    parser.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--record", metavar="FILE", default=None,
+        help="record the transcript to FILE (default: a new file in the user data directory)",
+    )
+    where.add_argument("--no-record", action="store_true", help="do not record the game")
     parser.add_argument("--plain", action="store_true", help="plain text output (no colours)")
     add_option_arguments(parser)
     parser.set_defaults(handler=play_command)
@@ -145,16 +150,13 @@ def play_command(args: argparse.Namespace) -> int:
         backend = make_backend(args.backend, model=args.model, profile=args.profile)
         show = print if args.plain else rich_show()
         io = SessionIO(backend=backend, human=human, show=show)
-        if args.record:
-            from gm_engine.transcripts.record import record_session
-
-            outcome = record_session(spec, io, Path(args.record), runner=run_werewolf)
-        else:
-            outcome = run_werewolf(spec, io)
+        outcome, path = play_session(
+            spec, io, record=not args.no_record, path=args.record, runner=run_werewolf
+        )
     except (SessionError, BackendError, OSError, ValueError) as exc:
         print(f"gm werewolf play: {exc}", file=sys.stderr)
         return 2
     print(f"— {outcome.summary} (seed {seed})")
-    if args.record:
-        print(f"transcript: {args.record}")
+    if path is not None:
+        print(f"transcript: {path}")
     return 0

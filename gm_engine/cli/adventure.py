@@ -10,7 +10,8 @@ from typing import Any
 
 from gm_engine.llm import make_backend
 from gm_engine.llm.base import BackendError, ModelBackend
-from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec, get_runner
+from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec
+from gm_engine.transcripts.record import play_session
 
 
 def register(subparsers: Any) -> None:
@@ -32,8 +33,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--system", default="DiceBot", help="game system of the dice tool (see `gm systems`)")
     parser.add_argument("--max-turns", type=int, default=80, help="stop after this many GM turns")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
-    where.add_argument("--no-record", action="store_true", help="do not record (the default)")
+    where.add_argument(
+        "--record", metavar="FILE", default=None,
+        help="record the transcript to FILE (default: a new file in the user data directory)",
+    )
+    where.add_argument("--no-record", action="store_true", help="do not record the session")
     parser.add_argument(
         "--script",
         metavar="FILE",
@@ -63,16 +67,11 @@ def _adventure(args: argparse.Namespace) -> int:
             human = TerminalHuman()
         backend: ModelBackend = make_backend(args.backend, model=args.model, profile=args.profile)
         io = SessionIO(backend=backend, human=human, show=print)
-        if args.record:
-            from gm_engine.transcripts.record import record_session
-
-            outcome = record_session(spec, io, Path(args.record))
-        else:
-            outcome = get_runner("adventure")(spec, io)
+        outcome, path = play_session(spec, io, record=not args.no_record, path=args.record)
     except (SessionError, BackendError, OSError, ValueError) as exc:
         print(f"gm adventure: {exc}", file=sys.stderr)
         return 2
     print(f"— {outcome.summary} (seed {seed})")
-    if args.record:
-        print(f"transcript: {args.record}")
+    if path is not None:
+        print(f"transcript: {path}")
     return 0

@@ -1,0 +1,42 @@
+"""Play commands record by default into the user data directory and print the path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gm_engine.cli import main
+from gm_engine.transcripts.replay import replay_file
+
+
+def _printed_transcript(out: str) -> Path:
+    lines = [line for line in out.splitlines() if line.startswith("transcript: ")]
+    assert len(lines) == 1, out[-2000:]
+    return Path(lines[0].removeprefix("transcript: "))
+
+
+def test_werewolf_play_records_by_default_and_the_recording_replays(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["werewolf", "play", "--auto", "--plain", "--seed", "4", "--role", "3"]) == 0
+    path = _printed_transcript(capsys.readouterr().out)
+    assert path.is_relative_to(Path(os.environ["GM_DATA_DIR"]))
+    report = replay_file(path)
+    assert report.ok, report
+
+
+def test_adventure_records_by_default(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    script = tmp_path / "player.txt"
+    script.write_text("剣士のアリアで行きます\n", encoding="utf-8")
+    assert main(["adventure", "--seed", "2", "--script", str(script)]) == 0
+    path = _printed_transcript(capsys.readouterr().out)
+    assert path.is_relative_to(Path(os.environ["GM_DATA_DIR"]))
+    assert replay_file(path).ok
+
+
+def test_no_record_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["werewolf", "play", "--auto", "--plain", "--seed", "4", "--no-record"]) == 0
+    assert "transcript: " not in capsys.readouterr().out
+    assert not list(Path(os.environ["GM_DATA_DIR"]).rglob("*.jsonl"))
