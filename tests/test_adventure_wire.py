@@ -46,7 +46,7 @@ def test_adventure_over_the_wire_with_transient_errors_and_a_broken_call() -> No
         answer = offline_gm(request, GMView(holder["adventure"]))
         if answer.tool_calls:
             calls = [(c.name, json.loads(c.arguments)) for c in answer.tool_calls]
-            return FakeReply.tool_calls(*calls, content=answer.content)  # type: ignore[arg-type]
+            return FakeReply.tool_calls(*calls, content=answer.content)
         return FakeReply.text(answer.content or "")
 
     injected = [

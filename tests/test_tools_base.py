@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from collections.abc import Coroutine
+from typing import Any, ClassVar, TypedDict, TypeVar
 
 import pytest
 from pydantic import Field
@@ -57,7 +58,19 @@ class Counter:
         return ToolOutput(text=f"vote for {args.target} recorded", data={"target": args.target})
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+class FreeTurn(TypedDict):
+    """The keyword arguments of a free (narration) turn, shared by consecutive turns."""
+
+    offers: list[Offer[Any]]
+    require_action: bool
+    max_actions: int
+
+
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run one coroutine to completion on a fresh event loop."""
     return asyncio.run(coro)
 
 
@@ -99,7 +112,10 @@ def test_bad_declarations_are_refused() -> None:
 
 def test_errors_are_answered_then_a_valid_call_applies() -> None:
     engine = Counter()
-    offers = [Offer.of(Vote, engine.vote, target=["P2", "P3", "P5"]), Offer.of(Speak, lambda s: "said")]
+    offers: list[Offer[Any]] = [
+        Offer.of(Vote, engine.vote, target=["P2", "P3", "P5"]),
+        Offer.of(Speak, lambda s: "said"),
+    ]
     script = [
         ("P4", ModelResponse(tool_calls=(ToolCall(id="a", name="vote", arguments='{"target": "P2"'),))),
         ("P4", response_with_calls(("shoot", {"target": "P2"}))),
@@ -197,10 +213,10 @@ def test_free_turn_runs_tools_until_text_and_stops_at_a_pause() -> None:
     ]
     with ScriptedBackend(script) as backend:
         runner = TurnRunner(backend)
-        free = {"offers": offers, "require_action": False, "max_actions": 9}
-        first = run(runner.run(actor="gm", messages=[user_message("go")], **free))  # type: ignore[arg-type]
+        free = FreeTurn(offers=offers, require_action=False, max_actions=9)
+        first = run(runner.run(actor="gm", messages=[user_message("go")], **free))
         assert first.content == "done talking" and log == ["one", "two"]
-        second = run(runner.run(actor="gm", messages=first.messages, **free))  # type: ignore[arg-type]
+        second = run(runner.run(actor="gm", messages=first.messages, **free))
     assert second.ended_by_tool
     assert log == ["one", "two", "pause"]  # the call after the pause was not executed
     assert "not executed" in second.messages[-1]["content"]
@@ -224,14 +240,14 @@ def test_offers_given_as_a_function_are_recomputed_between_answers() -> None:
     engine = Counter()
     spoken: list[str] = []
 
-    def offers() -> list[Offer[Tool]]:
+    def offers() -> list[Offer[Any]]:
         def speak(s: Speak) -> str:
             spoken.append(s.text)
             return "ok"
 
-        current: list[Offer[Tool]] = [Offer.of(Speak, speak)]  # type: ignore[list-item]
+        current: list[Offer[Any]] = [Offer.of(Speak, speak)]
         if spoken:  # voting becomes legal once something was said
-            current.append(Offer.of(Vote, engine.vote, target=["P2"]))  # type: ignore[arg-type]
+            current.append(Offer.of(Vote, engine.vote, target=["P2"]))
         return current
 
     script = [

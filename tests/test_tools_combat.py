@@ -11,7 +11,7 @@ import pytest
 from gm_engine.dice import SeededSource
 from gm_engine.llm.base import user_message
 from gm_engine.llm.scripted import ScriptedBackend
-from gm_engine.tools.base import Offer, TurnRunner, response_with_calls
+from gm_engine.tools.base import Offer, ToolOutput, TurnRunner, response_with_calls
 from gm_engine.tools.combat import CombatTable
 from gm_engine.tools.dice import check_offer, dice_offer
 
@@ -105,6 +105,7 @@ def test_dice_tools_roll_on_the_session_source() -> None:
     seen: list[str] = []
     offer = dice_offer("Cthulhu7th", source, lambda r, why: seen.append(r.text))
     out = offer.handler(offer.tool.model_validate({"command": "CC<=50", "reason": "聞き耳"}))
+    assert isinstance(out, ToolOutput)
     data = json.loads(out.text)
     assert data["reason"] == "聞き耳" and data["detail"]["kind"] == "coc7_skill"
     assert len(source.history) == 2 and seen == [data["text"]]
@@ -114,7 +115,9 @@ def test_dice_tools_roll_on_the_session_source() -> None:
     check = check_offer(["カイ"], source)
     assert props(check)["character"]["enum"] == ["カイ"]
     args = check.tool.model_validate({"character": "カイ", "target": 10, "reason": "跳ぶ"})
-    result = json.loads(check.handler(args).text)
+    checked = check.handler(args)
+    assert isinstance(checked, ToolOutput)
+    result = json.loads(checked.text)
     assert result["text"].startswith("(3D6>=10)")
     assert len(source.history) == 5
 

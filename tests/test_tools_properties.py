@@ -143,7 +143,8 @@ def test_lazy_offer_refuses_what_narrowed_refuses_and_validates_narrowly() -> No
         assert "'a' or 'b'" in str(exc)
     else:  # pragma: no cover
         raise AssertionError("a value outside the narrowed choices was accepted")
-    for bad in ({"colour": ["x"]}, {"piece": []}):
+    bad_declarations: tuple[dict[str, list[str]], ...] = ({"colour": ["x"]}, {"piece": []})
+    for bad in bad_declarations:
         try:
             Offer.narrowing(Move, lambda args: "ok", **bad)
         except ToolDefinitionError:

@@ -16,7 +16,13 @@ VILLAGER_DEAL = [2, 3, 1, 1, 2, 2, 4, 5, 6]
 
 def new_game(deal: list[int], **options: object) -> Game:
     """A game dealt as ``deal`` with the given options, at the 事前占い."""
-    return Game.from_deal(deal, WerewolfOptions(**options))  # type: ignore[arg-type]
+    return Game.from_deal(deal, WerewolfOptions(**options))
+
+
+def stage_of(game: Game) -> Stage:
+    """The game's stage, read afresh: after ``advance`` or ``apply`` mypy would otherwise keep
+    the stage narrowed by an earlier ``is`` check and call a later comparison impossible."""
+    return game.stage
 
 
 def seer_of(game: Game) -> int:
@@ -59,5 +65,5 @@ def vote_out(game: Game, target: int, fallback: int) -> None:
     vote(game, targets)
     assert game.stage is Stage.EXECUTION
     game.advance()
-    if game.stage is Stage.NIGHT_START:
+    if stage_of(game) is Stage.NIGHT_START:
         game.advance()

@@ -12,6 +12,7 @@ from gm_engine.dice.source import SeededSource
 from gm_engine.werewolf import (
     COMPOSITION,
     PERSONA_NAMES,
+    Action,
     Attack,
     ChooseRole,
     Claim,
@@ -55,6 +56,7 @@ from tests.test_werewolf_helpers import (
     WOLF_DEAL,
     new_game,
     pass_discussion,
+    stage_of,
     start_day_one,
     vote,
     vote_out,
@@ -445,7 +447,7 @@ def test_cmd_vote_tie_goes_to_one_runoff_between_the_tied() -> None:
     refused(game, Vote(1, 4), rules.RULE_RUNOFF)
     assert game.legal_actions(2) == [Vote(2, 3)]  # a tied seat votes for the other
     vote(game, {1: 2, 2: 3, 3: 2, 4: 2, 5: 2, 6: 3, 7: 3, 8: 3, 9: 2})
-    assert game.stage is Stage.EXECUTION
+    assert stage_of(game) is Stage.EXECUTION
     game.advance()
     assert game.players[2].L == Life.DEAD
 
@@ -619,7 +621,7 @@ def test_cmd_medium_dead_medium_learns_nothing() -> None:
 
 def test_cmd_morning_resolves_everything_at_once_and_clears_records() -> None:
     """CMD_朝結果 / NOTES.md: all night actions resolve at 朝結果, in any arrival order."""
-    orders = [
+    orders: list[list[Action]] = [
         [Attack(2, 6), Attack(3, 6), Guard(7, 6), Divine(1, 3)],
         [Guard(7, 6), Divine(1, 3), Attack(3, 6), Attack(2, 6)],
     ]
@@ -769,7 +771,7 @@ def test_rejected_actions_of_any_shape_leave_the_state_unchanged() -> None:
         "vote P3",
         None,
         Vote(1, "P3"),  # type: ignore[arg-type]
-        Vote(True, 2),  # type: ignore[arg-type]
+        Vote(True, 2),
         Speak(1, 5),  # type: ignore[arg-type]
         Speak(1, "x" * 5000),
         Claim(1, 9),  # type: ignore[arg-type]
@@ -794,7 +796,7 @@ def test_options_are_validated() -> None:
     with pytest.raises(ValidationError):
         WerewolfOptions(no_such_rule=True)  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
-        WerewolfOptions(madman_claims="sometimes")  # type: ignore[arg-type]
+        WerewolfOptions(madman_claims="sometimes")
     assert WerewolfOptions().madman_claims is MadmanClaims.LIKE_WEREWOLF
 
 
