@@ -9,9 +9,9 @@ import pytest
 from gm_engine.cli import main
 from gm_engine.dice.source import SeededSource
 from gm_engine.werewolf import Colour, Game, Role, Speak, Team, observe
-from gm_engine.werewolf.actions import Claim, RequestClaim, StateResult, Vote
+from gm_engine.werewolf.actions import Attack, Claim, RequestClaim, StateResult, Vote
 from gm_engine.werewolf.agents import OfflineAgent, offline_agents
-from gm_engine.werewolf.log import VoteTally
+from gm_engine.werewolf.log import MorningReport, VoteTally
 from gm_engine.werewolf.options import MadmanClaims, WerewolfOptions
 from gm_engine.werewolf.simulate import LazyLegal, play_offline_game, simulate
 
@@ -244,3 +244,66 @@ def test_lazy_legal_and_the_log_snapshot_follow_the_game() -> None:
     assert len(observations) > 50
     assert all(obs.public_log == log for obs, log in zip(observations, earlier, strict=True))
     assert observations[0].public_log != tuple(game.public_log)
+
+
+# The longest game in which somebody leaves the table every day: 9 seats, 2 人狼; with every
+# night's attack guarded, the village side (7 seats, 狂人 included) must lose 6 seats and the
+# wolves one before the wolves reach parity, so it ends on day 7 at the latest. Three more days
+# leave room for a few days without execution (a 3 vs 3 standoff only a night can break).
+_MAX_DAYS = 10
+
+
+def test_no_offline_game_stalls() -> None:
+    """The stalemate defect: with the old agents a tied vote and its 決選投票 tied again day after
+    day (each seat voting its own suspect, no execution) and the wolves kept attacking the seat
+    the 狩人 kept guarding, so games of seeds ``1/i`` ran for 33, 75, 82, 532 and 563 days.
+    Now the village concentrates its votes after a tie and the wolves switch targets."""
+    days = [play_offline_game(f"1/{index}").days for index in range(2000)]
+    assert max(days) <= _MAX_DAYS, sorted(days)[-10:]
+    assert sum(days) / len(days) < 5
+
+
+def test_stalemates_break_votes_concentrate_and_wolves_switch_targets() -> None:
+    """After a tie the village votes together; a guarded attack is not repeated a third time.
+
+    Over 300 games: no three days in a row end without execution, and the wolves never attack
+    the same seat after it was guarded on the two nights before while another seat could be
+    attacked. (Played with each seat's own view only; the test alone reads the roles.)
+    """
+    no_execution_days = switched = 0
+    for index in range(300):
+        source = SeededSource(f"stalemate:{index}")
+        game = Game.new(source)
+        agents = offline_agents(source, talk=False)
+        failures: list[int | None] = []  # per night: the guarded target, or None
+        choices: list[int] = []  # the target of each night's decisive attack
+        while not game.is_over:
+            seats = game.to_act()
+            if not seats:
+                game.advance()
+                continue
+            night_attackers = []
+            for seat in seats:
+                action = agents[seat].choose(observe(game, seat), LazyLegal(game, seat))
+                if isinstance(action, Attack):
+                    night_attackers.append(action)
+                game.apply(action)
+            if night_attackers:
+                decisive = min(night_attackers, key=lambda a: a.actor)  # the lower seat decides
+                attackable = [
+                    s for s in range(1, 10) if game.is_alive(s) and game.role_of(s) is not Role.WEREWOLF
+                ]
+                if len(failures) >= 2 and failures[-1] == failures[-2] == decisive.target:
+                    assert len(attackable) == 1, (index, game.phase.day, decisive.target, attackable)
+                if failures and failures[-1] is not None and decisive.target != failures[-1]:
+                    switched += 1
+                choices.append(decisive.target)
+                game.advance()  # the morning
+                morning = [e for e in game.public_log if isinstance(e, MorningReport)][-1]
+                failures.append(decisive.target if morning.victim is None else None)
+        outcomes = [t.outcome for t in game.public_log if isinstance(t, VoteTally)]
+        no_execution_days += outcomes.count("no_execution")
+        assert "no_execution,no_execution,no_execution" not in ",".join(
+            o for o in outcomes if o != "runoff"
+        ), index
+    assert no_execution_days < 60 and switched > 20

@@ -22,6 +22,15 @@ How they play (a sensible table, not a strong one):
 * 人狼: one of the pair may fake 占い師 (or 霊媒師 when asked), giving 黒 to a villager; they never
   vote for the partner, and attack claimed 占い師 / 霊媒師 / 狩人 first. 狂人: often fakes
   占い師 with a 黒 on somebody it hopes is village.
+* Breaking stalemates (a tied vote, a guard that keeps succeeding), as a sensible table does:
+  in a 決選投票, and on the day after a day without execution, the village concentrates its
+  votes on one public focus: the candidate with the most votes in the last tally, then the
+  most publicly suspected, then the first in today's speaking order (all public, so every
+  villager finds the same seat; what a seat knows better, e.g. its own 占い result, still
+  wins). A 人狼 joins that bandwagon when the focus is a villager and splits the vote when it
+  is a wolf (the 狂人, who knows no wolf, votes like the village). The wolves remember their
+  failed attacks: after one failure on a seat they switch to another 60% of the time, after two
+  in a row they always do, whenever there is another seat to attack.
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from gm_engine.werewolf.actions import (
     with_text,
 )
 from gm_engine.werewolf.log import (
+    AttackResolved,
     ClaimMade,
     ClaimRequested,
     DivineResult,
@@ -62,6 +72,10 @@ from gm_engine.werewolf.views import Observation
 _BLACK_WEIGHT = 12.0  # a stated 黒, times the trust in its speaker
 _WHITE_WEIGHT = -7.0  # a stated 白
 _RIVAL_WEIGHT = 5.0  # a contested claim, times the distrust
+# The pull of the public focus when the village must concentrate its votes: far above the
+# personal noise and the spread of trust (a few points), far below a seat's own 占い / 霊媒
+# result (100), so only what a seat really knows makes it vote away from the focus.
+_FOCUS_WEIGHT = 20.0
 _QUIET_ROLES = frozenset((Role.VILLAGER, Role.BODYGUARD, Role.WEREWOLF))
 _RELEVANT = frozenset(("claim", "result_stated", "executed", "morning", "vote_tally", "claim_requested"))
 # The daily drift of first impressions: on day d the seats 1 + (3i + d) % 9 (i = 0, 1, 2) move
@@ -119,6 +133,7 @@ class PublicNotes:
         "claims",
         "executed",
         "last_counts",
+        "last_outcome",
         "last_statement",
         "medium_claimants",
         "requested",
@@ -141,6 +156,7 @@ class PublicNotes:
         self.executed: list[int] = []
         self.victims: list[int] = []
         self.last_counts: dict[int, int] = {}
+        self.last_outcome = ""  # the outcome of the last tally ("execute", "runoff", "no_execution")
         self.requested: dict[Role, int] = {}
         self.targets_by: dict[int, set[int]] = {}
         self.last_statement: dict[int, int] = {}
@@ -176,6 +192,7 @@ class PublicNotes:
             elif isinstance(entry, VoteTally):
                 self.last_counts.clear()
                 self.last_counts.update(entry.counts)
+                self.last_outcome = entry.outcome
             elif isinstance(entry, ClaimRequested):
                 self.requested[entry.role] = entry.day
         self.seen = len(log)
@@ -240,6 +257,7 @@ class OfflineAgent:
         "_cache_key",
         "_claims",
         "_executed",
+        "_failed_attacks",
         "_knowledge",
         "_last_counts",
         "_medium_claimants",
@@ -305,6 +323,7 @@ class OfflineAgent:
         self._last_counts = notes.last_counts
         self._requested = notes.requested
         self._own: dict[int, Colour] = {}
+        self._failed_attacks: dict[int, int] = {}  # a 人狼's consecutive failed attacks per target
         self._private_seen = 0
         self._noise_day = 0
         self._knowledge = 0  # bumped whenever a fact that moves suspicion arrives
@@ -334,6 +353,14 @@ class OfflineAgent:
             for private in private_log[self._private_seen :]:
                 if isinstance(private, (DivineResult, MediumResult)):
                     own[private.target] = private.colour
+                elif isinstance(private, AttackResolved):
+                    failed = self._failed_attacks
+                    if private.killed:
+                        failed.clear()
+                    else:  # guarded: a 狩人 is on this seat
+                        count = failed.get(private.target, 0) + 1
+                        failed.clear()
+                        failed[private.target] = count
             self._private_seen = len(private_log)
         self._knowledge = notes.version * 64 + len(own)
 
@@ -500,12 +527,29 @@ class OfflineAgent:
             if self._plan_fake is not None and rivals:
                 target = rivals[0]
                 return _vote(self.seat, target, "占い師を騙っている偽物だと思うから")
-        if obs.stage == "runoff":
+        runoff = obs.stage == "runoff"
+        if runoff or self._notes.last_outcome == "no_execution":
+            # A tie, or yesterday's vote ended without execution: the village must concentrate.
+            focus = self._focus_order(obs, [*targets, self.seat])[0]
+            if partners:
+                if focus != self.seat and focus not in partners:
+                    return _vote(self.seat, focus, "票が割れないように、まとめるべきだと思うから")
+            else:
+                scores = self._scores(obs)
+                counts = self._last_counts if runoff else {}
+                if focus == self.seat:  # it cannot vote for itself: the next in the public order
+                    focus = self._focus_order(obs, candidates)[0]
+                target = max(
+                    candidates,
+                    key=lambda s: scores[s] + 3 * counts.get(s, 0) + (_FOCUS_WEIGHT if s == focus else 0.0),
+                )
+                if target == focus:
+                    return _vote(self.seat, target, "票が割れて処刑なしは避けたいので、票を集めるため")
+        if runoff:
             # in the 決選投票 the first round's votes weigh: the table converges
             scores = self._scores(obs)
             counts = self._last_counts
             candidates.sort(key=lambda s: (-(scores[s] + 3 * counts.get(s, 0)), s))
-        if obs.stage == "runoff":
             target = candidates[0]
         else:  # the most suspected (ties: the earlier seat, as max() keeps the first maximum)
             target = max(candidates, key=self._scores(obs).__getitem__)
@@ -527,8 +571,30 @@ class OfflineAgent:
             vote = self._vote_cache[key] = _vote(self.seat, target, reason)
         return vote
 
+    def _focus_order(self, obs: Observation, seats: Sequence[int]) -> list[int]:
+        """``seats`` in the table's public order of focus (the same for every seat that sees it).
+
+        Most votes in the last tally, then the most publicly suspected, then today's speaking
+        order (P(day) first): public facts only, so the village can agree without talking.
+        """
+        counts = self._last_counts
+        public = self._notes.public_scores()
+        day = obs.day
+        return sorted(seats, key=lambda s: (-counts.get(s, 0), -public[s], (s - day) % 9))
+
     def _attack(self, obs: Observation, targets: list[int]) -> Action:
         scores = self._scores(obs)
+        failed = self._failed_attacks
+        if failed:
+            # a guard keeps saving this seat: try another (always after two failures on it)
+            # (the dict holds only the last night's target, so this rolls at most one die)
+            avoid = [
+                t
+                for t, count in failed.items()
+                if t in targets and (count >= 2 or self.source.roll(100) <= 60)
+            ]
+            if avoid and len(avoid) < len(targets):
+                targets = [t for t in targets if t not in avoid]
         priority: list[int] = []
         for speaker, _claimed, target, colour in self._stated:
             if colour is _COLOUR_BLACK and target in (self.seat, *self._partners) and speaker in targets:
