@@ -140,11 +140,14 @@ class Persona(BaseModel):
 
 
 def default_personas_dir() -> Path:
-    """``$GM_PERSONAS_DIR``, else ``personas/`` at the project root."""
+    """``$GM_PERSONAS_DIR``, else ``personas/`` at the project root (a checkout or an
+    editable install), else the copy a wheel ships as ``gm_engine/personas``."""
     env = os.environ.get("GM_PERSONAS_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "personas"
+    project = Path(__file__).resolve().parents[2] / "personas"
+    packaged = Path(__file__).resolve().parents[1] / "personas"
+    return project if project.is_dir() or not packaged.is_dir() else packaged
 
 
 def load_persona(path: Path) -> Persona:
