@@ -85,3 +85,30 @@ def test_adventure_over_the_wire_with_transient_errors_and_a_broken_call() -> No
     assert "〈BATTLE_JUDGE LOG〉" in "\n".join(shown)
     assert outcome.figures["model_calls"] == len(server.requests) - 2  # the two retried failures
     assert server.unexpected == 0
+
+
+def test_the_command_stops_on_a_failing_server_and_names_the_transcript(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    """`gm adventure` against a server that refuses every call: exit 2, why on stderr, and the
+    transcript (without its end line) named for `gm resume`."""
+    import argparse
+
+    from gm_engine.cli.adventure import register
+    from gm_engine.transcripts.format import read_transcript
+
+    parser = argparse.ArgumentParser(prog="gm")
+    register(parser.add_subparsers())
+    target = tmp_path / "adventure.jsonl"
+    with FakeChatServer(responder=lambda body: FakeReply.error(403, "no access")) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        args = parser.parse_args(
+            ["adventure", "--backend", "openai", "--model", "m", "--seed", "2", "--record", str(target)]
+        )
+        status = args.handler(args)
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("gm adventure: the model server refused the request (")
+    assert f"the session is saved; continue it with `gm resume {target}`" in err
+    assert read_transcript(target, require_end=False).end is None

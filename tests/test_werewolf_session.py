@@ -26,6 +26,7 @@ from gm_engine.sessions.werewolf_offline import AutoHuman, first_choice_calls
 from gm_engine.tools.base import response_with_calls
 from gm_engine.werewolf import Claim, Role, Speak
 from gm_engine.werewolf.agents import OfflineAgent
+from gm_engine.werewolf.log import CastVote, VoteTally
 
 
 def auto_io(seed: int, backend: Any = None) -> tuple[SessionIO, ListSink, list[str]]:
@@ -377,25 +378,54 @@ def test_rule_options_reach_the_engine_and_the_prompts() -> None:
         session_options(spec(1, rules={"bogus": 1}))
 
 
-def test_a_dead_backend_leaves_every_turn_to_the_fallback() -> None:
-    """A backend that always fails: the game is still played to its end, each turn by the
-    fallback agent, and each fallback is recorded once with the reason."""
+def test_a_dead_backend_stops_the_game() -> None:
+    """A backend that always fails is the program's problem, not the model's: the session
+    raises the BackendError at the first call and no fallback agent plays in its place."""
 
     class Dead:
         name = "dead"
 
+        def __init__(self) -> None:
+            self.calls = 0
+
         async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+            self.calls += 1
             raise BackendError("connection refused")
 
-    io, sink, screen = auto_io(13, Dead())
-    outcome = run_werewolf(spec(13, role=5), io)
-    assert "の勝利" in outcome.summary and "【ゲーム終了】" in screen
-    requests = [p for k, p in sink.events if k == "model_request"]
-    fallbacks = [p for k, p in sink.events if k == "fallback"]
-    narrations = [p for p in requests if p["actor"] == "GM"]
-    assert len(fallbacks) == len(requests) - len(narrations)
-    assert all("connection refused" in f["reason"] and f["tool"] for f in fallbacks)
-    assert not any(line.startswith("GM:") for line in screen)
+    for narrator in (True, False):
+        dead = Dead()
+        io, sink, screen = auto_io(13, dead)
+        with pytest.raises(BackendError, match="connection refused"):
+            run_werewolf(spec(13, role=5, narrator=narrator), io)
+        kinds = [k for k, _ in sink.events]
+        assert dead.calls >= 1
+        assert "fallback" not in kinds and "model_response" not in kinds
+        assert "【ゲーム終了】" not in screen and not any(line.startswith("GM:") for line in screen)
+
+
+def test_a_backend_failing_mid_round_applies_none_of_the_round() -> None:
+    """One persona's call fails in a concurrent vote: the session stops and the game is still
+    at the vote, with no vote of the round applied (the others' answers are dropped)."""
+
+    class FailsAtTheVote(FirstChoiceBackend):
+        async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+            if request.phase == "vote" and request.actor == "P5":
+                raise BackendError("server gone")
+            return await super().complete(request, context)
+
+    io, sink, _ = auto_io(5, FailsAtTheVote())
+    the_spec = spec(5, role=2, narrator=False)
+    session = WerewolfSession(the_spec, session_options(the_spec), io)
+    with pytest.raises(BackendError, match="server gone"):
+        asyncio.run(session.run())
+    assert session.game.stage.value == "vote"
+    assert session.game.phase.day == 1
+    assert not [e for e in session.game.public_log if isinstance(e, CastVote | VoteTally)]
+    states = [p for k, p in sink.events if k == "state"]
+    assert not any(p["step"].startswith("vote") for p in states)
+    # the game is exactly as the last recorded step left it
+    assert session.game.state_hash() == states[-1]["hash"]
+    assert not [p for k, p in sink.events if k == "model_request" and p["phase"] == "vote"]
 
 
 @settings(max_examples=25, deadline=None)

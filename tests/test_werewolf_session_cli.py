@@ -41,8 +41,42 @@ def test_same_seed_same_output(capsys: pytest.CaptureFixture[str]) -> None:
     outputs = []
     for _ in range(2):
         assert run(["play", "--auto", "--seed", "9", "--plain", "--no-narrator"]) == 0
-        outputs.append(capsys.readouterr().out)
+        lines = capsys.readouterr().out.splitlines()
+        # the transcript's default file name carries the time of day: the one line that differs
+        assert lines[-1].startswith("transcript: ")
+        outputs.append(lines[:-1])
     assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_a_failing_model_server_stops_the_game_with_a_way_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, record: bool
+) -> None:
+    """The server refuses every call: no offline agent plays in its place; the command says
+    why on stderr, names the transcript to resume (or says nothing was recorded), exits 2."""
+    from gm_engine.llm.fakeserver import FakeChatServer, FakeReply
+    from gm_engine.transcripts.format import read_transcript
+
+    target = tmp_path / "game.jsonl"
+    where = ["--record", str(target)] if record else ["--no-record"]
+    with FakeChatServer(responder=lambda body: FakeReply.error(401, "bad key")) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        argv = ["play", "--auto", "--seed", "1", "--plain", "--backend", "openai", "--model", "m"]
+        status = run([*argv, *where])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert "【ゲーム終了】" not in captured.out and "の勝利" not in captured.out
+    assert captured.err.startswith("gm werewolf play: the model server refused the request (")
+    assert "bad key" in captured.err
+    if record:
+        assert f"the game is saved; continue it with `gm resume {target}`" in captured.err
+        transcript = read_transcript(target, require_end=False)
+        assert transcript.end is None and transcript.events
+        assert not [e for e in transcript.events if e.type == "fallback"]
+    else:
+        assert "was not recorded (--no-record)" in captured.err
+        assert not target.exists()
 
 
 def test_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,10 @@ narrates from the engine's facts and ends.
 
 When the GM's retry budget runs out, :meth:`Adventure.fallback` decides: in a battle the
 step that moves it on, elsewhere nothing; either way a ``fallback`` event is recorded and
-the turn goes back to the player.
+the turn goes back to the player. A backend failure (:class:`~gm_engine.llm.base.BackendError`,
+a transient one included once the retry policy gave up) is not the model's mistake: the
+session stops and raises it between two engine steps, so a recorded session is left
+resumable (``gm resume``).
 
 Events: everything the turn runner emits (model_request, model_response, tool_result,
 fallback), plus ``human_input``, ``dice`` (the dice of each engine step) and ``state``
@@ -249,7 +252,19 @@ class Adventure:
         return BattleStep(step=step) if step is not None else None
 
     async def run(self) -> SessionOutcome:
-        """Play until the GM ends the adventure, the player quits, or ``max_turns``."""
+        """Play until the GM ends the adventure, the player quits, or ``max_turns``.
+
+        Raises:
+            BackendError: the model's server failed (after the retry policy gave up).
+        """
+        try:
+            return await self._play()
+        finally:
+            close = getattr(self.io.backend, "aclose", None)
+            if close is not None:
+                await close()  # the client's connections belong to this event loop
+
+    async def _play(self) -> SessionOutcome:
         runner = TurnRunner(
             MeteredBackend(self.io.backend, self.ledger),
             _ShowingSink(self.io.sink, self.io.show),
@@ -280,9 +295,6 @@ class Adventure:
                 break
             self.human_lines.append(text)
             self.messages.append(self.turn_message(text))
-        close = getattr(self.io.backend, "aclose", None)
-        if close is not None:
-            await close()  # the client's connections belong to this event loop
         stopped = "the player left the table" if quit_early else "the adventure ran out of turns"
         summary = self.ending or stopped
         self.io.show(self.ledger.summary())

@@ -33,8 +33,12 @@ Choices where the rules leave the table free (each a session option or a documen
   concurrently with the first turn so it costs no wall time (``narrator=False`` drops it);
 * a persona's notes are replaced whole by ``update_notes``; more than five lines is refused
   (an error the model can fix), never silently cut;
-* a turn the model cannot finish (retry budget spent, backend down, or no action at all) is
-  played by a separate offline agent of that seat and recorded as a ``fallback`` event;
+* a turn the model cannot finish (retry budget spent, or no action at all) is played by a
+  separate offline agent of that seat and recorded as a ``fallback`` event;
+* a backend failure (:class:`~gm_engine.llm.base.BackendError`, a transient one included once
+  the retry policy gave up) is the program's problem, not the model's: the session stops and
+  raises it, with nothing of the unfinished step applied (a concurrent round applies its
+  choices only once all are in), so a recorded game is left resumable (``gm resume``);
 * ``/quit`` at any question ends the session without revealing any role.
 """
 
@@ -53,7 +57,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gm_engine.dice.source import SeededSource
-from gm_engine.llm.base import BackendError, JsonDict, system_message, user_message
+from gm_engine.llm.base import JsonDict, system_message, user_message
 from gm_engine.llm.prompts import load_prompts, render_prompt
 from gm_engine.sessions.base import (
     EventSink,
@@ -846,8 +850,9 @@ class WerewolfSession:
                 turn=self._turn,
                 parallel_tool_calls=True,  # update_notes and the action in one answer
             )
-        except (BackendError, TurnError) as exc:
-            # the caller applies the fallback agent's choice and records why
+        except TurnError as exc:
+            # the model's failure: the caller applies the fallback agent's choice and records
+            # why. A BackendError (the server's failure) is not caught: the session stops.
             turn.error = f"{type(exc).__name__}: {exc}"
         if turn.notes is not None:
             self.notes[seat] = turn.notes
@@ -904,7 +909,7 @@ class WerewolfSession:
         await self._flush_narration()
         turn.sink.flush(self.sink)
         if turn.chosen is None:
-            # no action from the model (a text-only end, or a backend failure): the fallback plays
+            # no action from the model (a text-only end, or the budget spent): the fallback plays
             tool = self._fallback_tool(seat, task, legal)
             self.sink.emit("fallback", {"actor": seat_label(seat), "tool": tool.tool_name,
                                         "arguments": tool.model_dump(mode="json"),
@@ -942,12 +947,12 @@ class WerewolfSession:
         for seat in persona_seats:
             legal = self.game.legal_actions(seat)
             tasks.append(asyncio.ensure_future(self._round_turn(seat, kind, stage, legal)))
-        await self._flush_narration()
-        human_action: Action | None = None
-        if HUMAN_SEAT in seats:
-            legal = self.game.legal_actions(HUMAN_SEAT)
-            label = {"vote": "投票先", "night": _night_label(legal), "pre": "事前占いの相手"}[kind]
-            try:
+        try:
+            await self._flush_narration()
+            human_action: Action | None = None
+            if HUMAN_SEAT in seats:
+                legal = self.game.legal_actions(HUMAN_SEAT)
+                label = {"vote": "投票先", "night": _night_label(legal), "pre": "事前占いの相手"}[kind]
                 if getattr(self.io.human, "answers_at_once", False):
                     # an agent, not a person: no thread (whose hand-overs of the interpreter
                     # lock stall the loop); it answers once the personas' requests are out
@@ -955,12 +960,15 @@ class WerewolfSession:
                     human_action = self._human_target(label, legal)
                 else:
                     human_action = await asyncio.to_thread(self._human_target, label, legal)
-            except HumanQuit:
-                for pending in tasks:
-                    pending.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                raise
-        turns = await asyncio.gather(*tasks)
+            turns = await asyncio.gather(*tasks)
+        except BaseException:
+            # /quit, or a backend failure (the narrator's or one persona's): the other turns
+            # are abandoned and no choice of the round is applied (the choices are applied
+            # below, only once all are in)
+            for pending in tasks:
+                pending.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         await self._flush_narration()
         chosen: dict[int, Action] = {}
         if human_action is not None:
@@ -1032,11 +1040,18 @@ class WerewolfSession:
                     context=NarratorContext(event=event, day=day), model=self.spec.model,
                     day=day, phase="narration", turn=0,
                 )
-            except (BackendError, TurnError):
+            except TurnError:  # a BackendError stops the session when the line is flushed
                 return sink, None
             return sink, result.content
 
         self._narration = asyncio.ensure_future(narrate())
+
+    async def _drop_narration(self) -> None:
+        """Cancel a narration still in flight (the session is stopping); its line is lost."""
+        task, self._narration = self._narration, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     async def _flush_narration(self) -> None:
         if self._narration is None:
@@ -1050,7 +1065,12 @@ class WerewolfSession:
     # ------------------------------------------------------------ the loop
 
     async def run(self) -> SessionOutcome:
-        """Play the game to its end (or until the human types ``/quit``)."""
+        """Play the game to its end (or until the human types ``/quit``).
+
+        Raises:
+            BackendError: the model's server failed (after the retry policy gave up); the
+                game stops where it was, with no half-applied step.
+        """
         # set-up before the game's clock starts: the templates and the backend's client
         load_prompts(*_TEMPLATES)
         prepare = getattr(self.io.backend, "prepare", None)
@@ -1060,14 +1080,15 @@ class WerewolfSession:
             with _frozen_heap():
                 return await self._play()
         except HumanQuit:
-            if self._narration is not None:
-                self._narration.cancel()
-                self._narration = None
+            await self._drop_narration()
             self.show("ゲームを中断しました（役職は公開されません）")
             return SessionOutcome(
                 summary=f"中断（{self.game.phase.day}日目）",
                 figures={"days": float(self.game.phase.day), "quit": 1.0},
             )
+        except BaseException:
+            await self._drop_narration()
+            raise
         finally:
             self._settle()
 
