@@ -454,3 +454,25 @@ def test_offline_personas_talk_about_their_suspicion_after_day_one() -> None:
         assert speech.text not in voice.opening, speech
     names = [p.name for p in personas.values()] + ["プレイヤー"]
     assert sum(any(name in s.text for name in names) for s in later) >= len(later) // 2
+
+
+def test_a_claim_without_words_shows_no_bare_name_line() -> None:
+    human = ScriptedHuman(["/co 占い師 P4 白", "/quit"], when_done="/quit")  # role 6: a 狂人 may claim
+    screen: list[str] = []
+    io = SessionIO(backend=OfflineBackend(), human=human, sink=ListSink(), show=screen.append)
+    run_werewolf(spec(3, role=6, narrator=False), io)
+    at = screen.index("（プレイヤーが占い師CO 結果：アオトは白）")
+    assert screen[at - 1] == "【CMD_議論】"  # no line holding only the name
+    assert "プレイヤー" not in screen
+
+
+def test_the_narrators_first_line_opens_the_game() -> None:
+    """The offline narrator welcomes the table at the start; "continue" lines come later."""
+    io, sink, screen = auto_io(8)
+    run_werewolf(spec(8, role=2), io)
+    lines = [line for line in screen if line.startswith("GM:")]
+    assert len(lines) >= 2
+    assert "続けましょう" not in lines[0] and ("ようこそ" in lines[0] or "始まり" in lines[0])
+    first = next(p for k, p in sink.events if k == "model_request" and p["actor"] == "GM")
+    assert "ゲーム開始" in first["messages"][0]["content"]
+    assert "参加者を迎えて" in first["messages"][0]["content"]

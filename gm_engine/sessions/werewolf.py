@@ -69,6 +69,7 @@ from gm_engine.sessions.base import (
 )
 from gm_engine.sessions.personas import Notes, NotesError, Persona, load_personas
 from gm_engine.sessions.werewolf_offline import (
+    GAME_START_EVENT,
     NarratorContext,
     PersonaTurnContext,
     TaskKind,
@@ -662,8 +663,16 @@ class WerewolfSession:
         view = player_view(self.game, HUMAN_SEAT)
         new = list(view.public.log[self._shown_public :])
         ending = [e for e in new if isinstance(e, GameEnded)]
-        for line in render_entries([e for e in new if not isinstance(e, GameEnded)], view):
-            self.show(line)
+        for entry in new:
+            if isinstance(entry, GameEnded):
+                continue
+            lines = render_entries([entry], view)
+            # a claim made without a word: the renderer's speech line is the bare name
+            silent = isinstance(entry, ClaimMade | ResultStated) and not entry.text
+            if silent and lines and lines[0] == view.public.name(getattr(entry, "speaker", 0)):
+                lines = lines[1:]
+            for line in lines:
+                self.show(line)
         self._shown_public = len(view.public.log)
         for fact in view.private.log[self._shown_private :]:
             if isinstance(fact, DivineResult) and fact.pre:
@@ -1102,7 +1111,7 @@ class WerewolfSession:
                 self._human_choose_role()
         self._show_new()
         if game.stage.value == "pre_divination":
-            self._start_narration("ゲーム開始。役職が配られました。")
+            self._start_narration(GAME_START_EVENT)
         clock = time.perf_counter
         while not game.is_over:
             day = game.phase.day
@@ -1117,7 +1126,7 @@ class WerewolfSession:
                 self._state(f"advance {stage}")
                 self._show_new()
                 if stage == "deal":
-                    self._start_narration("ゲーム開始。役職が配られました。")
+                    self._start_narration(GAME_START_EVENT)
                 elif any(isinstance(e, MorningReport) for e in entries) and not game.is_over:
                     self._start_narration(f"{game.phase.day}日目の朝になりました。")
                 continue

@@ -214,6 +214,14 @@ def decide_werewolf(request: ModelRequest, context: object | None) -> ModelRespo
     return ModelResponse(content=None, tool_calls=offline_calls(request, calls))
 
 
+#: The narrator's event at the start of a game (its first line opens the game).
+GAME_START_EVENT = "ゲーム開始。役職が配られました。"
+
+_OPENING = (
+    "ようこそ、ボードゲーム部の人狼へ！役職は配られました、楽しんでいきましょう。",
+    "さあ、人狼ゲームの始まりです。みんな、今日もよろしくね！",
+)
+
 _NARRATION = (
     "さあ、続けましょう。みんな楽しんでいこう！",
     "部室に少し緊張が走ります。でもこれは遊び、気楽にいきましょう。",
@@ -225,7 +233,8 @@ def decide_narration(request: ModelRequest, context: object | None) -> ModelResp
     """The offline GM narrator: a short neutral line that reveals and steers nothing."""
     day = context.day if isinstance(context, NarratorContext) else request.day
     event = context.event if isinstance(context, NarratorContext) else ""
-    return ModelResponse(content=_pick(_NARRATION, day, event))
+    lines = _OPENING if event == GAME_START_EVENT else _NARRATION  # the first line opens, never "continues"
+    return ModelResponse(content=_pick(lines, day, event))
 
 
 register_offline_decider("werewolf", decide_werewolf)
