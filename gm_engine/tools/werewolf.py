@@ -24,9 +24,9 @@ tool                rules command                      offered
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
 
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES
 from gm_engine.tools.base import Tool
@@ -57,16 +57,18 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+#: Free text spoken at the table: its length is checked as written, then it is folded
+#: onto one line (a model's line breaks would break the public log's one-line entries).
+OneLineText = Annotated[str, AfterValidator(_one_line)]
+
+
 class SpeakTool(Tool):
     """議論で発言する。あなたの番の発言として全員に公開される。"""
 
     tool_name: ClassVar[str] = "speak"
-    text: str = Field(min_length=1, max_length=MAX_SPEECH_CHARS, description="発言の本文（あなたの口調で）")
-
-    @field_validator("text")
-    @classmethod
-    def _flatten(cls, text: str) -> str:
-        return _one_line(text)
+    text: OneLineText = Field(
+        min_length=1, max_length=MAX_SPEECH_CHARS, description="発言の本文（あなたの口調で）"
+    )
 
 
 class ClaimTool(Tool):
@@ -76,12 +78,7 @@ class ClaimTool(Tool):
     role: str = Field(description="COする役職")
     target: str | None = Field(default=None, description="結果を添える場合、その対象の席 (P1..P9)")
     result: ColourLabel | None = Field(default=None, description="結果を添える場合、白か黒")
-    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="COと一緒に話す言葉")
-
-    @field_validator("text")
-    @classmethod
-    def _flatten(cls, text: str) -> str:
-        return _one_line(text)
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="COと一緒に話す言葉")
 
 
 class RequestClaimTool(Tool):
@@ -89,12 +86,7 @@ class RequestClaimTool(Tool):
 
     tool_name: ClassVar[str] = "request_claim"
     role: str = Field(description="名乗り出てほしい役職")
-    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="要求と一緒に話す言葉")
-
-    @field_validator("text")
-    @classmethod
-    def _flatten(cls, text: str) -> str:
-        return _one_line(text)
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="要求と一緒に話す言葉")
 
 
 class StateResultTool(Tool):
@@ -103,24 +95,14 @@ class StateResultTool(Tool):
     tool_name: ClassVar[str] = "state_result"
     target: str = Field(description="結果の対象の席 (P1..P9)")
     result: ColourLabel = Field(description="白か黒")
-    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="結果と一緒に話す言葉")
-
-    @field_validator("text")
-    @classmethod
-    def _flatten(cls, text: str) -> str:
-        return _one_line(text)
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="結果と一緒に話す言葉")
 
 
 class DeclineTool(Tool):
     """CO要求に対して名乗り出ない（本物の役職者は選べない）。"""
 
     tool_name: ClassVar[str] = "decline"
-    text: str = Field(default="", max_length=MAX_SPEECH_CHARS, description="代わりに話す言葉")
-
-    @field_validator("text")
-    @classmethod
-    def _flatten(cls, text: str) -> str:
-        return _one_line(text)
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="代わりに話す言葉")
 
 
 class VoteTool(Tool):
@@ -128,12 +110,7 @@ class VoteTool(Tool):
 
     tool_name: ClassVar[str] = "vote"
     target: str = Field(description="投票先の席 (P1..P9)")
-    reason: str = Field(min_length=1, max_length=MAX_REASON_CHARS, description="投票理由（一文で）")
-
-    @field_validator("reason")
-    @classmethod
-    def _flatten(cls, text: str) -> str:
-        return _one_line(text)
+    reason: OneLineText = Field(min_length=1, max_length=MAX_REASON_CHARS, description="投票理由（一文で）")
 
 
 class AttackTool(Tool):
