@@ -40,3 +40,22 @@ def test_no_record_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["werewolf", "play", "--auto", "--plain", "--seed", "4", "--no-record"]) == 0
     assert "transcript: " not in capsys.readouterr().out
     assert not list(Path(os.environ["GM_DATA_DIR"]).rglob("*.jsonl"))
+
+
+def test_resume_of_an_auto_game_goes_on_with_the_automatic_player(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = tmp_path / "whole.jsonl"
+    assert main(["werewolf", "play", "--auto", "--plain", "--seed", "6", "--record", str(whole)]) == 0
+    lines = whole.read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:40])  # killed mid-write
+    capsys.readouterr()
+
+    def no_terminal(*_: object) -> str:
+        raise AssertionError("the automatic P1 must answer, not the terminal")
+
+    monkeypatch.setattr("builtins.input", no_terminal)
+    assert main(["resume", str(cut)]) == 0
+    assert "half-written last line" in capsys.readouterr().out
+    assert cut.read_bytes() == whole.read_bytes()  # the same game, byte for byte

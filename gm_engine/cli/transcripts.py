@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine.llm.base import BackendError, ModelBackend
-from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec
+from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.roll import NoModelBackend, ScriptedHuman, TerminalHuman
 from gm_engine.transcripts.format import (
     TranscriptError,
@@ -21,7 +21,7 @@ from gm_engine.transcripts.format import (
 )
 from gm_engine.transcripts.record import play_session
 from gm_engine.transcripts.replay import replay_transcript
-from gm_engine.transcripts.resume import resume_session
+from gm_engine.transcripts.resume import resolve_seed, resume_session
 
 
 def register(subparsers: Any) -> None:
@@ -128,12 +128,30 @@ def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBac
     return make_backend(header.backend, model=header.model, profile=args.profile)
 
 
+def live_human(header: TranscriptHeader, seed: int) -> tuple[HumanInput, bool]:
+    """Who answers for the human once the recorded part is replayed, and whether it must
+    be shown the replayed part too: the automatic P1 of a ``--auto`` werewolf game (with
+    the dice it would have drawn), else the person at the terminal."""
+    if header.kind == "werewolf" and header.options.get("auto"):
+        from gm_engine.dice.source import SeededSource
+        from gm_engine.sessions.werewolf_offline import AutoHuman
+        from gm_engine.werewolf.agents import OfflineAgent
+
+        return AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human"))), True
+    return TerminalHuman(), False
+
+
 def _resume(args: argparse.Namespace) -> int:
     try:
         transcript = read_transcript(args.file, require_end=False)
+        seed = resolve_seed(transcript, args.seed)
         backend = live_backend(transcript.header, args)
+        human, shadow_human = live_human(transcript.header, seed)
         result = resume_session(
-            args.file, SessionIO(backend=backend, human=TerminalHuman(), show=print), seed=args.seed
+            args.file,
+            SessionIO(backend=backend, human=human, show=print),
+            seed=seed,
+            shadow_human=shadow_human,
         )
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
         print(f"gm resume: {exc}", file=sys.stderr)
