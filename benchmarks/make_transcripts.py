@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine.sessions.base import SessionIO, SessionSpec
-from gm_engine.sessions.roll import NoModelBackend, ScriptedHuman
+from gm_engine.sessions.humans import ScriptedHuman
+from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.record import record_session
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from gm_engine.llm.fakeserver import FakeChatServer, FakeReply
 from gm_engine.llm.openai_backend import OpenAIBackend
 from gm_engine.sessions.adventure import Adventure, AdventureOptions, GMView, offline_gm
 from gm_engine.sessions.base import ListSink, SessionIO, SessionSpec
-from gm_engine.sessions.roll import ScriptedHuman
+from gm_engine.sessions.humans import ScriptedHuman
 
 
 async def no_sleep(seconds: float) -> None:

@@ -23,8 +23,8 @@ from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.sessions import werewolf as ww
 from gm_engine.sessions.base import HumanInput, ListSink, SessionIO, SessionSpec
+from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.personas import load_personas
-from gm_engine.sessions.roll import ScriptedHuman
 from gm_engine.sessions.werewolf import (
     WerewolfSession,
     fact_lines,

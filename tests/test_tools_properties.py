@@ -14,7 +14,7 @@ from gm_engine.llm.base import ModelResponse, ToolCall, user_message
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.base import SessionIO, SessionSpec, get_runner
-from gm_engine.sessions.roll import ScriptedHuman
+from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.tools.base import (
     Offer,
     Tool,

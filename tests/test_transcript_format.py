@@ -15,7 +15,8 @@ import pytest
 from gm_engine.cli import main
 from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner, SessionSpec
-from gm_engine.sessions.roll import NoModelBackend, RollSession, ScriptedHuman, run_roll_session
+from gm_engine.sessions.humans import ScriptedHuman
+from gm_engine.sessions.roll import NoModelBackend, RollSession, run_roll_session
 from gm_engine.transcripts.format import (
     TranscriptError,
     TranscriptFormatError,

@@ -15,7 +15,7 @@ from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse, ToolCa
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec, get_runner
-from gm_engine.sessions.roll import ScriptedHuman
+from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.werewolf import (
     WerewolfSession,
     parse_discussion,

@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gm_engine.cli.werewolf import add_option_arguments, options_from_args
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
+from gm_engine.sessions.humans import TerminalHuman
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
 
@@ -52,18 +53,6 @@ def rich_show() -> Callable[[str], None]:
         console.print(Text(line, style=style_of(line) or ""))
 
     return show
-
-
-class TableHuman:
-    """The human at the terminal. Any line is passed on (the session checks it and asks
-    again); the end of input counts as ``/quit``."""
-
-    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
-        """Read one line from standard input."""
-        try:
-            return input(f"{prompt}\n> ")
-        except EOFError:
-            return "/quit"
 
 
 def parse_deal(text: str) -> list[int]:
@@ -158,7 +147,7 @@ def play_command(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a rule option out of range (pydantic's ValidationError)
         print(f"gm werewolf play: {exc}", file=sys.stderr)
         return 2
-    human: HumanInput = TableHuman()
+    human: HumanInput = TerminalHuman(prompt_end="\n> ", check_choices=False)
     if args.auto:
         human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
     try:

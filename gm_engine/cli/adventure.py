@@ -50,7 +50,7 @@ def register(subparsers: Any) -> None:
 
 
 def _adventure(args: argparse.Namespace) -> int:
-    from gm_engine.sessions.roll import ScriptedHuman, TerminalHuman
+    from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     spec = SessionSpec(

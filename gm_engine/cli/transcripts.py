@@ -10,7 +10,8 @@ from typing import Any
 
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
-from gm_engine.sessions.roll import NoModelBackend, ScriptedHuman, TerminalHuman
+from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
+from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.format import (
     TranscriptError,
     TranscriptFormatError,

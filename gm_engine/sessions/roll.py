@@ -21,7 +21,6 @@ exactly as it was, dice source included.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -199,45 +198,6 @@ class NoModelBackend:
             BackendError: always; this session kind has no model.
         """
         raise BackendError(f"this session has no model, yet {request.actor} asked one")
-
-
-class ScriptedHuman:
-    """A human whose lines come from a list; when they run out it says ``when_done``
-    (or raises :class:`SessionError` when ``when_done`` is None)."""
-
-    def __init__(self, lines: Iterable[str], *, when_done: str | None = "/quit") -> None:
-        self.lines = list(lines)
-        self.when_done = when_done
-        self.asked = 0
-
-    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
-        """The next scripted line.
-
-        Raises:
-            SessionError: the script ran out and there is no ``when_done`` line.
-        """
-        self.asked += 1
-        if self.lines:
-            return self.lines.pop(0)
-        if self.when_done is None:
-            raise SessionError(f"the scripted human has no line left for {prompt!r}")
-        return self.when_done
-
-
-class TerminalHuman:
-    """A human at the terminal; end of input counts as ``/quit``."""
-
-    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
-        """Read one line from standard input (again, while it is not one of ``choices``)."""
-        shown = f"{prompt} ({' / '.join(choices)}) " if choices else prompt
-        while True:
-            try:
-                line = input(shown)
-            except EOFError:
-                return "/quit"
-            if choices is None or line in choices:
-                return line
-            print(f"choose one of: {', '.join(choices)}")
 
 
 def prompt_for(session: RollSession) -> str:

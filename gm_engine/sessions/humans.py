@@ -1,0 +1,60 @@
+"""Where a session's human input comes from: a script or the person at the terminal.
+
+(The automatic P1 of ``--auto`` games is :class:`gm_engine.sessions.werewolf_offline.AutoHuman`;
+a replay's is :class:`gm_engine.transcripts.replay.ReplayHuman`.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gm_engine.sessions.base import SessionError
+
+
+class ScriptedHuman:
+    """A human whose lines come from a list; when they run out it says ``when_done``
+    (or raises :class:`SessionError` when ``when_done`` is None)."""
+
+    def __init__(self, lines: Iterable[str], *, when_done: str | None = "/quit") -> None:
+        self.lines = list(lines)
+        self.when_done = when_done
+        self.asked = 0
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """The next scripted line.
+
+        Raises:
+            SessionError: the script ran out and there is no ``when_done`` line.
+        """
+        self.asked += 1
+        if self.lines:
+            return self.lines.pop(0)
+        if self.when_done is None:
+            raise SessionError(f"the scripted human has no line left for {prompt!r}")
+        return self.when_done
+
+
+class TerminalHuman:
+    """A human at the terminal; end of input counts as ``/quit``.
+
+    With ``check_choices`` a line that is not one of the offered ``choices`` is asked
+    again here; without, every line is passed on for the session to check (and explain).
+    ``prompt_end`` follows the prompt, e.g. ``"\\n> "`` for an answer on a line of its own.
+    """
+
+    def __init__(self, *, prompt_end: str = "", check_choices: bool = True) -> None:
+        self.prompt_end = prompt_end
+        self.check_choices = check_choices
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """Read one line from standard input."""
+        listed = f" ({' / '.join(choices)}) " if choices and self.check_choices else ""
+        shown = f"{prompt}{listed}{self.prompt_end}"
+        while True:
+            try:
+                line = input(shown)
+            except EOFError:
+                return "/quit"
+            if not self.check_choices or choices is None or line in choices:
+                return line
+            print(f"choose one of: {', '.join(choices)}")
