@@ -83,3 +83,11 @@ def test_vote_offer_and_actions() -> None:
         _action_from_tool(5, ClaimTool(role="占い師", target="P4"))
     with pytest.raises(ValueError, match="unknown role"):
         _action_from_tool(5, ClaimTool(role="魔法使い"))
+
+
+def test_a_blank_speech_or_vote_reason_is_refused_after_folding_white_space() -> None:
+    with pytest.raises(ValidationError, match="empty once white space is folded"):
+        SpeakTool.model_validate({"text": "  \n\t "})
+    with pytest.raises(ValidationError, match="empty once white space is folded"):
+        VoteTool.model_validate({"target": "P2", "reason": "\n"})
+    assert SpeakTool.model_validate({"text": " 僕は \n 村人です "}).text == "僕は 村人です"

@@ -62,11 +62,21 @@ def _one_line(text: str) -> str:
 OneLineText = Annotated[str, AfterValidator(_one_line)]
 
 
+def _not_blank(text: str) -> str:
+    if not text:
+        raise ValueError("say something: the text is empty once white space is folded")
+    return text
+
+
+#: :data:`OneLineText` that must say something (a speech, a vote's reason).
+SpokenText = Annotated[OneLineText, AfterValidator(_not_blank)]
+
+
 class SpeakTool(Tool):
     """議論で発言する。あなたの番の発言として全員に公開される。"""
 
     tool_name: ClassVar[str] = "speak"
-    text: OneLineText = Field(
+    text: SpokenText = Field(
         min_length=1, max_length=MAX_SPEECH_CHARS, description="発言の本文（あなたの口調で）"
     )
 
@@ -110,7 +120,7 @@ class VoteTool(Tool):
 
     tool_name: ClassVar[str] = "vote"
     target: str = Field(description="投票先の席 (P1..P9)")
-    reason: OneLineText = Field(min_length=1, max_length=MAX_REASON_CHARS, description="投票理由（一文で）")
+    reason: SpokenText = Field(min_length=1, max_length=MAX_REASON_CHARS, description="投票理由（一文で）")
 
 
 class AttackTool(Tool):
