@@ -20,6 +20,7 @@ clients do not retry it), and is counted in :attr:`FakeChatServer.unexpected`.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -108,6 +109,16 @@ class RecordedRequest:
 Responder = Callable[[JsonDict], FakeReply]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client hanging up mid-request (a cancelled call, a session stopping) is normal
+    here, not an error to print on the test's stderr; anything else is still reported."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class FakeChatServer:
     """The fake server; use it as a context manager or call :meth:`start` / :meth:`stop`."""
 
@@ -152,7 +163,7 @@ class FakeChatServer:
 
     def start(self) -> FakeChatServer:
         """Listen on a free port of 127.0.0.1 in a daemon thread."""
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        server = _QuietServer(("127.0.0.1", 0), _make_handler(self))
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(
