@@ -12,14 +12,12 @@ import argparse
 import secrets
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from gm_engine.cli._play import run_play, transcript_target
 from gm_engine.cli.werewolf import add_option_arguments, options_from_args
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import TerminalHuman
-from gm_engine.transcripts.paths import default_transcript_path
-from gm_engine.transcripts.record import play_session
 
 # How the screen colours a line, by how the line starts (plain text stays the source of truth).
 _STYLES: tuple[tuple[str, str], ...] = (
@@ -118,20 +116,6 @@ def spec_from_args(args: argparse.Namespace, seed: int) -> SessionSpec:
     return SessionSpec(kind="werewolf", seed=seed, options=options, backend=args.backend, model=args.model)
 
 
-def stopped_message(command: str, what: str, exc: Exception, path: Path | None) -> str:
-    """What a play command prints when the model backend failed mid-session: why, and
-    how to go on (``gm resume PATH``) or that nothing was recorded."""
-    from gm_engine.llm.base import TransientBackendError
-
-    if isinstance(exc, TransientBackendError):
-        cause = f"cannot reach the model server ({exc})"
-    else:
-        cause = f"the model server refused the request ({exc})"
-    if path is None:
-        return f"{command}: {cause}: the {what} stopped and was not recorded (--no-record)"
-    return f"{command}: {cause}: the {what} is saved; continue it with `gm resume {path}`"
-
-
 def play_command(args: argparse.Namespace) -> int:
     """Run ``gm werewolf play``."""
     from gm_engine.dice.source import SeededSource
@@ -155,21 +139,8 @@ def play_command(args: argparse.Namespace) -> int:
         backend = make_backend(args.backend, model=args.model, profile=args.profile)
         show = print if args.plain else rich_show()
         io = SessionIO(backend=backend, human=human, show=show)
-        # the path is fixed before the game starts, so that a game stopped by a failing
-        # server can be named for `gm resume`
-        target = None if args.no_record else Path(args.record or default_transcript_path(spec.kind, seed))
+        target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
         print(f"gm werewolf play: {exc}", file=sys.stderr)
         return 2
-    try:
-        outcome, path = play_session(spec, io, record=target is not None, path=target, runner=run_werewolf)
-    except BackendError as exc:
-        print(stopped_message("gm werewolf play", "game", exc, target), file=sys.stderr)
-        return 2
-    except (SessionError, OSError, ValueError) as exc:
-        print(f"gm werewolf play: {exc}", file=sys.stderr)
-        return 2
-    print(f"— {outcome.summary} (seed {seed})")
-    if path is not None:
-        print(f"transcript: {path}")
-    return 0
+    return run_play("gm werewolf play", "game", spec, io, target, runner=run_werewolf)

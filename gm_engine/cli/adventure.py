@@ -8,12 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gm_engine.cli._werewolf_play import stopped_message
+from gm_engine.cli._play import run_play, transcript_target
 from gm_engine.llm import make_backend
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec
-from gm_engine.transcripts.paths import default_transcript_path
-from gm_engine.transcripts.record import play_session
 
 
 def register(subparsers: Any) -> None:
@@ -69,21 +67,8 @@ def _adventure(args: argparse.Namespace) -> int:
             human = TerminalHuman()
         backend: ModelBackend = make_backend(args.backend, model=args.model, profile=args.profile)
         io = SessionIO(backend=backend, human=human, show=print)
-        # fixed before the session starts, so that a session stopped by a failing server
-        # can be named for `gm resume`
-        target = None if args.no_record else Path(args.record or default_transcript_path(spec.kind, seed))
+        target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
         print(f"gm adventure: {exc}", file=sys.stderr)
         return 2
-    try:
-        outcome, path = play_session(spec, io, record=target is not None, path=target)
-    except BackendError as exc:
-        print(stopped_message("gm adventure", "session", exc, target), file=sys.stderr)
-        return 2
-    except (SessionError, OSError, ValueError) as exc:
-        print(f"gm adventure: {exc}", file=sys.stderr)
-        return 2
-    print(f"— {outcome.summary} (seed {seed})")
-    if path is not None:
-        print(f"transcript: {path}")
-    return 0
+    return run_play("gm adventure", "session", spec, io, target)
