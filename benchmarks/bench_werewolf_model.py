@@ -110,7 +110,7 @@ def one_game(seed: int, latency_s: float) -> dict[str, Any]:
         outcome, figures = asyncio.run(play())
     sequential: dict[int, int] = defaultdict(int)
     rounds: dict[int, set[tuple[str, int]]] = defaultdict(set)
-    for kind, payload in sink.events:
+    for kind, payload in sink.payloads():
         if kind != "model_request":
             continue
         day, phase = int(payload["day"]), str(payload["phase"])

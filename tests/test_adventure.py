@@ -56,20 +56,21 @@ def test_offline_adventure_plays_a_fight_to_the_end() -> None:
         assert label in text
     assert "(3D6>=10)" in text  # the check went through the dice engine
     assert "【火弾】" in text  # the spell was cast through the engine
-    kinds = [k for k, _ in sink.events]
+    kinds = [k for k, _ in sink.payloads()]
     assert kinds.count("human_input") == human.asked
     assert "dice" in kinds and "state" in kinds
-    assert not [p for k, p in sink.events if k == "tool_result" and not p["ok"]]
+    assert not [p for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
     assert "model calls (adventure-0)" in shown[-1]
 
 
 def test_offline_adventure_is_the_same_game_for_the_same_seed() -> None:
     first = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=7)
     second = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=7)
-    assert first[1].events == second[1].events
+    assert first[1].payloads() == second[1].payloads()
     assert first[2][:-1] == second[2][:-1]  # the last line is the ledger, with measured latency
     third = play(OfflineBackend(), ["ボブ 一般人 未選択"], seed=8)
-    assert [p for k, p in third[1].events if k == "dice"] != [p for k, p in first[1].events if k == "dice"]
+    dice = [p for k, p in first[1].payloads() if k == "dice"]
+    assert [p for k, p in third[1].payloads() if k == "dice"] != dice
 
 
 def test_scripted_gm_reaches_the_engine_only_through_tools_and_errors_change_nothing() -> None:
@@ -103,20 +104,20 @@ def test_scripted_gm_reaches_the_engine_only_through_tools_and_errors_change_not
         outcome, sink, shown, human = play(backend, lines, seed=0)
     assert outcome.summary == "カイは狼を退けた"
     assert human.asked == 6
-    results = [p for k, p in sink.events if k == "tool_result"]
+    results = [p for k, p in sink.payloads() if k == "tool_result"]
     failed = [p for p in results if not p["ok"]]
     assert len(failed) == 2
     assert "two-handed" in failed[0]["result"] or "両手" in failed[0]["result"]
     assert "step" in failed[1]["result"] and '"roll"' in failed[1]["result"]
     # the refused calls changed nothing: one character, and the state hash did not move on them
-    states = [p["step"] for k, p in sink.events if k == "state"]
+    states = [p["step"] for k, p in sink.payloads() if k == "state"]
     assert states[0] == "create_character" and states.count("create_character") == 1
     assert states.count("cast") == 1
     text = "\n".join(shown)
     assert "〈BATTLE_JUDGE LOG〉" in text and "【雷撃】" in text
     # each engine pause handed the turn back: the human was asked right after it
-    kinds = [k for k, _ in sink.events]
-    for i, (kind, payload) in enumerate(sink.events):
+    kinds = [k for k, _ in sink.payloads()]
+    for i, (kind, payload) in enumerate(sink.payloads()):
         if kind == "tool_result" and payload["ok"] and payload["tool"] == "battle_step" and (
             '"roll"' in payload["arguments"] or '"judge"' in payload["arguments"]
         ):
@@ -129,9 +130,9 @@ def test_scripted_gm_breaking_the_budget_hands_the_turn_back() -> None:
     with ScriptedBackend(script) as backend:
         outcome, sink, _, human = play(backend, ["/quit"], seed=1, retry_budget=2, when_done="/quit")
     assert outcome.summary == "the player left the table"
-    errors = [p["result"] for k, p in sink.events if k == "tool_result" and not p["ok"]]
+    errors = [p["result"] for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
     assert len(errors) == 3 and "not a dice command of DiceBot" in errors[0]
-    assert not [k for k, _ in sink.events if k == "dice"]  # no die was consumed by the refused lines
+    assert not [k for k, _ in sink.payloads() if k == "dice"]  # no die was consumed by the refused lines
     assert human.asked == 1  # the turn ended at the budget and the player was asked
 
 
@@ -158,7 +159,7 @@ def test_budget_running_out_in_a_battle_moves_it_on_and_is_recorded() -> None:
         outcome, sink, shown, human = play(
             backend, ["ユウ", "戦闘開始"], seed=2, retry_budget=2, history_turns=1, when_done="/quit"
         )
-    fallbacks = [p for k, p in sink.events if k == "fallback"]
+    fallbacks = [p for k, p in sink.payloads() if k == "fallback"]
     assert fallbacks == [{"actor": "gm", "tool": "battle_step", "arguments": {"step": "roll"},
                           "reason": fallbacks[0]["reason"]}]
     assert "allowed: \"roll\"" in fallbacks[0]["reason"]
@@ -209,7 +210,7 @@ def test_status_and_help_are_answered_by_the_engine_without_a_gm_turn() -> None:
     assert "（キャラクターはまだいない）" in shown
     assert any("/status" in line for line in shown)
     assert any(line.startswith("【ロイ】") for line in shown)  # the status after the character exists
-    said = [p["content"] or "" for k, p in sink.events if k == "model_response"]
+    said = [p["content"] or "" for k, p in sink.payloads() if k == "model_response"]
     greetings = [text for text in said if "ようこそ" in text]
     assert len(greetings) == 1
     assert outcome.summary.startswith("ロイは")

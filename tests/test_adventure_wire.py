@@ -74,7 +74,7 @@ def test_adventure_over_the_wire_with_transient_errors_and_a_broken_call() -> No
     assert backend.retries == 2
     statuses = [r.body.get("model") for r in server.requests]
     assert set(statuses) == {"fake-gm"}
-    errors = [p["result"] for k, p in sink.events if k == "tool_result" and not p["ok"]]
+    errors = [p["result"] for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
     assert len(errors) == 1 and "not valid JSON" in errors[0]
     # the request after the broken call carries the error as the tool result
     answered = [

@@ -13,6 +13,7 @@ from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall, user_messa
 from gm_engine.llm.scripted import ScriptedBackend, ScriptError
 from gm_engine.sessions.base import ListSink
 from gm_engine.tools.base import (
+    ModelRetry,
     Offer,
     Tool,
     ToolDefinitionError,
@@ -20,6 +21,7 @@ from gm_engine.tools.base import (
     TurnError,
     TurnRunner,
     response_with_calls,
+    retry_on,
 )
 
 
@@ -53,7 +55,7 @@ class Counter:
 
     def vote(self, args: Vote) -> ToolOutput:
         if args.target == "P5":
-            raise ValueError("P5 cannot be voted for today (rule: 決選投票 candidates only)")
+            raise ModelRetry("P5 cannot be voted for today (rule: 決選投票 candidates only)")
         self.votes.append(args.target)
         return ToolOutput(text=f"vote for {args.target} recorded", data={"target": args.target})
 
@@ -144,10 +146,10 @@ def test_errors_are_answered_then_a_valid_call_applies() -> None:
     assert second_request.messages[-1]["tool_call_id"] == "a"
     assert "not valid JSON" in second_request.messages[-1]["content"]
     assert backend.requests[0].tool_choice == "required"
-    kinds = [kind for kind, _ in sink.events]
+    kinds = [kind for kind, _ in sink.payloads()]
     assert kinds.count("model_request") == 5
     assert kinds.count("model_response") == 5
-    results = [p for k, p in sink.events if k == "tool_result"]
+    results = [p for k, p in sink.payloads() if k == "tool_result"]
     assert [p["ok"] for p in results] == [False, False, False, False, True]
     assert results[-1]["result"] == "vote for P3 recorded"
 
@@ -169,7 +171,7 @@ def test_budget_exhausted_applies_the_fallback_and_records_it() -> None:
     assert result.messages[-1]["role"] == "user"
     assert result.messages[-1]["content"].startswith("[engine] after the errors above")
     assert 'vote {"target": "P2"} -> vote for P2 recorded' in result.messages[-1]["content"]
-    fallback_events = [p for k, p in sink.events if k == "fallback"]
+    fallback_events = [p for k, p in sink.payloads() if k == "fallback"]
     assert fallback_events == [
         {"actor": "P4", "tool": "vote", "arguments": {"target": "P2"}, "reason": result.errors[-1]}
     ]
@@ -275,6 +277,46 @@ def test_a_fallback_may_choose_no_action_and_is_still_recorded() -> None:
             )
         )
     assert result.fallback and not result.actions
-    assert [p for k, p in sink.events if k == "fallback"] == [
+    assert [p for k, p in sink.payloads() if k == "fallback"] == [
         {"actor": "gm", "tool": None, "arguments": None, "reason": result.errors[-1]}
     ]
+
+
+def test_a_handler_bug_surfaces_instead_of_being_retried() -> None:
+    # a handler that fails for a reason of its own (not a refusal it translated to
+    # ModelRetry) is a program error: no retry, no fallback, the exception goes up
+    def buggy(args: Vote) -> str:
+        return str(int(args.target))  # "P3" is not a number: a bug in the handler
+
+    backend = ScriptedBackend([(None, response_with_calls(("vote", {"target": "P3"})))])
+    sink = ListSink()
+    runner = TurnRunner(backend, sink, retry_budget=3)
+    offer = Offer.of(Vote, buggy, target=["P3"])
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        run(runner.run(actor="P2", messages=[], offers=[offer], fallback=lambda: Vote(target="P3")))
+    assert len(backend.requests) == 1  # asked once: the error was not answered to the model
+    assert [kind for kind, _ in sink.payloads()] == ["model_request", "model_response"]
+
+
+def test_a_refusal_translated_to_model_retry_is_answered_and_retried() -> None:
+    class Refused(ValueError):
+        pass
+
+    @retry_on(Refused)
+    def strict(args: Vote) -> str:
+        if args.target == "P3":
+            raise Refused("P3 has already left the table")
+        return "ok"
+
+    backend = ScriptedBackend(
+        [
+            (None, response_with_calls(("vote", {"target": "P3"}))),
+            (None, response_with_calls(("vote", {"target": "P4"}))),
+        ]
+    )
+    sink = ListSink()
+    offer = Offer.of(Vote, strict, target=["P3", "P4"])
+    result = run(TurnRunner(backend, sink).run(actor="P2", messages=[], offers=[offer]))
+    assert [a.output.text for a in result.actions] == ["ok"]
+    refused = [p["result"] for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
+    assert refused == ["error: vote refused by the rules: P3 has already left the table"]

@@ -11,7 +11,7 @@ import pytest
 from gm_engine.dice import SeededSource
 from gm_engine.llm.base import user_message
 from gm_engine.llm.scripted import ScriptedBackend
-from gm_engine.tools.base import Offer, ToolOutput, TurnRunner, response_with_calls
+from gm_engine.tools.base import ModelRetry, Offer, ToolOutput, TurnRunner, response_with_calls
 from gm_engine.tools.combat import CombatTable
 from gm_engine.tools.dice import check_offer, dice_offer
 
@@ -77,7 +77,7 @@ def test_refused_actions_leave_the_table_unchanged(table: CombatTable) -> None:
     before = table.state_hash()
     dice_before = len(table.source.history)
     offer = by_name(table)["cast_spell"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ModelRetry):
         # 治癒 on someone not in the party: valid for the schema's type, refused by the engine
         offer.handler(offer.tool.model_validate({"caster": "カイ", "spell": "治癒", "target": None}))
     assert table.state_hash() == before
@@ -109,7 +109,7 @@ def test_dice_tools_roll_on_the_session_source() -> None:
     data = json.loads(out.text)
     assert data["reason"] == "聞き耳" and data["detail"]["kind"] == "coc7_skill"
     assert len(source.history) == 2 and seen == [data["text"]]
-    with pytest.raises(ValueError, match="not a dice command of Cthulhu7th"):
+    with pytest.raises(ModelRetry, match="not a dice command of Cthulhu7th"):
         offer.handler(offer.tool.model_validate({"command": "hello", "reason": "x"}))
     assert len(source.history) == 2
     check = check_offer(["カイ"], source)

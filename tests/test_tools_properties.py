@@ -16,6 +16,7 @@ from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.base import SessionIO, SessionSpec, get_runner
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.tools.base import (
+    ModelRetry,
     Offer,
     Tool,
     ToolDefinitionError,
@@ -62,7 +63,7 @@ def test_any_call_is_answered_and_applies_only_when_valid(name: str, arguments: 
 
     def move(args: Move) -> ToolOutput:
         if args.piece == "king" and args.steps > 1:
-            raise ValueError("the king moves one step")
+            raise ModelRetry("the king moves one step")
         board.append((args.piece, args.steps))
         return ToolOutput(text="moved")
 

@@ -13,6 +13,14 @@ from pathlib import Path
 import pytest
 
 from gm_engine.cli import main
+from gm_engine.events import (
+    DiceEvent,
+    HumanInputEvent,
+    ModelRequestEvent,
+    ModelResponseEvent,
+    StateEvent,
+    ToolResultEvent,
+)
 from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
@@ -207,20 +215,16 @@ def test_malformed_files_are_refused_clearly(tmp_path: Path, content: bytes, mes
 def test_writer_refuses_bad_events_and_stays_usable(tmp_path: Path) -> None:
     path = tmp_path / "w.jsonl"
     writer = TranscriptWriter.create(path, roll_spec(), durable=False)
-    writer.emit("state", {"hash": "abc", "step": 1})
-    with pytest.raises(TranscriptError, match="reserved"):
-        writer.emit("dice", {"seq": 3})
+    writer.emit(StateEvent(hash="abc", step=1))
     with pytest.raises(TranscriptError, match="cannot record"):
-        writer.emit("dice", {"dice": object()})
-    with pytest.raises(TranscriptError, match="not a type"):
-        writer.emit("end", {})
-    writer.emit("dice", {"dice": [[3, 6]]})
+        writer.emit(ToolResultEvent(actor="a", tool="t", arguments={"x": float("nan")}, ok=True, result=""))
+    writer.emit(DiceEvent(dice=((3, 6),)))
     writer.finish(42, SessionOutcome(summary="done"))
     transcript = read_transcript(path)
     assert [e.type for e in transcript.events] == ["state", "dice"]
     assert [e.seq for e in transcript.events] == [1, 2]
     with pytest.raises(TranscriptError, match="closed"):
-        writer.emit("dice", {"dice": []})
+        writer.emit(DiceEvent(dice=()))
 
 
 # --------------------------------------------------------------------------- replay
@@ -280,28 +284,23 @@ def toy_runner(greeting: str) -> SessionRunner:
         total = 0
         for turn in range(1, 4):
             word = io.human.ask(f"word {turn}? ")
-            io.sink.emit("human_input", {"prompt": f"word {turn}? ", "text": word})
+            io.sink.emit(HumanInputEvent(prompt=f"word {turn}? ", text=word))
             messages = (
                 {"role": "system", "content": greeting},
                 {"role": "user", "content": f"{word} {turn}"},
             )
             request = ModelRequest(actor=f"P{turn % 2 + 2}", messages=messages, day=1, phase="day", turn=turn)
-            io.sink.emit(
-                "model_request",
-                {"actor": request.actor, "day": 1, "phase": "day", "turn": turn, "messages": list(messages),
-                 "tools": []},
-            )
+            io.sink.emit(ModelRequestEvent.of(request))
             response = asyncio.run(io.backend.complete(request))
-            io.sink.emit(
-                "model_response",
-                {"actor": request.actor, "content": response.content,
-                 "tool_calls": [c.model_dump() for c in response.tool_calls], "usage": None},
-            )
+            io.sink.emit(ModelResponseEvent.of(request.actor, response))
             value = int(json.loads(response.tool_calls[0].arguments)["n"])
             total += 2 * value
-            result = {"actor": request.actor, "tool": "name", "ok": True, "result": str(2 * value)}
-            io.sink.emit("tool_result", result)
-            io.sink.emit("state", {"hash": hashlib.sha256(str(total).encode()).hexdigest(), "step": turn})
+            io.sink.emit(
+                ToolResultEvent(
+                    actor=request.actor, tool="name", arguments=None, ok=True, result=str(2 * value)
+                )
+            )
+            io.sink.emit(StateEvent(hash=hashlib.sha256(str(total).encode()).hexdigest(), step=turn))
         return SessionOutcome(summary=f"total {total}", figures={"total": total})
 
     return run

@@ -6,12 +6,12 @@ request byte for byte, every tool result, die and state hash) and tolerantly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gm_engine.events import ModelRequestEvent, SessionEvent
 from gm_engine.transcripts.format import read_transcript
 from gm_engine.transcripts.replay import replay_transcript
 
@@ -51,9 +51,9 @@ class _StopAfter:
     def __init__(self, seats: set[str]) -> None:
         self.waiting = set(seats)
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
-        if event_type == "model_request":
-            self.waiting.discard(str(payload.get("actor")))
+    def emit(self, event: SessionEvent) -> None:
+        if isinstance(event, ModelRequestEvent):
+            self.waiting.discard(event.actor)
             if not self.waiting:
                 raise _Enough
 

@@ -64,7 +64,7 @@ def test_offline_game_runs_to_the_end(role: int) -> None:
     assert outcome.summary.endswith("日目）")
     assert "の勝利" in outcome.summary
     assert outcome.figures["fallbacks"] == 0
-    kinds = [kind for kind, _ in sink.events]
+    kinds = [kind for kind, _ in sink.payloads()]
     assert kinds.count("model_request") == kinds.count("model_response") == outcome.figures["model_calls"]
     assert kinds.count("dice") == 1  # the deal
     assert screen.count("【ゲーム終了】") == 1
@@ -81,11 +81,11 @@ def test_same_seed_same_game_byte_for_byte() -> None:
     for _ in range(2):
         io, sink, screen = auto_io(11)
         run_werewolf(spec(11), io)  # P1's role is chosen by its agent and recorded as human input
-        runs.append((json.dumps(sink.events, ensure_ascii=False, sort_keys=True), screen))
+        runs.append((json.dumps(sink.payloads(), ensure_ascii=False, sort_keys=True), screen))
     assert runs[0] == runs[1]
     io, sink, _ = auto_io(12)
     run_werewolf(spec(12), io)
-    assert json.dumps(sink.events, ensure_ascii=False, sort_keys=True) != runs[0][0]
+    assert json.dumps(sink.payloads(), ensure_ascii=False, sort_keys=True) != runs[0][0]
 
 
 def test_registered_runner_and_bad_options() -> None:
@@ -119,7 +119,8 @@ def test_scripted_backend_plays_a_whole_game() -> None:
     assert outcome.figures["fallbacks"] == 0
     assert backend.leftovers == 2000 - len(backend.requests)
     # every vote round asked every living persona once, concurrently, and the events are in seat order
-    votes = [p["actor"] for k, p in sink.events if k == "model_request" and p["phase"] in ("vote", "runoff")]
+    requests = [p for k, p in sink.payloads() if k == "model_request"]
+    votes = [p["actor"] for p in requests if p["phase"] in ("vote", "runoff")]
     first_day = votes[:8]
     assert first_day == [f"P{seat}" for seat in range(2, 10)]
 
@@ -148,19 +149,19 @@ def test_broken_and_illegal_calls_are_answered_then_fall_back() -> None:
     io, sink, _screen = auto_io(3, Stubborn())
     outcome = run_werewolf(spec(3, role=2, retry_budget=1), io)
     assert "の勝利" in outcome.summary
-    results = [p for k, p in sink.events if k == "tool_result"]
+    results = [p for k, p in sink.payloads() if k == "tool_result"]
     errors = [p["result"] for p in results if not p["ok"]]
     assert any("not valid JSON" in e for e in errors)
     assert any("unknown tool 'fly'" in e for e in errors)
-    fallbacks = [p for k, p in sink.events if k == "fallback"]
+    fallbacks = [p for k, p in sink.payloads() if k == "fallback"]
     assert fallbacks and outcome.figures["fallbacks"] == len(fallbacks)
     # a refused call moves nothing: the only state change after one is the fallback's own action
-    for i, (kind, payload) in enumerate(sink.events[:-1]):
+    for i, (kind, payload) in enumerate(sink.payloads()[:-1]):
         if kind == "tool_result" and not payload["ok"]:
-            following = sink.events[i + 1][0]
+            following = sink.payloads()[i + 1][0]
             assert following in ("model_request", "fallback", "tool_result", "state")
             if following == "state":
-                assert sink.events[i + 2][0] == "fallback"
+                assert sink.payloads()[i + 2][0] == "fallback"
 
 
 def test_illegal_claim_is_refused_with_the_rule() -> None:
@@ -188,7 +189,7 @@ def test_illegal_claim_is_refused_with_the_rule() -> None:
     io, sink, _ = auto_io(4, backend)
     # P2 is a 村人: the claim tool is not even offered, so the call is an unknown tool
     run_werewolf(spec(4, deal=[3, 2, 1, 1, 2, 2, 4, 5, 6]), io)
-    first_error = next(p for k, p in sink.events if k == "tool_result" and not p["ok"])
+    first_error = next(p for k, p in sink.payloads() if k == "tool_result" and not p["ok"])
     assert first_error["actor"] == "P2"
     assert "unknown tool 'claim'" in first_error["result"]
 
@@ -211,7 +212,7 @@ def test_human_commands_errors_and_quit() -> None:
     outcome = run_werewolf(spec(9, deal=[3, 1, 1, 2, 2, 2, 4, 5, 6], narrator=False), io)
     # the seer at P1 chooses its 事前占い target first: the first line is not a seat, so it is asked again
     assert outcome.summary.startswith("中断")
-    asked = [p["text"] for k, p in sink.events if k == "human_input"]
+    asked = [p["text"] for k, p in sink.payloads() if k == "human_input"]
     assert asked == lines
     assert any(line.startswith("選べません") for line in screen)
     assert "（CO要求：占い師）" in screen
@@ -256,7 +257,7 @@ def test_notes_are_capped_and_fed_back() -> None:
     backend = Noter()
     io, sink, _ = auto_io(21, backend)
     run_werewolf(spec(21, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
-    results = [p for k, p in sink.events if k == "tool_result" and p["tool"] == "update_notes"]
+    results = [p for k, p in sink.payloads() if k == "tool_result" and p["tool"] == "update_notes"]
     refused = [p for p in results if not p["ok"]]
     assert refused and "at most 5" in refused[0]["result"]
     p4 = [r for r in backend.requests if r.actor == "P4"]
@@ -280,7 +281,7 @@ def test_concurrent_rounds_emit_in_seat_order_whatever_the_latency() -> None:
     for backend in (FirstChoiceBackend(), Slow()):
         io, sink, _ = auto_io(8, backend)
         run_werewolf(spec(8, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6], narrator=False), io)
-        streams.append(json.dumps(sink.events, ensure_ascii=False, sort_keys=True))
+        streams.append(json.dumps(sink.payloads(), ensure_ascii=False, sort_keys=True))
     assert streams[0] == streams[1]
 
 
@@ -306,7 +307,7 @@ def test_state_hashes_computed_late_equal_those_computed_at_once(monkeypatch: py
             monkeypatch.setattr(WerewolfSession, "_state", at_once)
         run_werewolf(spec(21), io)
         monkeypatch.undo()
-        return sink.events
+        return sink.payloads()
 
     late, at_once = run_once(False), run_once(True)
     states = [payload for kind, payload in late if kind == "state"]
@@ -329,7 +330,7 @@ def test_an_agent_at_p1_answers_on_the_loop_with_the_same_game_as_on_a_thread() 
         human = human_type(OfflineAgent(1, SeededSource("31/human")))
         io = SessionIO(backend=FirstChoiceBackend(), human=human, sink=sink, show=lambda line: None)
         run_werewolf(spec(31, role=2), io)
-        streams.append(json.dumps(sink.events, ensure_ascii=False))
+        streams.append(json.dumps(sink.payloads(), ensure_ascii=False))
     assert '"human_input"' in streams[0] and "投票先を選んでください" in streams[0]
     assert streams[0] == streams[1]
 
@@ -397,7 +398,7 @@ def test_a_dead_backend_stops_the_game() -> None:
         io, sink, screen = auto_io(13, dead)
         with pytest.raises(BackendError, match="connection refused"):
             run_werewolf(spec(13, role=5, narrator=narrator), io)
-        kinds = [k for k, _ in sink.events]
+        kinds = [k for k, _ in sink.payloads()]
         assert dead.calls >= 1
         assert "fallback" not in kinds and "model_response" not in kinds
         assert "【ゲーム終了】" not in screen and not any(line.startswith("GM:") for line in screen)
@@ -421,11 +422,11 @@ def test_a_backend_failing_mid_round_applies_none_of_the_round() -> None:
     assert session.game.stage.value == "vote"
     assert session.game.phase.day == 1
     assert not [e for e in session.game.public_log if isinstance(e, CastVote | VoteTally)]
-    states = [p for k, p in sink.events if k == "state"]
+    states = [p for k, p in sink.payloads() if k == "state"]
     assert not any(p["step"].startswith("vote") for p in states)
     # the game is exactly as the last recorded step left it
     assert session.game.state_hash() == states[-1]["hash"]
-    assert not [p for k, p in sink.events if k == "model_request" and p["phase"] == "vote"]
+    assert not [p for k, p in sink.payloads() if k == "model_request" and p["phase"] == "vote"]
 
 
 @settings(max_examples=25, deadline=None)
@@ -473,6 +474,6 @@ def test_the_narrators_first_line_opens_the_game() -> None:
     lines = [line for line in screen if line.startswith("GM:")]
     assert len(lines) >= 2
     assert "続けましょう" not in lines[0] and ("ようこそ" in lines[0] or "始まり" in lines[0])
-    first = next(p for k, p in sink.events if k == "model_request" and p["actor"] == "GM")
+    first = next(p for k, p in sink.payloads() if k == "model_request" and p["actor"] == "GM")
     assert "ゲーム開始" in first["messages"][0]["content"]
     assert "参加者を迎えて" in first["messages"][0]["content"]

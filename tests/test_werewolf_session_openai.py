@@ -57,13 +57,13 @@ def test_a_whole_game_over_the_wire() -> None:
     assert "【ゲーム終了】" in screen
     assert figures.fallbacks == 0
     # the broken call was answered with an error and the persona asked again
-    errors = [p for k, p in sink.events if k == "tool_result" and not p["ok"]]
+    errors = [p for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
     assert errors[0]["actor"] == "P2" and "not valid JSON" in errors[0]["result"]
     # the 429 and the 500 were retried by the client: three bodies for the first request
     assert bodies[0] == bodies[1] == bodies[2]
     # what the events recorded is what went over the wire, tools included (concurrent rounds
     # reach the server in any order; the events keep seat order)
-    requests = [p for k, p in sink.events if k == "model_request"]
+    requests = [p for k, p in sink.payloads() if k == "model_request"]
 
     def key(messages: Any, tools: list[str]) -> str:
         return json.dumps([messages, tools], ensure_ascii=False, sort_keys=True)

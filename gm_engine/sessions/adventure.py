@@ -40,6 +40,14 @@ from gm_engine.combat.ranks import Rank
 from gm_engine.combat.spells import Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice import RollResult, SeededSource, get_system
+from gm_engine.events import (
+    DiceEvent,
+    EventSink,
+    HumanInputEvent,
+    ModelResponseEvent,
+    SessionEvent,
+    StateEvent,
+)
 from gm_engine.llm.base import (
     JsonDict,
     ModelRequest,
@@ -51,7 +59,6 @@ from gm_engine.llm.ledger import Ledger, MeteredBackend
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.llm.prompts import render_prompt
 from gm_engine.sessions.base import (
-    EventSink,
     SessionError,
     SessionIO,
     SessionOutcome,
@@ -117,10 +124,10 @@ class _ShowingSink:
         self.inner = inner
         self.show = show
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
-        self.inner.emit(event_type, payload)
-        if event_type == "model_response" and payload.get("content"):
-            self.show(f"GM: {payload['content']}")
+    def emit(self, event: SessionEvent) -> None:
+        self.inner.emit(event)
+        if isinstance(event, ModelResponseEvent) and event.content:
+            self.show(f"GM: {event.content}")
 
 
 class Adventure:
@@ -175,9 +182,9 @@ class Adventure:
     def _changed(self, step: str) -> None:
         history = self.source.history
         if len(history) > self._dice_seen:
-            self._sink().emit("dice", {"dice": [[d.value, d.sides] for d in history[self._dice_seen :]]})
+            self._sink().emit(DiceEvent.of(history[self._dice_seen :]))
             self._dice_seen = len(history)
-        self._sink().emit("state", {"hash": self.table.state_hash(), "step": step})
+        self._sink().emit(StateEvent(hash=self.table.state_hash(), step=step))
         if step == "start_battle":
             self.battles_started += 1
 
@@ -218,7 +225,7 @@ class Adventure:
         engine itself, without a GM turn."""
         while True:
             text = self.io.human.ask(PROMPT)
-            self._sink().emit("human_input", {"prompt": PROMPT, "text": text})
+            self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
             command = text.strip()
             if command == "/status":
                 self.io.show(self.table.status_text())

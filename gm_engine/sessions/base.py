@@ -5,57 +5,37 @@ the human's inputs. Everything it does is emitted as events to an :class:`EventS
 (a transcript writer records them; a replay checks them), so a recorded session can be
 replayed as a regression test and resumed after a crash.
 
-Event types a runner emits (payloads are JSON-ready dicts):
-
-* ``model_request``: ``actor``, ``day``, ``phase``, ``turn``, ``messages`` (exactly as
-  sent), ``tools`` (the tool specs offered), ``model``;
-* ``model_response``: ``actor``, ``content``, ``tool_calls``, ``usage``;
-* ``tool_result``: ``actor``, ``tool``, ``arguments``, ``ok``, ``result`` (the text sent
-  back to the model);
-* ``dice``: ``dice`` as ``[[value, sides], ...]``, every die since the last such event;
-* ``human_input``: ``prompt``, ``text``;
-* ``state``: ``hash`` (the engine's state hash after each engine step) and ``step``.
+The events are the typed ones of :mod:`gm_engine.events` (where :class:`EventSink`,
+:class:`NullSink` and :class:`ListSink` live; they are re-exported here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from gm_engine.events import EventSink, ListSink, NullSink
 from gm_engine.llm.base import ModelBackend
+
+__all__ = [
+    "EventSink",
+    "HumanInput",
+    "ListSink",
+    "NullSink",
+    "SessionError",
+    "SessionIO",
+    "SessionOutcome",
+    "SessionSpec",
+    "get_runner",
+    "register_session",
+]
 
 
 class SessionError(ValueError):
     """A session cannot start or go on: bad spec, unknown kind, inconsistent input."""
-
-
-class EventSink(Protocol):
-    """Receives every event of a session, in order."""
-
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
-        """Take one event."""
-        ...
-
-
-class NullSink:
-    """An event sink that keeps nothing."""
-
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
-        """Drop the event."""
-
-
-class ListSink:
-    """An event sink that keeps every event in memory (for tests)."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
-        """Keep the event."""
-        self.events.append((event_type, dict(payload)))
 
 
 class HumanInput(Protocol):

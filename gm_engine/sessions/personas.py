@@ -21,8 +21,24 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-MAX_NOTE_LINES = 5
-MAX_NOTE_CHARS = 120
+from gm_engine.tools.werewolf import MAX_NOTE_CHARS, MAX_NOTE_LINES
+
+__all__ = [
+    "MAX_NOTE_CHARS",
+    "MAX_NOTE_LINES",
+    "PERSONA_SEATS",
+    "VOICE_PLACEHOLDERS",
+    "Notes",
+    "NotesError",
+    "Persona",
+    "PersonaError",
+    "Voice",
+    "default_personas_dir",
+    "load_persona",
+    "load_personas",
+    "validate_cast",
+]
+
 PERSONA_SEATS = range(2, 10)
 
 

@@ -35,6 +35,7 @@ from gm_engine.dice import (
     evaluate,
     get_system,
 )
+from gm_engine.events import DiceEvent, HumanInputEvent, StateEvent, ToolResultEvent
 from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
 
@@ -222,26 +223,25 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
     for _ in range(options.max_lines):
         prompt = prompt_for(session)
         line = io.human.ask(prompt)
-        io.sink.emit("human_input", {"prompt": prompt, "text": line})
+        io.sink.emit(HumanInputEvent(prompt=prompt, text=line))
         if not line.strip():
             continue
         step = session.apply(line)
         if step.quit:
             break
         if step.dice:
-            io.sink.emit("dice", {"dice": [[die.value, die.sides] for die in step.dice]})
+            io.sink.emit(DiceEvent.of(step.dice))
         io.sink.emit(
-            "tool_result",
-            {
-                "actor": "human",
-                "tool": step.tool,
-                "arguments": step.arguments,
-                "ok": step.ok,
-                "result": step.text,
-                "roll": step.result,
-            },
+            ToolResultEvent(
+                actor="human",
+                tool=step.tool,
+                arguments=step.arguments,
+                ok=step.ok,
+                result=step.text,
+                roll=step.result,
+            )
         )
-        io.sink.emit("state", {"hash": session.state_hash(), "step": session.steps})
+        io.sink.emit(StateEvent(hash=session.state_hash(), step=session.steps))
         io.show(step.text)
     rolled = len(session.source.history)
     return SessionOutcome(

@@ -57,10 +57,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gm_engine.dice.source import SeededSource
+from gm_engine.events import (
+    DiceEvent,
+    EventSink,
+    FallbackEvent,
+    HumanInputEvent,
+    ModelRequestEvent,
+    ModelResponseEvent,
+    SessionEvent,
+    StateEvent,
+)
 from gm_engine.llm.base import JsonDict, system_message, user_message
 from gm_engine.llm.prompts import load_prompts, render_prompt
 from gm_engine.sessions.base import (
-    EventSink,
     SessionError,
     SessionIO,
     SessionOutcome,
@@ -76,7 +85,18 @@ from gm_engine.sessions.werewolf_offline import (
     decide_action,
     tool_call_for,
 )
-from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnError, TurnRunner, run_when_idle, until_idle
+from gm_engine.tools.base import (
+    ModelRetry,
+    Offer,
+    Tool,
+    ToolOutput,
+    TurnError,
+    TurnRunner,
+    fallback_event,
+    retry_on,
+    run_when_idle,
+    until_idle,
+)
 from gm_engine.tools.werewolf import (
     AttackTool,
     ClaimTool,
@@ -507,16 +527,16 @@ class BufferSink:
     """Keeps a concurrent turn's events until they can be emitted in seat order."""
 
     def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.events: list[SessionEvent] = []
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+    def emit(self, event: SessionEvent) -> None:
         """Keep the event."""
-        self.events.append((event_type, dict(payload)))
+        self.events.append(event)
 
     def flush(self, sink: EventSink) -> None:
         """Pass every kept event on, in order, and forget them."""
-        for event_type, payload in self.events:
-            sink.emit(event_type, payload)
+        for event in self.events:
+            sink.emit(event)
         self.events.clear()
 
 
@@ -552,9 +572,10 @@ class SessionFigures:
 class _PendingHash:
     """The engine's state hash after one step, filled in later (see ``WerewolfSession._state``)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("step", "value")
 
-    def __init__(self) -> None:
+    def __init__(self, step: str) -> None:
+        self.step = step
         self.value: str | None = None
 
 
@@ -570,13 +591,19 @@ class _CountingSink:
         self.sink = sink
         self.figures = figures
         self._day = 0
-        self._held: collections.deque[tuple[str, Mapping[str, Any]]] = collections.deque()
+        self._held: collections.deque[SessionEvent | _PendingHash] = collections.deque()
         self._lock = threading.Lock()
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+    def emit(self, event: SessionEvent) -> None:
         with self._lock:
-            self._count(event_type, payload)
-            self._held.append((event_type, payload))
+            self._count(event)
+            self._held.append(event)
+            self._drain()
+
+    def hold(self, pending: _PendingHash) -> None:
+        """Emit the ``state`` event of ``pending`` once its hash is there."""
+        with self._lock:
+            self._held.append(pending)
             self._drain()
 
     def drain(self) -> None:
@@ -586,25 +613,22 @@ class _CountingSink:
 
     def _drain(self) -> None:
         while self._held:
-            event_type, payload = self._held[0]
-            pending = payload.get("hash")
-            if isinstance(pending, _PendingHash):
-                if pending.value is None:
+            event = self._held[0]
+            if isinstance(event, _PendingHash):
+                if event.value is None:
                     return
-                payload = {**payload, "hash": pending.value}
+                event = StateEvent(hash=event.value, step=event.step)
             self._held.popleft()
-            self.sink.emit(event_type, payload)
+            self.sink.emit(event)
 
-    def _count(self, event_type: str, payload: Mapping[str, Any]) -> None:
-        if event_type == "model_request":
-            self._day = int(payload.get("day", 0))
+    def _count(self, event: SessionEvent) -> None:
+        if isinstance(event, ModelRequestEvent):
+            self._day = event.day
             self.figures.calls_by_day[self._day] = self.figures.calls_by_day.get(self._day, 0) + 1
-        elif event_type == "model_response":
-            usage = payload.get("usage")
-            if isinstance(usage, Mapping):
-                tokens = int(usage.get("prompt_tokens", 0))
-                self.figures.prompt_tokens_by_day.setdefault(self._day, []).append(tokens)
-        elif event_type == "fallback":
+        elif isinstance(event, ModelResponseEvent):
+            if event.usage is not None:
+                self.figures.prompt_tokens_by_day.setdefault(self._day, []).append(event.usage.prompt_tokens)
+        elif isinstance(event, FallbackEvent):
             self.figures.fallbacks += 1
 
 
@@ -691,15 +715,17 @@ class WerewolfSession:
         when the event loop has nothing else to do (typically while the next model request
         is on the wire) and at the latest before the game's next change (:meth:`_apply`,
         :meth:`_advance`) or before its event reaches the real sink."""
-        out = sink if sink is not None else self.sink
         dice = self.source.dice_since(self._dice_mark)
         if dice:
-            out.emit("dice", {"dice": [[d.value, d.sides] for d in dice]})
+            (sink or self.sink).emit(DiceEvent.of(dice))
             self._dice_mark = self.source.mark()
         self._settle()
-        pending = _PendingHash()
+        if sink is not None:  # a concurrent turn's buffer: its events wait for the round anyway
+            sink.emit(StateEvent(hash=self.game.state_hash(), step=step))
+            return
+        pending = _PendingHash(step)
         self._pending_hash = pending
-        out.emit("state", {"hash": pending, "step": step})
+        self._counting.hold(pending)
         run_when_idle(self._settle)
 
     def _settle(self) -> None:
@@ -727,7 +753,7 @@ class WerewolfSession:
         if callable(observe_hook):
             observe_hook(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
         text = self.io.human.ask(prompt, choices)
-        self.sink.emit("human_input", {"prompt": prompt, "text": text})
+        self.sink.emit(HumanInputEvent(prompt=prompt, text=text))
         if text.strip() in QUIT_WORDS:
             raise HumanQuit(text.strip())
         return text
@@ -823,7 +849,7 @@ class WerewolfSession:
             try:
                 turn.notes = Notes.of(args.lines)
             except NotesError as exc:
-                raise ValueError(str(exc)) from None
+                raise ModelRetry(str(exc)) from None
             return ToolOutput(text="メモを更新しました。続けて、この手番の行動のツールを呼んでください。")
 
         return _offer(UpdateNotesTool, update)
@@ -871,8 +897,9 @@ class WerewolfSession:
 
     def _discussion_offers(self, seat: int, legal: Sequence[Action]) -> Callable[[_Turn], list[Offer[Any]]]:
         def build(turn: _Turn) -> list[Offer[Any]]:
+            @retry_on(IllegalActionError)  # the engine's refusal goes back to the model
             def apply(action: Action) -> ToolOutput:
-                self._apply(action)  # IllegalActionError (a ValueError) goes back to the model
+                self._apply(action)
                 turn.chosen = action
                 self._state(f"discussion P{seat}", turn.sink)
                 return ToolOutput(text="受理されました", ends_turn=True)
@@ -920,9 +947,7 @@ class WerewolfSession:
         if turn.chosen is None:
             # no action from the model (a text-only end, or the budget spent): the fallback plays
             tool = self._fallback_tool(seat, task, legal)
-            self.sink.emit("fallback", {"actor": seat_label(seat), "tool": tool.tool_name,
-                                        "arguments": tool.model_dump(mode="json"),
-                                        "reason": turn.fallback_reason()})
+            self.sink.emit(fallback_event(seat_label(seat), tool, turn.fallback_reason()))
             self._apply(_action_from_tool(seat, tool))
             self._state(f"discussion P{seat} (fallback)")
         self._show_new()
@@ -988,9 +1013,7 @@ class WerewolfSession:
                 legal = self.game.legal_actions(turn.seat)
                 task = _ROUND_TASKS[kind]
                 tool = self._fallback_tool(turn.seat, task, legal)
-                self.sink.emit("fallback", {"actor": seat_label(turn.seat), "tool": tool.tool_name,
-                                            "arguments": tool.model_dump(mode="json"),
-                                            "reason": turn.fallback_reason()})
+                self.sink.emit(fallback_event(seat_label(turn.seat), tool, turn.fallback_reason()))
                 turn.chosen = _action_from_tool(turn.seat, tool)
             chosen[turn.seat] = turn.chosen
         for seat in sorted(chosen):
@@ -1003,7 +1026,7 @@ class WerewolfSession:
             def record(action: Action) -> ToolOutput:
                 if not self.game.is_legal(action):
                     target = getattr(action, "target", "?")
-                    raise ValueError(f"{type(action).__name__} P{target} is not legal now")
+                    raise ModelRetry(f"{type(action).__name__} P{target} is not legal now")
                 turn.chosen = action
                 return ToolOutput(text="受け付けました", ends_turn=True)
 
@@ -1239,39 +1262,46 @@ def _colour(label: str | None) -> Colour | None:
     return None if label is None else COLOUR_BY_LABEL[label]
 
 
+def _seat(label: str) -> int:
+    try:
+        return seat_number(label)
+    except ValueError as exc:  # a label the tool's schema let through: the model's to fix
+        raise ModelRetry(str(exc)) from None
+
+
 def _action_from_tool(seat: int, args: Tool) -> Action:
     """The engine action a validated tool call stands for.
 
     Raises:
-        ValueError: a seat label, role or colour that does not exist, or a result without its
+        ModelRetry: a seat label, role or colour that does not exist, or a result without its
             target (or the reverse).
     """
     if isinstance(args, SpeakTool):
         return Speak(seat, args.text)
     if isinstance(args, ClaimTool):
         if args.role not in ROLE_BY_LABEL:
-            raise ValueError(f"unknown role {args.role!r}")
+            raise ModelRetry(f"unknown role {args.role!r}")
         if (args.target is None) != (args.result is None):
-            raise ValueError("a claim's result needs both target and result (or neither)")
-        target = None if args.target is None else seat_number(args.target)
+            raise ModelRetry("a claim's result needs both target and result (or neither)")
+        target = None if args.target is None else _seat(args.target)
         return Claim(seat, ROLE_BY_LABEL[args.role], target, _colour(args.result), args.text)
     if isinstance(args, StateResultTool):
-        return StateResult(seat, seat_number(args.target), COLOUR_BY_LABEL[args.result], args.text)
+        return StateResult(seat, _seat(args.target), COLOUR_BY_LABEL[args.result], args.text)
     if isinstance(args, RequestClaimTool):
         if args.role not in ROLE_BY_LABEL:
-            raise ValueError(f"unknown role {args.role!r}")
+            raise ModelRetry(f"unknown role {args.role!r}")
         return RequestClaim(seat, ROLE_BY_LABEL[args.role], args.text)
     if isinstance(args, DeclineTool):
         return Decline(seat, args.text)
     if isinstance(args, VoteTool):
-        return Vote(seat, seat_number(args.target), args.reason)
+        return Vote(seat, _seat(args.target), args.reason)
     if isinstance(args, AttackTool):
-        return Attack(seat, seat_number(args.target))
+        return Attack(seat, _seat(args.target))
     if isinstance(args, DivineTool):
-        return Divine(seat, seat_number(args.target))
+        return Divine(seat, _seat(args.target))
     if isinstance(args, GuardTool):
-        return Guard(seat, seat_number(args.target))
-    raise ValueError(f"{args.tool_name} is not a game action")
+        return Guard(seat, _seat(args.target))
+    raise ModelRetry(f"{args.tool_name} is not a game action")
 
 
 def discussion_offers(

@@ -7,6 +7,7 @@ current legal choices, and run a turn with error answers, a retry budget and a f
 from gm_engine.tools.base import (
     AppliedAction,
     Fallback,
+    ModelRetry,
     Offer,
     Tool,
     ToolDefinitionError,
@@ -14,12 +15,15 @@ from gm_engine.tools.base import (
     TurnError,
     TurnResult,
     TurnRunner,
+    fallback_event,
     response_with_calls,
+    retry_on,
 )
 
 __all__ = [
     "AppliedAction",
     "Fallback",
+    "ModelRetry",
     "Offer",
     "Tool",
     "ToolDefinitionError",
@@ -27,5 +31,7 @@ __all__ = [
     "TurnError",
     "TurnResult",
     "TurnRunner",
+    "fallback_event",
     "response_with_calls",
+    "retry_on",
 ]

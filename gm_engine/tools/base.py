@@ -25,17 +25,19 @@ Running a turn
 * an unknown tool (or one not offered now)        -> an error listing the tools allowed;
 * arguments that fail the (narrowed) argument model -> a readable validation error,
   naming the allowed values;
-* a handler raising ``ValueError`` (the engine refusing an illegal action)
-  -> an error with the engine's message.
+* a handler raising :class:`ModelRetry` (the engine refused the action: the handler
+  translates the engine's own refusal, see :func:`retry_on`) -> an error with its message.
+
+Any other exception a handler raises is a program error: it propagates out of
+:meth:`TurnRunner.run` (it is not answered to the model, nor covered by the fallback).
 
 Each error goes back to the model as the tool call's result and the model is asked
 again; the handler runs only after full validation, and an engine's refusal must leave
 its state unchanged (the engine's contract), so an error never changes the state.
 After ``retry_budget`` retries the ``fallback`` (the offline agent's choice) is applied
 through the same handler and a ``fallback`` event is recorded. Every request,
-response, tool result and fallback is emitted to the session's event sink (event types
-of :mod:`gm_engine.sessions.base`, plus ``fallback``: ``actor``, ``tool``,
-``arguments``, ``reason``).
+response, tool result and fallback is emitted to the session's event sink as the typed
+events of :mod:`gm_engine.events` (the fallback's by :func:`fallback_event`).
 
 Usage (inside the session's one event loop)::
 
@@ -51,9 +53,11 @@ before every request (the adventure GM's free turns: ``require_action=False``,
 ``max_actions=N``; the turn ends on a text answer or on an output with ``ends_turn``).
 A fallback may return None: no action, but the ``fallback`` event is still recorded.
 
-Errors of this module: :class:`ToolDefinitionError` (a tool or offer is declared
-wrongly: a programming error) and :class:`TurnError` (a turn cannot finish: the budget
-ran out with no fallback, or the fallback itself was refused). Both subclass ValueError.
+Errors of this module: :class:`ModelRetry` (raised by a handler: the model's call was
+refused, tell it why and let it try again), :class:`ToolDefinitionError` (a tool or
+offer is declared wrongly: a programming error) and :class:`TurnError` (a turn cannot
+finish: the budget ran out with no fallback, or the fallback itself was refused). All
+subclass ValueError.
 """
 
 from __future__ import annotations
@@ -65,10 +69,18 @@ import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from gm_engine.events import (
+    EventSink,
+    FallbackEvent,
+    ModelRequestEvent,
+    ModelResponseEvent,
+    NullSink,
+    ToolResultEvent,
+)
 from gm_engine.llm.base import (
     JsonDict,
     ModelBackend,
@@ -80,7 +92,35 @@ from gm_engine.llm.base import (
     tool_message,
     user_message,
 )
-from gm_engine.sessions.base import EventSink, NullSink
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class ModelRetry(ValueError):
+    """Raised by a tool handler: the call was refused (the rules do not allow it, or its
+    arguments make no sense together), nothing changed, and the message tells the model
+    what was wrong so that it can try again."""
+
+
+def retry_on(
+    *refusals: type[Exception],
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorator of a tool handler: the engine's ``refusals`` (its documented exceptions for
+    an action it does not allow) become :class:`ModelRetry` with the same message; any other
+    exception goes on as it is (a program error)."""
+
+    def decorate(handler: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(handler)
+        def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return handler(*args, **kwargs)
+            except refusals as exc:
+                raise ModelRetry(str(exc)) from exc
+
+        return wrapped
+
+    return decorate
 
 
 class ToolDefinitionError(ValueError):
@@ -276,7 +316,7 @@ class Offer(Generic[T]):
     """A tool as offered this turn: its (narrowed) argument model and the handler that applies it.
 
     The handler receives validated arguments and applies them to the engine; it raises
-    ``ValueError`` (leaving the state unchanged) when the engine refuses the action.
+    :class:`ModelRetry` (leaving the state unchanged) when the engine refuses the action.
 
     An offer made with :meth:`narrowing` keeps the declared tool in ``tool`` and its
     choices in ``legal``: the spec is made without the narrowed model, which
@@ -523,32 +563,13 @@ class TurnRunner:
                 turn=turn,
                 parallel_tool_calls=parallel_tool_calls,
             )
-            self.sink.emit(
-                "model_request",
-                {
-                    "actor": actor,
-                    "day": day,
-                    "phase": phase,
-                    "turn": turn,
-                    "messages": list(request.messages),
-                    "tools": [s.model_dump() for s in specs],
-                    "model": model,
-                },
-            )
+            self.sink.emit(ModelRequestEvent.of(request))
             lazy = [o for o in by_name.values() if o.legal]
             if lazy:
                 run_when_idle(functools.partial(_build_models, lazy))
             response = await self.backend.complete(request, context)
             responses += 1
-            self.sink.emit(
-                "model_response",
-                {
-                    "actor": actor,
-                    "content": response.content,
-                    "tool_calls": [c.model_dump() for c in response.tool_calls],
-                    "usage": response.usage.model_dump() if response.usage else None,
-                },
-            )
+            self.sink.emit(ModelResponseEvent.of(actor, response))
             convo.append(assistant_message(response))
             content = response.content
             if not response.tool_calls:
@@ -560,8 +581,7 @@ class TurnRunner:
                     errors.append(error)
                     convo.append(user_message(f"[engine] {error}"))
                     self.sink.emit(
-                        "tool_result",
-                        {"actor": actor, "tool": None, "arguments": None, "ok": False, "result": error},
+                        ToolResultEvent(actor=actor, tool=None, arguments=None, ok=False, result=error)
                     )
                     continue
                 break
@@ -617,7 +637,7 @@ class TurnRunner:
     ) -> AppliedAction | None:
         choice = fallback()
         if choice is None:
-            self.sink.emit("fallback", {"actor": actor, "tool": None, "arguments": None, "reason": reason})
+            self.sink.emit(fallback_event(actor, None, reason))
             return None
         chosen = offers.get(choice.tool_name)
         if chosen is None:
@@ -626,13 +646,13 @@ class TurnRunner:
             arguments = chosen.model.model_validate(choice.model_dump())
         except ValidationError as exc:
             raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
-        dumped = arguments.model_dump(mode="json")
+        event = fallback_event(actor, arguments, reason)
+        dumped = event.arguments
         # the decision is recorded before its effects (the handler may emit events of its own)
-        event = {"actor": actor, "tool": chosen.name, "arguments": dumped, "reason": reason}
-        self.sink.emit("fallback", event)
+        self.sink.emit(event)
         try:
             output = _as_output(chosen.handler(arguments))
-        except ValueError as exc:
+        except ModelRetry as exc:
             raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
         # so that the model, next time, knows what was done in its name
         convo.append(
@@ -645,8 +665,7 @@ class TurnRunner:
 
     def _emit_result(self, actor: str, call: ToolCall, *, ok: bool, text: str) -> None:
         self.sink.emit(
-            "tool_result",
-            {"actor": actor, "tool": call.name, "arguments": call.arguments, "ok": ok, "result": text},
+            ToolResultEvent(actor=actor, tool=call.name, arguments=call.arguments, ok=ok, result=text)
         )
 
     def _try_call(self, call: ToolCall, offers: Mapping[str, Offer[Any]]) -> tuple[AppliedAction | None, str]:
@@ -670,9 +689,19 @@ class TurnRunner:
             return None, f"error: invalid arguments for {call.name}: {_explain(exc, offer.model)}"
         try:
             output = _as_output(offer.handler(arguments))
-        except ValueError as exc:
+        except ModelRetry as exc:  # any other exception is the program's fault: it goes on up
             return None, f"error: {call.name} refused by the rules: {exc}"
         return AppliedAction(call.name, arguments, output), output.text
+
+
+def fallback_event(actor: str, choice: Tool | None, reason: str) -> FallbackEvent:
+    """The ``fallback`` event of ``actor``'s turn: the tool the offline agent chose with its
+    arguments as JSON (None: no action), and ``reason``, why the model's turn did not stand."""
+    if choice is None:
+        return FallbackEvent(actor=actor, tool=None, arguments=None, reason=reason)
+    return FallbackEvent(
+        actor=actor, tool=choice.tool_name, arguments=choice.model_dump(mode="json"), reason=reason
+    )
 
 
 def _build_models(offers: Sequence[Offer[Any]]) -> None:

@@ -5,7 +5,9 @@ progress (a :class:`~gm_engine.combat.battle.Battle`) and the session's one dice
 :meth:`CombatTable.offers` gives the tools legal now, their choice fields narrowed to
 the legal values the battle reports (``Battle.legal_actions``), so the model is only
 ever offered what the rules allow; every change goes through the combat engine, which
-refuses an illegal action (a ``ValueError``) and leaves its state unchanged.
+refuses an illegal action (a :class:`~gm_engine.combat.errors.CombatError`) and leaves
+its state unchanged; the handlers pass the refusal back to the model as
+:class:`~gm_engine.tools.base.ModelRetry`.
 
 Pauses: a tool whose result is a pause of the round (BATTLE_SETUP after
 ``start_battle`` or ``next_round``, ROLL_LOG after ``roll``, BATTLE_JUDGE after
@@ -34,13 +36,14 @@ from gm_engine.combat.battle import Battle, StepResult, cast_out_of_combat
 from gm_engine.combat.characters import Character, create_auto, create_character, create_unselected
 from gm_engine.combat.enemies import Difficulty, EncounterKind, propose_encounter
 from gm_engine.combat.equipment import ARMOURS, WEAPONS, Shield
+from gm_engine.combat.errors import CombatError
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 from gm_engine.combat.ranks import Rank
 from gm_engine.combat.render import master_data, party_status
 from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice.source import DiceSource
-from gm_engine.tools.base import Offer, Tool, ToolOutput
+from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput, retry_on
 
 #: Steps that move a battle from one pause to the next, and whether the result is a pause
 #: that hands the turn back to the player.
@@ -306,17 +309,19 @@ class CombatTable:
 
     def _add(self, character: Character) -> ToolOutput:
         if any(c.name == character.name for c in self.party):
-            raise ValueError(f"there is already a character called {character.name!r}")
+            raise ModelRetry(f"there is already a character called {character.name!r}")
         self.party.append(character)
         sheet = master_data(character)
         self._log("CHARACTER", sheet)
         self._changed("create_character")
         return ToolOutput(text=f"created:\n{sheet}", data={"character": character.model_dump(mode="json")})
 
+    @retry_on(CombatError)
     def _create(self, args: CreateCharacter) -> ToolOutput:
         character = create_character(args.name, args.rank, args.weapon, args.armour, args.shield, args.spells)
         return self._add(character)
 
+    @retry_on(CombatError)
     def _create_preset(self, args: CreateCharacterPreset) -> ToolOutput:
         make = create_auto if args.preset == "おまかせ" else create_unselected
         return self._add(make(args.name, args.rank))
@@ -325,6 +330,7 @@ class CombatTable:
         sheets = "\n\n".join(master_data(c) for c in self.current_party()) or "（キャラクターはまだいない）"
         return ToolOutput(text=self.status_text() + "\n\n" + sheets)
 
+    @retry_on(CombatError)
     def _start_battle(self, args: StartBattle) -> ToolOutput:
         proposal = propose_encounter(
             self.party,
@@ -368,22 +374,27 @@ class CombatTable:
 
     def _require_battle(self) -> Battle:
         if self.battle is None:
-            raise ValueError("there is no battle in progress; start one with start_battle")
+            raise ModelRetry("there is no battle in progress; start one with start_battle")
         return self.battle
 
+    @retry_on(CombatError)
     def _step(self, args: BattleStep) -> ToolOutput:
         return self._apply(parse_action({"kind": args.step}), args.step, pause=STEPS.get(args.step, False))
 
+    @retry_on(CombatError)
     def _bonus(self, args: SituationalBonus) -> ToolOutput:
         action = SetSituationalBonus(character=args.character, bonus=args.bonus, reason=args.reason)
         return self._apply(action, "situational_bonus")
 
+    @retry_on(CombatError)
     def _target_enemy(self, args: TargetEnemyTool) -> ToolOutput:
         return self._apply(TargetEnemy(enemy=args.enemy), "target_enemy")
 
+    @retry_on(CombatError)
     def _target_character(self, args: TargetCharacterTool) -> ToolOutput:
         return self._apply(TargetCharacter(character=args.character), "target_character")
 
+    @retry_on(CombatError)
     def _cast(self, args: CastSpellTool) -> ToolOutput:
         action = CastSpell(
             caster=args.caster,
@@ -394,9 +405,11 @@ class CombatTable:
         )
         return self._apply(action, "cast")
 
+    @retry_on(CombatError)
     def _resolve_by_narrative(self, args: ResolveByNarrativeTool) -> ToolOutput:
         return self._apply(ResolveByNarrative(reason=args.reason), "resolve_by_narrative")
 
+    @retry_on(CombatError)
     def _heal_out(self, args: HealOutOfCombat) -> ToolOutput:
         result = cast_out_of_combat(
             self.party, args.caster, args.spell, self.source, target=args.target, options=self.options

@@ -14,8 +14,9 @@ from typing import ClassVar
 from pydantic import Field
 
 from gm_engine.dice import DiceSource, RollResult, evaluate
+from gm_engine.dice.engine import CommandTooLongError
 from gm_engine.dice.system import GameSystem, get_system
-from gm_engine.tools.base import Offer, Tool, ToolOutput
+from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
 
 
 class RollDice(Tool):
@@ -56,13 +57,16 @@ def roll(command: str, system: GameSystem | str, source: DiceSource) -> RollResu
     """Evaluate ``command`` on ``source``.
 
     Raises:
-        ValueError: the line is not a command of ``system`` (the message names the system),
+        ModelRetry: the line is not a command of ``system`` (the message names the system),
             or the engine refuses it; no die is consumed.
     """
     game = get_system(system) if isinstance(system, str) else system
-    result = evaluate(command, game, source=source)
+    try:
+        result = evaluate(command, game, source=source)
+    except CommandTooLongError as exc:
+        raise ModelRetry(str(exc)) from None
     if result is None:
-        raise ValueError(f"{command!r} is not a dice command of {game.id}; see `gm systems` for its commands")
+        raise ModelRetry(f"{command!r} is not a dice command of {game.id}; see `gm systems` for its commands")
     return result
 
 

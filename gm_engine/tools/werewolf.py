@@ -28,9 +28,11 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES
 from gm_engine.tools.base import Tool
 
+#: A persona's notes (the rules' MEMO): at most this many lines, each at most this long.
+MAX_NOTE_LINES = 5
+MAX_NOTE_CHARS = 120
 MAX_SPEECH_CHARS = 400
 MAX_REASON_CHARS = 120
 

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gm_engine import __version__
+from gm_engine.events import EndEvent, SessionEvent
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
 
 #: Version of the file layout; a reader refuses files of a later version.
@@ -403,36 +404,25 @@ class TranscriptWriter:
         """How many events (not counting header and end) the file holds."""
         return self._seq
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
-        """Append one event.
+    def emit(self, event: SessionEvent) -> None:
+        """Append one event (its line: ``type``, ``seq``, ``prev``, then :meth:`~gm_engine.events.
+        SessionEvent.payload`).
 
         Raises:
-            TranscriptError: the writer is closed, the type is reserved or empty, or the
-                payload uses a reserved key or is not JSON-ready.
+            TranscriptError: the writer is closed, or the payload is not JSON-ready.
         """
-        if not event_type or event_type in ("header", "end"):
-            raise TranscriptError(f"{event_type!r} is not a type an event may have")
-        clash = RESERVED_KEYS.intersection(payload)
-        if clash:
-            raise TranscriptError(f"a {event_type} payload may not use the reserved keys {sorted(clash)}")
-        obj: dict[str, Any] = {"type": event_type, "seq": self._seq + 1, "prev": self._prev}
-        obj.update(payload)
+        obj: dict[str, Any] = {"type": event.type, "seq": self._seq + 1, "prev": self._prev}
+        obj.update(event.payload())
         try:
             line = dumps(obj)
         except (TypeError, ValueError) as exc:
-            raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
+            raise TranscriptError(f"cannot record the {event.type} event: {exc}") from None
         self._write(line)
 
     def finish(self, seed: int, outcome: SessionOutcome) -> None:
         """Write the end line (revealing ``seed``) and close the file."""
-        body: dict[str, Any] = {
-            "type": "end",
-            "seq": self._seq + 1,
-            "prev": self._prev,
-            "seed": seed,
-            "summary": outcome.summary,
-            "figures": normalize(outcome.figures),
-        }
+        end = EndEvent(seed=seed, summary=outcome.summary, figures=normalize(outcome.figures))
+        body: dict[str, Any] = {"type": end.type, "seq": self._seq + 1, "prev": self._prev, **end.payload()}
         body["hash"] = line_hash(dumps(body).encode("utf-8"))
         self._write(dumps(body))
         self.close()

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from gm_engine.events import EventSink, NullSink, SessionEvent
 from gm_engine.sessions.base import (
-    EventSink,
-    NullSink,
     SessionIO,
     SessionOutcome,
     SessionRunner,
@@ -27,10 +24,10 @@ class TeeSink:
     def __init__(self, *sinks: EventSink) -> None:
         self.sinks = sinks
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+    def emit(self, event: SessionEvent) -> None:
         """Pass the event on to every sink."""
         for sink in self.sinks:
-            sink.emit(event_type, payload)
+            sink.emit(event)
 
 
 def with_sink(io: SessionIO, sink: EventSink) -> SessionIO:

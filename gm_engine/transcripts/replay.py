@@ -30,9 +30,17 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine import __version__
-from gm_engine.llm.base import BackendError, ModelBackend, ModelRequest, ModelResponse, ToolCall, Usage
-from gm_engine.sessions.base import (
+from gm_engine.events import (
+    EventFormatError,
     EventSink,
+    HumanInputEvent,
+    ModelRequestEvent,
+    ModelResponseEvent,
+    SessionEvent,
+    parse_event,
+)
+from gm_engine.llm.base import BackendError, ModelBackend, ModelRequest, ModelResponse
+from gm_engine.sessions.base import (
     HumanInput,
     SessionIO,
     SessionOutcome,
@@ -130,6 +138,18 @@ def _comparable(payload: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if not measures_time(k)}
 
 
+def typed_event(event: Event) -> SessionEvent:
+    """The typed event a recorded line holds (:func:`gm_engine.events.parse_event`).
+
+    Raises:
+        TranscriptError: the line is no known event, or a field of it is wrong.
+    """
+    try:
+        return parse_event({"type": event.type, **event.payload})
+    except EventFormatError as exc:
+        raise TranscriptError(f"line {event.line}: {exc}") from None
+
+
 # --------------------------------------------------------------------------- model calls
 
 
@@ -139,14 +159,15 @@ class RecordedCall:
 
     number: int
     request: Event
+    asked: ModelRequestEvent
     response: Event | None = None
+    answer: ModelResponseEvent | None = None
     used: bool = False
 
     @property
-    def key(self) -> tuple[Any, Any, Any, Any]:
+    def key(self) -> tuple[str, int, str, int]:
         """``(actor, day, phase, turn)`` as recorded."""
-        p = self.request.payload
-        return (p.get("actor"), p.get("day", 0), p.get("phase", ""), p.get("turn", 0))
+        return self.asked.key
 
     def describe(self) -> str:
         """Where the call stands, for a report."""
@@ -158,29 +179,27 @@ class RecordedCall:
 
 
 def recorded_calls(events: Sequence[Event]) -> list[RecordedCall]:
-    """Pair each ``model_request`` with its ``model_response`` (the next one by the same actor)."""
+    """Pair each ``model_request`` with its ``model_response`` (the next one by the same actor).
+
+    Raises:
+        TranscriptError: a recorded request or response is not a valid event.
+    """
     calls: list[RecordedCall] = []
-    pending: dict[Any, deque[RecordedCall]] = defaultdict(deque)
-    order: deque[RecordedCall] = deque()
+    pending: dict[str, deque[RecordedCall]] = defaultdict(deque)
     for event in events:
         if event.type == "model_request":
-            call = RecordedCall(number=len(calls), request=event)
+            asked = typed_event(event)
+            assert isinstance(asked, ModelRequestEvent)
+            call = RecordedCall(number=len(calls), request=event, asked=asked)
             calls.append(call)
-            pending[event.payload.get("actor")].append(call)
-            order.append(call)
+            pending[asked.actor].append(call)
         elif event.type == "model_response":
-            actor = event.payload.get("actor")
-            queue = pending.get(actor) if actor is not None else None
+            answer = typed_event(event)
+            assert isinstance(answer, ModelResponseEvent)
+            queue = pending.get(answer.actor)
             if queue:
                 call = queue.popleft()
-            else:  # a response without an actor: the oldest open request
-                while order and order[0].response is not None:
-                    order.popleft()
-                if not order:
-                    continue
-                call = order[0]
-                pending[call.request.payload.get("actor")].remove(call)
-            call.response = event
+                call.response, call.answer = event, answer
     return calls
 
 
@@ -188,44 +207,16 @@ def response_from_event(event: Event) -> ModelResponse:
     """The :class:`ModelResponse` a ``model_response`` event recorded.
 
     Raises:
-        TranscriptError: the recorded response has an unreadable shape.
+        TranscriptError: the recorded response is not a valid ``model_response`` event.
     """
-    p = event.payload
-    calls: list[ToolCall] = []
-    for raw in p.get("tool_calls") or ():
-        if not isinstance(raw, dict):
-            raise TranscriptError(f"line {event.line}: a recorded tool call is not an object")
-        function = raw.get("function")
-        if isinstance(function, dict):  # the Chat Completions shape
-            raw = {
-                "id": raw.get("id", ""),
-                "name": function.get("name", ""),
-                "arguments": function.get("arguments", ""),
-            }
-        arguments = raw.get("arguments", "")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments, ensure_ascii=False)
-        calls.append(ToolCall(id=str(raw.get("id", "")), name=str(raw.get("name", "")), arguments=arguments))
-    usage_raw = p.get("usage")
-    try:
-        usage = Usage.model_validate(usage_raw) if isinstance(usage_raw, dict) else None
-    except ValueError:
-        usage = None
-    content = p.get("content")
-    text = content if isinstance(content, str) else None
-    return ModelResponse(content=text, tool_calls=tuple(calls), usage=usage)
+    answer = typed_event(event)
+    if not isinstance(answer, ModelResponseEvent):
+        raise TranscriptError(f"line {event.line}: a {event.type} event where a model response was expected")
+    return answer.response()
 
 
-def _request_key(request: ModelRequest) -> tuple[Any, Any, Any, Any]:
+def _request_key(request: ModelRequest) -> tuple[str, int, str, int]:
     return (request.actor, request.day, request.phase, request.turn)
-
-
-def _tools_forms(request: ModelRequest) -> list[Any]:
-    return [
-        normalize([t.model_dump(mode="json") for t in request.tools]),
-        normalize([t.to_openai() for t in request.tools]),
-        [t.name for t in request.tools],
-    ]
 
 
 def _message_text(messages: object) -> str:
@@ -304,7 +295,8 @@ class ReplayBackend:
             # or its failure, does not matter: the recorded answer is what the session gets.
             with contextlib.suppress(BackendError):
                 await self.fallback.complete(request, context)
-        return response_from_event(call.response)
+        assert call.answer is not None
+        return call.answer.response()
 
     def take(self, request: ModelRequest) -> RecordedCall | None:
         """Find the recorded call answering ``request`` and mark it used (None: no call matches).
@@ -330,20 +322,17 @@ class ReplayBackend:
         """The recorded calls the replay never made."""
         return [call for call in self.calls[self._next :] if not call.used]
 
-    def _matches(self, call: RecordedCall, request: ModelRequest, key: tuple[Any, Any, Any, Any]) -> bool:
+    def _matches(self, call: RecordedCall, request: ModelRequest, key: tuple[str, int, str, int]) -> bool:
         if call.used or call.key != key:
             return False
         if self.tolerant:
             return True
-        recorded = call.request.payload
-        messages = list(request.messages)
-        # Plain dicts of strings compare equal as they are; normalise only when they do not
-        # (tuples inside, models, ...), which keeps a strict replay cheap.
-        if recorded.get("messages") != messages and recorded.get("messages") != normalize(messages):
+        recorded = call.asked
+        if recorded.tools != request.tools:
             return False
-        if "tools" not in recorded or recorded["tools"] == [t.model_dump() for t in request.tools]:
-            return True
-        return recorded["tools"] in _tools_forms(request)
+        messages = list(request.messages)
+        # plain dicts of strings compare equal as they are; normalise only when they do not
+        return recorded.messages == messages or recorded.messages == normalize(messages)
 
     def _match(self, request: ModelRequest) -> RecordedCall | None:
         # Almost always the very next unused call matches; the scan only serves sessions
@@ -366,7 +355,7 @@ class ReplayBackend:
         recorded = closest.request.payload
         if closest.key == _request_key(request) and recorded.get("messages") == actual:
             message = f"{what}: the tools offered differ from the recorded call"
-            diff = unified_diff(recorded.get("tools"), _tools_forms(request)[0])
+            diff = unified_diff(recorded.get("tools"), normalize([t.model_dump() for t in request.tools]))
         else:
             reason = "matches no recorded call" if self.tolerant else "differs from every unused recorded one"
             message = f"{what} {reason}"
@@ -387,7 +376,7 @@ class ReplayBackend:
 
 
 def closest_call(
-    candidates: Sequence[RecordedCall], key: tuple[Any, Any, Any, Any], messages: object
+    candidates: Sequence[RecordedCall], key: tuple[str, int, str, int], messages: object
 ) -> RecordedCall | None:
     """The candidate nearest a request at ``key`` with ``messages``: the most of (actor, day,
     phase, turn) equal (the actor counting most), then the most similar message text (difflib)."""
@@ -430,6 +419,11 @@ class ReplayHuman:
         log: DivergenceLog | None = None,
     ) -> None:
         self.inputs = [e for e in events if e.type == "human_input"]
+        self._answers: list[HumanInputEvent] = []
+        for event in self.inputs:
+            answer = typed_event(event)
+            assert isinstance(answer, HumanInputEvent)
+            self._answers.append(answer)
         self.tolerant = tolerant
         self.fallback = fallback
         self.shadow = shadow and fallback is not None
@@ -464,13 +458,9 @@ class ReplayHuman:
                 )
             )
         event = self.inputs[self.given]
-        recorded_prompt = event.payload.get("prompt")
-        text = event.payload.get("text")
-        if not isinstance(text, str):
-            raise self.log.fail(
-                Divergence("the recorded human input has no text", event.seq, event.line, event.type)
-            )
-        if not self.tolerant and recorded_prompt is not None and recorded_prompt != prompt:
+        recorded_prompt = self._answers[self.given].prompt
+        text = self._answers[self.given].text
+        if not self.tolerant and recorded_prompt != prompt:
             raise self.log.fail(
                 Divergence(
                     "the session asks the human with another prompt",
@@ -527,70 +517,61 @@ class CheckingSink:
         """True once every recorded event was matched."""
         return self.checked >= len(self.expected)
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+    def emit(self, event: SessionEvent) -> None:
         """Check one event against the recording.
 
         Raises:
             ReplayMismatch: it differs from the recorded event at its place.
+            TranscriptError: the recorded event at its place is not a valid event.
         """
         self.emitted += 1
         if self.log.first is not None:
             raise ReplayMismatch(self.log.first)
         if self.exhausted and self.then is not None:
             self.passed_on += 1
-            self.then.emit(event_type, payload)
+            self.then.emit(event)
             return
-        if not self.exhausted:
-            expected = self.expected[self.checked]
-            if expected.type == event_type and _same_payload(expected, payload):
-                self.checked += 1
-                return
-        actual = _comparable(normalize(dict(payload)))
         if self.exhausted:
             raise self.log.fail(
                 Divergence(
-                    f"the replay goes on after the recording ended: it emits a {event_type} event",
-                    event_type=event_type,
-                    diff=unified_diff(None, {"type": event_type, **actual}),
+                    f"the replay goes on after the recording ended: it emits a {event.type} event",
+                    event_type=event.type,
+                    diff=unified_diff(None, {"type": event.type, **_comparable(event.payload())}),
                 )
             )
-        expected = self.expected[self.checked]
-        recorded = _comparable(expected.payload)
-        if self.tolerant and event_type == "human_input" == expected.type:
-            same = recorded.get("text") == actual.get("text")
-        elif self.tolerant and event_type == "model_request" == expected.type:
-            same = _call_key(recorded) == _call_key(actual)
+        expected_line = self.expected[self.checked]
+        expected = typed_event(expected_line) if expected_line.type == event.type else None
+        if expected is not None and _same_event(expected, event, tolerant=self.tolerant):
+            self.checked += 1
+            return
+        recorded = _comparable(expected_line.payload)
+        actual = _comparable(normalize(event.payload()))
+        closest = None
+        if isinstance(event, ModelRequestEvent):
+            calls = [c for c in recorded_calls(self.events) if c.request.seq >= expected_line.seq]
+            nearest = closest_call(calls, event.key, actual.get("messages"))
+            closest = nearest.describe() if nearest is not None else None
+        if expected is None:
+            message = f"the replay emits {event.type}, the recording has {expected_line.type}"
+        elif isinstance(event, ModelRequestEvent):
+            actor, day, phase, turn = event.key
+            where = "where it stands" if self.tolerant else "its messages or tools"
+            message = (
+                f"the model request (actor {actor}, day {day}, phase {phase!r}, turn {turn}) differs "
+                f"from the recorded one in {where}"
+            )
         else:
-            same = expected.type == event_type and recorded == actual
-        if not same:
-            closest = None
-            if event_type == "model_request":
-                key = _call_key(actual)
-                calls = [c for c in recorded_calls(self.events) if c.request.seq >= expected.seq]
-                nearest = closest_call(calls, key, actual.get("messages"))
-                closest = nearest.describe() if nearest is not None else None
-            if expected.type != event_type:
-                message = f"the replay emits {event_type}, the recording has {expected.type}"
-            elif event_type == "model_request":
-                actor, day, phase, turn = _call_key(actual)
-                where = "where it stands" if self.tolerant else "its messages or tools"
-                message = (
-                    f"the model request (actor {actor}, day {day}, phase {phase!r}, turn {turn}) differs "
-                    f"from the recorded one in {where}"
-                )
-            else:
-                message = f"the {event_type} event differs from the recording"
-            raise self.log.fail(
-                Divergence(
-                    message,
-                    expected.seq,
-                    expected.line,
-                    expected.type,
-                    closest=closest,
-                    diff=unified_diff({"type": expected.type, **recorded}, {"type": event_type, **actual}),
-                )
+            message = f"the {event.type} event differs from the recording"
+        raise self.log.fail(
+            Divergence(
+                message,
+                expected_line.seq,
+                expected_line.line,
+                expected_line.type,
+                closest=closest,
+                diff=unified_diff({"type": expected_line.type, **recorded}, {"type": event.type, **actual}),
             )
-        self.checked += 1
+        )
 
     def missing(self) -> Divergence | None:
         """A divergence naming the first recorded event the replay never emitted, if any."""
@@ -607,13 +588,17 @@ class CheckingSink:
         )
 
 
-def _call_key(payload: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
-    return (payload.get("actor"), payload.get("day", 0), payload.get("phase", ""), payload.get("turn", 0))
-
-
-def _same_payload(expected: Event, payload: Mapping[str, Any]) -> bool:
-    """The fast path: the payload equals the recorded one as it is (no JSON round trip)."""
-    return dict(payload) == expected.payload
+def _same_event(expected: SessionEvent, actual: SessionEvent, *, tolerant: bool) -> bool:
+    """Whether ``actual`` is the recorded ``expected`` event (of the same type); tolerant
+    mode compares model requests by where they stand and human inputs by their text."""
+    if tolerant and isinstance(expected, ModelRequestEvent) and isinstance(actual, ModelRequestEvent):
+        return expected.key == actual.key
+    if tolerant and isinstance(expected, HumanInputEvent) and isinstance(actual, HumanInputEvent):
+        return expected.text == actual.text
+    if expected == actual:
+        return True
+    # a value the session holds in another form than JSON reads it back (a tuple, a model)
+    return _comparable(expected.payload()) == _comparable(normalize(actual.payload()))
 
 
 # --------------------------------------------------------------------------- driver

@@ -15,12 +15,11 @@ commitment) or from the seed file the recorder keeps in the user data directory 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from gm_engine.sessions.base import EventSink, NullSink, SessionIO, SessionOutcome, SessionRunner, get_runner
+from gm_engine.events import EventSink, NullSink, SessionEvent
+from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner, get_runner
 from gm_engine.transcripts.format import (
     Transcript,
     TranscriptError,
@@ -68,9 +67,9 @@ class _LazyWriter:
             self.writer = TranscriptWriter.continue_from(self.transcript, durable=self.durable)
         return self.writer
 
-    def emit(self, event_type: str, payload: Mapping[str, Any]) -> None:
+    def emit(self, event: SessionEvent) -> None:
         self.count += 1
-        self.open().emit(event_type, payload)
+        self.open().emit(event)
 
     def close(self) -> None:
         if self.writer is not None:
