@@ -21,13 +21,13 @@ import pytest
 from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse
 from gm_engine.llm.offline import OfflineBackend
-from gm_engine.sessions import werewolf as ww
 from gm_engine.sessions.base import HumanInput, ListSink, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.personas import load_personas
 from gm_engine.sessions.werewolf import (
     WerewolfSession,
     fact_lines,
+    persona_task_prompt,
     private_screen_lines,
     session_options,
     who,
@@ -179,7 +179,7 @@ def test_secrecy_with_a_model_that_only_reads_tools(seed: int) -> None:
 
 def test_the_check_catches_a_leaky_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check is not vacuous: a prompt that adds another seat's role is caught."""
-    original: Callable[..., str] = ww.persona_task_prompt
+    original: Callable[..., str] = persona_task_prompt
 
     def leaky(template: str, persona: Any, notes: Any, view: Any, task: Any, table: Any = None) -> str:
         other = 9 if view.private.seat != 9 else 8
@@ -196,7 +196,8 @@ def test_the_check_catches_a_leaky_prompt(monkeypatch: pytest.MonkeyPatch) -> No
         spy_holder["spy"] = self
 
     monkeypatch.setattr(Spy, "__init__", remember)
-    monkeypatch.setattr(ww, "persona_task_prompt", leaky)
+    # the session loop's own reference to the prompt function
+    monkeypatch.setattr("gm_engine.sessions.werewolf.session.persona_task_prompt", leaky)
     with pytest.raises(AssertionError, match="leaked"):
         play(3, {"role": 2})
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from gm_engine.sessions.werewolf import _action_from_tool, discussion_offers, round_offers
 from gm_engine.tools.base import ToolOutput
 from gm_engine.tools.werewolf import (
     ALL_TOOLS,
@@ -14,6 +13,9 @@ from gm_engine.tools.werewolf import (
     SpeakTool,
     UpdateNotesTool,
     VoteTool,
+    action_from_tool,
+    discussion_offers,
+    round_offers,
     seat_label,
     seat_number,
 )
@@ -76,13 +78,13 @@ def test_vote_offer_and_actions() -> None:
     assert offer.spec().parameters["properties"]["target"]["enum"] == ["P1", "P2", "P4"]
     with pytest.raises(ValidationError):
         offer.model.model_validate({"target": "P3", "reason": "self"})
-    assert _action_from_tool(3, VoteTool(target="P2", reason="r")) == Vote(3, 2, "r")
+    assert action_from_tool(3, VoteTool(target="P2", reason="r")) == Vote(3, 2, "r")
     claim = ClaimTool(role="占い師", target="P4", result="黒", text="見えた")
-    assert _action_from_tool(5, claim) == Claim(5, Role.SEER, 4, Colour.BLACK, "見えた")
+    assert action_from_tool(5, claim) == Claim(5, Role.SEER, 4, Colour.BLACK, "見えた")
     with pytest.raises(ValueError, match="both target and result"):
-        _action_from_tool(5, ClaimTool(role="占い師", target="P4"))
+        action_from_tool(5, ClaimTool(role="占い師", target="P4"))
     with pytest.raises(ValueError, match="unknown role"):
-        _action_from_tool(5, ClaimTool(role="魔法使い"))
+        action_from_tool(5, ClaimTool(role="魔法使い"))
 
 
 def test_a_blank_speech_or_vote_reason_is_refused_after_folding_white_space() -> None:

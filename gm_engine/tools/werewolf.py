@@ -24,11 +24,25 @@ tool                rules command                      offered
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from gm_engine.tools.base import Tool
+from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
+from gm_engine.werewolf.actions import (
+    Action,
+    Attack,
+    Claim,
+    Decline,
+    Divine,
+    Guard,
+    RequestClaim,
+    Speak,
+    StateResult,
+    Vote,
+)
+from gm_engine.werewolf.records import Colour, Role
 
 #: A persona's notes (the rules' MEMO): at most this many lines, each at most this long.
 MAX_NOTE_LINES = 5
@@ -37,6 +51,10 @@ MAX_SPEECH_CHARS = 400
 MAX_REASON_CHARS = 120
 
 ColourLabel = Literal["白", "黒"]
+
+#: Every role and colour by the label a tool (or a typed command) names it with.
+ROLE_BY_LABEL: dict[str, Role] = {role.label: role for role in Role}
+COLOUR_BY_LABEL: dict[str, Colour] = {colour.label: colour for colour in Colour}
 
 
 def seat_label(seat: int) -> str:
@@ -165,7 +183,161 @@ class UpdateNotesTool(Tool):
 
 
 DISCUSSION_TOOLS: tuple[type[Tool], ...] = (
-    SpeakTool, ClaimTool, RequestClaimTool, StateResultTool, DeclineTool,
+    SpeakTool,
+    ClaimTool,
+    RequestClaimTool,
+    StateResultTool,
+    DeclineTool,
 )
 NIGHT_TOOLS: tuple[type[Tool], ...] = (AttackTool, DivineTool, GuardTool)
 ALL_TOOLS: tuple[type[Tool], ...] = (*DISCUSSION_TOOLS, VoteTool, *NIGHT_TOOLS, UpdateNotesTool)
+
+
+# ---------------------------------------------------------------- tools <-> engine actions
+
+
+def tool_names(legal: Sequence[Action]) -> list[str]:
+    """The names of the tools that stand for ``legal`` actions, each once, in their order."""
+    names: list[str] = []
+    for action in legal:
+        name = TOOL_OF_ACTION[type(action)]
+        if name not in names:
+            names.append(name)
+    return names
+
+
+#: The tool that stands for each kind of engine action.
+TOOL_OF_ACTION: dict[type, str] = {
+    Speak: "speak",
+    Claim: "claim",
+    RequestClaim: "request_claim",
+    StateResult: "state_result",
+    Decline: "decline",
+    Vote: "vote",
+    Attack: "attack",
+    Divine: "divine",
+    Guard: "guard",
+}
+
+#: Every werewolf tool by its name.
+TOOLS_BY_NAME: dict[str, type[Tool]] = {tool.tool_name: tool for tool in ALL_TOOLS}
+
+
+def _colour(label: str | None) -> Colour | None:
+    return None if label is None else COLOUR_BY_LABEL[label]
+
+
+def _seat(label: str) -> int:
+    try:
+        return seat_number(label)
+    except ValueError as exc:  # a label the tool's schema let through: the model's to fix
+        raise ModelRetry(str(exc)) from None
+
+
+def action_from_tool(seat: int, args: Tool) -> Action:
+    """The engine action a validated tool call stands for.
+
+    Raises:
+        ModelRetry: a seat label, role or colour that does not exist, or a result without its
+            target (or the reverse).
+    """
+    if isinstance(args, SpeakTool):
+        return Speak(seat, args.text)
+    if isinstance(args, ClaimTool):
+        if args.role not in ROLE_BY_LABEL:
+            raise ModelRetry(f"unknown role {args.role!r}")
+        if (args.target is None) != (args.result is None):
+            raise ModelRetry("a claim's result needs both target and result (or neither)")
+        target = None if args.target is None else _seat(args.target)
+        return Claim(seat, ROLE_BY_LABEL[args.role], target, _colour(args.result), args.text)
+    if isinstance(args, StateResultTool):
+        return StateResult(seat, _seat(args.target), COLOUR_BY_LABEL[args.result], args.text)
+    if isinstance(args, RequestClaimTool):
+        if args.role not in ROLE_BY_LABEL:
+            raise ModelRetry(f"unknown role {args.role!r}")
+        return RequestClaim(seat, ROLE_BY_LABEL[args.role], args.text)
+    if isinstance(args, DeclineTool):
+        return Decline(seat, args.text)
+    if isinstance(args, VoteTool):
+        return Vote(seat, _seat(args.target), args.reason)
+    if isinstance(args, AttackTool):
+        return Attack(seat, _seat(args.target))
+    if isinstance(args, DivineTool):
+        return Divine(seat, _seat(args.target))
+    if isinstance(args, GuardTool):
+        return Guard(seat, _seat(args.target))
+    raise ModelRetry(f"{args.tool_name} is not a game action")
+
+
+def discussion_offers(
+    seat: int, legal: Sequence[Action], apply: Callable[[Action], ToolOutput]
+) -> list[Offer[Any]]:
+    """The discussion tools legal for ``seat`` now, their choices narrowed to the legal values."""
+
+    def handler(args: Tool) -> ToolOutput:
+        return apply(action_from_tool(seat, args))
+
+    offers: list[Offer[Any]] = []
+    if any(isinstance(a, Speak) for a in legal):
+        offers.append(_offer(SpeakTool, handler))
+    claims = [a for a in legal if isinstance(a, Claim)]
+    if claims:
+        narrowed: dict[str, Sequence[str]] = {"role": _unique(c.role.label for c in claims)}
+        targets = sorted({c.target for c in claims if c.target is not None})
+        if targets:
+            narrowed["target"] = [seat_label(t) for t in targets]
+            narrowed["result"] = _unique(c.colour.label for c in claims if c.colour is not None)
+        offers.append(_offer(ClaimTool, handler, **narrowed))
+    states = [a for a in legal if isinstance(a, StateResult)]
+    if states:
+        offers.append(
+            _offer(
+                StateResultTool,
+                handler,
+                target=[seat_label(t) for t in sorted({s.target for s in states})],
+                result=_unique(s.colour.label for s in states),
+            )
+        )
+    requests = [a for a in legal if isinstance(a, RequestClaim)]
+    if requests:
+        offers.append(_offer(RequestClaimTool, handler, role=_unique(r.role.label for r in requests)))
+    if any(isinstance(a, Decline) for a in legal):
+        offers.append(_offer(DeclineTool, handler))
+    return offers
+
+
+def round_offers(
+    seat: int, legal: Sequence[Action], record: Callable[[Action], ToolOutput]
+) -> list[Offer[Any]]:
+    """The vote or night tool of ``seat`` with its target narrowed to the legal targets."""
+
+    def handler(args: Tool) -> ToolOutput:
+        return record(action_from_tool(seat, args))
+
+    offers: list[Offer[Any]] = []
+    pairs: tuple[tuple[type, type[Tool]], ...] = (
+        (Vote, VoteTool),
+        (Attack, AttackTool),
+        (Divine, DivineTool),
+        (Guard, GuardTool),
+    )
+    for action_type, tool in pairs:
+        targets = [
+            seat_label(a.target)
+            for a in legal
+            if isinstance(a, Vote | Attack | Divine | Guard) and isinstance(a, action_type)
+        ]
+        if targets:
+            offers.append(_offer(tool, handler, target=targets))
+    return offers
+
+
+def _offer(tool: type[Tool], handler: Callable[[Any], ToolOutput], **legal: Sequence[str]) -> Offer[Any]:
+    """``Offer.narrowing``: building a narrowed pydantic model costs more than the rest of
+    the turn, and each seat's vote targets differ (and change every day), so the model is
+    built while the request is out, and the spec without it."""
+    return Offer.narrowing(tool, handler, **legal)
+
+
+def _unique(values: Any) -> list[str]:
+    return list(dict.fromkeys(values))

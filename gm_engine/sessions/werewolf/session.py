@@ -1,57 +1,15 @@
-"""The werewolf session: the human at P1 against the eight AI personas (``gm werewolf play``).
-
-The rules engine (:class:`gm_engine.werewolf.Game`) drives the game; this module only asks
-the players. Each persona's turn is one model request rendered from that persona's data,
-its own notes, the public view and its own private view (never anything else), offering
-the tools that are legal now with their choices narrowed to enums. The GM narrator and
-the human's screen are rendered from the public view and P1's own private view only.
-
-Flow (see :mod:`gm_engine.werewolf` for the engine's stages):
-
-* 役職選択: ``options.role``, else the human chooses (or ``options.deal`` fixes every role);
-* discussion: turns one at a time in the engine's order (speech, claim, CO要求, answers);
-* votes and night actions: every persona's request runs concurrently (``asyncio.gather``);
-  nobody sees another's choice, and the choices are applied in seat order afterwards;
-* the fixed texts (【投票結果】, 【〇〇が退席しました】, 【公開情報】, 【ゲーム終了】), rendered by
-  :mod:`gm_engine.werewolf.render` from P1's own view, go to the human's screen as the engine
-  produces them.
-
-Events (:mod:`gm_engine.sessions.base`): ``model_request``/``model_response``/
-``tool_result``/``fallback`` per model turn, ``human_input`` per answer of the human,
-``dice`` after the deal, ``state`` (the engine's state hash) after every engine step.
-Turns that run concurrently buffer their events and emit them in seat order, so the
-event stream is a deterministic function of the spec, the model's responses and the
-human's inputs.
-
-Prompts stay bounded as days pass: earlier days are summarised in one line each (claims,
-results, votes, departures); only today's discussion is given in full.
-
-Choices where the rules leave the table free (each a session option or a documented default):
-
-* the human is called ``プレイヤー`` at the table (``human_name``; never a persona's name);
-* the GM narrator adds one short line at the start and each morning, from public facts only,
-  concurrently with the first turn so it costs no wall time (``narrator=False`` drops it);
-* a persona's notes are replaced whole by ``update_notes``; more than five lines is refused
-  (an error the model can fix), never silently cut;
-* a turn the model cannot finish (retry budget spent, or no action at all) is played by a
-  separate offline agent of that seat and recorded as a ``fallback`` event;
-* a backend failure (:class:`~gm_engine.llm.base.BackendError`, a transient one included once
-  the retry policy gave up) is the program's problem, not the model's: the session stops and
-  raises it, with nothing of the unfinished step applied (a concurrent round applies its
-  choices only once all are in), so a recorded game is left resumable (``gm resume``);
-* ``/quit`` at any question ends the session without revealing any role.
+"""The werewolf session's loop: :class:`WerewolfSession` asks the human and the personas in
+the engine's order and applies their choices (see :mod:`gm_engine.sessions.werewolf`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import gc
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -60,15 +18,11 @@ from gm_engine.dice.source import SeededSource
 from gm_engine.events import (
     DiceEvent,
     EventSink,
-    FallbackEvent,
     HumanInputEvent,
-    ModelRequestEvent,
-    ModelResponseEvent,
-    SessionEvent,
     StateEvent,
 )
 from gm_engine.llm.base import JsonDict, system_message, user_message
-from gm_engine.llm.prompts import load_prompts, render_prompt
+from gm_engine.llm.prompts import load_prompts
 from gm_engine.sessions.base import (
     SessionError,
     SessionIO,
@@ -77,6 +31,16 @@ from gm_engine.sessions.base import (
     register_session,
 )
 from gm_engine.sessions.personas import Notes, NotesError, Persona, load_personas
+from gm_engine.sessions.werewolf.commands import HUMAN_HELP, QUIT_WORDS, claim_command, parse_discussion
+from gm_engine.sessions.werewolf.facts import (
+    narrator_prompt,
+    persona_system_prompt,
+    persona_task_prompt,
+    private_screen_lines,
+    table_vars,
+    who,
+)
+from gm_engine.sessions.werewolf.sinks import BufferSink, CountingSink, PendingHash, SessionFigures
 from gm_engine.sessions.werewolf_offline import (
     GAME_START_EVENT,
     NarratorContext,
@@ -98,18 +62,14 @@ from gm_engine.tools.base import (
     until_idle,
 )
 from gm_engine.tools.werewolf import (
-    AttackTool,
-    ClaimTool,
-    DeclineTool,
-    DivineTool,
-    GuardTool,
-    RequestClaimTool,
-    SpeakTool,
-    StateResultTool,
+    TOOLS_BY_NAME,
     UpdateNotesTool,
-    VoteTool,
+    action_from_tool,
+    discussion_offers,
+    round_offers,
     seat_label,
     seat_number,
+    tool_names,
 )
 from gm_engine.werewolf import (
     Action,
@@ -121,11 +81,7 @@ from gm_engine.werewolf import (
     Game,
     Guard,
     IllegalActionError,
-    MadmanClaims,
-    RequestClaim,
     Role,
-    Speak,
-    StateResult,
     Vote,
     WerewolfOptions,
     check_composition,
@@ -134,32 +90,17 @@ from gm_engine.werewolf import (
 )
 from gm_engine.werewolf.agents import OfflineAgent
 from gm_engine.werewolf.log import (
-    ActionTaken,
-    AttackResolved,
     ClaimMade,
     ClaimRequested,
-    Declined,
     DivineResult,
-    Executed,
     GameEnded,
-    GuardResolved,
-    MediumResult,
     MorningReport,
-    NoExecution,
-    PrivateEntry,
     PublicEntry,
     ResultStated,
-    RoleDealt,
     Speech,
-    VoteTally,
 )
-from gm_engine.werewolf.records import HUMAN_SEAT, PERSONA_NAMES, Colour
+from gm_engine.werewolf.records import HUMAN_SEAT, PERSONA_NAMES
 from gm_engine.werewolf.render import render_entries
-from gm_engine.werewolf.views import PlayerView, PrivateView, PublicView, StatedResult
-
-ROLE_BY_LABEL: dict[str, Role] = {role.label: role for role in Role}
-COLOUR_BY_LABEL: dict[str, Colour] = {colour.label: colour for colour in Colour}
-ABILITY_LABELS = {"vote": "投票先", "attack": "襲撃先", "divine": "占い先", "guard": "護衛先"}
 
 
 class WerewolfSessionOptions(BaseModel):
@@ -209,335 +150,8 @@ class WerewolfSessionOptions(BaseModel):
         return self
 
 
-# ---------------------------------------------------------------- texts built from views
-
-
-def who(pub: PublicView, seat: int) -> str:
-    """``トウダ(P2)``."""
-    return f"{pub.name(seat)}({seat_label(seat)})"
-
-
-def fact_lines(private: PrivateView, pub: PublicView, *, today_only: bool = False) -> list[str]:
-    """The facts of one seat's private view, one line each, in the form prompts use.
-
-    The secrecy tests build these lines from every other seat's view and check that none
-    reaches a prompt it may not reach. ``today_only`` drops the seat's own earlier choices
-    (its earlier votes are public by now), which keeps prompts bounded.
-    """
-    me = who(pub, private.seat)
-    lines: list[str] = []
-    divined = 0
-    votes_by_day: dict[int, int] = {}
-    for entry in private.log:
-        first_divine = isinstance(entry, ActionTaken) and entry.ability == "divine" and divined == 0
-        runoff = False
-        if isinstance(entry, ActionTaken) and entry.ability == "divine":
-            divined += 1
-        if isinstance(entry, ActionTaken) and entry.ability == "vote":
-            runoff = votes_by_day.get(entry.day, 0) > 0  # a second vote the same day is the 決選投票
-            votes_by_day[entry.day] = votes_by_day.get(entry.day, 0) + 1
-        lines.extend(_fact(entry, me, pub, today_only, pre=first_divine, runoff=runoff))
-    return lines
-
-
-def _fact(
-    entry: PrivateEntry,
-    me: str,
-    pub: PublicView,
-    today_only: bool,
-    *,
-    pre: bool = False,
-    runoff: bool = False,
-) -> list[str]:
-    if isinstance(entry, RoleDealt):
-        lines = [f"{me}の役職: {entry.role.label}"]
-        for partner in entry.partners:
-            lines.append(f"{who(pub, partner)}の役職: 人狼")
-            lines.append(f"仲間の人狼: {who(pub, partner)}")
-        return lines
-    if isinstance(entry, ActionTaken):
-        if today_only and entry.day != pub.day:
-            return []
-        # the 占い師's first divine is always the 事前占い, on "day 1" like the first night's
-        if entry.ability == "divine" and pre:
-            when = "事前占い"
-        elif entry.ability == "vote":
-            when = f"{entry.day}日目の決選投票" if runoff else f"{entry.day}日目"
-        else:
-            when = f"{entry.day}日目の夜"
-        return [f"{me}の{when}の{ABILITY_LABELS[entry.ability]}: {who(pub, entry.target)}"]
-    if isinstance(entry, DivineResult):
-        when = "事前占い" if entry.pre else f"{entry.day}日目の朝"
-        return [f"{me}の占い結果（{when}）: {who(pub, entry.target)}は{entry.colour.label}"]
-    if isinstance(entry, MediumResult):
-        when = f"{entry.executed_day}日目の退席者"
-        return [f"{me}の霊媒結果（{when}）: {who(pub, entry.target)}は{entry.colour.label}"]
-    if isinstance(entry, AttackResolved):
-        outcome = "成功" if entry.killed else "護衛されて失敗"
-        return [
-            f"{entry.day}日目の朝に判明した襲撃: {who(pub, entry.target)}"
-            f"（{who(pub, entry.decided_by)}の決定、{outcome}）"
-        ]
-    if isinstance(entry, GuardResolved):
-        outcome = "襲撃を防いだ" if entry.success else "襲撃はなかった"
-        return [f"{me}の護衛（{entry.day}日目の朝に判明）: {who(pub, entry.target)}（{outcome}）"]
-    return []
-
-
-def public_info(pub: PublicView) -> str:
-    """The 【公開情報】 block: 追放者, 襲撃死者, 占い結果, 霊媒結果, CO状況 (public facts only)."""
-    executed = "、".join(f"{who(pub, s)}（{d}日目）" for d, s in pub.executed) or "なし"
-    victims = "、".join(f"{who(pub, s)}（{d}日目の朝）" for d, s in pub.victims) or "なし"
-    divine = [r for r in pub.stated_results if r.role is Role.SEER]
-    medium = [r for r in pub.stated_results if r.role is Role.MEDIUM]
-
-    def results(stated: Sequence[StatedResult]) -> str:
-        texts = [f"{pub.name(r.speaker)}→{pub.name(r.target)} {r.colour.label}" for r in stated]
-        return "、".join(texts) or "なし"
-
-    divine_text, medium_text = results(divine), results(medium)
-    claimed = [f"{who(pub, s.seat)} {s.claim.label}" for s in pub.seats if s.claim is not None]
-    claims = "、".join(claimed) or "なし"
-    return "\n".join(
-        [
-            "【公開情報】",
-            f"追放者: {executed}",
-            f"襲撃死者: {victims}",
-            f"占い結果: {divine_text}",
-            f"霊媒結果: {medium_text}",
-            f"CO状況: {claims}",
-        ]
-    )
-
-
-def _entry_day(entry: PublicEntry) -> int:
-    return int(getattr(entry, "day", 0))
-
-
-def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
-    """One entry of today's log as a prompt line (None: not worth a line)."""
-    if isinstance(entry, Speech):
-        return f"{who(pub, entry.speaker)}: {entry.text or '（パス）'}"
-    if isinstance(entry, ClaimMade):
-        result = ""
-        if entry.target is not None and entry.colour is not None:
-            result = f" {pub.name(entry.target)}は{entry.colour.label}"
-        return f"{who(pub, entry.speaker)} 【{entry.role.label}CO{result}】 {entry.text}".rstrip()
-    if isinstance(entry, ResultStated):
-        return (
-            f"{who(pub, entry.speaker)} 【結果発表 {pub.name(entry.target)}は{entry.colour.label}】"
-            f" {entry.text}"
-        ).rstrip()
-    if isinstance(entry, ClaimRequested):
-        return f"{who(pub, entry.speaker)} 【CO要求 {entry.role.label}は名乗り出ろ】 {entry.text}".rstrip()
-    if isinstance(entry, Declined):
-        return f"{who(pub, entry.speaker)} 【名乗り出ない】 {entry.text}".rstrip()
-    if isinstance(entry, MorningReport):
-        if entry.victim is None:
-            return "朝: 襲撃による退席者はいませんでした"
-        return f"朝: {who(pub, entry.victim)}が襲撃されて退席しました"
-    if isinstance(entry, VoteTally):
-        label = "決選投票" if entry.runoff else "投票"
-        votes = "、".join(f"{pub.name(v.voter)}→{pub.name(v.target)}（{v.reason}）" for v in entry.votes)
-        return f"【{label}結果】{votes}"
-    if isinstance(entry, Executed):
-        return f"【{pub.name(entry.seat)}が退席しました】"
-    if isinstance(entry, NoExecution):
-        return "決選投票も同票のため、退席者はいません"
-    return None
-
-
-def day_summary(day: int, entries: Sequence[PublicEntry], pub: PublicView) -> str:
-    """One line for a past day: morning, claims, stated results, requests, votes, departure."""
-    parts: list[str] = []
-    for entry in entries:
-        if isinstance(entry, MorningReport):
-            victim = "なし" if entry.victim is None else f" {pub.name(entry.victim)}"
-            parts.append(f"朝 襲撃死{victim}")
-        elif isinstance(entry, ClaimMade):
-            result = ""
-            if entry.target is not None and entry.colour is not None:
-                result = f"（{pub.name(entry.target)} {entry.colour.label}）"
-            parts.append(f"{pub.name(entry.speaker)} {entry.role.label}CO{result}")
-        elif isinstance(entry, ResultStated):
-            parts.append(f"{pub.name(entry.speaker)} 結果 {pub.name(entry.target)} {entry.colour.label}")
-        elif isinstance(entry, ClaimRequested):
-            parts.append(f"{pub.name(entry.speaker)} {entry.role.label}CO要求")
-        elif isinstance(entry, VoteTally):
-            label = "決選" if entry.runoff else "投票"
-            votes = " ".join(f"{pub.name(v.voter)}→{pub.name(v.target)}" for v in entry.votes)
-            parts.append(f"{label} {votes}")
-        elif isinstance(entry, Executed):
-            parts.append(f"退席 {pub.name(entry.seat)}")
-        elif isinstance(entry, NoExecution):
-            parts.append("退席なし")
-    return f"{day}日目: " + (" / ".join(parts) if parts else "特になし")
-
-
-def table_vars(pub: PublicView) -> dict[str, Any]:
-    """The public part of every prompt: phase, who is alive, 【公開情報】, past days, today."""
-    by_day: dict[int, list[PublicEntry]] = {}
-    for entry in pub.log:
-        by_day.setdefault(_entry_day(entry), []).append(entry)
-    past = [day_summary(day, by_day[day], pub) for day in sorted(by_day) if 1 <= day < pub.day]
-    today = [line for entry in by_day.get(pub.day, []) if (line := today_line(entry, pub)) is not None]
-    gone = [f"{who(pub, s)}（{d}日目 追放）" for d, s in pub.executed]
-    gone += [f"{who(pub, s)}（{d}日目の朝 襲撃）" for d, s in pub.victims]
-    return {
-        "day": pub.day,
-        "phase": f"{pub.day}日目・{pub.time.label}・{pub.step.label}",
-        "alive": [who(pub, s.seat) for s in pub.seats if s.alive],
-        "gone": gone,
-        "public_info": public_info(pub),
-        "past_days": past,
-        "today": today,
-    }
-
-
-def persona_vars(persona: Persona, *, werewolf: bool) -> dict[str, Any]:
-    """The persona part of a prompt; the werewolf manner only when its role is 人狼."""
-    voice = persona.voice
-    filler = {"target": "〇〇", "role": "占い師", "color": "白"}
-    samples = [voice.opening[0], voice.suspect[0], voice.trust[0], voice.defend[0], voice.vote_reason[0]]
-    if werewolf:
-        samples.append(voice.werewolf_cover[0])
-    return {
-        "name": persona.name,
-        "label": persona.label,
-        "first_person": persona.first_person,
-        "manner": persona.manner,
-        "werewolf_manner": persona.werewolf_manner if werewolf else "",
-        "samples": [line.format(**filler) for line in samples],
-    }
-
-
-def persona_system_prompt(persona: Persona, view: PlayerView, rules: WerewolfOptions) -> str:
-    """The persona's system message (persona, roster, rules): fixed for the whole game."""
-    pub = view.public
-    return render_prompt(
-        "persona_system.j2",
-        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),
-        roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
-        rules={"madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF},
-    )
-
-
-def persona_task_prompt(
-    template: str,
-    persona: Persona,
-    notes: Notes,
-    view: PlayerView,
-    task: Mapping[str, Any],
-    table: Mapping[str, Any] | None = None,
-) -> str:
-    """A persona's user message for one turn, from its own view and notes only.
-
-    ``table`` may pass :func:`table_vars` of ``view.public`` already computed (it is the
-    same for every reader at the same moment)."""
-    return render_prompt(
-        template,
-        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),
-        table=dict(table) if table is not None else table_vars(view.public),
-        me={"facts": fact_lines(view.private, view.public, today_only=True)},
-        notes=list(notes.lines),
-        task=dict(task),
-    )
-
-
-def narrator_prompt(pub: PublicView, event: str) -> str:
-    """The GM narrator's message: public facts and the event only."""
-    return render_prompt("narrator.j2", table=table_vars(pub), event=event)
-
-
-# ---------------------------------------------------------------- the human's screen
-
-
-def private_screen_lines(entry: PrivateEntry, pub: PublicView) -> list[str]:
-    """What P1 learns privately, as shown on its own screen."""
-    if isinstance(entry, RoleDealt):
-        lines = [f"あなたの役職は {entry.role.label} です"]
-        if entry.partners:
-            lines.append("仲間の人狼: " + "、".join(who(pub, p) for p in entry.partners))
-        return lines
-    if isinstance(entry, DivineResult):
-        return [f"（占い結果）{who(pub, entry.target)}は{entry.colour.label}です"]
-    if isinstance(entry, MediumResult):
-        return [f"（霊媒結果）{who(pub, entry.target)}は{entry.colour.label}です"]
-    if isinstance(entry, AttackResolved):
-        outcome = "成功" if entry.killed else "失敗（護衛された）"
-        return [f"（襲撃）{who(pub, entry.target)}への襲撃は{outcome}"]
-    if isinstance(entry, GuardResolved):
-        stopped = "。襲撃を防ぎました" if entry.success else ""
-        return [f"（護衛）{who(pub, entry.target)}を護衛しました{stopped}"]
-    return []
-
-
-# ---------------------------------------------------------------- the human's commands
-
-HUMAN_HELP = (
-    "発言はそのまま入力してください。コマンド: /co 役職 [Pn 白|黒] (CO), /result Pn 白|黒 (結果発表), "
-    "/request 占い師|霊媒師 (CO要求), /decline (名乗り出ない), /pass, /help"
-)
-
-
-def parse_discussion(text: str, seat: int) -> Action:
-    """The action a line typed at a discussion turn stands for.
-
-    Raises:
-        ValueError: a command with a wrong form (the message says the right one).
-    """
-    line = " ".join(text.split())
-    if not line.startswith("/"):
-        return Speak(seat, line)
-    command, _, rest = line.partition(" ")
-    words = rest.split()
-    if command == "/pass":
-        return Speak(seat, "")
-    if command == "/co":
-        if not words or words[0] not in ROLE_BY_LABEL:
-            raise ValueError("使い方: /co 占い師|狩人|霊媒師 [Pn 白|黒] [発言]")
-        role = ROLE_BY_LABEL[words[0]]
-        if len(words) >= 3 and words[2] in COLOUR_BY_LABEL:
-            return Claim(seat, role, seat_number(words[1]), COLOUR_BY_LABEL[words[2]], " ".join(words[3:]))
-        return Claim(seat, role, text=" ".join(words[1:]))
-    if command == "/result":
-        if len(words) < 2 or words[1] not in COLOUR_BY_LABEL:
-            raise ValueError("使い方: /result Pn 白|黒 [発言]")
-        return StateResult(seat, seat_number(words[0]), COLOUR_BY_LABEL[words[1]], " ".join(words[2:]))
-    if command == "/request":
-        if not words or words[0] not in ("占い師", "霊媒師"):
-            raise ValueError("使い方: /request 占い師|霊媒師 [発言]")
-        return RequestClaim(seat, ROLE_BY_LABEL[words[0]], " ".join(words[1:]))
-    if command == "/decline":
-        return Decline(seat, rest)
-    raise ValueError(f"知らないコマンドです: {command}。{HUMAN_HELP}")
-
-
-# ---------------------------------------------------------------- events
-
-
-QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
-
-
 class HumanQuit(Exception):
     """The human typed ``/quit``: the session stops where it is (no secret is revealed)."""
-
-
-class BufferSink:
-    """Keeps a concurrent turn's events until they can be emitted in seat order."""
-
-    def __init__(self) -> None:
-        self.events: list[SessionEvent] = []
-
-    def emit(self, event: SessionEvent) -> None:
-        """Keep the event."""
-        self.events.append(event)
-
-    def flush(self, sink: EventSink) -> None:
-        """Pass every kept event on, in order, and forget them."""
-        for event in self.events:
-            sink.emit(event)
-        self.events.clear()
 
 
 @dataclass
@@ -558,83 +172,6 @@ class _Turn:
 Phase = Literal["discussion", "answer", "vote", "runoff", "night", "pre_divination"]
 
 
-@dataclass
-class SessionFigures:
-    """What a game cost: model calls and prompt sizes per day, and the wall time of each day."""
-
-    calls_by_day: dict[int, int] = field(default_factory=dict)
-    prompt_tokens_by_day: dict[int, list[int]] = field(default_factory=dict)
-    day_started: dict[int, float] = field(default_factory=dict)
-    day_seconds: dict[int, float] = field(default_factory=dict)
-    fallbacks: int = 0
-
-
-class _PendingHash:
-    """The engine's state hash after one step, filled in later (see ``WerewolfSession._state``)."""
-
-    __slots__ = ("step", "value")
-
-    def __init__(self, step: str) -> None:
-        self.step = step
-        self.value: str | None = None
-
-
-class _CountingSink:
-    """Counts model calls and prompt tokens per day on the way to the real sink.
-
-    A ``state`` event whose hash is not computed yet is held back, with every event after
-    it, until the hash is there (:meth:`drain`): the real sink gets the same events in the
-    same order, each complete, only a little later. The human's answers are emitted from
-    a worker thread during concurrent rounds, hence the lock."""
-
-    def __init__(self, sink: EventSink, figures: SessionFigures) -> None:
-        self.sink = sink
-        self.figures = figures
-        self._day = 0
-        self._held: collections.deque[SessionEvent | _PendingHash] = collections.deque()
-        self._lock = threading.Lock()
-
-    def emit(self, event: SessionEvent) -> None:
-        with self._lock:
-            self._count(event)
-            self._held.append(event)
-            self._drain()
-
-    def hold(self, pending: _PendingHash) -> None:
-        """Emit the ``state`` event of ``pending`` once its hash is there."""
-        with self._lock:
-            self._held.append(pending)
-            self._drain()
-
-    def drain(self) -> None:
-        """Pass on the held events, up to the first whose state hash is still pending."""
-        with self._lock:
-            self._drain()
-
-    def _drain(self) -> None:
-        while self._held:
-            event = self._held[0]
-            if isinstance(event, _PendingHash):
-                if event.value is None:
-                    return
-                event = StateEvent(hash=event.value, step=event.step)
-            self._held.popleft()
-            self.sink.emit(event)
-
-    def _count(self, event: SessionEvent) -> None:
-        if isinstance(event, ModelRequestEvent):
-            self._day = event.day
-            self.figures.calls_by_day[self._day] = self.figures.calls_by_day.get(self._day, 0) + 1
-        elif isinstance(event, ModelResponseEvent):
-            if event.usage is not None:
-                self.figures.prompt_tokens_by_day.setdefault(self._day, []).append(event.usage.prompt_tokens)
-        elif isinstance(event, FallbackEvent):
-            self.figures.fallbacks += 1
-
-
-# ---------------------------------------------------------------- the session
-
-
 class WerewolfSession:
     """One game: the engine, the eight personas with their notes, and the table's IO."""
 
@@ -649,7 +186,7 @@ class WerewolfSession:
         self.options = options
         self.io = io
         self.figures = SessionFigures()
-        self._counting = _CountingSink(io.sink, self.figures)
+        self._counting = CountingSink(io.sink, self.figures)
         self.sink: EventSink = self._counting
         cast = tuple(personas) if personas is not None else load_personas()
         self.personas: dict[int, Persona] = {p.seat: p for p in cast}
@@ -674,7 +211,7 @@ class WerewolfSession:
         self._shown_private = 0
         self._dice_mark = self.source.mark()
         self._narration: asyncio.Task[tuple[BufferSink, str | None]] | None = None
-        self._pending_hash: _PendingHash | None = None
+        self._pending_hash: PendingHash | None = None
 
     # ------------------------------------------------------------ output
 
@@ -723,7 +260,7 @@ class WerewolfSession:
         if sink is not None:  # a concurrent turn's buffer: its events wait for the round anyway
             sink.emit(StateEvent(hash=self.game.state_hash(), step=step))
             return
-        pending = _PendingHash(step)
+        pending = PendingHash(step)
         self._pending_hash = pending
         self._counting.hold(pending)
         run_when_idle(self._settle)
@@ -775,7 +312,7 @@ class WerewolfSession:
         if answering is not None:
             # P1's own legal answers (its own knowledge): the exact commands it may type
             legal = self.game.legal_actions(HUMAN_SEAT)
-            commands = [_claim_command(a) for a in legal if isinstance(a, Claim)]
+            commands = [claim_command(a) for a in legal if isinstance(a, Claim)]
             if any(isinstance(a, Decline) for a in legal):
                 commands.append("/decline")
             shown = "、".join(commands[:6]) + ("、…" if len(commands) > 6 else "")
@@ -841,7 +378,7 @@ class WerewolfSession:
         ctx = self._context(seat, task, legal)
         ctx.agent = self.fallback_agents[seat]
         name, arguments = tool_call_for(ctx, decide_action(ctx))
-        tool = _TOOLS_BY_NAME[name]
+        tool = TOOLS_BY_NAME[name]
         return tool.model_validate(arguments)
 
     def _notes_offer(self, turn: _Turn) -> Offer[Any]:
@@ -852,7 +389,7 @@ class WerewolfSession:
                 raise ModelRetry(str(exc)) from None
             return ToolOutput(text="メモを更新しました。続けて、この手番の行動のツールを呼んでください。")
 
-        return _offer(UpdateNotesTool, update)
+        return Offer.of(UpdateNotesTool, update)
 
     async def _persona_turn(
         self,
@@ -928,11 +465,11 @@ class WerewolfSession:
                 "role": awaiting.label,
                 "must_claim": must,
                 "result_hint": hint,
-                "tools": _tool_names(legal),
+                "tools": tool_names(legal),
             }
         else:
             task, template = "discussion", "discussion.j2"
-            task_vars = {"round": self._round(seat), "tools": _tool_names(legal)}
+            task_vars = {"round": self._round(seat), "tools": tool_names(legal)}
         turn = await self._persona_turn(
             seat,
             task=task,
@@ -948,7 +485,7 @@ class WerewolfSession:
             # no action from the model (a text-only end, or the budget spent): the fallback plays
             tool = self._fallback_tool(seat, task, legal)
             self.sink.emit(fallback_event(seat_label(seat), tool, turn.fallback_reason()))
-            self._apply(_action_from_tool(seat, tool))
+            self._apply(action_from_tool(seat, tool))
             self._state(f"discussion P{seat} (fallback)")
         self._show_new()
 
@@ -1014,14 +551,15 @@ class WerewolfSession:
                 task = _ROUND_TASKS[kind]
                 tool = self._fallback_tool(turn.seat, task, legal)
                 self.sink.emit(fallback_event(seat_label(turn.seat), tool, turn.fallback_reason()))
-                turn.chosen = _action_from_tool(turn.seat, tool)
+                turn.chosen = action_from_tool(turn.seat, tool)
             chosen[turn.seat] = turn.chosen
         for seat in sorted(chosen):
             self._apply(chosen[seat])
         self._state(f"{stage} " + ",".join(f"P{seat}" for seat in sorted(chosen)))
 
-    async def _round_turn(self, seat: int, kind: Literal["vote", "night", "pre"], stage: str,
-                          legal: Sequence[Action]) -> _Turn:
+    async def _round_turn(
+        self, seat: int, kind: Literal["vote", "night", "pre"], stage: str, legal: Sequence[Action]
+    ) -> _Turn:
         def build(turn: _Turn) -> list[Offer[Any]]:
             def record(action: Action) -> ToolOutput:
                 if not self.game.is_legal(action):
@@ -1036,8 +574,13 @@ class WerewolfSession:
         targets = [who(pub, a.target) for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]
         if kind == "vote":
             return await self._persona_turn(
-                seat, task="vote", phase="runoff" if stage == "runoff" else "vote", template="vote.j2",
-                task_vars={"runoff": stage == "runoff", "candidates": targets}, offers=build, legal=legal,
+                seat,
+                task="vote",
+                phase="runoff" if stage == "runoff" else "vote",
+                template="vote.j2",
+                task_vars={"runoff": stage == "runoff", "candidates": targets},
+                offers=build,
+                legal=legal,
             )
         first = legal[0]
         verbs = {Attack: ("attack", "襲撃する"), Divine: ("divine", "占う"), Guard: ("guard", "護衛する")}
@@ -1048,8 +591,13 @@ class WerewolfSession:
             task="pre_divination" if kind == "pre" else "night",
             phase="pre_divination" if kind == "pre" else "night",
             template="night_action.j2",
-            task_vars={"pre": kind == "pre", "role": role.label, "verb": verb, "candidates": targets,
-                       "tool": tool},
+            task_vars={
+                "pre": kind == "pre",
+                "role": role.label,
+                "verb": verb,
+                "candidates": targets,
+                "tool": tool,
+            },
             offers=build,
             legal=legal,
         )
@@ -1068,9 +616,15 @@ class WerewolfSession:
         async def narrate() -> tuple[BufferSink, str | None]:
             try:
                 result = await runner.run(
-                    actor="GM", messages=messages, offers=[], require_action=False,
-                    context=NarratorContext(event=event, day=day), model=self.spec.model,
-                    day=day, phase="narration", turn=0,
+                    actor="GM",
+                    messages=messages,
+                    offers=[],
+                    require_action=False,
+                    context=NarratorContext(event=event, day=day),
+                    model=self.spec.model,
+                    day=day,
+                    phase="narration",
+                    turn=0,
                 )
             except TurnError:  # a BackendError stops the session when the line is flushed
                 return sink, None
@@ -1207,14 +761,6 @@ def _frozen_heap() -> Iterator[None]:
             gc.unfreeze()
 
 
-def _claim_command(claim: Claim) -> str:
-    """The command a human types for ``claim``."""
-    result = ""
-    if claim.target is not None and claim.colour is not None:
-        result = f" {seat_label(claim.target)} {claim.colour.label}"
-    return f"/co {claim.role.label}{result}"
-
-
 _TEMPLATES = ("persona_system.j2", "discussion.j2", "claim.j2", "vote.j2", "night_action.j2", "narrator.j2")
 
 _ROUND_TASKS: dict[str, TaskKind] = {"vote": "vote", "pre": "pre_divination", "night": "night"}
@@ -1226,152 +772,6 @@ def _night_label(legal: Sequence[Action]) -> str:
     if legal and isinstance(legal[0], Guard):
         return "護衛先"
     return "占い先"
-
-
-def _tool_names(legal: Sequence[Action]) -> list[str]:
-    names: list[str] = []
-    for action in legal:
-        name = _TOOL_OF_ACTION[type(action)]
-        if name not in names:
-            names.append(name)
-    return names
-
-
-_TOOL_OF_ACTION: dict[type, str] = {
-    Speak: "speak",
-    Claim: "claim",
-    RequestClaim: "request_claim",
-    StateResult: "state_result",
-    Decline: "decline",
-    Vote: "vote",
-    Attack: "attack",
-    Divine: "divine",
-    Guard: "guard",
-}
-
-_TOOLS_BY_NAME: dict[str, type[Tool]] = {
-    tool.tool_name: tool
-    for tool in (
-        SpeakTool, ClaimTool, RequestClaimTool, StateResultTool, DeclineTool, VoteTool,
-        AttackTool, DivineTool, GuardTool, UpdateNotesTool,
-    )
-}
-
-
-def _colour(label: str | None) -> Colour | None:
-    return None if label is None else COLOUR_BY_LABEL[label]
-
-
-def _seat(label: str) -> int:
-    try:
-        return seat_number(label)
-    except ValueError as exc:  # a label the tool's schema let through: the model's to fix
-        raise ModelRetry(str(exc)) from None
-
-
-def _action_from_tool(seat: int, args: Tool) -> Action:
-    """The engine action a validated tool call stands for.
-
-    Raises:
-        ModelRetry: a seat label, role or colour that does not exist, or a result without its
-            target (or the reverse).
-    """
-    if isinstance(args, SpeakTool):
-        return Speak(seat, args.text)
-    if isinstance(args, ClaimTool):
-        if args.role not in ROLE_BY_LABEL:
-            raise ModelRetry(f"unknown role {args.role!r}")
-        if (args.target is None) != (args.result is None):
-            raise ModelRetry("a claim's result needs both target and result (or neither)")
-        target = None if args.target is None else _seat(args.target)
-        return Claim(seat, ROLE_BY_LABEL[args.role], target, _colour(args.result), args.text)
-    if isinstance(args, StateResultTool):
-        return StateResult(seat, _seat(args.target), COLOUR_BY_LABEL[args.result], args.text)
-    if isinstance(args, RequestClaimTool):
-        if args.role not in ROLE_BY_LABEL:
-            raise ModelRetry(f"unknown role {args.role!r}")
-        return RequestClaim(seat, ROLE_BY_LABEL[args.role], args.text)
-    if isinstance(args, DeclineTool):
-        return Decline(seat, args.text)
-    if isinstance(args, VoteTool):
-        return Vote(seat, _seat(args.target), args.reason)
-    if isinstance(args, AttackTool):
-        return Attack(seat, _seat(args.target))
-    if isinstance(args, DivineTool):
-        return Divine(seat, _seat(args.target))
-    if isinstance(args, GuardTool):
-        return Guard(seat, _seat(args.target))
-    raise ModelRetry(f"{args.tool_name} is not a game action")
-
-
-def discussion_offers(
-    seat: int, legal: Sequence[Action], apply: Callable[[Action], ToolOutput]
-) -> list[Offer[Any]]:
-    """The discussion tools legal for ``seat`` now, their choices narrowed to the legal values."""
-
-    def handler(args: Tool) -> ToolOutput:
-        return apply(_action_from_tool(seat, args))
-
-    offers: list[Offer[Any]] = []
-    if any(isinstance(a, Speak) for a in legal):
-        offers.append(_offer(SpeakTool, handler))
-    claims = [a for a in legal if isinstance(a, Claim)]
-    if claims:
-        narrowed: dict[str, Sequence[str]] = {"role": _unique(c.role.label for c in claims)}
-        targets = sorted({c.target for c in claims if c.target is not None})
-        if targets:
-            narrowed["target"] = [seat_label(t) for t in targets]
-            narrowed["result"] = _unique(c.colour.label for c in claims if c.colour is not None)
-        offers.append(_offer(ClaimTool, handler, **narrowed))
-    states = [a for a in legal if isinstance(a, StateResult)]
-    if states:
-        offers.append(
-            _offer(
-                StateResultTool,
-                handler,
-                target=[seat_label(t) for t in sorted({s.target for s in states})],
-                result=_unique(s.colour.label for s in states),
-            )
-        )
-    requests = [a for a in legal if isinstance(a, RequestClaim)]
-    if requests:
-        offers.append(_offer(RequestClaimTool, handler, role=_unique(r.role.label for r in requests)))
-    if any(isinstance(a, Decline) for a in legal):
-        offers.append(_offer(DeclineTool, handler))
-    return offers
-
-
-def round_offers(
-    seat: int, legal: Sequence[Action], record: Callable[[Action], ToolOutput]
-) -> list[Offer[Any]]:
-    """The vote or night tool of ``seat`` with its target narrowed to the legal targets."""
-
-    def handler(args: Tool) -> ToolOutput:
-        return record(_action_from_tool(seat, args))
-
-    offers: list[Offer[Any]] = []
-    pairs: tuple[tuple[type, type[Tool]], ...] = (
-        (Vote, VoteTool), (Attack, AttackTool), (Divine, DivineTool), (Guard, GuardTool),
-    )
-    for action_type, tool in pairs:
-        targets = [
-            seat_label(a.target) for a in legal if isinstance(a, Vote | Attack | Divine | Guard)
-            and isinstance(a, action_type)
-        ]
-        if targets:
-            offers.append(_offer(tool, handler, target=targets))
-    return offers
-
-
-def _offer(tool: type[Tool], handler: Callable[[Any], ToolOutput], **legal: Sequence[str]) -> Offer[Any]:
-    """``Offer.narrowing``: building a narrowed pydantic model costs more than the rest of
-    the turn, and each seat's vote targets differ (and change every day), so the model is
-    built while the request is out, and the spec without it."""
-    return Offer.narrowing(tool, handler, **legal)
-
-
-def _unique(values: Any) -> list[str]:
-    return list(dict.fromkeys(values))
 
 
 def session_options(spec: SessionSpec) -> WerewolfSessionOptions:
@@ -1391,9 +791,9 @@ def session_options(spec: SessionSpec) -> WerewolfSessionOptions:
         raise SessionError(f"werewolf session options: {exc}") from None
 
 
-async def play_werewolf(spec: SessionSpec, io: SessionIO, personas: Sequence[Persona] | None = None) -> tuple[
-    SessionOutcome, SessionFigures
-]:
+async def play_werewolf(
+    spec: SessionSpec, io: SessionIO, personas: Sequence[Persona] | None = None
+) -> tuple[SessionOutcome, SessionFigures]:
     """Play one game inside a running event loop; returns the outcome and the figures."""
     session = WerewolfSession(spec, session_options(spec), io, personas)
     outcome = await session.run()

@@ -1,0 +1,301 @@
+"""Texts built from views: the facts, tables and persona parts every prompt is rendered from,
+and the lines P1's own screen shows of its private news.
+
+Each function reads one seat's view (or the public view) only: what a prompt or a
+screen line may say is decided by which view it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gm_engine.llm.prompts import render_prompt
+from gm_engine.sessions.personas import Notes, Persona
+from gm_engine.tools.werewolf import (
+    seat_label,
+)
+from gm_engine.werewolf import (
+    MadmanClaims,
+    Role,
+    WerewolfOptions,
+)
+from gm_engine.werewolf.log import (
+    ActionTaken,
+    AttackResolved,
+    ClaimMade,
+    ClaimRequested,
+    Declined,
+    DivineResult,
+    Executed,
+    GuardResolved,
+    MediumResult,
+    MorningReport,
+    NoExecution,
+    PrivateEntry,
+    PublicEntry,
+    ResultStated,
+    RoleDealt,
+    Speech,
+    VoteTally,
+)
+from gm_engine.werewolf.views import PlayerView, PrivateView, PublicView, StatedResult
+
+ABILITY_LABELS = {"vote": "投票先", "attack": "襲撃先", "divine": "占い先", "guard": "護衛先"}
+
+
+def who(pub: PublicView, seat: int) -> str:
+    """``トウダ(P2)``."""
+    return f"{pub.name(seat)}({seat_label(seat)})"
+
+
+def fact_lines(private: PrivateView, pub: PublicView, *, today_only: bool = False) -> list[str]:
+    """The facts of one seat's private view, one line each, in the form prompts use.
+
+    The secrecy tests build these lines from every other seat's view and check that none
+    reaches a prompt it may not reach. ``today_only`` drops the seat's own earlier choices
+    (its earlier votes are public by now), which keeps prompts bounded.
+    """
+    me = who(pub, private.seat)
+    lines: list[str] = []
+    divined = 0
+    votes_by_day: dict[int, int] = {}
+    for entry in private.log:
+        first_divine = isinstance(entry, ActionTaken) and entry.ability == "divine" and divined == 0
+        runoff = False
+        if isinstance(entry, ActionTaken) and entry.ability == "divine":
+            divined += 1
+        if isinstance(entry, ActionTaken) and entry.ability == "vote":
+            runoff = votes_by_day.get(entry.day, 0) > 0  # a second vote the same day is the 決選投票
+            votes_by_day[entry.day] = votes_by_day.get(entry.day, 0) + 1
+        lines.extend(_fact(entry, me, pub, today_only, pre=first_divine, runoff=runoff))
+    return lines
+
+
+def _fact(
+    entry: PrivateEntry,
+    me: str,
+    pub: PublicView,
+    today_only: bool,
+    *,
+    pre: bool = False,
+    runoff: bool = False,
+) -> list[str]:
+    if isinstance(entry, RoleDealt):
+        lines = [f"{me}の役職: {entry.role.label}"]
+        for partner in entry.partners:
+            lines.append(f"{who(pub, partner)}の役職: 人狼")
+            lines.append(f"仲間の人狼: {who(pub, partner)}")
+        return lines
+    if isinstance(entry, ActionTaken):
+        if today_only and entry.day != pub.day:
+            return []
+        # the 占い師's first divine is always the 事前占い, on "day 1" like the first night's
+        if entry.ability == "divine" and pre:
+            when = "事前占い"
+        elif entry.ability == "vote":
+            when = f"{entry.day}日目の決選投票" if runoff else f"{entry.day}日目"
+        else:
+            when = f"{entry.day}日目の夜"
+        return [f"{me}の{when}の{ABILITY_LABELS[entry.ability]}: {who(pub, entry.target)}"]
+    if isinstance(entry, DivineResult):
+        when = "事前占い" if entry.pre else f"{entry.day}日目の朝"
+        return [f"{me}の占い結果（{when}）: {who(pub, entry.target)}は{entry.colour.label}"]
+    if isinstance(entry, MediumResult):
+        when = f"{entry.executed_day}日目の退席者"
+        return [f"{me}の霊媒結果（{when}）: {who(pub, entry.target)}は{entry.colour.label}"]
+    if isinstance(entry, AttackResolved):
+        outcome = "成功" if entry.killed else "護衛されて失敗"
+        return [
+            f"{entry.day}日目の朝に判明した襲撃: {who(pub, entry.target)}"
+            f"（{who(pub, entry.decided_by)}の決定、{outcome}）"
+        ]
+    if isinstance(entry, GuardResolved):
+        outcome = "襲撃を防いだ" if entry.success else "襲撃はなかった"
+        return [f"{me}の護衛（{entry.day}日目の朝に判明）: {who(pub, entry.target)}（{outcome}）"]
+    return []
+
+
+def public_info(pub: PublicView) -> str:
+    """The 【公開情報】 block: 追放者, 襲撃死者, 占い結果, 霊媒結果, CO状況 (public facts only)."""
+    executed = "、".join(f"{who(pub, s)}（{d}日目）" for d, s in pub.executed) or "なし"
+    victims = "、".join(f"{who(pub, s)}（{d}日目の朝）" for d, s in pub.victims) or "なし"
+    divine = [r for r in pub.stated_results if r.role is Role.SEER]
+    medium = [r for r in pub.stated_results if r.role is Role.MEDIUM]
+
+    def results(stated: Sequence[StatedResult]) -> str:
+        texts = [f"{pub.name(r.speaker)}→{pub.name(r.target)} {r.colour.label}" for r in stated]
+        return "、".join(texts) or "なし"
+
+    divine_text, medium_text = results(divine), results(medium)
+    claimed = [f"{who(pub, s.seat)} {s.claim.label}" for s in pub.seats if s.claim is not None]
+    claims = "、".join(claimed) or "なし"
+    return "\n".join(
+        [
+            "【公開情報】",
+            f"追放者: {executed}",
+            f"襲撃死者: {victims}",
+            f"占い結果: {divine_text}",
+            f"霊媒結果: {medium_text}",
+            f"CO状況: {claims}",
+        ]
+    )
+
+
+def _entry_day(entry: PublicEntry) -> int:
+    return int(getattr(entry, "day", 0))
+
+
+def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
+    """One entry of today's log as a prompt line (None: not worth a line)."""
+    if isinstance(entry, Speech):
+        return f"{who(pub, entry.speaker)}: {entry.text or '（パス）'}"
+    if isinstance(entry, ClaimMade):
+        result = ""
+        if entry.target is not None and entry.colour is not None:
+            result = f" {pub.name(entry.target)}は{entry.colour.label}"
+        return f"{who(pub, entry.speaker)} 【{entry.role.label}CO{result}】 {entry.text}".rstrip()
+    if isinstance(entry, ResultStated):
+        return (
+            f"{who(pub, entry.speaker)} 【結果発表 {pub.name(entry.target)}は{entry.colour.label}】"
+            f" {entry.text}"
+        ).rstrip()
+    if isinstance(entry, ClaimRequested):
+        return f"{who(pub, entry.speaker)} 【CO要求 {entry.role.label}は名乗り出ろ】 {entry.text}".rstrip()
+    if isinstance(entry, Declined):
+        return f"{who(pub, entry.speaker)} 【名乗り出ない】 {entry.text}".rstrip()
+    if isinstance(entry, MorningReport):
+        if entry.victim is None:
+            return "朝: 襲撃による退席者はいませんでした"
+        return f"朝: {who(pub, entry.victim)}が襲撃されて退席しました"
+    if isinstance(entry, VoteTally):
+        label = "決選投票" if entry.runoff else "投票"
+        votes = "、".join(f"{pub.name(v.voter)}→{pub.name(v.target)}（{v.reason}）" for v in entry.votes)
+        return f"【{label}結果】{votes}"
+    if isinstance(entry, Executed):
+        return f"【{pub.name(entry.seat)}が退席しました】"
+    if isinstance(entry, NoExecution):
+        return "決選投票も同票のため、退席者はいません"
+    return None
+
+
+def day_summary(day: int, entries: Sequence[PublicEntry], pub: PublicView) -> str:
+    """One line for a past day: morning, claims, stated results, requests, votes, departure."""
+    parts: list[str] = []
+    for entry in entries:
+        if isinstance(entry, MorningReport):
+            victim = "なし" if entry.victim is None else f" {pub.name(entry.victim)}"
+            parts.append(f"朝 襲撃死{victim}")
+        elif isinstance(entry, ClaimMade):
+            result = ""
+            if entry.target is not None and entry.colour is not None:
+                result = f"（{pub.name(entry.target)} {entry.colour.label}）"
+            parts.append(f"{pub.name(entry.speaker)} {entry.role.label}CO{result}")
+        elif isinstance(entry, ResultStated):
+            parts.append(f"{pub.name(entry.speaker)} 結果 {pub.name(entry.target)} {entry.colour.label}")
+        elif isinstance(entry, ClaimRequested):
+            parts.append(f"{pub.name(entry.speaker)} {entry.role.label}CO要求")
+        elif isinstance(entry, VoteTally):
+            label = "決選" if entry.runoff else "投票"
+            votes = " ".join(f"{pub.name(v.voter)}→{pub.name(v.target)}" for v in entry.votes)
+            parts.append(f"{label} {votes}")
+        elif isinstance(entry, Executed):
+            parts.append(f"退席 {pub.name(entry.seat)}")
+        elif isinstance(entry, NoExecution):
+            parts.append("退席なし")
+    return f"{day}日目: " + (" / ".join(parts) if parts else "特になし")
+
+
+def table_vars(pub: PublicView) -> dict[str, Any]:
+    """The public part of every prompt: phase, who is alive, 【公開情報】, past days, today."""
+    by_day: dict[int, list[PublicEntry]] = {}
+    for entry in pub.log:
+        by_day.setdefault(_entry_day(entry), []).append(entry)
+    past = [day_summary(day, by_day[day], pub) for day in sorted(by_day) if 1 <= day < pub.day]
+    today = [line for entry in by_day.get(pub.day, []) if (line := today_line(entry, pub)) is not None]
+    gone = [f"{who(pub, s)}（{d}日目 追放）" for d, s in pub.executed]
+    gone += [f"{who(pub, s)}（{d}日目の朝 襲撃）" for d, s in pub.victims]
+    return {
+        "day": pub.day,
+        "phase": f"{pub.day}日目・{pub.time.label}・{pub.step.label}",
+        "alive": [who(pub, s.seat) for s in pub.seats if s.alive],
+        "gone": gone,
+        "public_info": public_info(pub),
+        "past_days": past,
+        "today": today,
+    }
+
+
+def persona_vars(persona: Persona, *, werewolf: bool) -> dict[str, Any]:
+    """The persona part of a prompt; the werewolf manner only when its role is 人狼."""
+    voice = persona.voice
+    filler = {"target": "〇〇", "role": "占い師", "color": "白"}
+    samples = [voice.opening[0], voice.suspect[0], voice.trust[0], voice.defend[0], voice.vote_reason[0]]
+    if werewolf:
+        samples.append(voice.werewolf_cover[0])
+    return {
+        "name": persona.name,
+        "label": persona.label,
+        "first_person": persona.first_person,
+        "manner": persona.manner,
+        "werewolf_manner": persona.werewolf_manner if werewolf else "",
+        "samples": [line.format(**filler) for line in samples],
+    }
+
+
+def persona_system_prompt(persona: Persona, view: PlayerView, rules: WerewolfOptions) -> str:
+    """The persona's system message (persona, roster, rules): fixed for the whole game."""
+    pub = view.public
+    return render_prompt(
+        "persona_system.j2",
+        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),
+        roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
+        rules={"madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF},
+    )
+
+
+def persona_task_prompt(
+    template: str,
+    persona: Persona,
+    notes: Notes,
+    view: PlayerView,
+    task: Mapping[str, Any],
+    table: Mapping[str, Any] | None = None,
+) -> str:
+    """A persona's user message for one turn, from its own view and notes only.
+
+    ``table`` may pass :func:`table_vars` of ``view.public`` already computed (it is the
+    same for every reader at the same moment)."""
+    return render_prompt(
+        template,
+        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),
+        table=dict(table) if table is not None else table_vars(view.public),
+        me={"facts": fact_lines(view.private, view.public, today_only=True)},
+        notes=list(notes.lines),
+        task=dict(task),
+    )
+
+
+def narrator_prompt(pub: PublicView, event: str) -> str:
+    """The GM narrator's message: public facts and the event only."""
+    return render_prompt("narrator.j2", table=table_vars(pub), event=event)
+
+
+def private_screen_lines(entry: PrivateEntry, pub: PublicView) -> list[str]:
+    """What P1 learns privately, as shown on its own screen."""
+    if isinstance(entry, RoleDealt):
+        lines = [f"あなたの役職は {entry.role.label} です"]
+        if entry.partners:
+            lines.append("仲間の人狼: " + "、".join(who(pub, p) for p in entry.partners))
+        return lines
+    if isinstance(entry, DivineResult):
+        return [f"（占い結果）{who(pub, entry.target)}は{entry.colour.label}です"]
+    if isinstance(entry, MediumResult):
+        return [f"（霊媒結果）{who(pub, entry.target)}は{entry.colour.label}です"]
+    if isinstance(entry, AttackResolved):
+        outcome = "成功" if entry.killed else "失敗（護衛された）"
+        return [f"（襲撃）{who(pub, entry.target)}への襲撃は{outcome}"]
+    if isinstance(entry, GuardResolved):
+        stopped = "。襲撃を防ぎました" if entry.success else ""
+        return [f"（護衛）{who(pub, entry.target)}を護衛しました{stopped}"]
+    return []
