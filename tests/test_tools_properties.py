@@ -22,8 +22,6 @@ from gm_engine.tools.base import (
     ToolDefinitionError,
     ToolOutput,
     TurnRunner,
-    run_when_idle,
-    until_idle,
 )
 
 
@@ -153,29 +151,6 @@ def test_lazy_offer_refuses_what_narrowed_refuses_and_validates_narrowly() -> No
         raise AssertionError(f"{bad} was accepted")  # pragma: no cover
 
 
-def test_run_when_idle_runs_in_order_after_the_busy_tasks() -> None:
-    """Idle callbacks wait for the tasks that have work to do, run in order, and run at
-    once without an event loop."""
-    done: list[str] = []
-    run_when_idle(lambda: done.append("no loop"))
-    assert done == ["no loop"]
-
-    async def busy(name: str) -> None:
-        for _ in range(3):
-            await asyncio.sleep(0)
-        done.append(name)
-        await asyncio.sleep(0.01)  # waiting on a timer: the loop is idle
-
-    async def main() -> None:
-        tasks = [asyncio.ensure_future(busy(n)) for n in ("a", "b")]
-        run_when_idle(lambda: done.append("idle 1"))
-        run_when_idle(lambda: done.append("idle 2"))
-        await asyncio.gather(*tasks)
-
-    asyncio.run(main())
-    assert done == ["no loop", "a", "b", "idle 1", "idle 2"]
-
-
 def test_narrowed_choices_keep_their_order_whatever_came_before() -> None:
     """Two Literals of the same values are equal to typing, which caches ``X | None`` by
     equality: the order a narrowed optional field lists must still be the order given."""
@@ -192,23 +167,3 @@ def test_narrowed_choices_keep_their_order_whatever_came_before() -> None:
                 assert " or ".join(f"'{v}'" for v in order) in str(exc)
             else:  # pragma: no cover
                 raise AssertionError("灰 was accepted")
-
-
-def test_a_failing_idle_callback_is_reported_and_the_others_still_run() -> None:
-    done: list[str] = []
-    reported: list[str] = []
-
-    def fail() -> None:
-        raise RuntimeError("boom")
-
-    async def main() -> None:
-        asyncio.get_running_loop().set_exception_handler(
-            lambda loop, context: reported.append(str(context.get("exception")))
-        )
-        run_when_idle(fail)
-        run_when_idle(lambda: done.append("after"))
-        await until_idle()
-        done.append("woken")
-
-    asyncio.run(main())
-    assert reported == ["boom"] and done == ["after", "woken"]

@@ -285,41 +285,9 @@ def test_concurrent_rounds_emit_in_seat_order_whatever_the_latency() -> None:
     assert streams[0] == streams[1]
 
 
-def test_state_hashes_computed_late_equal_those_computed_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The state hash of a step is computed when the loop is idle (while a request is out);
-    the event stream is the same as when every hash is computed at its step, and every
-    state event carries a finished hash."""
-
-    class Waiting(FirstChoiceBackend):
-        async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
-            await asyncio.sleep(0.0005)  # a request on the wire: the loop falls idle
-            return await super().complete(request, context)
-
-    def run_once(eager: bool) -> list[tuple[str, dict[str, Any]]]:
-        io, sink, _ = auto_io(21, Waiting())
-        if eager:
-            deferred = WerewolfSession._state
-
-            def at_once(self: WerewolfSession, step: str, sink: Any = None) -> None:
-                deferred(self, step, sink)
-                self._settle()
-
-            monkeypatch.setattr(WerewolfSession, "_state", at_once)
-        run_werewolf(spec(21), io)
-        monkeypatch.undo()
-        return sink.payloads()
-
-    late, at_once = run_once(False), run_once(True)
-    states = [payload for kind, payload in late if kind == "state"]
-    assert len(states) > 30
-    assert all(isinstance(p["hash"], str) and len(p["hash"]) == 64 for p in states)
-    assert len({p["hash"] for p in states}) > 30  # the game moved on between steps
-    assert json.dumps(late, ensure_ascii=False) == json.dumps(at_once, ensure_ascii=False)
-
-
 def test_an_agent_at_p1_answers_on_the_loop_with_the_same_game_as_on_a_thread() -> None:
     """An agent at P1 (``answers_at_once``) is asked on the event loop once the personas'
-    requests are out; a person is asked on a worker thread. Same seed, same events."""
+    turns have started; a person is asked on a worker thread. Same seed, same events."""
 
     class ThreadedAgent(AutoHuman):
         answers_at_once = False

@@ -62,8 +62,6 @@ subclass ValueError.
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import functools
 import inspect
 import json
@@ -320,8 +318,8 @@ class Offer(Generic[T]):
 
     An offer made with :meth:`narrowing` keeps the declared tool in ``tool`` and its
     choices in ``legal``: the spec is made without the narrowed model, which
-    :attr:`model` builds on first use (the turn runner asks for it while the request is
-    out, see :func:`run_when_idle`). Validate arguments with :attr:`model`.
+    :attr:`model` builds on first use (when a call of the tool is validated; a tool the
+    model never calls costs no model). Validate arguments with :attr:`model`.
     """
 
     tool: type[T]
@@ -371,75 +369,6 @@ class Offer(Generic[T]):
         if self.legal:
             return _narrowed_spec(self.tool, self.legal)
         return self.tool.spec()
-
-
-def run_when_idle(callback: Callable[[], object]) -> None:
-    """Run ``callback`` soon, at a moment when the running event loop has nothing else to do
-    (typically: every turn in flight is waiting for its model's answer).
-
-    Work that must be done before a result is used but not before a request is sent (a
-    state hash, a validation model) is queued here, so that it is done in time that is
-    spent waiting anyway instead of delaying the next request. Callbacks run in order, one
-    per turn of the loop; each one also runs at the latest after ``_IDLE_SPINS`` turns of
-    the loop. Without a running loop the callback runs at once. Whoever needs the result
-    earlier computes it itself: callbacks must be idempotent and cheap to repeat. A
-    callback that raises is reported to the loop's exception handler and the others
-    still run.
-    """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        callback()
-        return
-    queue = _IDLE_QUEUES.get(loop)
-    if queue is None:
-        queue = _IDLE_QUEUES[loop] = collections.deque()
-    queue.append(callback)
-    if len(queue) == 1:
-        _IDLE_TASKS[loop] = loop.create_task(_run_idle_queue(loop, queue))
-
-
-async def until_idle() -> None:
-    """Return once the running event loop has nothing else to do (see :func:`run_when_idle`)."""
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def wake() -> None:
-        if not done.done():
-            done.set_result(None)
-
-    run_when_idle(wake)
-    await done
-
-
-#: How many turns of the loop an idle callback waits at most.
-_IDLE_SPINS = 64
-_IDLE_QUEUES: dict[asyncio.AbstractEventLoop, collections.deque[Callable[[], object]]] = {}
-_IDLE_TASKS: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
-
-
-async def _run_idle_queue(
-    loop: asyncio.AbstractEventLoop, queue: collections.deque[Callable[[], object]]
-) -> None:
-    try:
-        while queue:
-            for _ in range(_IDLE_SPINS):
-                await asyncio.sleep(0)
-                # ``_ready`` is the default event loop's queue of ready callbacks; empty, it
-                # means that every other task waits on I/O or a timer (another loop: the
-                # callback waits the full count of turns)
-                if not getattr(loop, "_ready", True):
-                    break
-            callback = queue.popleft()
-            try:
-                callback()
-            except Exception as exc:  # reported like any callback's error; the queue goes on
-                loop.call_exception_handler(
-                    {"message": "a callback of run_when_idle failed", "exception": exc}
-                )
-    finally:
-        queue.clear()
-        _IDLE_QUEUES.pop(loop, None)
-        _IDLE_TASKS.pop(loop, None)
 
 
 @dataclass(frozen=True)
@@ -564,9 +493,6 @@ class TurnRunner:
                 parallel_tool_calls=parallel_tool_calls,
             )
             self.sink.emit(ModelRequestEvent.of(request))
-            lazy = [o for o in by_name.values() if o.legal]
-            if lazy:
-                run_when_idle(functools.partial(_build_models, lazy))
             response = await self.backend.complete(request, context)
             responses += 1
             self.sink.emit(ModelResponseEvent.of(actor, response))
@@ -702,11 +628,6 @@ def fallback_event(actor: str, choice: Tool | None, reason: str) -> FallbackEven
     return FallbackEvent(
         actor=actor, tool=choice.tool_name, arguments=choice.model_dump(mode="json"), reason=reason
     )
-
-
-def _build_models(offers: Sequence[Offer[Any]]) -> None:
-    for offer in offers:
-        offer.model  # noqa: B018 - built (and cached) now, while the request is out
 
 
 def _index(offers: Sequence[Offer[Any]]) -> tuple[dict[str, Offer[Any]], tuple[ToolSpec, ...]]:

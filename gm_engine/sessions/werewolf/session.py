@@ -5,10 +5,8 @@ the engine's order and applies their choices (see :mod:`gm_engine.sessions.werew
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,7 +38,7 @@ from gm_engine.sessions.werewolf.facts import (
     table_vars,
     who,
 )
-from gm_engine.sessions.werewolf.sinks import BufferSink, CountingSink, PendingHash, SessionFigures
+from gm_engine.sessions.werewolf.sinks import BufferSink, CountingSink, SessionFigures
 from gm_engine.sessions.werewolf_offline import (
     GAME_START_EVENT,
     NarratorContext,
@@ -58,8 +56,6 @@ from gm_engine.tools.base import (
     TurnRunner,
     fallback_event,
     retry_on,
-    run_when_idle,
-    until_idle,
 )
 from gm_engine.tools.werewolf import (
     TOOLS_BY_NAME,
@@ -95,7 +91,6 @@ from gm_engine.werewolf.log import (
     DivineResult,
     GameEnded,
     MorningReport,
-    PublicEntry,
     ResultStated,
     Speech,
 )
@@ -186,8 +181,7 @@ class WerewolfSession:
         self.options = options
         self.io = io
         self.figures = SessionFigures()
-        self._counting = CountingSink(io.sink, self.figures)
-        self.sink: EventSink = self._counting
+        self.sink: EventSink = CountingSink(io.sink, self.figures)
         cast = tuple(personas) if personas is not None else load_personas()
         self.personas: dict[int, Persona] = {p.seat: p for p in cast}
         self.notes: dict[int, Notes] = {seat: Notes() for seat in self.personas}
@@ -211,7 +205,6 @@ class WerewolfSession:
         self._shown_private = 0
         self._dice_mark = self.source.mark()
         self._narration: asyncio.Task[tuple[BufferSink, str | None]] | None = None
-        self._pending_hash: PendingHash | None = None
 
     # ------------------------------------------------------------ output
 
@@ -245,43 +238,14 @@ class WerewolfSession:
             self.show(line)
 
     def _state(self, step: str, sink: EventSink | None = None) -> None:
-        """Record an engine step: the dice it drew and the state hash after it.
-
-        The hash (a canonical dump of the whole game, a millisecond or two) is the same
-        whenever it is computed as long as the game has not moved on, so it is computed
-        when the event loop has nothing else to do (typically while the next model request
-        is on the wire) and at the latest before the game's next change (:meth:`_apply`,
-        :meth:`_advance`) or before its event reaches the real sink."""
+        """Record an engine step: the dice it drew and the engine's state hash after it
+        (computed now, while the game is as the step left it)."""
+        out = sink if sink is not None else self.sink
         dice = self.source.dice_since(self._dice_mark)
         if dice:
-            (sink or self.sink).emit(DiceEvent.of(dice))
+            out.emit(DiceEvent.of(dice))
             self._dice_mark = self.source.mark()
-        self._settle()
-        if sink is not None:  # a concurrent turn's buffer: its events wait for the round anyway
-            sink.emit(StateEvent(hash=self.game.state_hash(), step=step))
-            return
-        pending = PendingHash(step)
-        self._pending_hash = pending
-        self._counting.hold(pending)
-        run_when_idle(self._settle)
-
-    def _settle(self) -> None:
-        """Compute the pending state hash (the game has not changed since its step)."""
-        pending = self._pending_hash
-        if pending is not None:
-            pending.value = self.game.state_hash()
-            self._pending_hash = None
-            self._counting.drain()
-
-    def _apply(self, action: Action) -> None:
-        """Apply ``action`` to the game (the pending state hash is computed first)."""
-        self._settle()
-        self.game.apply(action)
-
-    def _advance(self) -> list[PublicEntry]:
-        """Advance the game to its next stage (the pending state hash is computed first)."""
-        self._settle()
-        return self.game.advance()
+        out.emit(StateEvent(hash=self.game.state_hash(), step=step))
 
     # ------------------------------------------------------------ the human
 
@@ -300,7 +264,7 @@ class WerewolfSession:
         while True:
             text = self._ask(f"役職番号を選んでください（{menu}）", [str(int(r)) for r in Role]).strip()
             try:
-                self._apply(ChooseRole(HUMAN_SEAT, Role(int(text))))
+                self.game.apply(ChooseRole(HUMAN_SEAT, Role(int(text))))
             except (ValueError, IllegalActionError) as exc:
                 self.show(f"選べません: {text!r} ({exc})")
                 continue
@@ -326,7 +290,7 @@ class WerewolfSession:
                 continue
             try:
                 action = parse_discussion(text, HUMAN_SEAT)
-                self._apply(action)
+                self.game.apply(action)
             except ValueError as exc:
                 self.show(f"できません: {exc}")
                 continue
@@ -436,7 +400,7 @@ class WerewolfSession:
         def build(turn: _Turn) -> list[Offer[Any]]:
             @retry_on(IllegalActionError)  # the engine's refusal goes back to the model
             def apply(action: Action) -> ToolOutput:
-                self._apply(action)
+                self.game.apply(action)
                 turn.chosen = action
                 self._state(f"discussion P{seat}", turn.sink)
                 return ToolOutput(text="受理されました", ends_turn=True)
@@ -485,7 +449,7 @@ class WerewolfSession:
             # no action from the model (a text-only end, or the budget spent): the fallback plays
             tool = self._fallback_tool(seat, task, legal)
             self.sink.emit(fallback_event(seat_label(seat), tool, turn.fallback_reason()))
-            self._apply(action_from_tool(seat, tool))
+            self.game.apply(action_from_tool(seat, tool))
             self._state(f"discussion P{seat} (fallback)")
         self._show_new()
 
@@ -526,8 +490,9 @@ class WerewolfSession:
                 label = {"vote": "投票先", "night": _night_label(legal), "pre": "事前占いの相手"}[kind]
                 if getattr(self.io.human, "answers_at_once", False):
                     # an agent, not a person: no thread (whose hand-overs of the interpreter
-                    # lock stall the loop); it answers once the personas' requests are out
-                    await until_idle()
+                    # lock stall the loop); the personas' turns start first (one turn of the
+                    # loop), so that their requests are not held up by its thinking
+                    await asyncio.sleep(0)
                     human_action = self._human_target(label, legal)
                 else:
                     human_action = await asyncio.to_thread(self._human_target, label, legal)
@@ -554,7 +519,7 @@ class WerewolfSession:
                 turn.chosen = action_from_tool(turn.seat, tool)
             chosen[turn.seat] = turn.chosen
         for seat in sorted(chosen):
-            self._apply(chosen[seat])
+            self.game.apply(chosen[seat])
         self._state(f"{stage} " + ",".join(f"P{seat}" for seat in sorted(chosen)))
 
     async def _round_turn(
@@ -663,8 +628,7 @@ class WerewolfSession:
         if callable(prepare):
             prepare()
         try:
-            with _frozen_heap():
-                return await self._play()
+            return await self._play()
         except HumanQuit:
             await self._drop_narration()
             self.show("ゲームを中断しました（役職は公開されません）")
@@ -675,14 +639,12 @@ class WerewolfSession:
         except BaseException:
             await self._drop_narration()
             raise
-        finally:
-            self._settle()
 
     async def _play(self) -> SessionOutcome:
         game = self.game
         if game.stage.value == "choose_role":
             if self.options.role is not None:
-                self._apply(ChooseRole(HUMAN_SEAT, Role(self.options.role)))
+                self.game.apply(ChooseRole(HUMAN_SEAT, Role(self.options.role)))
                 self._state("choose_role")
             else:
                 self._human_choose_role()
@@ -699,7 +661,7 @@ class WerewolfSession:
             seats = game.to_act()
             stage = game.stage.value
             if not seats:
-                entries = self._advance()
+                entries = self.game.advance()
                 self._state(f"advance {stage}")
                 self._show_new()
                 if stage == "deal":
@@ -737,28 +699,6 @@ class WerewolfSession:
             "fallbacks": float(self.figures.fallbacks),
         }
         return SessionOutcome(summary=f"{outcome.winner.value}の勝利（{outcome.day}日目）", figures=figures)
-
-
-_frozen_sessions = 0
-
-
-@contextlib.contextmanager
-def _frozen_heap() -> Iterator[None]:
-    """The objects that exist when a game starts (modules, the client library, templates,
-    personas: some hundred thousand) are left out of the garbage collector's full passes
-    while it runs (``gc.freeze``), and handed back after (``gc.unfreeze``, once the last
-    running game ends). Scanning them took 60-70 ms a pass, a stall in the middle of a
-    round of model calls; the game's own objects are still collected as usual."""
-    global _frozen_sessions
-    if _frozen_sessions == 0:
-        gc.freeze()
-    _frozen_sessions += 1
-    try:
-        yield
-    finally:
-        _frozen_sessions -= 1
-        if _frozen_sessions == 0:
-            gc.unfreeze()
 
 
 _TEMPLATES = ("persona_system.j2", "discussion.j2", "claim.j2", "vote.j2", "night_action.j2", "narrator.j2")

@@ -5,7 +5,6 @@ counting sink that totals model calls and prompt tokens per day.
 
 from __future__ import annotations
 
-import collections
 import threading
 from dataclasses import dataclass, field
 
@@ -15,7 +14,6 @@ from gm_engine.events import (
     ModelRequestEvent,
     ModelResponseEvent,
     SessionEvent,
-    StateEvent,
 )
 
 
@@ -47,56 +45,22 @@ class SessionFigures:
     fallbacks: int = 0
 
 
-class PendingHash:
-    """The engine's state hash after one step, filled in later (see ``WerewolfSession._state``)."""
-
-    __slots__ = ("step", "value")
-
-    def __init__(self, step: str) -> None:
-        self.step = step
-        self.value: str | None = None
-
-
 class CountingSink:
     """Counts model calls and prompt tokens per day on the way to the real sink.
 
-    A ``state`` event whose hash is not computed yet is held back, with every event after
-    it, until the hash is there (:meth:`drain`): the real sink gets the same events in the
-    same order, each complete, only a little later. The human's answers are emitted from
-    a worker thread during concurrent rounds, hence the lock."""
+    The human's answers are emitted from a worker thread during concurrent rounds, hence
+    the lock."""
 
     def __init__(self, sink: EventSink, figures: SessionFigures) -> None:
         self.sink = sink
         self.figures = figures
         self._day = 0
-        self._held: collections.deque[SessionEvent | PendingHash] = collections.deque()
         self._lock = threading.Lock()
 
     def emit(self, event: SessionEvent) -> None:
+        """Count the event and pass it on."""
         with self._lock:
             self._count(event)
-            self._held.append(event)
-            self._drain()
-
-    def hold(self, pending: PendingHash) -> None:
-        """Emit the ``state`` event of ``pending`` once its hash is there."""
-        with self._lock:
-            self._held.append(pending)
-            self._drain()
-
-    def drain(self) -> None:
-        """Pass on the held events, up to the first whose state hash is still pending."""
-        with self._lock:
-            self._drain()
-
-    def _drain(self) -> None:
-        while self._held:
-            event = self._held[0]
-            if isinstance(event, PendingHash):
-                if event.value is None:
-                    return
-                event = StateEvent(hash=event.value, step=event.step)
-            self._held.popleft()
             self.sink.emit(event)
 
     def _count(self, event: SessionEvent) -> None:
