@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gm_engine.sessions.base import SessionIO, SessionSpec
+from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.record import record_session
@@ -74,7 +74,7 @@ def roll_all_systems(path: Path) -> str:
     return record_session(spec, io, path, durable=False, remember_seed=False).summary
 
 
-class ScriptThenAuto:
+class ScriptThenAuto(HumanDefaults):
     """The human's scripted opening lines (role choice, refused commands, a first speech),
     then P1's offline agent for the rest of the game (it sees only P1's own view)."""
 

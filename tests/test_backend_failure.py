@@ -16,7 +16,13 @@ from typing import Any
 import pytest
 
 from gm_engine.dice.source import SeededSource
-from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse, TransientBackendError
+from gm_engine.llm.base import (
+    BackendDefaults,
+    BackendError,
+    ModelRequest,
+    ModelResponse,
+    TransientBackendError,
+)
 from gm_engine.llm.fakeserver import FakeChatServer, FakeReply
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.openai_backend import OpenAIBackend
@@ -112,10 +118,11 @@ def test_werewolf_stops_on_a_dead_server_and_resumes_to_the_same_end(tmp_path: P
     assert events_of(cut) == events_of(whole)
 
 
-class FailsAfter:
+class FailsAfter(BackendDefaults):
     """The offline GM, whose server goes away after ``good`` calls."""
 
     name = "offline"
+    keeps_state = True  # the offline model it wraps does
 
     def __init__(self, good: int) -> None:
         self.inner = OfflineBackend()

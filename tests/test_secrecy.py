@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gm_engine.dice.source import SeededSource
-from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse
+from gm_engine.llm.base import BackendDefaults, ModelBackend, ModelRequest, ModelResponse
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.sessions.base import HumanInput, ListSink, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
@@ -86,7 +86,7 @@ def hidden_on_screen(game: Game) -> set[str]:
     return hidden
 
 
-class Spy:
+class Spy(BackendDefaults):
     """Wraps a backend; checks every request against the game's hidden facts of that moment."""
 
     name = "spy"
@@ -163,7 +163,7 @@ def test_no_request_holds_a_hidden_fact(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_secrecy_with_a_model_that_only_reads_tools(seed: int) -> None:
-    class FirstChoice:
+    class FirstChoice(BackendDefaults):
         name = "first"
 
         async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
@@ -220,7 +220,7 @@ def test_only_werewolves_speak_the_werewolf_lines() -> None:
 
 
 def _first_requests(deal: list[int]) -> dict[str, str]:
-    class Quiet:
+    class Quiet(BackendDefaults):
         """Answers the same way whatever the roles: speak, decline, first choice."""
 
         name = "quiet"

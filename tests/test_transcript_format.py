@@ -21,8 +21,8 @@ from gm_engine.events import (
     StateEvent,
     ToolResultEvent,
 )
-from gm_engine.llm.base import ModelRequest, ModelResponse, ToolCall
-from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner, SessionSpec
+from gm_engine.llm.base import BackendDefaults, ModelRequest, ModelResponse, ToolCall
+from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionOutcome, SessionRunner, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend, RollSession, run_roll_session
 from gm_engine.transcripts.format import (
@@ -306,7 +306,7 @@ def toy_runner(greeting: str) -> SessionRunner:
     return run
 
 
-class CountingBackend:
+class CountingBackend(BackendDefaults):
     name = "toy"
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
@@ -362,7 +362,7 @@ def test_a_model_call_out_of_place_reports_the_closest(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- resume
 
 
-class Interrupting:
+class Interrupting(HumanDefaults):
     """A human who walks away (the process is killed) after ``lines`` run out."""
 
     def __init__(self, lines: Sequence[str]) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from gm_engine.events import ModelRequestEvent, SessionEvent
+from gm_engine.llm.base import BackendDefaults
+from gm_engine.sessions.base import HumanDefaults
 from gm_engine.transcripts.format import read_transcript
 from gm_engine.transcripts.replay import replay_transcript
 
@@ -98,10 +100,11 @@ class _Killed(BaseException):
     """The process dies (an exception no handler in the session catches)."""
 
 
-class _KilledAt:
+class _KilledAt(BackendDefaults):
     """A backend that dies (as a killed process would) at its ``at``-th request."""
 
     name = "offline"
+    keeps_state = True  # the offline model it wraps does
 
     def __init__(self, inner: Any, at: int) -> None:
         self.inner = inner
@@ -176,7 +179,7 @@ def test_a_reworded_template_fails_strict_replay_and_passes_tolerant(
 # ------------------------------------------------ /quit in the middle of a concurrent round
 
 
-class _QuitAtVote:
+class _QuitAtVote(HumanDefaults):
     """P1's agent, who walks away (``/quit``) when asked for a vote, while the personas'
     vote requests are already out."""
 

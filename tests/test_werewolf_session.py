@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gm_engine.dice.source import SeededSource
-from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse, ToolCall
+from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse, ToolCall
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec, get_runner
@@ -41,7 +41,7 @@ def spec(seed: int, **options: Any) -> SessionSpec:
     return SessionSpec(kind="werewolf", seed=seed, options=options)
 
 
-class FirstChoiceBackend:
+class FirstChoiceBackend(BackendDefaults):
     """A model that answers from the offered tools alone (first enum value of every field)."""
 
     name = "first-choice"
@@ -129,7 +129,7 @@ def test_broken_and_illegal_calls_are_answered_then_fall_back() -> None:
     """A model that sends broken JSON, an unknown tool, an illegal target: each gets an error
     as the tool result, the state does not move, and after the budget the fallback plays."""
 
-    class Stubborn:
+    class Stubborn(BackendDefaults):
         name = "stubborn"
 
         def __init__(self) -> None:
@@ -167,7 +167,7 @@ def test_broken_and_illegal_calls_are_answered_then_fall_back() -> None:
 def test_illegal_claim_is_refused_with_the_rule() -> None:
     """A 村人 persona trying to claim 占い師 is told the club rule; nothing is applied."""
 
-    class Claimer:
+    class Claimer(BackendDefaults):
         name = "claimer"
 
         def __init__(self) -> None:
@@ -237,7 +237,7 @@ def test_parse_discussion() -> None:
 def test_notes_are_capped_and_fed_back() -> None:
     """update_notes with six lines is refused; five are kept and shown in the next prompt."""
 
-    class Noter:
+    class Noter(BackendDefaults):
         name = "noter"
 
         def __init__(self) -> None:
@@ -351,7 +351,7 @@ def test_a_dead_backend_stops_the_game() -> None:
     """A backend that always fails is the program's problem, not the model's: the session
     raises the BackendError at the first call and no fallback agent plays in its place."""
 
-    class Dead:
+    class Dead(BackendDefaults):
         name = "dead"
 
         def __init__(self) -> None:

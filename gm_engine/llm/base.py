@@ -147,13 +147,46 @@ class ModelBackend(Protocol):
     ``context`` is what the built-in offline model decides from: the same facts the
     prompt was rendered from (the actor's own view and its legal choices), never more.
     Wire backends ignore it.
+
+    Besides :meth:`complete`, every backend says whether it ``keeps_state`` and has
+    :meth:`prepare` and :meth:`aclose` (which may do nothing): :class:`BackendDefaults`
+    gives the defaults to a backend that needs none of them.
     """
 
     name: str
 
+    @property
+    def keeps_state(self) -> bool:
+        """Whether its answers depend on the calls it answered before (the offline model's
+        agents keep what they saw): a resumed session then also puts every replayed request
+        to it, so that it goes on from where it was."""
+        ...
+
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Answer one request."""
         ...
+
+    def prepare(self) -> None:
+        """Set up what the first call needs (a client, its transport) now, inside the running
+        event loop, before the session's clock starts."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the backend holds in the running event loop (its connections)."""
+        ...
+
+
+class BackendDefaults:
+    """The defaults of a :class:`ModelBackend`'s members besides ``complete``: no state of its
+    own, nothing to prepare, nothing to close."""
+
+    keeps_state: bool = False
+
+    def prepare(self) -> None:
+        """Nothing to set up."""
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
 
 
 def system_message(content: str) -> JsonDict:

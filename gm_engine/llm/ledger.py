@@ -164,12 +164,15 @@ class MeteredBackend:
         self.backend = backend
         self.ledger = ledger
         self.name = backend.name
+        self.keeps_state = backend.keeps_state
 
     def prepare(self) -> None:
-        """Let the wrapped backend set itself up now, when it can (see ``OpenAIBackend.prepare``)."""
-        prepare = getattr(self.backend, "prepare", None)
-        if callable(prepare):
-            prepare()
+        """Let the wrapped backend set itself up now."""
+        self.backend.prepare()
+
+    async def aclose(self) -> None:
+        """Close the wrapped backend."""
+        await self.backend.aclose()
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Answer through the wrapped backend and record the call."""

@@ -10,8 +10,8 @@ from, never more) and speaks through templates in the actor's voice::
 
     register_offline_decider("werewolf", werewolf_decider)
 
-The decider for a request is found by the context's ``offline_kind`` attribute when it
-has one (e.g. every werewolf persona's context says ``"werewolf"``), else by the
+The decider for a request is found by the context's ``offline_kind`` when it is an
+:class:`OfflineContext` (e.g. every werewolf persona's context says ``"werewolf"``), else by the
 request's ``actor``. Deciders must be deterministic functions of the request and the
 context: the same game gives the same answers, byte for byte.
 """
@@ -21,9 +21,16 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse, ToolCall, estimate_usage
+from gm_engine.llm.base import (
+    BackendDefaults,
+    BackendError,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    estimate_usage,
+)
 
 Decider = Callable[[ModelRequest, object | None], ModelResponse]
 
@@ -36,9 +43,11 @@ def register_offline_decider(kind: str, decider: Decider) -> None:
 
 
 def offline_kind(request: ModelRequest, context: object | None) -> str:
-    """The key a request's decider is filed under: ``context.offline_kind``, else the actor."""
-    kind = getattr(context, "offline_kind", None)
-    return kind if isinstance(kind, str) and kind else request.actor
+    """The key a request's decider is filed under: the :class:`OfflineContext`'s
+    ``offline_kind``, else the actor."""
+    if isinstance(context, OfflineContext) and context.offline_kind:
+        return context.offline_kind
+    return request.actor
 
 
 def offline_calls(
@@ -52,10 +61,24 @@ def offline_calls(
     )
 
 
-class OfflineBackend:
-    """Answers every request through the registered offline deciders."""
+@runtime_checkable
+class OfflineContext(Protocol):
+    """A request's context that names the decider to ask (e.g. ``"werewolf"``)."""
+
+    @property
+    def offline_kind(self) -> str:
+        """The kind the decider is filed under."""
+        ...
+
+
+class OfflineBackend(BackendDefaults):
+    """Answers every request through the registered offline deciders.
+
+    It keeps state (``keeps_state``): the deciders' agents, passed in the contexts, learn
+    from every request they answer."""
 
     name = "offline"
+    keeps_state = True
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Ask the decider of this request.

@@ -27,6 +27,7 @@ from openai.types.chat import ChatCompletion
 from tenacity import RetryCallState
 
 from gm_engine.llm.base import (
+    BackendDefaults,
     BackendError,
     JsonDict,
     ModelRequest,
@@ -65,7 +66,7 @@ def build_chat_request(request: ModelRequest, model: str, profile: ServerProfile
     return body
 
 
-class OpenAIBackend:
+class OpenAIBackend(BackendDefaults):
     """A backend speaking Chat Completions to ``base_url``.
 
     Args:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse, estimate_usage
+from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse, estimate_usage
 
 Matcher = Callable[[ModelRequest], bool] | str | None
 Reply = ModelResponse | Callable[[ModelRequest], ModelResponse] | BaseException
@@ -31,7 +31,7 @@ class ScriptError(BackendError):
     """The scripted backend got a call its script did not expect, or the script was not used up."""
 
 
-class ScriptedBackend:
+class ScriptedBackend(BackendDefaults):
     """Answers requests from a script; see the module docstring."""
 
     name = "scripted"

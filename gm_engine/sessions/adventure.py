@@ -267,9 +267,7 @@ class Adventure:
         try:
             return await self._play()
         finally:
-            close = getattr(self.io.backend, "aclose", None)
-            if close is not None:
-                await close()  # the client's connections belong to this event loop
+            await self.io.backend.aclose()  # the client's connections belong to this event loop
 
     async def _play(self) -> SessionOutcome:
         runner = TurnRunner(

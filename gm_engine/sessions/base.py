@@ -22,6 +22,7 @@ from gm_engine.llm.base import ModelBackend
 
 __all__ = [
     "EventSink",
+    "HumanDefaults",
     "HumanInput",
     "ListSink",
     "NullSink",
@@ -39,11 +40,38 @@ class SessionError(ValueError):
 
 
 class HumanInput(Protocol):
-    """Where the human's words come from: the terminal, a script, an agent or a transcript."""
+    """Where the human's words come from: the terminal, a script, an agent or a transcript.
+
+    Besides :meth:`ask`, every human says whether it ``answers_at_once`` and has
+    :meth:`observe` (which may ignore what it is shown): :class:`HumanDefaults` gives the
+    defaults of a person at a keyboard.
+    """
+
+    @property
+    def answers_at_once(self) -> bool:
+        """True for an automatic player that answers without waiting (a session may ask it
+        on its own event loop); False for a person (asked on a worker thread while the
+        models' requests of a round run)."""
+        ...
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Ask the human; ``choices``, when given, are the only acceptable answers."""
         ...
+
+    def observe(self, observation: object, legal: Sequence[object]) -> None:
+        """See what the session shows this seat before its next question: its own
+        observation and its legal actions (an automatic player decides from them)."""
+        ...
+
+
+class HumanDefaults:
+    """The defaults of a :class:`HumanInput`'s members besides ``ask``: a person, who waits
+    to be asked and decides from the screen, not from what :meth:`observe` is shown."""
+
+    answers_at_once: bool = False
+
+    def observe(self, observation: object, legal: Sequence[object]) -> None:
+        """Ignore it."""
 
 
 class SessionSpec(BaseModel):

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gm_engine.sessions.base import SessionError
+from gm_engine.sessions.base import HumanDefaults, SessionError
 
 
-class ScriptedHuman:
+class ScriptedHuman(HumanDefaults):
     """A human whose lines come from a list; when they run out it says ``when_done``
     (or raises :class:`SessionError` when ``when_done`` is None)."""
 
@@ -34,7 +34,7 @@ class ScriptedHuman:
         return self.when_done
 
 
-class TerminalHuman:
+class TerminalHuman(HumanDefaults):
     """A human at the terminal; end of input counts as ``/quit``.
 
     With ``check_choices`` a line that is not one of the offered ``choices`` is asked

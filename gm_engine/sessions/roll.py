@@ -36,7 +36,7 @@ from gm_engine.dice import (
     get_system,
 )
 from gm_engine.events import DiceEvent, HumanInputEvent, StateEvent, ToolResultEvent
-from gm_engine.llm.base import BackendError, ModelRequest, ModelResponse
+from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
 
 #: Lines that end the session.
@@ -187,7 +187,7 @@ class RollSession:
         )
 
 
-class NoModelBackend:
+class NoModelBackend(BackendDefaults):
     """The backend of sessions that never ask a model: any request is a programming error."""
 
     name = "none"

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import offline_calls, register_offline_decider
+from gm_engine.sessions.base import HumanDefaults
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
 from gm_engine.tools.werewolf import seat_label
 from gm_engine.werewolf.actions import (
@@ -102,7 +103,7 @@ def _said_today(obs: Observation) -> bool:
 def _black_on(obs: Observation, seats: Sequence[int]) -> bool:
     for entry in obs.public_log:
         black = isinstance(entry, ClaimMade | ResultStated) and entry.colour is Colour.BLACK
-        if black and getattr(entry, "target", None) in seats:
+        if black and isinstance(entry, ClaimMade | ResultStated) and entry.target in seats:
             return True
     return False
 
@@ -268,15 +269,15 @@ def command_for(action: Action, obs: Observation) -> str:
     raise ValueError(f"no command plays {type(action).__name__}")
 
 
-class AutoHuman:
+class AutoHuman(HumanDefaults):
     """P1 played by an offline agent (``--auto``): answers every question as typed commands.
 
     The session calls :meth:`observe` with P1's own observation and legal actions before
     each question; the agent never sees anything else.
     """
 
-    #: It answers at once without waiting for a person, so a session may ask it on its own
-    #: thread (a person is asked on a worker thread while the personas' requests run).
+    #: It answers without waiting for a person, so a session may ask it on its own event
+    #: loop (a person is asked on a worker thread while the personas' requests run).
     answers_at_once = True
 
     def __init__(self, agent: OfflineAgent) -> None:
@@ -285,10 +286,16 @@ class AutoHuman:
         self._legal: tuple[Action, ...] = ()
         self._pending_reason: str = ""
 
-    def observe(self, observation: Observation, legal: Sequence[Action]) -> None:
-        """What P1 knows and may do now."""
+    def observe(self, observation: object, legal: Sequence[object]) -> None:
+        """What P1 knows and may do now (a werewolf :class:`Observation` and its actions).
+
+        Raises:
+            TypeError: it is shown something other than a werewolf observation.
+        """
+        if not isinstance(observation, Observation):
+            raise TypeError(f"AutoHuman plays werewolf only; it was shown a {type(observation).__name__}")
         self._observation = observation
-        self._legal = tuple(legal)
+        self._legal = tuple(a for a in legal if isinstance(a, Action))
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Answer the question as P1's agent would."""

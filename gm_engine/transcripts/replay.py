@@ -39,7 +39,7 @@ from gm_engine.events import (
     SessionEvent,
     parse_event,
 )
-from gm_engine.llm.base import BackendError, ModelBackend, ModelRequest, ModelResponse
+from gm_engine.llm.base import BackendDefaults, BackendError, ModelBackend, ModelRequest, ModelResponse
 from gm_engine.sessions.base import (
     HumanInput,
     SessionIO,
@@ -231,7 +231,7 @@ def _message_text(messages: object) -> str:
     return "\n".join(parts)
 
 
-class ReplayBackend:
+class ReplayBackend(BackendDefaults):
     """A :class:`~gm_engine.llm.base.ModelBackend` that answers from a transcript.
 
     ``fallback``, when given, answers the requests made after the recorded ones ran out
@@ -297,6 +297,16 @@ class ReplayBackend:
                 await self.fallback.complete(request, context)
         assert call.answer is not None
         return call.answer.response()
+
+    def prepare(self) -> None:
+        """Prepare the backend that goes on past the recording, if any."""
+        if self.fallback is not None:
+            self.fallback.prepare()
+
+    async def aclose(self) -> None:
+        """Close the backend that goes on past the recording, if any."""
+        if self.fallback is not None:
+            await self.fallback.aclose()
 
     def take(self, request: ModelRequest) -> RecordedCall | None:
         """Find the recorded call answering ``request`` and mark it used (None: no call matches).
@@ -475,11 +485,15 @@ class ReplayHuman:
         self.given += 1
         return text
 
-    def observe(self, *facts: object) -> None:
-        """Pass what the session shows an automatic player on to the fallback, if it listens."""
-        hook = getattr(self.fallback, "observe", None)
-        if callable(hook):
-            hook(*facts)
+    @property
+    def answers_at_once(self) -> bool:
+        """A recorded answer is there at once; past the recording, as the fallback answers."""
+        return not self.exhausted or self.fallback is None or self.fallback.answers_at_once
+
+    def observe(self, observation: object, legal: Sequence[object]) -> None:
+        """Pass what the session shows on to the fallback (an automatic player follows the game)."""
+        if self.fallback is not None:
+            self.fallback.observe(observation, legal)
 
 
 # --------------------------------------------------------------------------- events

@@ -112,7 +112,7 @@ def resume_session(
 
     ``io.sink``, if set, also receives the new events (not the replayed ones).
 
-    ``shadow_backend`` (default: when the backend is the offline model) also puts every
+    ``shadow_backend`` (default: when the backend ``keeps_state``, as the offline model does) also puts every
     replayed request to ``io.backend`` and drops the answer, so that a model with state
     of its own goes on from where it was; ``shadow_human`` does the same for an
     automatic player at ``io.human`` (never for a person at a terminal). With both, a
@@ -137,7 +137,7 @@ def resume_session(
     then: EventSink = lazy if isinstance(io.sink, NullSink) else TeeSink(lazy, io.sink)
     log = DivergenceLog()
     if shadow_backend is None:
-        shadow_backend = getattr(io.backend, "name", "") == "offline"
+        shadow_backend = io.backend.keeps_state
     backend = ReplayBackend(transcript.events, fallback=io.backend, shadow=shadow_backend, log=log)
     human = ReplayHuman(transcript.events, fallback=io.human, shadow=shadow_human, log=log)
     sink = CheckingSink(transcript.events, then=then, log=log)

@@ -142,10 +142,6 @@ def public_info(pub: PublicView) -> str:
     )
 
 
-def _entry_day(entry: PublicEntry) -> int:
-    return int(getattr(entry, "day", 0))
-
-
 def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
     """One entry of today's log as a prompt line (None: not worth a line)."""
     if isinstance(entry, Speech):
@@ -210,7 +206,7 @@ def table_vars(pub: PublicView) -> dict[str, Any]:
     """The public part of every prompt: phase, who is alive, 【公開情報】, past days, today."""
     by_day: dict[int, list[PublicEntry]] = {}
     for entry in pub.log:
-        by_day.setdefault(_entry_day(entry), []).append(entry)
+        by_day.setdefault(entry.day, []).append(entry)
     past = [day_summary(day, by_day[day], pub) for day in sorted(by_day) if 1 <= day < pub.day]
     today = [line for entry in by_day.get(pub.day, []) if (line := today_line(entry, pub)) is not None]
     gone = [f"{who(pub, s)}（{d}日目 追放）" for d, s in pub.executed]

@@ -78,6 +78,7 @@ from gm_engine.werewolf import (
     Guard,
     IllegalActionError,
     Role,
+    Stage,
     Vote,
     WerewolfOptions,
     check_composition,
@@ -91,6 +92,7 @@ from gm_engine.werewolf.log import (
     DivineResult,
     GameEnded,
     MorningReport,
+    PublicEntry,
     ResultStated,
     Speech,
 )
@@ -223,7 +225,7 @@ class WerewolfSession:
             lines = render_entries([entry], view)
             # a claim made without a word: the renderer's speech line is the bare name
             silent = isinstance(entry, ClaimMade | ResultStated) and not entry.text
-            if silent and lines and lines[0] == view.public.name(getattr(entry, "speaker", 0)):
+            if silent and lines[:1] == [view.public.name(_speaker(entry))]:
                 lines = lines[1:]
             for line in lines:
                 self.show(line)
@@ -250,9 +252,7 @@ class WerewolfSession:
     # ------------------------------------------------------------ the human
 
     def _ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
-        observe_hook = getattr(self.io.human, "observe", None)
-        if callable(observe_hook):
-            observe_hook(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
+        self.io.human.observe(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
         text = self.io.human.ask(prompt, choices)
         self.sink.emit(HumanInputEvent(prompt=prompt, text=text))
         if text.strip() in QUIT_WORDS:
@@ -304,7 +304,11 @@ class WerewolfSession:
         menu = "、".join(f"{t} {pub.name(seat_number(t))}" for t in targets)
         while True:
             text = self._ask(f"{kind}を選んでください（{menu}）", targets).strip().upper()
-            match = [a for a in legal if seat_label(getattr(a, "target", 0)) == text]
+            match = [
+                a
+                for a in legal
+                if isinstance(a, Vote | Attack | Divine | Guard) and seat_label(a.target) == text
+            ]
             if match:
                 break
             self.show(f"選べません: {text!r}")
@@ -473,22 +477,22 @@ class WerewolfSession:
 
     # ------------------------------------------------------------ concurrent rounds
 
-    async def _concurrent_round(self, seats: Sequence[int], kind: Literal["vote", "night", "pre"]) -> None:
-        """Votes or night actions: everyone decides at once from the same state, then the
-        choices are applied in seat order (nobody saw anybody else's)."""
-        stage = self.game.stage.value
+    async def _concurrent_round(self, seats: Sequence[int], stage: Stage) -> None:
+        """Votes (``stage`` VOTE or RUNOFF), the 事前占い (PRE_DIVINATION) or night actions
+        (NIGHT): everyone decides at once from the same state, then the choices are applied
+        in seat order (nobody saw anybody else's)."""
         tasks: list[asyncio.Task[_Turn]] = []
         persona_seats = [s for s in seats if s != HUMAN_SEAT]
         for seat in persona_seats:
             legal = self.game.legal_actions(seat)
-            tasks.append(asyncio.ensure_future(self._round_turn(seat, kind, stage, legal)))
+            tasks.append(asyncio.ensure_future(self._round_turn(seat, stage, legal)))
         try:
             await self._flush_narration()
             human_action: Action | None = None
             if HUMAN_SEAT in seats:
                 legal = self.game.legal_actions(HUMAN_SEAT)
-                label = {"vote": "投票先", "night": _night_label(legal), "pre": "事前占いの相手"}[kind]
-                if getattr(self.io.human, "answers_at_once", False):
+                label = _human_label(stage, legal)
+                if self.io.human.answers_at_once:
                     # an agent, not a person: no thread (whose hand-overs of the interpreter
                     # lock stall the loop); the personas' turns start first (one turn of the
                     # loop), so that their requests are not held up by its thinking
@@ -513,22 +517,19 @@ class WerewolfSession:
             turn.sink.flush(self.sink)
             if turn.chosen is None:
                 legal = self.game.legal_actions(turn.seat)
-                task = _ROUND_TASKS[kind]
-                tool = self._fallback_tool(turn.seat, task, legal)
+                tool = self._fallback_tool(turn.seat, _ROUND_TASKS[stage], legal)
                 self.sink.emit(fallback_event(seat_label(turn.seat), tool, turn.fallback_reason()))
                 turn.chosen = action_from_tool(turn.seat, tool)
             chosen[turn.seat] = turn.chosen
         for seat in sorted(chosen):
             self.game.apply(chosen[seat])
-        self._state(f"{stage} " + ",".join(f"P{seat}" for seat in sorted(chosen)))
+        self._state(f"{stage.value} " + ",".join(f"P{seat}" for seat in sorted(chosen)))
 
-    async def _round_turn(
-        self, seat: int, kind: Literal["vote", "night", "pre"], stage: str, legal: Sequence[Action]
-    ) -> _Turn:
+    async def _round_turn(self, seat: int, stage: Stage, legal: Sequence[Action]) -> _Turn:
         def build(turn: _Turn) -> list[Offer[Any]]:
             def record(action: Action) -> ToolOutput:
                 if not self.game.is_legal(action):
-                    target = getattr(action, "target", "?")
+                    target = action.target if isinstance(action, Vote | Attack | Divine | Guard) else "?"
                     raise ModelRetry(f"{type(action).__name__} P{target} is not legal now")
                 turn.chosen = action
                 return ToolOutput(text="受け付けました", ends_turn=True)
@@ -537,13 +538,13 @@ class WerewolfSession:
 
         pub = player_view(self.game, seat).public
         targets = [who(pub, a.target) for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]
-        if kind == "vote":
+        if stage in (Stage.VOTE, Stage.RUNOFF):
             return await self._persona_turn(
                 seat,
                 task="vote",
-                phase="runoff" if stage == "runoff" else "vote",
+                phase="runoff" if stage is Stage.RUNOFF else "vote",
                 template="vote.j2",
-                task_vars={"runoff": stage == "runoff", "candidates": targets},
+                task_vars={"runoff": stage is Stage.RUNOFF, "candidates": targets},
                 offers=build,
                 legal=legal,
             )
@@ -551,13 +552,14 @@ class WerewolfSession:
         verbs = {Attack: ("attack", "襲撃する"), Divine: ("divine", "占う"), Guard: ("guard", "護衛する")}
         tool, verb = verbs[type(first)]
         role = self.game.role_of(seat)  # the seat's own role: part of its own private view
+        pre = stage is Stage.PRE_DIVINATION
         return await self._persona_turn(
             seat,
-            task="pre_divination" if kind == "pre" else "night",
-            phase="pre_divination" if kind == "pre" else "night",
+            task="pre_divination" if pre else "night",
+            phase="pre_divination" if pre else "night",
             template="night_action.j2",
             task_vars={
-                "pre": kind == "pre",
+                "pre": pre,
                 "role": role.label,
                 "verb": verb,
                 "candidates": targets,
@@ -624,9 +626,7 @@ class WerewolfSession:
         """
         # set-up before the game's clock starts: the templates and the backend's client
         load_prompts(*_TEMPLATES)
-        prepare = getattr(self.io.backend, "prepare", None)
-        if callable(prepare):
-            prepare()
+        self.io.backend.prepare()
         try:
             return await self._play()
         except HumanQuit:
@@ -642,14 +642,14 @@ class WerewolfSession:
 
     async def _play(self) -> SessionOutcome:
         game = self.game
-        if game.stage.value == "choose_role":
+        if game.stage is Stage.CHOOSE_ROLE:
             if self.options.role is not None:
                 self.game.apply(ChooseRole(HUMAN_SEAT, Role(self.options.role)))
                 self._state("choose_role")
             else:
                 self._human_choose_role()
         self._show_new()
-        if game.stage.value == "pre_divination":
+        if game.stage is Stage.PRE_DIVINATION:
             self._start_narration(GAME_START_EVENT)
         clock = time.perf_counter
         while not game.is_over:
@@ -659,33 +659,29 @@ class WerewolfSession:
                 if day - 1 in self.figures.day_started:
                     self.figures.day_seconds[day - 1] = clock() - self.figures.day_started[day - 1]
             seats = game.to_act()
-            stage = game.stage.value
+            stage = game.stage
             if not seats:
                 entries = self.game.advance()
-                self._state(f"advance {stage}")
+                self._state(f"advance {stage.value}")
                 self._show_new()
-                if stage == "deal":
+                if stage is Stage.DEAL:
                     self._start_narration(GAME_START_EVENT)
                 elif any(isinstance(e, MorningReport) for e in entries) and not game.is_over:
                     self._start_narration(f"{game.phase.day}日目の朝になりました。")
                 continue
-            if stage == "choose_role":
+            if stage is Stage.CHOOSE_ROLE:
                 self._human_choose_role()
-            elif stage == "discussion":
+            elif stage is Stage.DISCUSSION:
                 seat = seats[0]
                 if seat == HUMAN_SEAT:
                     await self._flush_narration()
                     self._human_discussion()
                 else:
                     await self._discussion_turn(seat)
-            elif stage in ("vote", "runoff"):
-                await self._concurrent_round(seats, "vote")
-            elif stage == "pre_divination":
-                await self._concurrent_round(seats, "pre")
-            elif stage == "night":
-                await self._concurrent_round(seats, "night")
+            elif stage in _ROUND_TASKS:
+                await self._concurrent_round(seats, stage)
             else:  # pragma: no cover - every stage with actors is handled above
-                raise SessionError(f"no handler for stage {stage}")
+                raise SessionError(f"no handler for stage {stage.value}")
         await self._flush_narration()
         self._show_new()
         last = game.phase.day
@@ -703,10 +699,26 @@ class WerewolfSession:
 
 _TEMPLATES = ("persona_system.j2", "discussion.j2", "claim.j2", "vote.j2", "night_action.j2", "narrator.j2")
 
-_ROUND_TASKS: dict[str, TaskKind] = {"vote": "vote", "pre": "pre_divination", "night": "night"}
+#: The stages whose turns run as one concurrent round, with the task each turn has.
+_ROUND_TASKS: dict[Stage, TaskKind] = {
+    Stage.VOTE: "vote",
+    Stage.RUNOFF: "vote",
+    Stage.PRE_DIVINATION: "pre_divination",
+    Stage.NIGHT: "night",
+}
 
 
-def _night_label(legal: Sequence[Action]) -> str:
+def _speaker(entry: PublicEntry) -> int:
+    """Who spoke ``entry`` (0: nobody; the entries that are not speech)."""
+    return entry.speaker if isinstance(entry, Speech | ClaimMade | ResultStated | ClaimRequested) else 0
+
+
+def _human_label(stage: Stage, legal: Sequence[Action]) -> str:
+    """What P1 is asked to choose in a round of ``stage``."""
+    if stage in (Stage.VOTE, Stage.RUNOFF):
+        return "投票先"
+    if stage is Stage.PRE_DIVINATION:
+        return "事前占いの相手"
     if legal and isinstance(legal[0], Attack):
         return "襲撃先"
     if legal and isinstance(legal[0], Guard):
