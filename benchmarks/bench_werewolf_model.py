@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import statistics
@@ -137,11 +138,16 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--no-freeze", action="store_true", help="leave gc.freeze() off (gm werewolf play switches it on)"
+    )
     args = parser.parse_args()
     latency = args.latency_ms / 1000
     if args.serve:
         serve(latency)
         return
+    if not args.no_freeze:
+        gc.freeze()  # as `gm werewolf play` does once its set-up is done
     by_day_tokens: dict[int, list[int]] = defaultdict(list)
     by_day_calls: dict[int, list[int]] = defaultdict(list)
     ratios: dict[int, list[float]] = defaultdict(list)

@@ -445,3 +445,15 @@ def test_the_narrators_first_line_opens_the_game() -> None:
     first = next(p for k, p in sink.payloads() if k == "model_request" and p["actor"] == "GM")
     assert "ゲーム開始" in first["messages"][0]["content"]
     assert "参加者を迎えて" in first["messages"][0]["content"]
+
+
+def test_the_library_leaves_the_garbage_collector_alone() -> None:
+    """gc.freeze is the CLI's choice (``gm werewolf play``), never switched on by a session."""
+    import gc
+
+    frozen_during: list[int] = []
+    io, _, _ = auto_io(4)
+    io.show = lambda line: frozen_during.append(gc.get_freeze_count())
+    before = gc.get_freeze_count()
+    run_werewolf(spec(4, narrator=False), io)
+    assert frozen_during and set(frozen_during) == {before}

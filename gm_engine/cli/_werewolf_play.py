@@ -9,6 +9,7 @@ the human (the terminal, or an offline agent with ``--auto``) and the screen.
 from __future__ import annotations
 
 import argparse
+import gc
 import secrets
 import sys
 from collections.abc import Callable
@@ -143,4 +144,9 @@ def play_command(args: argparse.Namespace) -> int:
     except (SessionError, BackendError, OSError, ValueError) as exc:
         print(f"gm werewolf play: {exc}", file=sys.stderr)
         return 2
+    # The objects alive now (modules, the client library, templates, personas: some hundred
+    # thousand) stay for the whole game; left out of the collector's full passes, they no
+    # longer stall a round of model calls for tens of milliseconds (this process ends with
+    # the game, so nothing is handed back).
+    gc.freeze()
     return run_play("gm werewolf play", "game", spec, io, target, runner=run_werewolf)
