@@ -156,6 +156,7 @@ class _Turn:
     """The outcome of one persona's turn in a concurrent round."""
 
     seat: int
+    number: int
     sink: BufferSink
     chosen: Action | None = None
     notes: Notes | None = None
@@ -320,7 +321,15 @@ class WerewolfSession:
 
     # ------------------------------------------------------------ persona turns
 
-    def _context(self, seat: int, task: TaskKind, legal: Sequence[Action]) -> PersonaTurnContext:
+    def _next_turn(self) -> int:
+        """The number of the next persona turn. Numbers are handed out in the engine's order
+        (a concurrent round's in seat order, before any of its turns starts), never in the
+        order turns happen to run, so that every choice keyed on them (the offline agents'
+        words) is the same whatever the backend's timing."""
+        self._turn += 1
+        return self._turn
+
+    def _context(self, seat: int, task: TaskKind, legal: Sequence[Action], number: int) -> PersonaTurnContext:
         return PersonaTurnContext(
             seat=seat,
             persona=self.personas[seat],
@@ -328,7 +337,7 @@ class WerewolfSession:
             observation=observe(self.game, seat),
             legal=tuple(legal),
             task=task,
-            turn=self._turn,
+            turn=number,
             agent=self.agents[seat],
         )
 
@@ -342,8 +351,10 @@ class WerewolfSession:
         user = persona_task_prompt(template, self.personas[seat], self.notes[seat], view, task, self._table)
         return [system_message(self._system[seat]), user_message(user)]
 
-    def _fallback_tool(self, seat: int, task: TaskKind, legal: Sequence[Action]) -> Tool:
-        ctx = self._context(seat, task, legal)
+    def _fallback_tool(self, seat: int, task: TaskKind, legal: Sequence[Action], number: int) -> Tool:
+        """The fallback agent's choice for turn ``number`` of ``seat``: a function of the
+        recorded game (its state, the seat's notes, its own dice), not of when it is asked."""
+        ctx = self._context(seat, task, legal, number)
         ctx.agent = self.fallback_agents[seat]
         name, arguments = tool_call_for(ctx, decide_action(ctx))
         tool = TOOLS_BY_NAME[name]
@@ -369,25 +380,26 @@ class WerewolfSession:
         task_vars: Mapping[str, Any],
         offers: Callable[[_Turn], list[Offer[Any]]],
         legal: Sequence[Action],
+        number: int,
     ) -> _Turn:
-        """Ask one persona; the offers' handlers record (concurrent) or apply (discussion)."""
-        self._turn += 1
-        turn = _Turn(seat=seat, sink=BufferSink())
+        """Ask one persona (turn ``number``); the offers' handlers record (concurrent) or
+        apply (discussion)."""
+        turn = _Turn(seat=seat, number=number, sink=BufferSink())
         runner = TurnRunner(self.io.backend, turn.sink, retry_budget=self.options.retry_budget)
         messages = self._messages(seat, template, task_vars)
-        context = self._context(seat, task, legal)
+        context = self._context(seat, task, legal, number)
         try:
             await runner.run(
                 actor=seat_label(seat),
                 messages=messages,
                 offers=[*offers(turn), self._notes_offer(turn)],
-                fallback=lambda: self._fallback_tool(seat, task, legal),
+                fallback=lambda: self._fallback_tool(seat, task, legal, number),
                 context=context,
                 max_actions=2,
                 model=self.spec.model,
                 day=self.game.phase.day,
                 phase=phase,
-                turn=self._turn,
+                turn=number,
                 parallel_tool_calls=True,  # update_notes and the action in one answer
             )
         except TurnError as exc:
@@ -446,12 +458,13 @@ class WerewolfSession:
             task_vars=task_vars,
             offers=self._discussion_offers(seat, legal),
             legal=legal,
+            number=self._next_turn(),
         )
         await self._flush_narration()
         turn.sink.flush(self.sink)
         if turn.chosen is None:
             # no action from the model (a text-only end, or the budget spent): the fallback plays
-            tool = self._fallback_tool(seat, task, legal)
+            tool = self._fallback_tool(seat, task, legal, turn.number)
             self.sink.emit(fallback_event(seat_label(seat), tool, turn.fallback_reason()))
             self.game.apply(action_from_tool(seat, tool))
             self._state(f"discussion P{seat} (fallback)")
@@ -485,7 +498,8 @@ class WerewolfSession:
         persona_seats = [s for s in seats if s != HUMAN_SEAT]
         for seat in persona_seats:
             legal = self.game.legal_actions(seat)
-            tasks.append(asyncio.ensure_future(self._round_turn(seat, stage, legal)))
+            number = self._next_turn()
+            tasks.append(asyncio.ensure_future(self._round_turn(seat, stage, legal, number)))
         try:
             await self._flush_narration()
             human_action: Action | None = None
@@ -517,7 +531,7 @@ class WerewolfSession:
             turn.sink.flush(self.sink)
             if turn.chosen is None:
                 legal = self.game.legal_actions(turn.seat)
-                tool = self._fallback_tool(turn.seat, _ROUND_TASKS[stage], legal)
+                tool = self._fallback_tool(turn.seat, _ROUND_TASKS[stage], legal, turn.number)
                 self.sink.emit(fallback_event(seat_label(turn.seat), tool, turn.fallback_reason()))
                 turn.chosen = action_from_tool(turn.seat, tool)
             chosen[turn.seat] = turn.chosen
@@ -525,7 +539,7 @@ class WerewolfSession:
             self.game.apply(chosen[seat])
         self._state(f"{stage.value} " + ",".join(f"P{seat}" for seat in sorted(chosen)))
 
-    async def _round_turn(self, seat: int, stage: Stage, legal: Sequence[Action]) -> _Turn:
+    async def _round_turn(self, seat: int, stage: Stage, legal: Sequence[Action], number: int) -> _Turn:
         def build(turn: _Turn) -> list[Offer[Any]]:
             def record(action: Action) -> ToolOutput:
                 if not self.game.is_legal(action):
@@ -547,6 +561,7 @@ class WerewolfSession:
                 task_vars={"runoff": stage is Stage.RUNOFF, "candidates": targets},
                 offers=build,
                 legal=legal,
+                number=number,
             )
         first = legal[0]
         verbs = {Attack: ("attack", "襲撃する"), Divine: ("divine", "占う"), Guard: ("guard", "護衛する")}
@@ -567,6 +582,7 @@ class WerewolfSession:
             },
             offers=build,
             legal=legal,
+            number=number,
         )
 
     # ------------------------------------------------------------ narrator

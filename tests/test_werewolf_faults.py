@@ -1,0 +1,152 @@
+"""Replay and resume stay exact whatever the model does wrong: werewolf games with every kind
+of model fault injected at every kind of round are recorded, replayed and resumed from a cut.
+
+The model here waits one turn of the event loop before it answers, as a server does, so the
+personas of a concurrent round are all asked before any of them is answered; a replay answers
+without waiting, so there the turns run one after another. Whatever the fallback agent
+chooses must not depend on that order (issue 10: it once keyed a vote's reason on a turn
+counter that the other turns of the round had moved on).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import zlib
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from gm_engine.dice.source import SeededSource
+from gm_engine.llm.base import BackendDefaults, ModelRequest, ModelResponse, ToolCall
+from gm_engine.sessions.base import SessionIO, SessionSpec
+from gm_engine.sessions.werewolf_offline import AutoHuman, first_choice_calls
+from gm_engine.tools.base import response_with_calls
+from gm_engine.transcripts.format import read_transcript
+from gm_engine.transcripts.record import record_session
+from gm_engine.transcripts.replay import replay_file
+from gm_engine.transcripts.resume import resume_session
+from gm_engine.werewolf.agents import OfflineAgent
+
+FAULTS = ("malformed_json", "unknown_tool", "invalid_arguments", "illegal_action", "text_only", "empty")
+ROUNDS = ("discussion", "vote", "runoff", "night", "pre_divination")
+SEED = 11
+#: Another stage's action for each round (what "an illegal action" is where the offered
+#: schema admits no illegal choice: a legal-looking call of a tool the stage does not allow).
+OTHER_STAGE = {"vote": "attack", "runoff": "attack", "night": "vote", "pre_divination": "vote"}
+
+
+def _key(request: ModelRequest) -> int:
+    return zlib.crc32(f"{request.actor}/{request.day}/{request.phase}/{request.turn}".encode())
+
+
+class FaultyModel(BackendDefaults):
+    """A model that answers from the request alone (so a resumed game gets the same answers)
+    and makes ``fault`` on a fixed share of its turns: on every attempt of a quarter of them
+    (the fallback agent plays those), on the first attempt only of another quarter (half and
+    half in the rare rounds)."""
+
+    name = "faulty"
+
+    def __init__(self, fault: str) -> None:
+        self.fault = fault
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        await asyncio.sleep(0)  # as a server does: the other turns of a round are asked meanwhile
+        if not request.tools:
+            return ModelResponse(content="さあ、続けましょう。")
+        attempt = sum(1 for m in request.messages if m.get("role") == "assistant")
+        # the rounds there are few of (one 事前占い turn, a runoff now and then) fault on each turn
+        share = _key(request) % (2 if request.phase in ("pre_divination", "runoff") else 4)
+        if share == 0 or (share == 1 and attempt == 0):
+            return self.faulty(request)
+        return self.good(request)
+
+    def good(self, request: ModelRequest) -> ModelResponse:
+        tools = [t.model_dump() for t in request.tools]
+        calls = first_choice_calls(tools, text="少し気になる人がいます。")
+        spread = []
+        for name, args in calls:
+            spec = next(t for t in tools if t["name"] == name)
+            targets = spec["parameters"].get("properties", {}).get("target", {}).get("enum")
+            if name in ("vote", "attack", "divine", "guard") and targets:
+                args = {**args, "target": targets[_key(request) % len(targets)]}  # votes spread: ties
+            spread.append((name, args))
+        return response_with_calls(*spread, id_prefix=f"ok_{request.actor}_{request.turn}")
+
+    def faulty(self, request: ModelRequest) -> ModelResponse:
+        good = self.good(request).tool_calls[0]
+        if self.fault == "text_only":
+            return ModelResponse(content="うーん、どうしようかな。")
+        if self.fault == "empty":
+            return ModelResponse()
+        name, arguments = good.name, good.arguments
+        if self.fault == "malformed_json":
+            arguments = arguments[:-3]
+        elif self.fault == "unknown_tool":
+            name, arguments = "shoot", "{}"
+        elif self.fault == "invalid_arguments":
+            arguments = json.dumps({**json.loads(arguments), "target": "P0", "mood": "angry"})
+        else:
+            assert self.fault == "illegal_action"
+            # a discussion turn: a vote, which only a vote round takes
+            name = OTHER_STAGE.get(request.phase, "vote")
+            arguments = json.dumps({"target": "P2", "reason": "なんとなく"}, ensure_ascii=False)
+        call = ToolCall(id=f"bad_{request.actor}_{request.turn}", name=name, arguments=arguments)
+        return ModelResponse(tool_calls=(call,))
+
+
+def _io(fault: str) -> SessionIO:
+    human = AutoHuman(OfflineAgent(1, SeededSource(f"{SEED}/human")))
+    return SessionIO(backend=FaultyModel(fault), human=human, show=lambda line: None)
+
+
+def _spec() -> SessionSpec:
+    # P1 is a villager, so the 占い師 (and its 事前占い) is a persona's
+    return SessionSpec(kind="werewolf", seed=SEED, options={"role": 2, "retry_budget": 2}, backend="faulty")
+
+
+def _faults_by_round(path: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """How many refused calls and how many fallbacks each kind of round saw."""
+    refused: dict[str, int] = defaultdict(int)
+    fallbacks: dict[str, int] = defaultdict(int)
+    phase_of: dict[str, str] = {}
+    for event in read_transcript(path).events:
+        p = event.payload
+        if event.type == "model_request":
+            phase_of[p["actor"]] = "discussion" if p["phase"] == "answer" else p["phase"]
+        elif event.type == "tool_result" and not p["ok"]:
+            refused[phase_of[p["actor"]]] += 1
+        elif event.type == "fallback":
+            fallbacks[phase_of[p["actor"]]] += 1
+    return refused, fallbacks
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_faulty_games_replay_and_resume_exactly(fault: str, tmp_path: Path) -> None:
+    whole = tmp_path / "whole.jsonl"
+    outcome = record_session(_spec(), _io(fault), whole, durable=False, remember_seed=False)
+    assert "の勝利" in outcome.summary
+    refused, fallbacks = _faults_by_round(whole)
+    # the fault was made, and answered, at every kind of round; and the fallback agent played
+    # turns of the rounds whose turns run concurrently
+    assert all(refused[kind] > 0 for kind in ROUNDS), dict(refused)
+    assert fallbacks["vote"] > 0 and fallbacks["night"] > 0, dict(fallbacks)
+
+    report = replay_file(whole)
+    assert report.ok, report.describe()
+
+    lines = whole.read_bytes().splitlines(keepends=True)
+    # cut inside a concurrent round the fallback agent played in: the resumed game re-runs it
+    kinds = [json.loads(line) for line in lines]
+    cut_at = next(
+        i
+        for i, obj in enumerate(kinds)
+        if i > len(lines) // 3 and obj["type"] == "fallback" and obj["actor"] != "P1"
+    )
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:cut_at]))
+    result = resume_session(cut, _io(fault), seed=SEED, durable=False, shadow_human=True)
+    assert result.outcome == outcome
+    assert cut.read_bytes() == whole.read_bytes()
