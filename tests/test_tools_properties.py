@@ -6,6 +6,7 @@ import asyncio
 import json
 from typing import ClassVar
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import Field
@@ -167,3 +168,47 @@ def test_narrowed_choices_keep_their_order_whatever_came_before() -> None:
                 assert " or ".join(f"'{v}'" for v in order) in str(exc)
             else:  # pragma: no cover
                 raise AssertionError("灰 was accepted")
+
+
+_ARGUMENT_VALUES = st.one_of(
+    st.sampled_from([*_SEATS, "P0", "占い師", "霊媒師", "狩人", "白", "黒", "灰", ""]),
+    scalars,
+    st.lists(st.sampled_from(_SEATS), max_size=2),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_validate_accepts_and_refuses_exactly_as_the_narrowed_model(data: st.DataObject) -> None:
+    """``Offer.validate`` (which skips building the narrowed model when the choices are plainly
+    among the offered ones) takes the same calls as the narrowed model, with the same fields,
+    and refuses the others with the narrowed model's own error."""
+    from pydantic import ValidationError
+
+    from gm_engine.tools.werewolf import ALL_TOOLS
+
+    tools = {tool.tool_name: tool for tool in ALL_TOOLS}
+    name = data.draw(st.sampled_from(sorted(_WEREWOLF_CHOICES)))
+    tool, fields = tools[name], _WEREWOLF_CHOICES[name]
+    legal = {
+        field: data.draw(st.lists(st.sampled_from(choices), min_size=1, max_size=len(choices)))
+        for field, choices in fields.items()
+        if data.draw(st.booleans())
+    }
+    offer = Offer.narrowing(tool, lambda args: "ok", **legal)
+    names = [*tool.model_fields, "extra"]
+    raw = data.draw(st.dictionaries(st.sampled_from(names), _ARGUMENT_VALUES, max_size=len(names)))
+    if "text" in tool.model_fields and data.draw(st.booleans()):
+        raw["text"] = "ことば"
+    if "reason" in tool.model_fields and data.draw(st.booleans()):
+        raw["reason"] = "理由"
+    try:
+        expected = offer.model.model_validate(raw)
+    except ValidationError as exc:
+        with pytest.raises(ValidationError) as refused:
+            offer.validate(raw)
+        assert str(refused.value) == str(exc)
+    else:
+        got = offer.validate(raw)
+        assert got.model_dump() == expected.model_dump()
+        assert got.model_fields_set == expected.model_fields_set

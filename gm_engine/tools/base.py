@@ -318,8 +318,8 @@ class Offer(Generic[T]):
 
     An offer made with :meth:`narrowing` keeps the declared tool in ``tool`` and its
     choices in ``legal``: the spec is made without the narrowed model, which
-    :attr:`model` builds on first use (when a call of the tool is validated; a tool the
-    model never calls costs no model). Validate arguments with :attr:`model`.
+    :attr:`model` builds on first use. Validate arguments with :meth:`validate`, which
+    builds it only to explain arguments outside the choices.
     """
 
     tool: type[T]
@@ -363,6 +363,26 @@ class Offer(Generic[T]):
             return self.tool
         narrowed: Any = _narrowed(self.tool, self.legal)
         return narrowed  # type: ignore[no-any-return]
+
+    def validate(self, raw: Mapping[str, Any]) -> T:
+        """The validated arguments of a call, as :attr:`model` validates them.
+
+        A call whose choice fields hold exactly the offered values (a string or number of
+        the choices' own type, or a list of them) is validated by the declared tool alone:
+        the narrowed model would take the same values and give the same fields, so it is
+        not built (building one costs more than the rest of the turn, and each seat's
+        choices differ). Any other call is validated by :attr:`model`, whose errors name
+        the allowed values.
+
+        Raises:
+            pydantic.ValidationError: the arguments are not valid for the narrowed tool.
+        """
+        if self.legal and _offered_values(raw, self.legal):
+            try:
+                return self.tool.model_validate(raw)
+            except ValidationError:
+                pass  # explained by the narrowed model below
+        return self.model.model_validate(raw)
 
     def spec(self) -> ToolSpec:
         """The tool spec sent to the model."""
@@ -569,7 +589,7 @@ class TurnRunner:
         if chosen is None:
             raise TurnError(f"{actor}: the fallback chose {choice.tool_name!r}, which is not offered")
         try:
-            arguments = chosen.model.model_validate(choice.model_dump())
+            arguments = chosen.validate(choice.model_dump())
         except ValidationError as exc:
             raise TurnError(f"{actor}: the fallback's action was refused: {exc}") from exc
         event = fallback_event(actor, arguments, reason)
@@ -610,7 +630,7 @@ class TurnRunner:
             kind = type(raw).__name__
             return None, f"error: the arguments of {call.name} must be a JSON object, not {kind}"
         try:
-            arguments = offer.model.model_validate(raw)
+            arguments = offer.validate(raw)
         except ValidationError as exc:
             return None, f"error: invalid arguments for {call.name}: {_explain(exc, offer.model)}"
         try:
@@ -618,6 +638,25 @@ class TurnRunner:
         except ModelRetry as exc:  # any other exception is the program's fault: it goes on up
             return None, f"error: {call.name} refused by the rules: {exc}"
         return AppliedAction(call.name, arguments, output), output.text
+
+
+def _offered_values(raw: Mapping[str, Any], legal: Narrowing) -> bool:
+    """Whether every narrowed field of ``raw`` is absent (its default stands) or holds offered
+    values of the very types offered (so no coercion can differ from the narrowed model's)."""
+
+    def offered(value: object, choices: tuple[str | int, ...]) -> bool:
+        return type(value) in (str, int) and any(value == c and type(c) is type(value) for c in choices)
+
+    for name, choices in legal:
+        if name not in raw:
+            continue
+        value = raw[name]
+        if isinstance(value, list):
+            if not all(offered(item, choices) for item in value):
+                return False
+        elif not offered(value, choices):
+            return False
+    return True
 
 
 def fallback_event(actor: str, choice: Tool | None, reason: str) -> FallbackEvent:
