@@ -9,7 +9,6 @@ skip, and fail when CI is set.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gm_engine.dice.conformance import format_failure, load_cases, run_case
-from tests.conftest import DATA, bcdice_dir
+from tests.conftest import DATA, bcdice_dir, require
 from tests.data.bcdice.refresh import placeholder
 
 VECTOR_FILES = sorted(bcdice_dir().glob("*.toml")) if bcdice_dir().is_dir() else []
@@ -53,23 +52,20 @@ def test_the_shipped_table_pack_holds_placeholders_only(placeholder_pack_dir: Pa
     assert [len(pack[c]["rows"]) for c in ("BMR", "PH", "FCL")] == [10, 100, 8]
 
 
-def _pytest(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-rs",
-         "tests/test_bcdice_conformance.py", "-k", "present", *args],
-        capture_output=True, text=True, check=False, env=env, cwd=DATA.parent.parent,
-    )
-
-
-def test_missing_vectors_skip_locally_and_fail_in_ci(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    env["GM_BCDICE_VECTORS"] = str(tmp_path / "nowhere")
-    local = _pytest(env)
-    assert local.returncode == 0, local.stdout
-    assert "BCDice vectors not found at" in local.stdout and "1 skipped" in local.stdout
-    ci = _pytest({**env, "CI": "true"})
-    assert ci.returncode == 1, ci.stdout
-    assert "CI is set, so missing test data fails the run" in ci.stdout
+def test_missing_vectors_skip_locally_and_fail_in_ci(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GM_BCDICE_VECTORS", str(tmp_path / "nowhere"))
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"BCDice vectors not found at .*nowhere"):
+        require(bcdice_dir(), "BCDice vectors", "GM_BCDICE_VECTORS")
+    for value in ("true", "1"):
+        monkeypatch.setenv("CI", value)
+        with pytest.raises(pytest.fail.Exception, match="CI is set, so missing test data fails the run"):
+            require(bcdice_dir(), "BCDice vectors", "GM_BCDICE_VECTORS")
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception):
+        require(bcdice_dir(), "BCDice vectors", "GM_BCDICE_VECTORS")
 
 
 def test_conformance_command_counts_and_exits_by_failures(vectors_dir: Path, tmp_path: Path) -> None:
