@@ -70,12 +70,12 @@ from gm_engine.combat.terms import (
     collapses_now,
     enemy_dice_plan,
     enemy_terms,
-    live_dice,
     participants,
     pc_terms,
-    sanctuary_casters,
-    standing_enemies,
 )
+from gm_engine.combat.terms import live_dice as _live
+from gm_engine.combat.terms import sanctuary_casters as _sanctuary_casters
+from gm_engine.combat.terms import standing_enemies as _standing_enemies
 from gm_engine.dice.source import DiceError, DiceSource, SeededSource
 
 Label = Literal["BATTLE_SETUP", "ROLL_LOG", "BATTLE_JUDGE", "NARRATIVE", "BATTLE_END"]
@@ -400,7 +400,7 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
             pc = _find_pc(state, action.character)
             if not pc.standing:
                 return IllegalActionError(f"{pc.name} is {pc.status.value} and adds no AP")
-            if pc.name in sanctuary_casters(state) and action.bonus:
+            if pc.name in _sanctuary_casters(state) and action.bonus:
                 return IllegalActionError(
                     f"{pc.name} holds 【聖域】 and adds no AP this round", "§6.2.2 聖域"
                 )
@@ -526,10 +526,10 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
                 f"not {action.amount}",
                 "§6.2.3",
             )
-    if spell is Spell.SANCTUARY and caster.name in sanctuary_casters(state):
+    if spell is Spell.SANCTUARY and caster.name in _sanctuary_casters(state):
         return IllegalActionError(f"{caster.name} already holds 【聖域】 this round")
     ap_spells = (Spell.FIREBALL, Spell.LIGHTNING, Spell.LIMIT_BREAK)
-    if spell in ap_spells and caster.name in sanctuary_casters(state):
+    if spell in ap_spells and caster.name in _sanctuary_casters(state):
         return IllegalActionError(
             f"{caster.name} holds 【聖域】 and adds no AP this round; {spell.label} would", "§6.2.2 聖域"
         )
@@ -561,8 +561,7 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
                 return IllegalActionError(f"{target.name} is dead; 【治癒】 cannot help", "§6.2.4")
         elif not target.standing:
             return IllegalActionError(f"{target.name} is {target.status.value}")
-    no_roll = not live_dice(state, "pc") and not live_dice(state, "enemy")
-    if spell is Spell.FORESIGHT and phase == "ROLL" and no_roll:
+    if spell is Spell.FORESIGHT and phase == "ROLL" and not _live(state, "pc") and not _live(state, "enemy"):
         return IllegalActionError("no combat roll to roll again", "§4.5")
     if spell is Spell.FORESIGHT and phase == "JUDGE" and _last_check(state) is None:
         return IllegalActionError(
@@ -596,7 +595,7 @@ def _candidates(state: BattleState) -> list[Action]:
             out.extend(SetSituationalBonus(character=c.name, bonus=b)
                        for b in range(-c.situational_cap, c.situational_cap + 1))
     if phase in (Phase.SETUP, Phase.ROLL):
-        out.extend(TargetEnemy(enemy=e.name) for e in standing_enemies(state))
+        out.extend(TargetEnemy(enemy=e.name) for e in _standing_enemies(state))
         out.extend(TargetCharacter(character=c.name) for c in standing)
     if phase is Phase.ROLL:
         out.append(Judge())
@@ -832,7 +831,7 @@ def _judge(state: BattleState, source: DiceSource) -> None:
     )
     notes: list[str] = []
     for pending in collapses_now(state):
-        if not any(g.owner == pending.caster for g in live_dice(state, "pc", "崩壊")):
+        if not any(g.owner == pending.caster for g in _live(state, "pc", "崩壊")):
             notes.append(f"【崩壊】({pending.caster}) は術者が倒れたため不発")
     state.pending_collapses = [p for p in state.pending_collapses if p.resolves_in > state.round]
 
@@ -856,7 +855,7 @@ def _judge(state: BattleState, source: DiceSource) -> None:
     damage: list[DamageLine] = []
     checks: list[LifeCheck] = []
     if winner == "pc":
-        standing = standing_enemies(state)
+        standing = _standing_enemies(state)
         target_enemy = next((e for e in standing if e.name == decl.enemy_target), standing[0])
         diff = pc_ap - enemy_ap
         steps = []
@@ -879,7 +878,7 @@ def _judge(state: BattleState, source: DiceSource) -> None:
         pc_terms=tuple(p_terms), enemy_terms=tuple(e_terms), pc_ap=pc_ap, enemy_ap=enemy_ap, winner=winner,
         heals=tuple(heals), damage=tuple(damage), checks=tuple(checks), notes=tuple(notes),
     )
-    if not standing_enemies(state):
+    if not _standing_enemies(state):
         state.outcome = Outcome.PC_VICTORY
     elif not any(c.standing for c in state.party):
         state.outcome = Outcome.ENEMY_VICTORY
