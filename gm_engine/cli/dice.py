@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Any
 
+from gm_engine.dice.conformance import Report, VectorFileError, format_failure, run_files
 from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
 from gm_engine.dice.system import UnknownSystemError, all_systems
@@ -72,8 +73,6 @@ def _systems(args: argparse.Namespace) -> int:
 
 
 def _conformance(args: argparse.Namespace) -> int:
-    from gm_engine.dice.conformance import Report, VectorFileError, format_failure, run_files
-
     tables = args.tables if args.tables is not None else os.environ.get("GM_TABLES_DIR")
     report = Report()
     try:
