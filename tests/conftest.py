@@ -29,11 +29,14 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-# deadline=None: the verdict of a run must not depend on how busy the machine is.
+# Both profiles derive from Hypothesis's defaults, not from whatever profile Hypothesis may
+# have loaded on its own when it saw a CI variable. deadline=None: the verdict of a run
+# must not depend on how busy the machine is.
+_DEFAULTS = settings.get_profile("default")
 settings.register_profile(
-    "ci", derandomize=True, database=None, max_examples=100, deadline=None, print_blob=True
+    "ci", _DEFAULTS, derandomize=True, database=None, max_examples=100, deadline=None, print_blob=True
 )
-settings.register_profile("dev", print_blob=True)
+settings.register_profile("dev", _DEFAULTS, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev"))
 
 
