@@ -1,4 +1,16 @@
-"""Shared fixtures: where the BCDice vectors and table packs live."""
+"""Shared fixtures: where the test data lives, the Hypothesis profiles, private data dirs.
+
+The BCDice vectors and a synthetic table pack ship under ``tests/data/bcdice`` (see its
+README.md), so a fresh clone runs every conformance test. A test whose data file is
+missing is skipped with the reason, except when the ``CI`` environment variable is set:
+then it fails: CI never passes by leaving the shipped data out.
+
+With ``CI`` set, Hypothesis runs the ``ci`` profile: derandomised (each test draws the
+same examples on every run and machine, so a failure in CI reproduces locally with
+``CI=1``), no example database, no deadline (a verdict never depends on the machine's
+load), and every test's own fixed ``max_examples`` (100 where a test sets none).
+``HYPOTHESIS_PROFILE`` picks a profile by name instead.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +18,56 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+
+
+def in_ci() -> bool:
+    """Whether the ``CI`` environment variable is set (to anything but empty or 0/false)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+# Both profiles derive from Hypothesis's defaults, not from whatever profile Hypothesis may
+# have loaded on its own when it saw a CI variable. deadline=None: the verdict of a run
+# must not depend on how busy the machine is.
+_DEFAULTS = settings.get_profile("default")
+settings.register_profile(
+    "ci", _DEFAULTS, derandomize=True, database=None, max_examples=100, deadline=None, print_blob=True
+)
+settings.register_profile("dev", _DEFAULTS, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev"))
+
+
+def require(path: Path, what: str, variable: str | None = None) -> Path:
+    """``path`` if it exists; otherwise skip the calling test with the reason, or fail it
+    when running in CI (:func:`in_ci`)."""
+    if path.exists():
+        return path
+    hint = f" (set {variable})" if variable else ""
+    message = f"{what} not found at {path}{hint}"
+    if in_ci():
+        pytest.fail(f"{message}; CI is set, so missing test data fails the run", pytrace=False)
+    pytest.skip(message)
 
 
 def bcdice_dir() -> Path:
-    """The BCDice vectors: $GM_BCDICE_VECTORS, else ../shared/bcdice beside the project."""
-    return Path(os.environ.get("GM_BCDICE_VECTORS", ROOT.parent / "shared" / "bcdice"))
+    """The BCDice vectors: $GM_BCDICE_VECTORS, else the copy shipped in tests/data/bcdice."""
+    return Path(os.environ.get("GM_BCDICE_VECTORS") or DATA / "bcdice")
 
 
 @pytest.fixture(scope="session")
 def vectors_dir() -> Path:
-    path = bcdice_dir()
-    if not path.is_dir():
-        pytest.skip(f"BCDice vectors not found at {path} (set GM_BCDICE_VECTORS)")
-    return path
+    """The BCDice vector directory, with its ``tables/`` pack beside the files."""
+    return require(bcdice_dir(), "BCDice vectors", "GM_BCDICE_VECTORS")
+
+
+@pytest.fixture(scope="session")
+def placeholder_pack_dir() -> Path:
+    """The shipped synthetic table pack (placeholder rows), whatever GM_BCDICE_VECTORS says:
+    tests that spell out a row's text expect these placeholders."""
+    return require(DATA / "bcdice" / "tables", "the synthetic table pack")
 
 
 @pytest.fixture(autouse=True)

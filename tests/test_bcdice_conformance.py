@@ -1,11 +1,14 @@
-"""BCDice's own test vectors, byte for byte: every case of every file in ../shared/bcdice.
+"""BCDice's own test vectors, byte for byte: every case of every file in tests/data/bcdice.
 
-The vectors are read where they lie (GM_BCDICE_VECTORS, default ../shared/bcdice), with
-GM_TABLES_DIR pointing at their tables/; they are never copied into the project.
+The vectors ship with the tests under BCDice's BSD licence (tests/data/bcdice/README.md);
+their table cases expect the rows of the synthetic pack beside them. GM_BCDICE_VECTORS
+points the tests at another copy (with its own tables/). Without the files these tests
+skip, and fail when CI is set.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gm_engine.dice.conformance import format_failure, load_cases, run_case
-from tests.conftest import bcdice_dir
+from tests.conftest import DATA, bcdice_dir, require
+from tests.data.bcdice.refresh import placeholder
 
 VECTOR_FILES = sorted(bcdice_dir().glob("*.toml")) if bcdice_dir().is_dir() else []
 
@@ -28,6 +32,40 @@ def test_every_vector_of_the_file_passes(path: Path, vectors_dir: Path) -> None:
 
 def test_vectors_are_present_or_skipped(vectors_dir: Path) -> None:
     assert VECTOR_FILES, f"no *.toml under {vectors_dir}"
+
+
+def test_the_shipped_vectors_are_all_there_with_their_licence() -> None:
+    shipped = DATA / "bcdice"
+    names = {p.name for p in shipped.glob("*.toml")}
+    assert {"Cthulhu7th.toml", "Cthulhu.toml", "TheOneRing2nd.toml", "None.toml", "AddDice.toml"} <= names
+    assert len(names) == 15
+    assert "BSD 3-Clause License" in (shipped / "LICENSE-BCDice").read_text(encoding="utf-8")
+
+
+def test_the_shipped_table_pack_holds_placeholders_only(placeholder_pack_dir: Path) -> None:
+    """The table rows are third-party prose: the shipped pack keeps their layout, not their text."""
+    pack = json.loads((placeholder_pack_dir / "Cthulhu7th.json").read_text(encoding="utf-8"))
+    assert sorted(pack) == ["BMR", "BMS", "FCL", "FCM", "MA", "PH"]
+    for command, table in pack.items():
+        first = int(table["dice"].split("D")[0])
+        assert table["rows"] == [placeholder(command, first + i) for i in range(len(table["rows"]))]
+    assert [len(pack[c]["rows"]) for c in ("BMR", "PH", "FCL")] == [10, 100, 8]
+
+
+def test_missing_vectors_skip_locally_and_fail_in_ci(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GM_BCDICE_VECTORS", str(tmp_path / "nowhere"))
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"BCDice vectors not found at .*nowhere"):
+        require(bcdice_dir(), "BCDice vectors", "GM_BCDICE_VECTORS")
+    for value in ("true", "1"):
+        monkeypatch.setenv("CI", value)
+        with pytest.raises(pytest.fail.Exception, match="CI is set, so missing test data fails the run"):
+            require(bcdice_dir(), "BCDice vectors", "GM_BCDICE_VECTORS")
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception):
+        require(bcdice_dir(), "BCDice vectors", "GM_BCDICE_VECTORS")
 
 
 def test_conformance_command_counts_and_exits_by_failures(vectors_dir: Path, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """BCDice's common commands xBy, xRy, xUy, xTY/xTZ, choice and D66.
 
 Rules are checked through :func:`gm_engine.dice.evaluate` with injected dice, against
-BCDice 3.16's texts; the vectors of these commands (../shared/bcdice) run in full.
+BCDice 3.16's texts; the vectors of these commands (tests/data/bcdice) run in full.
 """
 
 from __future__ import annotations

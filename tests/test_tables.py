@@ -19,8 +19,9 @@ SYSTEM = "Cthulhu7th"
 
 
 @pytest.fixture
-def pack_dir(vectors_dir: Path) -> Path:
-    return vectors_dir / "tables"
+def pack_dir(placeholder_pack_dir: Path) -> Path:
+    """The shipped pack: the project's layout of Cthulhu7th's tables, placeholder rows."""
+    return placeholder_pack_dir
 
 
 def roll(
@@ -50,10 +51,10 @@ def small_table(title: str = "テスト表", dice: str = "1D4", rows: int = 4) -
 @pytest.mark.parametrize(
     "line,dice,text",
     [
-        ("PH", [(1, 100)], "恐怖症表(1) ＞ 入浴恐怖症：体、手、顔を洗うのが怖い。"),
-        ("MA", [(100, 100)], "マニア表(100) ＞ 動物マニア：動物への正気でない溺愛。"),
-        ("FCM", [(3, 8)], "キャスティング・ロール失敗(大)表(3) ＞ 血が空から降る。"),
-        ("fcm", [(3, 8)], "キャスティング・ロール失敗(大)表(3) ＞ 血が空から降る。"),
+        ("PH", [(1, 100)], "恐怖症表(1) ＞ PH row 1 (placeholder)"),
+        ("MA", [(100, 100)], "マニア表(100) ＞ MA row 100 (placeholder)"),
+        ("FCM", [(3, 8)], "キャスティング・ロール失敗(大)表(3) ＞ FCM row 3 (placeholder)"),
+        ("fcm", [(3, 8)], "キャスティング・ロール失敗(大)表(3) ＞ FCM row 3 (placeholder)"),
     ],
 )
 def test_table_row_is_read_from_the_pack(

@@ -1,42 +1,84 @@
-"""The ``gm`` command. Each module of this package adds its subcommands through
-``register(subparsers)``; :func:`main` finds them, so areas never edit one shared file."""
+"""The ``gm`` command.
+
+:data:`COMMANDS` names every subcommand, the module of this package that adds it (through
+its ``register(subparsers)``) and its one-line help. :func:`main` imports only the module of
+the command being run, so ``gm roll 1D6`` starts without loading the werewolf, combat,
+session or model packages; the other commands appear in ``gm --help`` from the table alone.
+A new command is one row here plus its module (``tests/test_cli_imports.py`` checks that the
+rows and the modules agree).
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import NamedTuple, cast
 
 from gm_engine import __version__
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full ``gm`` parser with every area's subcommands."""
+class Command(NamedTuple):
+    """One ``gm`` subcommand: its name, the module under :mod:`gm_engine.cli` that adds it
+    with ``register(subparsers)``, and the help line ``gm --help`` prints for it."""
+
+    name: str
+    module: str
+    help: str
+
+
+#: Every subcommand, in the order ``gm --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("adventure", "adventure", "a solo adventure: a model plays the GM, the engine owns every number"),
+    Command("bench", "bench", "benchmarks that print figures"),
+    Command("combat", "combat", "fast party-vs-party combat (高速戦闘ルール)"),
+    Command("roll", "dice", "evaluate one dice command"),
+    Command("systems", "dice", "list the game systems and their help"),
+    Command("conformance", "dice", "run BCDice-format TOML test vectors"),
+    Command("replay", "transcripts", "replay recorded sessions and check every rule outcome"),
+    Command("resume", "transcripts", "continue a session that was cut off, from its transcript"),
+    Command(
+        "roll-session", "transcripts", "an interactive, recorded dice session (/system NAME switches systems)"
+    ),
+    Command("werewolf", "werewolf", "the 9-player werewolf game (人狼)"),
+)
+
+
+def selected_command(argv: Sequence[str]) -> Command | None:
+    """The command ``argv`` runs (its first word that is not an option), or None."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return next((c for c in COMMANDS if c.name == word), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``gm`` parser. The module of the command ``argv`` runs adds its real parsers;
+    every other command is a stub carrying only its help line. Without ``argv`` every
+    module adds its parsers (the whole parser, e.g. for documentation)."""
     parser = argparse.ArgumentParser(
         prog="gm", description="gm_engine: tabletop games run by a rules engine, narrated by a model."
     )
     parser.add_argument("--version", action="version", version=f"gm_engine {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    package = sys.modules[__name__]
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        register = getattr(module, "register", None)
-        if callable(register):
-            register(subparsers)
+    chosen = selected_command(argv) if argv is not None else None
+    registered: set[str] = set()
+    for command in COMMANDS:
+        if argv is None or (chosen is not None and command.module == chosen.module):
+            if command.module not in registered:
+                registered.add(command.module)
+                importlib.import_module(f"{__name__}.{command.module}").register(subparsers)
+        else:
+            subparsers.add_parser(command.name, help=command.help, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``gm`` with ``argv`` (default: the process's arguments); return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     handler = cast(Handler | None, getattr(args, "handler", None))
     if handler is None:
         parser.print_help()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gm_engine.cli._play import run_play, transcript_target
-from gm_engine.cli.werewolf import add_option_arguments, options_from_args
+from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import TerminalHuman
 

@@ -15,15 +15,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
+from gm_engine.cli._werewolf_play import add_play_command
 from gm_engine.werewolf.game import DealError, Game, check_composition
-from gm_engine.werewolf.options import MadmanClaims, WerewolfOptions
 from gm_engine.werewolf.records import Role
+
+__all__ = ["add_option_arguments", "add_werewolf_parsers", "options_from_args", "parse_deal", "register"]
 
 
 def register(subparsers: Any) -> None:
     """Add ``gm werewolf`` and its subcommands (``simulate`` here, ``play`` from the session)."""
-    from gm_engine.cli._werewolf_play import add_play_command
-
     add_play_command(add_werewolf_parsers(subparsers))
 
 
@@ -46,39 +47,6 @@ def add_werewolf_parsers(subparsers: Any) -> Any:
     add_option_arguments(simulate)
     simulate.set_defaults(handler=_simulate)
     return sub
-
-
-def add_option_arguments(parser: argparse.ArgumentParser) -> None:
-    """The rule options as command-line flags (shared by the werewolf subcommands)."""
-    parser.add_argument(
-        "--madman-claims",
-        choices=[m.value for m in MadmanClaims],
-        default=MadmanClaims.LIKE_WEREWOLF.value,
-        help="what the 狂人 may claim (default like_werewolf)",
-    )
-    parser.add_argument(
-        "--rounds", type=int, default=None, help="discussion turns per seat per day (default 2)"
-    )
-    parser.add_argument(
-        "--attack-from-first-night",
-        action="store_true",
-        help="the werewolves attack from the first night (default: only after a first execution)",
-    )
-
-
-def options_from_args(args: argparse.Namespace) -> WerewolfOptions:
-    """Build the validated options from the flags of :func:`add_option_arguments`.
-
-    Raises:
-        pydantic.ValidationError: a value is out of range.
-    """
-    values: dict[str, Any] = {
-        "madman_claims": MadmanClaims(args.madman_claims),
-        "attack_needs_execution": not args.attack_from_first_night,
-    }
-    if args.rounds is not None:
-        values["discussion_rounds"] = args.rounds
-    return WerewolfOptions(**values)
 
 
 def parse_deal(text: str) -> list[Role]:

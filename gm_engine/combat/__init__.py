@@ -1,4 +1,4 @@
-"""Fast party-vs-party combat (高速戦闘ルール ver 2.02, ../shared/rules/003, as settled in NOTES.md).
+"""Fast party-vs-party combat (高速戦闘ルール ver 2.02), as the project plays it (docs/combat.md).
 
 The engine owns every number; a model only narrates. Nothing here imports openai.
 

@@ -44,7 +44,6 @@ from gm_engine.combat.enemies import (
     Enemy,
     expected_enemy_side_ap,
     expected_party_ap,
-    swarm_bonus,
 )
 from gm_engine.combat.errors import CombatError, IllegalActionError, InvalidCharacterError, OutOfOrderError
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
@@ -66,6 +65,17 @@ from gm_engine.combat.state import (
     Term,
     state_hash,
 )
+from gm_engine.combat.terms import (
+    casts_of,
+    collapses_now,
+    enemy_dice_plan,
+    enemy_terms,
+    participants,
+    pc_terms,
+)
+from gm_engine.combat.terms import live_dice as _live
+from gm_engine.combat.terms import sanctuary_casters as _sanctuary_casters
+from gm_engine.combat.terms import standing_enemies as _standing_enemies
 from gm_engine.dice.source import DiceError, DiceSource, SeededSource
 
 Label = Literal["BATTLE_SETUP", "ROLL_LOG", "BATTLE_JUDGE", "NARRATIVE", "BATTLE_END"]
@@ -368,30 +378,6 @@ def _replace_pc(state: BattleState, new: Character) -> None:
 
 def _replace_enemy(state: BattleState, new: Enemy) -> None:
     state.enemies = [new if e.name == new.name else e for e in state.enemies]
-
-
-def casts_of(state: BattleState, spell: Spell) -> list[CastRecord]:
-    """The casts of ``spell`` declared in the current round."""
-    return [c for c in state.current.declarations.casts if c.spell is spell]
-
-
-def _sanctuary_casters(state: BattleState) -> set[str]:
-    return {c.caster for c in casts_of(state, Spell.SANCTUARY)}
-
-
-def participants(state: BattleState) -> list[Character]:
-    """Standing PCs who add AP this round (a 聖域 caster does not, §6.2.2)."""
-    excluded = _sanctuary_casters(state)
-    return [c for c in state.party if c.standing and c.name not in excluded]
-
-
-def collapses_now(state: BattleState) -> list[PendingCollapse]:
-    """The 【崩壊】 that resolve in the current round."""
-    return [p for p in state.pending_collapses if p.resolves_in == state.round]
-
-
-def _standing_enemies(state: BattleState) -> list[Enemy]:
-    return [e for e in state.enemies if e.standing]
 
 
 # -- validation ------------------------------------------------------------------------------
@@ -804,22 +790,6 @@ def _roll_group(
     return DieGroup(side=side, owner=owner, purpose=purpose, phase=phase, values=values)
 
 
-def _slow_casts(state: BattleState) -> int:
-    return len(casts_of(state, Spell.SLOW))
-
-
-def enemy_dice_plan(state: BattleState) -> list[tuple[Enemy, int]]:
-    """Each standing enemy with the dice it rolls this round (【鈍足】 one_die_fewer removes dice)."""
-    plan = [(e, e.dice) for e in _standing_enemies(state)]
-    if state.options.slow_effect == "one_die_fewer":
-        for _ in range(_slow_casts(state)):
-            best = max(range(len(plan)), key=lambda i: (plan[i][1], -i), default=None)
-            if best is None or plan[best][1] == 0:
-                break
-            plan[best] = (plan[best][0], plan[best][1] - 1)
-    return plan
-
-
 def _roll(state: BattleState, source: DiceSource) -> None:
     record = state.current
     record.dice.extend(_pc_groups(state, source))
@@ -849,78 +819,6 @@ def _reroll(state: BattleState, source: DiceSource) -> None:
     record.dice = [g.model_copy(update={"discarded": True}) if g in live else g for g in record.dice]
     record.dice.extend(_roll_group(source, g.side, g.owner, g.purpose, len(g.values)) for g in live)
     record.rerolls += 1
-
-
-def _live(state: BattleState, side: str, purpose: str | None = None) -> list[DieGroup]:
-    return [
-        g
-        for g in state.current.dice
-        if g.phase == "ROLL"
-        and not g.discarded
-        and g.side == side
-        and (purpose is None or g.purpose == purpose)
-    ]
-
-
-def pc_terms(state: BattleState) -> list[Term]:
-    """The PC side's AP terms this round (dice included once rolled)."""
-    decl = state.current.declarations
-    members = participants(state)
-    terms: list[Term] = []
-    rolled = bool(_live(state, "pc"))
-    if rolled:
-        terms.append(Term(label="ダイス", value=sum(g.total for g in _live(state, "pc", "AP"))))
-    terms.append(Term(label="装備補正", value=sum(c.equipment_ap for c in members)))
-    situational = sum(decl.situational.get(c.name, 0) for c in members)
-    if situational:
-        terms.append(Term(label="状況補正", value=situational))
-    for cast in casts_of(state, Spell.FIREBALL):
-        if rolled:
-            die = next((g for g in _live(state, "pc", "火弾") if g.owner == cast.caster), None)
-            if die is not None:
-                terms.append(Term(label=f"【火弾】({cast.caster})", value=die.total))
-    for cast in casts_of(state, Spell.LIGHTNING):
-        terms.append(Term(label=f"【雷撃】({cast.caster})", value=4))
-    if rolled:
-        for g in _live(state, "pc", "崩壊"):
-            terms.append(Term(label=f"【崩壊】({g.owner})", value=g.total + 3))
-    for cast in casts_of(state, Spell.LIMIT_BREAK):
-        assert cast.amount is not None
-        terms.append(Term(label=f"【限界突破】({cast.caster})", value=cast.amount))
-    hinder = sum(e.total(AbilityKind.HINDER) for e in _standing_enemies(state))
-    if hinder:
-        terms.append(Term(label="敵の状態干渉", value=-hinder))
-    return terms
-
-
-def enemy_terms(state: BattleState) -> list[Term]:
-    """The enemy side's AP terms this round (dice included once rolled)."""
-    standing = _standing_enemies(state)
-    terms: list[Term] = []
-    if _live(state, "enemy") or state.phase is not Phase.SETUP:
-        dice_total = sum(g.total for g in _live(state, "enemy"))
-        if any(e.dice for e in standing):
-            terms.append(Term(label="ダイス", value=dice_total))
-    terms.append(Term(label="固定AP", value=sum(e.ap for e in standing)))
-    ability = sum(e.ap_modifier for e in standing)
-    if ability:
-        terms.append(Term(label="能力補正", value=ability))
-    swarm = swarm_bonus(len(standing), state.options)
-    if swarm:
-        terms.append(Term(label="群れ補正", value=swarm))
-    adjustment = Encounter(enemies=tuple(state.enemies), difficulty=state.difficulty).ap_adjustment
-    if adjustment:
-        terms.append(Term(label="難易度", value=adjustment))
-    slows = _slow_casts(state)
-    if slows:
-        has_dice = any(e.dice for e in standing)
-        if not has_dice:
-            terms.append(Term(label="【鈍足】", value=-state.options.slow_no_dice_penalty * slows))
-        elif state.options.slow_effect == "minus_one":
-            rolled = sum(g.total for g in _live(state, "enemy"))
-            cut = min(slows, rolled) if _live(state, "enemy") else slows
-            terms.append(Term(label="【鈍足】", value=-cut))
-    return terms
 
 
 def _judge(state: BattleState, source: DiceSource) -> None:

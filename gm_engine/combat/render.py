@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gm_engine.combat import terms
 from gm_engine.combat.characters import Character, Status
 from gm_engine.combat.enemies import Enemy
 from gm_engine.combat.equipment import Shield
+from gm_engine.combat.ranks import stats
 from gm_engine.combat.spells import HealingWaveMode, Spell
 from gm_engine.combat.state import BattleState, DieGroup, Phase, Term
 
@@ -68,8 +70,6 @@ def session_status(party: Sequence[Character]) -> str:
 
 def master_data(character: Character) -> str:
     """The 【キャラクターマスターデータ】 block of §14.2."""
-    from gm_engine.combat.ranks import stats
-
     weapon = character.weapon
     hands = "両手" if weapon.two_handed else "片手"
     shield = character.shield
@@ -130,12 +130,10 @@ def _casts_line(state: BattleState) -> list[str]:
 
 def setup_log(state: BattleState) -> str:
     """〈BATTLE_SETUP〉 (§4.1): both sides' AP formulas, then the pause."""
-    from gm_engine.combat import battle
-
     record = state.current
     lines = [f"【BATTLE_SETUP】ラウンド {state.round}"]
     lines.extend(f"・{event}" for event in record.setup_events)
-    participants = battle.participants(state)
+    participants = terms.participants(state)
     dice = sum(c.ap_dice for c in participants)
     members = "、".join(f"{c.name} {c.ap_dice}d6" for c in participants)
     equipment = sum(c.equipment_ap for c in participants)
@@ -144,27 +142,27 @@ def setup_log(state: BattleState) -> str:
     situational = sum(decl.situational.get(c.name, 0) for c in participants)
     if situational:
         extras.append(f"状況補正[{_signed(situational)}]")
-    for cast in battle.casts_of(state, Spell.FIREBALL):
+    for cast in terms.casts_of(state, Spell.FIREBALL):
         extras.append(f"【火弾】({cast.caster}) 1d6")
-    for cast in battle.casts_of(state, Spell.LIGHTNING):
+    for cast in terms.casts_of(state, Spell.LIGHTNING):
         extras.append(f"【雷撃】({cast.caster}) +4")
-    for pending in battle.collapses_now(state):
+    for pending in terms.collapses_now(state):
         extras.append(f"【崩壊】({pending.caster}) 1d6+3")
-    for cast in battle.casts_of(state, Spell.LIMIT_BREAK):
+    for cast in terms.casts_of(state, Spell.LIMIT_BREAK):
         extras.append(f"【限界突破】({cast.caster}) +{cast.amount}")
-    hinder = [t for t in battle.pc_terms(state) if t.label == "敵の状態干渉"]
+    hinder = [t for t in terms.pc_terms(state) if t.label == "敵の状態干渉"]
     if hinder:
         extras.append(f"敵の状態干渉[{_signed(hinder[0].value)}]")
     extra_text = f" + {' + '.join(extras)}" if extras else ""
     lines.append(
         f"・PC陣営基礎AP: {dice}d6（{members or '参加者なし'}） + 装備補正[{_signed(equipment)}]{extra_text}"
     )
-    enemy_plan = battle.enemy_dice_plan(state)
+    enemy_plan = terms.enemy_dice_plan(state)
     fixed = sum(e.ap for e, _ in enemy_plan)
     enemy_dice = sum(n for _, n in enemy_plan)
     owners = "、".join(f"{e.name} {n}d6" for e, n in enemy_plan if n)
     dice_text = f" + {enemy_dice}d6（{owners}）" if enemy_dice else ""
-    modifiers = [t for t in battle.enemy_terms(state) if t.label not in ("ダイス", "固定AP")]
+    modifiers = [t for t in terms.enemy_terms(state) if t.label not in ("ダイス", "固定AP")]
     modifier_total = sum(t.value for t in modifiers)
     modifier_text = "、".join(f"{t.label} {_signed(t.value)}" for t in modifiers)
     lines.append(

@@ -1,6 +1,7 @@
 """The dice engine: BCDice-compatible commands over one injectable, recorded source of dice.
 
-Use :func:`evaluate` for a chat line; game systems live in :mod:`gm_engine.systems`.
+Use :func:`evaluate` for a chat line; game systems live in :mod:`gm_engine.systems`. The
+systems, commands and limits, and where the text differs from BCDice: docs/dice.md.
 """
 
 from gm_engine.dice.engine import MAX_LINE_LENGTH, CommandTooLongError, evaluate

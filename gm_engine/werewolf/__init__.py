@@ -1,4 +1,4 @@
-"""The 9-player werewolf game of 人狼ゲーム各処理 (../shared/rules/004), as NOTES.md settles it.
+"""The 9-player werewolf game of 人狼ゲーム各処理, as the project plays it (docs/werewolf.md).
 
 A deterministic engine owns the roles, the records (PLAYER, PHASE, ATTACK / DIVINE / GUARD /
 MEDIUM), the phase order, the votes, the night and the win check; no model can talk it out of

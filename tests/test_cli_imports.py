@@ -1,0 +1,79 @@
+"""The ``gm`` command imports a command's package only when that command runs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import subprocess
+import sys
+
+import gm_engine.cli
+from gm_engine.cli import COMMANDS, build_parser
+
+#: What ``gm roll`` has no use for: the other games, the sessions and the model client.
+HEAVY = (
+    "gm_engine.werewolf", "gm_engine.combat", "gm_engine.transcripts", "gm_engine.sessions",
+    "gm_engine.llm", "gm_engine.tools", "openai", "httpx", "rich", "jinja2", "tenacity",
+)
+
+# Runs `gm roll 1D6` in a fresh interpreter, then prints the loaded module names as JSON.
+_PROBE = """
+import json, sys
+from gm_engine.cli import main
+status = main(["roll", "--seed", "1", "1D6"])
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+
+def _modules_after(probe: str) -> tuple[int, list[str], str]:
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    *printed, last = proc.stdout.strip().splitlines()
+    report = json.loads(last)
+    return report["status"], report["modules"], "\n".join(printed)
+
+
+def test_roll_imports_none_of_the_heavy_packages() -> None:
+    status, modules, printed = _modules_after(_PROBE)
+    assert status == 0 and printed.startswith("(1D6) ＞ ")
+    assert "gm_engine.dice.engine" in modules  # the probe sees what the command loaded
+    loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    assert loaded == [], f"gm roll imported {loaded}"
+
+
+def test_the_probe_sees_a_heavy_import() -> None:
+    """The same probe after a command that needs the werewolf package reports it."""
+    probe = _PROBE.replace('["roll", "--seed", "1", "1D6"]', '["werewolf", "simulate", "--games", "1"]')
+    status, modules, _ = _modules_after(probe)
+    assert status == 0 and "gm_engine.werewolf.game" in modules
+
+
+def _registered(module: str) -> dict[str, str | None]:
+    """The subcommands ``module``'s ``register`` adds, with their help lines."""
+    parser = argparse.ArgumentParser()
+    subparsers = parser.add_subparsers()
+    importlib.import_module(f"gm_engine.cli.{module}").register(subparsers)
+    return {action.dest: action.help for action in subparsers._choices_actions}
+
+
+def test_the_command_table_matches_what_the_modules_register() -> None:
+    modules = {c.module for c in COMMANDS}
+    for module in sorted(modules):
+        expected = {c.name: c.help for c in COMMANDS if c.module == module}
+        assert _registered(module) == expected, f"gm_engine.cli.{module} and COMMANDS disagree"
+    with_register = {
+        info.name
+        for info in pkgutil.iter_modules(gm_engine.cli.__path__)
+        if not info.name.startswith("_")
+        and hasattr(importlib.import_module(f"gm_engine.cli.{info.name}"), "register")
+    }
+    assert with_register == modules, "a command module missing from COMMANDS (or a row without a module)"
+
+
+def test_every_command_parses_from_its_own_module_alone() -> None:
+    for command in COMMANDS:
+        parser = build_parser([command.name, "--help"])
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        assert sub.choices[command.name].add_help, f"{command.name} is still a stub"
+        assert list(sub.choices) == [c.name for c in COMMANDS]
