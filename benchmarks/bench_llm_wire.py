@@ -21,8 +21,9 @@ from gm_engine.llm.fakeserver import FakeChatServer, FakeReply
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.openai_backend import OpenAIBackend
 from gm_engine.llm.scripted import ScriptedBackend
-from gm_engine.sessions.base import SessionIO, SessionSpec, get_runner
+from gm_engine.sessions.base import SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
+from gm_engine.sessions.registry import get_runner
 from gm_engine.tools.base import Offer, Tool, TurnRunner, response_with_calls
 
 

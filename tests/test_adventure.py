@@ -10,8 +10,9 @@ from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.sessions.adventure import parse_character_answer
-from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionOutcome, SessionSpec, get_runner
+from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionOutcome, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
+from gm_engine.sessions.registry import get_runner
 from gm_engine.tools.base import response_with_calls
 
 

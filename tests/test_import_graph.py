@@ -33,15 +33,9 @@ PACKAGE = "gm_engine"
 #: Delete an entry once its cycle is gone: test_every_allowed_cycle_still_exists fails on
 #: an entry that no longer matches any cycle, so this list can only shrink.
 #:
-#: - sessions <-> tools: tools.base takes EventSink/NullSink from sessions.base and
-#:   tools.werewolf the note limits from sessions.personas, while the sessions import the
-#:   tools. While this entry stands it also covers the cycle inside gm_engine.sessions
-#:   (sessions.base.get_runner imports every session module by name, and they import
-#:   sessions.base); removing the entry exposes that one too.
 #: - dice <-> systems: dice.system.load_all imports every module of gm_engine.systems
 #:   (and of gm_engine.dice.commands) by name, and those modules import dice.system.
 KNOWN_CYCLES: Mapping[str, frozenset[str]] = {
-    "sessions <-> tools": frozenset({"gm_engine.sessions", "gm_engine.tools"}),
     "dice <-> systems": frozenset({"gm_engine.dice", "gm_engine.systems"}),
 }
 

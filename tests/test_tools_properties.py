@@ -14,8 +14,9 @@ from pydantic import Field
 from gm_engine.llm.base import ModelResponse, ToolCall, user_message
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
-from gm_engine.sessions.base import SessionIO, SessionSpec, get_runner
+from gm_engine.sessions.base import SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
+from gm_engine.sessions.registry import get_runner
 from gm_engine.tools.base import (
     ModelRetry,
     Offer,

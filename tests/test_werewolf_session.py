@@ -14,8 +14,9 @@ from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse, ToolCall
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.llm.scripted import ScriptedBackend
-from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec, get_runner
+from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
+from gm_engine.sessions.registry import get_runner
 from gm_engine.sessions.werewolf import (
     WerewolfSession,
     parse_discussion,

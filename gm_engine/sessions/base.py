@@ -30,8 +30,8 @@ __all__ = [
     "SessionIO",
     "SessionOutcome",
     "SessionSpec",
-    "get_runner",
     "register_session",
+    "registered_runner",
 ]
 
 
@@ -117,20 +117,14 @@ def register_session(kind: str) -> Callable[[SessionRunner], SessionRunner]:
     return decorate
 
 
-def get_runner(kind: str) -> SessionRunner:
-    """The runner of ``kind``, importing the session modules first.
+def registered_runner(kind: str) -> SessionRunner:
+    """The runner filed for ``kind`` (its module must have been imported: see
+    :func:`gm_engine.sessions.registry.get_runner`).
 
     Raises:
-        SessionError: no runner is registered for ``kind``.
+        SessionError: no runner is filed for ``kind``.
     """
-    import importlib
-    import pkgutil
-
-    package = importlib.import_module("gm_engine.sessions")
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("_") and info.name != "base":
-            importlib.import_module(f"gm_engine.sessions.{info.name}")
     try:
         return _RUNNERS[kind]
     except KeyError:
-        raise SessionError(f"unknown session kind {kind!r}; known: {', '.join(sorted(_RUNNERS))}") from None
+        raise SessionError(f"no runner is filed for session kind {kind!r}") from None

@@ -12,8 +12,8 @@ from gm_engine.sessions.base import (
     SessionOutcome,
     SessionRunner,
     SessionSpec,
-    get_runner,
 )
+from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import TranscriptWriter
 from gm_engine.transcripts.paths import default_transcript_path, keep_seed
 

@@ -45,8 +45,8 @@ from gm_engine.sessions.base import (
     SessionIO,
     SessionOutcome,
     SessionRunner,
-    get_runner,
 )
+from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
     Event,
     Transcript,

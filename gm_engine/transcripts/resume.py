@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gm_engine.events import EventSink, NullSink, SessionEvent
-from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner, get_runner
+from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner
+from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
     Transcript,
     TranscriptError,
