@@ -9,9 +9,31 @@ import sys
 from pathlib import Path
 
 from gm_engine.llm.base import BackendError, TransientBackendError
+from gm_engine.llm.retry import parse_deadline
 from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, SessionSpec
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
+
+
+def request_deadline(text: str) -> float:
+    """``--request-deadline SECONDS``: a positive number.
+
+    Raises:
+        argparse.ArgumentTypeError: not a positive number of seconds.
+    """
+    try:
+        return parse_deadline(text, "--request-deadline")
+    except BackendError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_deadline_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--request-deadline`` (the total seconds one model request may take)."""
+    parser.add_argument(
+        "--request-deadline", type=request_deadline, default=None, metavar="SECONDS",
+        help="seconds one model request may take in all, retries included "
+        "(default: $GM_REQUEST_DEADLINE, else 120); --backend openai only",
+    )
 
 
 def transcript_target(args: argparse.Namespace, spec: SessionSpec) -> Path | None:

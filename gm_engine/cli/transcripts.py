@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gm_engine.cli._play import add_deadline_argument
 from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
 from gm_engine.sessions.roll import NoModelBackend
@@ -50,6 +52,7 @@ def register(subparsers: Any) -> None:
     resume.add_argument("file")
     resume.add_argument("--seed", type=int, default=None, help="the session's seed, if it was not kept")
     resume.add_argument("--profile", default=None, help="server profile of an openai-backend session")
+    add_deadline_argument(resume)
     resume.set_defaults(handler=_resume)
 
     roll = subparsers.add_parser(
@@ -90,26 +93,26 @@ def _replay(args: argparse.Namespace) -> int:
             transcript = read_transcript(path)
             report = replay_transcript(transcript, tolerant=args.tolerant)
         except OSError as exc:
-            print(f"{path}: UNREADABLE: {exc}")
+            safe_print(f"{path}: UNREADABLE: {exc}")
             failed += 1
             continue
         except TranscriptTampered as exc:
-            print(f"{path}: TAMPERED: {exc}")
+            safe_print(f"{path}: TAMPERED: {exc}")
             failed += 1
             continue
         except TranscriptTruncated as exc:
-            print(f"{path}: TRUNCATED: {exc}")
+            safe_print(f"{path}: TRUNCATED: {exc}")
             failed += 1
             continue
         except (TranscriptFormatError, TranscriptError, SessionError) as exc:
-            print(f"{path}: INVALID: {exc}")
+            safe_print(f"{path}: INVALID: {exc}")
             failed += 1
             continue
         total_seconds += report.seconds
         if not report.ok:
             failed += 1
         if not report.ok or not args.quiet:
-            print(report.describe())
+            safe_print(report.describe())
     matched = len(files) - failed
     print(f"{matched} of {len(files)} transcripts match ({total_seconds * 1000:.1f} ms replaying)")
     return 0 if failed == 0 else 1
@@ -126,7 +129,9 @@ def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBac
         return NoModelBackend()
     from gm_engine.llm import make_backend
 
-    return make_backend(header.backend, model=header.model, profile=args.profile)
+    return make_backend(
+        header.backend, model=header.model, profile=args.profile, request_deadline=args.request_deadline
+    )
 
 
 def live_human(header: TranscriptHeader, seed: int) -> tuple[HumanInput, bool]:
@@ -150,14 +155,14 @@ def _resume(args: argparse.Namespace) -> int:
         human, shadow_human = live_human(transcript.header, seed)
         result = resume_session(
             args.file,
-            SessionIO(backend=backend, human=human, show=print),
+            SessionIO(backend=backend, human=human, show=safe_show(print)),
             seed=seed,
             shadow_human=shadow_human,
         )
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
-        print(f"gm resume: {exc}", file=sys.stderr)
+        safe_print(f"gm resume: {exc}", file=sys.stderr)
         return 2
-    print(result.outcome.summary)
+    safe_print(result.outcome.summary)
     print(
         f"resumed after {result.replayed_events} recorded events; {result.new_events} new events "
         f"appended to {args.file}"
@@ -179,7 +184,7 @@ def _roll_session(args: argparse.Namespace) -> int:
             return 2
     else:
         human = TerminalHuman()
-    io = SessionIO(backend=NoModelBackend(), human=human, show=print)
+    io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
     try:
         outcome, path = play_session(spec, io, record=not args.no_record, path=args.record)
     except (SessionError, OSError) as exc:

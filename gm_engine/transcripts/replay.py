@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine import __version__
-from gm_engine.llm.base import BackendError, ModelBackend, ModelRequest, ModelResponse, ToolCall, Usage
+from gm_engine.llm.base import (
+    BackendError,
+    MalformedAnswerError,
+    ModelBackend,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    Usage,
+)
 from gm_engine.sessions.base import (
     EventSink,
     HumanInput,
@@ -188,9 +196,14 @@ def response_from_event(event: Event) -> ModelResponse:
     """The :class:`ModelResponse` a ``model_response`` event recorded.
 
     Raises:
+        MalformedAnswerError: the event records a server answer that could not be read
+            (its ``error``): replayed as the same failure.
         TranscriptError: the recorded response has an unreadable shape.
     """
     p = event.payload
+    error = p.get("error")
+    if isinstance(error, str):
+        raise MalformedAnswerError(error)
     calls: list[ToolCall] = []
     for raw in p.get("tool_calls") or ():
         if not isinstance(raw, dict):
