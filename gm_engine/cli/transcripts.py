@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gm_engine.cli._play import add_deadline_argument
+from gm_engine.cli._play import add_deadline_argument, how_to_go_on, stopped_message
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
@@ -148,21 +148,35 @@ def live_human(header: TranscriptHeader, seed: int) -> tuple[HumanInput, bool]:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    path = Path(args.file)
     try:
-        transcript = read_transcript(args.file, require_end=False)
+        transcript = read_transcript(path, require_end=False)
         seed = resolve_seed(transcript, args.seed)
         backend = live_backend(transcript.header, args)
         human, shadow_human = live_human(transcript.header, seed)
+    except (OSError, TranscriptError, SessionError, BackendError) as exc:
+        safe_print(f"gm resume: {exc}", file=sys.stderr)
+        return 2
+    try:
         result = resume_session(
-            args.file,
+            path,
             SessionIO(backend=backend, human=human, show=safe_show(print)),
             seed=seed,
             shadow_human=shadow_human,
         )
-    except (OSError, TranscriptError, SessionError, BackendError) as exc:
+    except KeyboardInterrupt as exc:
+        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
+        return 130
+    except (BackendError, OSError) as exc:  # the live part failed: what it added is kept
+        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
+        return 2
+    except (TranscriptError, SessionError) as exc:
         safe_print(f"gm resume: {exc}", file=sys.stderr)
         return 2
-    safe_print(result.outcome.summary)
+    if result.outcome.finished:
+        safe_print(result.outcome.summary)
+    else:
+        safe_print(f"— {result.outcome.summary}: {how_to_go_on('session', path)}")
     print(
         f"resumed after {result.replayed_events} recorded events; {result.new_events} new events "
         f"appended to {args.file}"

@@ -39,7 +39,8 @@ Choices where the rules leave the table free (each a session option or a documen
   the retry policy gave up) is the program's problem, not the model's: the session stops and
   raises it, with nothing of the unfinished step applied (a concurrent round applies its
   choices only once all are in), so a recorded game is left resumable (``gm resume``);
-* ``/quit`` at any question ends the session without revealing any role.
+* ``/quit`` at any question stops the session without revealing any role (nor the seed):
+  the transcript is left resumable.
 """
 
 from __future__ import annotations
@@ -727,9 +728,11 @@ class WerewolfSession:
         if callable(observe_hook):
             observe_hook(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
         text = self.io.human.ask(prompt, choices)
-        self.sink.emit("human_input", {"prompt": prompt, "text": text})
         if text.strip() in QUIT_WORDS:
+            # not recorded: the transcript stops where the game stopped, so that resuming
+            # it asks this question again
             raise HumanQuit(text.strip())
+        self.sink.emit("human_input", {"prompt": prompt, "text": text})
         return text
 
     def _human_choose_role(self) -> None:
@@ -1094,6 +1097,7 @@ class WerewolfSession:
             return SessionOutcome(
                 summary=f"中断（{self.game.phase.day}日目）",
                 figures={"days": float(self.game.phase.day), "quit": 1.0},
+                finished=False,
             )
         except BaseException:
             await self._drop_narration()
