@@ -205,3 +205,38 @@ def test_the_deadline_option(command: list[str], capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         parser.parse_args([*command, "--request-deadline", "-2"])
     assert "--request-deadline must be a positive number of seconds" in capsys.readouterr().err
+
+
+def test_an_adventure_whose_server_answers_only_malformed_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The GM's every answer unreadable: each GM turn ends with nothing said, the player is
+    asked on, and the session ends at its turn limit (exit 0), recorded and replayable."""
+    from gm_engine.cli import main
+
+    path, script = tmp_path / "adventure.jsonl", tmp_path / "lines.txt"
+    script.write_text("森へ行く\n", encoding="utf-8")
+    kinds = iter(MALFORMED_KINDS * 10)
+    with FakeChatServer(responder=lambda body: FakeReply.malformed(next(kinds))) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        monkeypatch.setenv("GM_MODEL", "fake")
+        # tiny backoff waits: the retry policy's real ones would make the test slow
+        monkeypatch.setattr("gm_engine.llm.openai_backend.retry_policy", _quick_policy)
+        code = main(["adventure", "--backend", "openai", "--seed", "5", "--max-turns", "3",
+                     "--record", str(path), "--script", str(script)])
+        requests = len(server.requests)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert requests == 3 * 4  # three GM turns, four attempts each
+    assert "the adventure ran out of turns" in out
+    events = read_transcript(path).events
+    assert len([e for e in events if e.type == "model_response" and "error" in e.payload]) == 3
+    report = replay_transcript(read_transcript(path))
+    assert report.ok, report.describe()
+
+
+def _quick_policy(**options: Any) -> Any:
+    from gm_engine.llm.retry import retry_policy
+
+    return retry_policy(**{**options, "wait": lambda state: 0.0})
