@@ -240,3 +240,15 @@ def _quick_policy(**options: Any) -> Any:
     from gm_engine.llm.retry import retry_policy
 
     return retry_policy(**{**options, "wait": lambda state: 0.0})
+
+
+def test_a_lone_surrogate_in_an_answer_becomes_a_replacement_character() -> None:
+    # valid JSON, but not text: recording or showing it would fail
+    raw = (
+        b'{"choices": [{"message": {"content": "a\\ud800b", "tool_calls": [{"id": "c\\udc00", '
+        b'"function": {"name": "speak", "arguments": "{\\"text\\": \\"x\\ud83dy\\"}"}}]}}]}'
+    )
+    content, calls, _ = read_completion(raw)
+    assert content == "a\ufffdb"
+    assert calls[0].id == "c\ufffd" and calls[0].arguments == '{"text": "x\ufffdy"}'
+    assert read_completion(b'{"choices": [{"message": {"content": "\\ud83d\\ude00"}}]}')[0] == "😀"

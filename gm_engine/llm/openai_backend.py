@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 import weakref
 from collections.abc import Mapping
@@ -311,7 +312,9 @@ def read_completion(raw: bytes) -> tuple[str | None, tuple[ToolCall, ...], Usage
     usage the server reported (None when it reported none, or none readable).
 
     Tool call arguments sent as a JSON object rather than as text (some local servers
-    do) are turned into text; a tool call without a ``function`` is skipped.
+    do) are turned into text; a tool call without a ``function`` is skipped. A lone
+    surrogate (a ``\\ud800`` escape without its pair: valid JSON, not text) becomes
+    U+FFFD, as undecodable bytes would: such a string could be neither shown nor recorded.
 
     Raises:
         MalformedAnswerError: ``raw`` is not JSON, not an object, an error object, has no
@@ -334,6 +337,8 @@ def read_completion(raw: bytes) -> tuple[str | None, tuple[ToolCall, ...], Usage
     if not isinstance(message, dict):
         raise MalformedAnswerError(f"the server's first choice has no message object: {_excerpt(raw)}")
     content = _content_text(message.get("content"), raw)
+    if content is not None:
+        content = _text(content)
     raw_calls = message.get("tool_calls") or []
     if not isinstance(raw_calls, list):
         raise MalformedAnswerError(f"the server's tool_calls is not a list: {_excerpt(raw)}")
@@ -355,10 +360,17 @@ def read_completion(raw: bytes) -> tuple[str | None, tuple[ToolCall, ...], Usage
             arguments = json.dumps(arguments, ensure_ascii=False)
         call_id = call.get("id")
         calls.append(
-            ToolCall(id=call_id if isinstance(call_id, str) and call_id else f"call_{i}", name=name,
-                     arguments=arguments)
+            ToolCall(id=_text(call_id) if isinstance(call_id, str) and call_id else f"call_{i}",
+                     name=_text(name), arguments=_text(arguments))
         )
     return content, tuple(calls), _usage(data.get("usage"))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(text: str) -> str:
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
 def _content_text(content: object, raw: bytes) -> str | None:
