@@ -80,3 +80,16 @@ def test_invalid_bytes_in_a_roll_session() -> None:
     out = done.stdout.decode("utf-8")
     assert out.count(UNREADABLE_INPUT) == 1
     assert "(2D6)" in out
+
+
+@pytest.mark.parametrize("command", [["adventure"], ["roll-session"]])
+def test_a_script_that_is_not_utf8_is_refused_in_japanese(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gm_engine.cli import main
+
+    script = tmp_path / "lines.txt"
+    script.write_bytes("進む\n".encode() + b"\xff\n")
+    assert main([*command, "--no-record", "--script", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert "8バイト目に読み取れない文字があります" in err and "codec" not in err

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
-from pathlib import Path
 from typing import Any
 
 from gm_engine.cli._play import add_deadline_argument, run_play, transcript_target
@@ -50,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 
 def _adventure(args: argparse.Namespace) -> int:
-    from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
+    from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     spec = SessionSpec(
@@ -63,7 +62,7 @@ def _adventure(args: argparse.Namespace) -> int:
     human: ScriptedHuman | TerminalHuman
     try:
         if args.script:
-            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
+            lines = script_lines(args.script)
             human = ScriptedHuman(lines, when_done="次へ")
         else:
             human = TerminalHuman()

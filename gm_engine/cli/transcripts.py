@@ -12,7 +12,7 @@ from gm_engine.cli._play import add_deadline_argument, how_to_go_on, stopped_mes
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
-from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
+from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.format import (
     TranscriptError,
@@ -192,8 +192,8 @@ def _roll_session(args: argparse.Namespace) -> int:
     human: ScriptedHuman | TerminalHuman
     if args.script:
         try:
-            human = ScriptedHuman(Path(args.script).read_text(encoding="utf-8").splitlines())
-        except OSError as exc:
+            human = ScriptedHuman(script_lines(args.script))
+        except (OSError, SessionError) as exc:
             print(f"gm roll-session: {exc}", file=sys.stderr)
             return 2
     else:

@@ -10,6 +10,7 @@ import io
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from gm_engine.safe_text import printable
 from gm_engine.sessions.base import SessionError
@@ -19,6 +20,21 @@ UNREADABLE_INPUT = "読み取れない文字がありました。もう一度入
 
 # lone surrogates: the bytes ``surrogateescape`` could not decode
 _UNDECODED = re.compile("[\ud800-\udfff]")
+
+
+def script_lines(path: str | Path) -> list[str]:
+    """The lines of a ``--script FILE`` (UTF-8 text).
+
+    Raises:
+        OSError: the file cannot be read.
+        SessionError: it is not UTF-8 text (said in Japanese, without a codec message).
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise SessionError(
+            f"{path}: {exc.start + 1}バイト目に読み取れない文字があります（UTF-8 のテキストにしてください）"
+        ) from None
 
 
 class ScriptedHuman:
