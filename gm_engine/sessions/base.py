@@ -9,7 +9,8 @@ Event types a runner emits (payloads are JSON-ready dicts):
 
 * ``model_request``: ``actor``, ``day``, ``phase``, ``turn``, ``messages`` (exactly as
   sent), ``tools`` (the tool specs offered), ``model``;
-* ``model_response``: ``actor``, ``content``, ``tool_calls``, ``usage``;
+* ``model_response``: ``actor``, ``content``, ``tool_calls``, ``usage``, and ``error``
+  when the server's answer could not be read (then no content and no tool calls);
 * ``tool_result``: ``actor``, ``tool``, ``arguments``, ``ok``, ``result`` (the text sent
   back to the model);
 * ``dice``: ``dice`` as ``[[value, sides], ...]``, every die since the last such event;
