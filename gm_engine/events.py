@@ -93,6 +93,18 @@ class ModelResponseEvent(_Event):
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage | None = None
+    error: str | None = None
+    """Why the server's answer could not be read (then no content and no tool calls)."""
+
+    def payload(self) -> JsonDict:
+        """The event as JSON, without its ``type`` (and without ``error`` unless there was one)."""
+        exclude = {"type"} if self.error is not None else {"type", "error"}
+        return self.model_dump(mode="json", exclude=exclude)
+
+    @classmethod
+    def unreadable(cls, actor: str, error: str) -> ModelResponseEvent:
+        """The event recording that the server's answer to ``actor``'s request could not be read."""
+        return cls(actor=actor, error=error)
 
     @classmethod
     def of(cls, actor: str, response: ModelResponse) -> ModelResponseEvent:

@@ -197,16 +197,34 @@ class _QuitAtVote(HumanDefaults):
         return "/quit" if prompt.startswith("投票先") else self.auto.ask(prompt, choices)
 
 
-def test_a_game_quit_during_a_vote_replays(tmp_path: Path) -> None:
+def test_a_game_quit_during_a_vote_resumes_and_replays(tmp_path: Path) -> None:
+    """/quit while the personas' votes are out: the transcript stops at the last complete
+    step, with no end line and no seed in it; resuming asks the vote again and plays on to
+    the end the uninterrupted game reaches, and the finished file replays."""
+    from gm_engine.dice.source import SeededSource
     from gm_engine.llm.offline import OfflineBackend
     from gm_engine.sessions.base import SessionIO, SessionSpec
+    from gm_engine.sessions.werewolf_offline import AutoHuman
     from gm_engine.transcripts.record import record_session
+    from gm_engine.transcripts.resume import resume_session
+    from gm_engine.werewolf.agents import OfflineAgent
 
     spec = SessionSpec(kind="werewolf", seed=5, options={"role": 2}, backend="offline")
+    whole = tmp_path / "whole.jsonl"
+    auto = AutoHuman(OfflineAgent(1, SeededSource("5/human")))
+    expected = record_session(spec, SessionIO(backend=OfflineBackend(), human=auto, show=lambda _: None),
+                              whole, durable=False, remember_seed=False)
     io = SessionIO(backend=OfflineBackend(), human=_QuitAtVote(5), show=lambda _: None)
     path = tmp_path / "quit.jsonl"
-    outcome = record_session(spec, io, path, durable=False, remember_seed=False)
-    assert outcome.summary.startswith("中断")
+    outcome = record_session(spec, io, path, durable=False)
+    assert outcome.summary.startswith("中断") and not outcome.finished
+    cut = read_transcript(path, require_end=False)
+    assert cut.end is None
+    assert not [e for e in cut.events if e.type == "human_input" and e.payload["text"] == "/quit"]
+    again = AutoHuman(OfflineAgent(1, SeededSource("5/human")))
+    result = resume_session(path, SessionIO(backend=OfflineBackend(), human=again, show=lambda _: None),
+                            durable=False, shadow_human=True)
+    assert result.outcome.summary == expected.summary
     for tolerant in (False, True):
         report = replay_transcript(read_transcript(path), tolerant=tolerant)
         assert report.ok, report.describe()

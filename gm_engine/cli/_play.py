@@ -1,17 +1,43 @@
 """What the play commands (``gm werewolf play``, ``gm adventure``) share once their
 session is set up: where it is recorded, running it, and what the player is told at
-the end or when the model server fails."""
+the end or when it stops (the player's ``/quit``, the model server failing, a full
+disk, Ctrl-C): every stop message says ``gm resume PATH`` when the session can go on."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 
 from gm_engine.llm.base import BackendError, TransientBackendError
+from gm_engine.llm.retry import parse_deadline
+from gm_engine.safe_text import printable
 from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, SessionSpec
+from gm_engine.transcripts.format import read_transcript
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
+
+
+def request_deadline(text: str) -> float:
+    """``--request-deadline SECONDS``: a positive number.
+
+    Raises:
+        argparse.ArgumentTypeError: not a positive number of seconds.
+    """
+    try:
+        return parse_deadline(text, "--request-deadline")
+    except BackendError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_deadline_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--request-deadline`` (the total seconds one model request may take)."""
+    parser.add_argument(
+        "--request-deadline", type=request_deadline, default=None, metavar="SECONDS",
+        help="seconds one model request may take in all, retries included "
+        "(default: $GM_REQUEST_DEADLINE, else 120); --backend openai only",
+    )
 
 
 def transcript_target(args: argparse.Namespace, spec: SessionSpec) -> Path | None:
@@ -23,16 +49,42 @@ def transcript_target(args: argparse.Namespace, spec: SessionSpec) -> Path | Non
     return Path(args.record or default_transcript_path(spec.kind, spec.seed))
 
 
-def stopped_message(command: str, what: str, exc: Exception, path: Path | None) -> str:
-    """What a play command prints when the model backend failed mid-session: why, and
-    how to go on (``gm resume PATH``) or that nothing was recorded."""
+def resumable(path: Path | None) -> bool:
+    """Whether ``path`` holds a session ``gm resume`` can continue: a readable transcript
+    without its end line (a half-written last line is allowed: resume drops it)."""
+    if path is None or not path.is_file():
+        return False
+    try:
+        transcript = read_transcript(path, require_end=False)
+    except (OSError, ValueError):  # TranscriptError is a ValueError
+        return False
+    return transcript.end is None
+
+
+def how_to_go_on(what: str, path: Path | None) -> str:
+    """The end of a stop message: ``gm resume PATH`` when the session can continue there,
+    else why it cannot."""
+    if path is None:
+        return f"the {what} was not recorded (--no-record), so it cannot be continued"
+    if resumable(path):
+        return f"the {what} is saved; continue it with `gm resume {path}`"
+    return f"the {what} cannot be continued from {path}"
+
+
+def stopped_message(command: str, what: str, exc: BaseException, path: Path | None) -> str:
+    """What a play command prints when the session stopped on a failure (the model
+    backend, writing the transcript, an interruption): why, and how to go on."""
     if isinstance(exc, TransientBackendError):
         cause = f"cannot reach the model server ({exc})"
-    else:
+    elif isinstance(exc, BackendError):
         cause = f"the model server refused the request ({exc})"
-    if path is None:
-        return f"{command}: {cause}: the {what} stopped and was not recorded (--no-record)"
-    return f"{command}: {cause}: the {what} is saved; continue it with `gm resume {path}`"
+    elif isinstance(exc, KeyboardInterrupt):
+        cause = "interrupted"
+    elif isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        cause = f"the disk is full ({exc}); make room first"
+    else:
+        cause = str(exc)
+    return printable(f"{command}: {cause}: {how_to_go_on(what, path)}")
 
 
 def run_play(
@@ -45,16 +97,22 @@ def run_play(
     runner: SessionRunner | None = None,
 ) -> int:
     """Run the session (recorded to ``target`` unless it is None), print how it ended and
-    where its transcript is; return the command's exit status."""
+    where its transcript is; return the command's exit status.
+
+    The seed is printed only when the session finished: a game stopped by ``/quit`` or
+    by a failure can be resumed, and its seed would give its hidden facts away."""
     try:
         outcome, path = play_session(spec, io, record=target is not None, path=target, runner=runner)
-    except BackendError as exc:
+    except KeyboardInterrupt as exc:
+        print(stopped_message(command, what, exc, target), file=sys.stderr)
+        return 130
+    except (BackendError, SessionError, OSError, ValueError) as exc:
         print(stopped_message(command, what, exc, target), file=sys.stderr)
         return 2
-    except (SessionError, OSError, ValueError) as exc:
-        print(f"{command}: {exc}", file=sys.stderr)
-        return 2
-    print(f"— {outcome.summary} (seed {spec.seed})")
+    if not outcome.finished:
+        print(printable(f"— {outcome.summary}: {how_to_go_on(what, path)}"))
+        return 0
+    print(printable(f"— {outcome.summary} (seed {spec.seed})"))
     if path is not None:
         print(f"transcript: {path}")
     return 0

@@ -15,8 +15,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from gm_engine.cli._play import run_play, transcript_target
+from gm_engine.cli._play import add_deadline_argument, run_play, transcript_target
 from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
+from gm_engine.safe_text import printable, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import TerminalHuman
 
@@ -49,7 +50,8 @@ def rich_show() -> Callable[[str], None]:
     console = Console(highlight=False, soft_wrap=True)
 
     def show(line: str) -> None:
-        console.print(Text(line, style=style_of(line) or ""))
+        # a Text is never parsed as markup, and printable() disarms escape sequences
+        console.print(Text(printable(line), style=style_of(line) or ""))
 
     return show
 
@@ -88,6 +90,7 @@ def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--backend", choices=["offline", "openai"], default="offline")
     parser.add_argument("--model", default=None, help="model name for --backend openai (default: $GM_MODEL)")
     parser.add_argument("--profile", default=None, help="server profile for --backend openai")
+    add_deadline_argument(parser)
     parser.add_argument("--name", default="プレイヤー", help="your name at the table (default: プレイヤー)")
     parser.add_argument("--no-narrator", action="store_true", help="no GM narrator lines")
     where = parser.add_mutually_exclusive_group()
@@ -137,8 +140,10 @@ def play_command(args: argparse.Namespace) -> int:
         human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
     try:
         session_options(spec)
-        backend = make_backend(args.backend, model=args.model, profile=args.profile)
-        show = print if args.plain else rich_show()
+        backend = make_backend(
+            args.backend, model=args.model, profile=args.profile, request_deadline=args.request_deadline
+        )
+        show = safe_show(print) if args.plain else rich_show()
         io = SessionIO(backend=backend, human=human, show=show)
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:

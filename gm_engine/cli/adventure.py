@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
-from pathlib import Path
 from typing import Any
 
-from gm_engine.cli._play import run_play, transcript_target
+from gm_engine.cli._play import add_deadline_argument, run_play, transcript_target
 from gm_engine.llm import make_backend
 from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.safe_text import safe_show
 from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec
 
 
@@ -29,6 +29,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--profile", default=None, help="server profile: openai, ollama, vllm, llamacpp, lmstudio"
     )
+    add_deadline_argument(parser)
     parser.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
     parser.add_argument("--system", default="DiceBot", help="game system of the dice tool (see `gm systems`)")
     parser.add_argument("--max-turns", type=int, default=80, help="stop after this many GM turns")
@@ -48,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 
 def _adventure(args: argparse.Namespace) -> int:
-    from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
+    from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     spec = SessionSpec(
@@ -61,12 +62,14 @@ def _adventure(args: argparse.Namespace) -> int:
     human: ScriptedHuman | TerminalHuman
     try:
         if args.script:
-            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
+            lines = script_lines(args.script)
             human = ScriptedHuman(lines, when_done="次へ")
         else:
             human = TerminalHuman()
-        backend: ModelBackend = make_backend(args.backend, model=args.model, profile=args.profile)
-        io = SessionIO(backend=backend, human=human, show=print)
+        backend: ModelBackend = make_backend(
+            args.backend, model=args.model, profile=args.profile, request_deadline=args.request_deadline
+        )
+        io = SessionIO(backend=backend, human=human, show=safe_show(print))
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
         print(f"gm adventure: {exc}", file=sys.stderr)

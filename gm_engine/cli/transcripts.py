@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gm_engine.cli._play import add_deadline_argument, how_to_go_on, stopped_message
 from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
-from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
+from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.format import (
     TranscriptError,
@@ -50,6 +52,7 @@ def register(subparsers: Any) -> None:
     resume.add_argument("file")
     resume.add_argument("--seed", type=int, default=None, help="the session's seed, if it was not kept")
     resume.add_argument("--profile", default=None, help="server profile of an openai-backend session")
+    add_deadline_argument(resume)
     resume.set_defaults(handler=_resume)
 
     roll = subparsers.add_parser(
@@ -90,26 +93,26 @@ def _replay(args: argparse.Namespace) -> int:
             transcript = read_transcript(path)
             report = replay_transcript(transcript, tolerant=args.tolerant)
         except OSError as exc:
-            print(f"{path}: UNREADABLE: {exc}")
+            safe_print(f"{path}: UNREADABLE: {exc}")
             failed += 1
             continue
         except TranscriptTampered as exc:
-            print(f"{path}: TAMPERED: {exc}")
+            safe_print(f"{path}: TAMPERED: {exc}")
             failed += 1
             continue
         except TranscriptTruncated as exc:
-            print(f"{path}: TRUNCATED: {exc}")
+            safe_print(f"{path}: TRUNCATED: {exc}")
             failed += 1
             continue
         except (TranscriptFormatError, TranscriptError, SessionError) as exc:
-            print(f"{path}: INVALID: {exc}")
+            safe_print(f"{path}: INVALID: {exc}")
             failed += 1
             continue
         total_seconds += report.seconds
         if not report.ok:
             failed += 1
         if not report.ok or not args.quiet:
-            print(report.describe())
+            safe_print(report.describe())
     matched = len(files) - failed
     print(f"{matched} of {len(files)} transcripts match ({total_seconds * 1000:.1f} ms replaying)")
     return 0 if failed == 0 else 1
@@ -126,7 +129,9 @@ def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBac
         return NoModelBackend()
     from gm_engine.llm import make_backend
 
-    return make_backend(header.backend, model=header.model, profile=args.profile)
+    return make_backend(
+        header.backend, model=header.model, profile=args.profile, request_deadline=args.request_deadline
+    )
 
 
 def live_human(header: TranscriptHeader, seed: int) -> tuple[HumanInput, bool]:
@@ -143,21 +148,35 @@ def live_human(header: TranscriptHeader, seed: int) -> tuple[HumanInput, bool]:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    path = Path(args.file)
     try:
-        transcript = read_transcript(args.file, require_end=False)
+        transcript = read_transcript(path, require_end=False)
         seed = resolve_seed(transcript, args.seed)
         backend = live_backend(transcript.header, args)
         human, shadow_human = live_human(transcript.header, seed)
+    except (OSError, TranscriptError, SessionError, BackendError) as exc:
+        safe_print(f"gm resume: {exc}", file=sys.stderr)
+        return 2
+    try:
         result = resume_session(
-            args.file,
-            SessionIO(backend=backend, human=human, show=print),
+            path,
+            SessionIO(backend=backend, human=human, show=safe_show(print)),
             seed=seed,
             shadow_human=shadow_human,
         )
-    except (OSError, TranscriptError, SessionError, BackendError) as exc:
-        print(f"gm resume: {exc}", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
+        return 130
+    except (BackendError, OSError) as exc:  # the live part failed: what it added is kept
+        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
         return 2
-    print(result.outcome.summary)
+    except (TranscriptError, SessionError) as exc:
+        safe_print(f"gm resume: {exc}", file=sys.stderr)
+        return 2
+    if result.outcome.finished:
+        safe_print(result.outcome.summary)
+    else:
+        safe_print(f"— {result.outcome.summary}: {how_to_go_on('session', path)}")
     print(
         f"resumed after {result.replayed_events} recorded events; {result.new_events} new events "
         f"appended to {args.file}"
@@ -173,13 +192,13 @@ def _roll_session(args: argparse.Namespace) -> int:
     human: ScriptedHuman | TerminalHuman
     if args.script:
         try:
-            human = ScriptedHuman(Path(args.script).read_text(encoding="utf-8").splitlines())
-        except OSError as exc:
+            human = ScriptedHuman(script_lines(args.script))
+        except (OSError, SessionError) as exc:
             print(f"gm roll-session: {exc}", file=sys.stderr)
             return 2
     else:
         human = TerminalHuman()
-    io = SessionIO(backend=NoModelBackend(), human=human, show=print)
+    io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
     try:
         outcome, path = play_session(spec, io, record=not args.no_record, path=args.record)
     except (SessionError, OSError) as exc:

@@ -23,8 +23,10 @@ def make_backend(
     model: str | None = None,
     models: Mapping[str, str] | None = None,
     profile: str | None = None,
+    request_deadline: float | None = None,
 ) -> ModelBackend:
-    """The backend called ``name``: ``offline`` or ``openai`` (configured from the environment).
+    """The backend called ``name``: ``offline`` or ``openai`` (configured from the environment;
+    ``request_deadline``, in seconds, overrides ``GM_REQUEST_DEADLINE``).
 
     Raises:
         BackendError: an unknown name, or the openai backend lacks its configuration.
@@ -36,5 +38,7 @@ def make_backend(
     if name == "openai":
         from gm_engine.llm.openai_backend import OpenAIBackend
 
-        return OpenAIBackend.from_env(model=model, profile=profile, models=models)
+        return OpenAIBackend.from_env(
+            model=model, profile=profile, models=models, request_deadline=request_deadline
+        )
     raise BackendError(f"unknown backend {name!r}; known: offline, openai")

@@ -10,8 +10,11 @@ Message helpers (:func:`assistant_message`, :func:`tool_message`, :func:`user_me
 so a conversation kept by a session can be sent to any backend unchanged.
 
 Errors: :class:`BackendError` (the program must handle it), and its subclass
-:class:`TransientBackendError` (worth retrying: connection, timeout, 429, 5xx), which
-the one retry policy of :mod:`gm_engine.llm.retry` retries.
+:class:`TransientBackendError` (worth retrying: connection, timeout, 429, 5xx, the
+request deadline), which the one retry policy of :mod:`gm_engine.llm.retry` retries;
+its subclass :class:`MalformedAnswerError` (a 200 answer that is not a chat completion)
+is retried the same way and, once retries are spent, is the turn's failure rather than
+the session's (the turn runner plays the turn's fallback).
 """
 
 from __future__ import annotations
@@ -39,6 +42,16 @@ class TransientBackendError(BackendError):
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status
+
+
+class MalformedAnswerError(TransientBackendError):
+    """The server answered (200) with something that is not a chat completion: an empty
+    ``choices`` list, an HTML page, text that is not JSON, JSON of another shape.
+
+    Retried like any transient failure; when the retries are spent the turn that asked
+    is played by its fallback, as for a model that did not act (see
+    :class:`gm_engine.tools.base.TurnRunner`), and the game goes on.
+    """
 
 
 class ToolSpec(BaseModel):

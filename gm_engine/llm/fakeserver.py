@@ -11,8 +11,11 @@ It listens on a free port in a background thread (stdlib ``http.server``), answe
         assert server.requests[1].body["tools"][0]["function"]["name"] == "vote"
 
 Replies can be text, tool calls (arguments as a dict or as raw, possibly broken, JSON
-text), or an error status with optional ``Retry-After``; ``latency_s`` makes every
-answer leave that long after its request arrived (the server's own work included). A
+text), an error status with optional ``Retry-After``, or a malformed 200 answer
+(:meth:`FakeReply.malformed`: each kind of :data:`MALFORMED_KINDS`); ``latency_s`` makes
+every answer leave that long after its request arrived (the server's own work
+included), and a reply's ``trickle_s`` sends its body a piece at a time spread over
+that many seconds (each piece soon enough for a per-read timeout, the whole late). A
 request with nothing left to answer it gets a 400 whose message says so (a 4xx, so
 clients do not retry it), and is counted in :attr:`FakeChatServer.unexpected`.
 """
@@ -24,12 +27,26 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal, get_args
 
 JsonDict = dict[str, Any]
+
+#: The malformed 200 answers :meth:`FakeReply.malformed` makes: ``no_choices`` (an empty
+#: ``choices`` list), ``html`` (a proxy's HTML error page, as text/html), ``not_json``
+#: (JSON cut off midway), ``not_object`` (a JSON list), ``error_object`` (an error in
+#: OpenAI's shape, but with status 200), ``wrong_shape`` (a choice whose message is a
+#: string), ``nameless_tool`` (a tool call whose function has no name), ``empty`` (no body).
+MalformedKind = Literal[
+    "no_choices", "html", "not_json", "not_object", "error_object", "wrong_shape", "nameless_tool", "empty"
+]
+MALFORMED_KINDS: tuple[MalformedKind, ...] = get_args(MalformedKind)
+
+
+#: How many pieces a trickled body is sent in.
+TRICKLE_PIECES = 20
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,39 @@ class FakeReply:
     body: JsonDict | str = field(default_factory=dict)
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    content_type: str = "application/json"
+    #: Send the body in :data:`TRICKLE_PIECES` pieces spread over this many seconds.
+    trickle_s: float = 0.0
+
+    def trickled(self, seconds: float) -> FakeReply:
+        """This reply with its body sent a piece at a time over ``seconds``."""
+        return replace(self, trickle_s=seconds)
+
+    @classmethod
+    def malformed(cls, kind: MalformedKind) -> FakeReply:
+        """A 200 answer that is not a chat completion (see :data:`MALFORMED_KINDS`)."""
+        assistant = {"role": "assistant", "content": "hello"}
+        if kind == "no_choices":
+            return cls(body={**_completion(assistant, "stop", (11, 7), "fake"), "choices": []})
+        if kind == "html":
+            page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>"
+            return cls(body=page, content_type="text/html")
+        if kind == "not_json":
+            return cls(body=json.dumps(_completion(assistant, "stop", (11, 7), "fake"))[:40])
+        if kind == "not_object":
+            return cls(body=json.dumps([_completion(assistant, "stop", (11, 7), "fake")]))
+        if kind == "error_object":
+            return cls(body={"error": {"message": "upstream model crashed", "type": "server_error"}})
+        if kind == "wrong_shape":
+            return cls(body={**_completion(assistant, "stop", (11, 7), "fake"),
+                             "choices": [{"index": 0, "message": "hello"}]})
+        if kind == "nameless_tool":
+            message = {"role": "assistant", "content": None,
+                       "tool_calls": [{"id": "call_0", "type": "function", "function": {"arguments": "{}"}}]}
+            return cls(body=_completion(message, "tool_calls", (11, 7), "fake"))
+        if kind == "empty":
+            return cls(body="")
+        raise ValueError(f"unknown malformed kind {kind!r}; known: {', '.join(MALFORMED_KINDS)}")
 
     @classmethod
     def text(cls, content: str, *, usage: tuple[int, int] | None = (11, 7), model: str = "fake") -> FakeReply:
@@ -243,12 +293,21 @@ def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
             payload = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
             data = payload.encode("utf-8")
             self.send_response(reply.status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", reply.content_type)
             self.send_header("content-length", str(len(data)))
             for key, value in reply.headers.items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(data)
+            if reply.trickle_s <= 0:
+                self.wfile.write(data)
+                return
+            self.wfile.flush()  # the headers go now; the body follows piece by piece
+            size = max(1, -(-len(data) // TRICKLE_PIECES))
+            pieces = [data[i : i + size] for i in range(0, len(data), size)]
+            for piece in pieces:
+                time.sleep(reply.trickle_s / len(pieces))
+                self.wfile.write(piece)
+                self.wfile.flush()
 
         def do_POST(self) -> None:
             self._handle("POST")

@@ -7,9 +7,22 @@ retries are off; transient failures are retried by the one policy of
 :mod:`gm_engine.llm.retry`, other errors are raised as
 :class:`~gm_engine.llm.base.BackendError` at once.
 
+A 200 answer is read by :func:`read_completion`, not trusted to be a chat completion: an
+empty ``choices`` list, an HTML page, text that is not JSON or JSON of another shape is a
+:class:`~gm_engine.llm.base.MalformedAnswerError`, retried like the other transient
+failures (and, once retries are spent, played by the turn's fallback).
+
+Every request has a total deadline (``request_deadline``, default
+:data:`DEFAULT_REQUEST_DEADLINE_S`) on top of the client's per-read timeout: one call,
+all its attempts and the waits between them included, never takes longer. The attempts
+run inside one ``asyncio.timeout`` of the deadline, and the retry policy does not start
+a wait that would end past it; a server trickling its answer past the deadline is cut
+off and the call fails with a :class:`~gm_engine.llm.base.TransientBackendError`.
+
 Configuration (:meth:`OpenAIBackend.from_env`): ``OPENAI_BASE_URL``,
 ``OPENAI_API_KEY``, ``GM_MODEL`` (the default model), ``GM_MODELS`` (a model per actor,
-``P2=model-a,P3=model-b``), ``GM_LLM_PROFILE`` (the server profile, default ``openai``).
+``P2=model-a,P3=model-b``), ``GM_LLM_PROFILE`` (the server profile, default ``openai``),
+``GM_REQUEST_DEADLINE`` (seconds per request, all attempts included).
 """
 
 from __future__ import annotations
@@ -17,19 +30,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
 from tenacity import RetryCallState
 
 from gm_engine.llm.base import (
     BackendDefaults,
     BackendError,
     JsonDict,
+    MalformedAnswerError,
     ModelRequest,
     ModelResponse,
     ToolCall,
@@ -38,11 +52,17 @@ from gm_engine.llm.base import (
     estimate_usage,
 )
 from gm_engine.llm.profiles import ServerProfile, get_profile
-from gm_engine.llm.retry import SleepFunc, WaitFunc, parse_retry_after, retry_policy
+from gm_engine.llm.retry import (
+    DEFAULT_REQUEST_DEADLINE_S,
+    SleepFunc,
+    WaitFunc,
+    parse_deadline,
+    parse_retry_after,
+    retry_policy,
+)
 
 #: A key sent to servers that need none (local servers), since the client insists on one.
 NO_KEY = "sk-no-key-needed"
-
 
 def build_chat_request(request: ModelRequest, model: str, profile: ServerProfile) -> JsonDict:
     """The keyword arguments of ``chat.completions.create`` for ``request`` on a server with ``profile``.
@@ -75,7 +95,9 @@ class OpenAIBackend(BackendDefaults):
         base_url: the server (default: the profile's, else the client's own default).
         api_key: the key (default ``OPENAI_API_KEY``; a placeholder for local servers).
         profile: the server profile or its name.
-        timeout: seconds per HTTP request.
+        timeout: seconds the client waits for each read (connect, send, each chunk received).
+        request_deadline: seconds one call may take in all, every attempt and wait included
+            (None: no deadline beyond the per-read timeout and the attempts).
         max_attempts: attempts per call, counting the first.
         wait, sleep: injectable waiting of the retry policy (tests pass tiny ones).
     """
@@ -91,6 +113,7 @@ class OpenAIBackend(BackendDefaults):
         api_key: str | None = None,
         profile: ServerProfile | str = "openai",
         timeout: float = 60.0,
+        request_deadline: float | None = DEFAULT_REQUEST_DEADLINE_S,
         max_attempts: int = 4,
         wait: WaitFunc | None = None,
         sleep: SleepFunc | None = None,
@@ -106,6 +129,9 @@ class OpenAIBackend(BackendDefaults):
             key = NO_KEY
         self.api_key = key
         self.timeout = timeout
+        if request_deadline is not None:
+            parse_deadline(str(request_deadline), "the request deadline")
+        self.request_deadline = request_deadline
         self.max_attempts = max_attempts
         self.wait = wait
         self.sleep = sleep
@@ -123,13 +149,19 @@ class OpenAIBackend(BackendDefaults):
         """A backend configured from the environment (see the module docstring).
 
         Raises:
-            BackendError: no model name is given nor in ``GM_MODEL``, or no key nor base URL.
+            BackendError: no model name is given nor in ``GM_MODEL``, no key nor base URL,
+                or ``GM_REQUEST_DEADLINE`` is not a positive number.
         """
         name = model or os.environ.get("GM_MODEL") or os.environ.get("OPENAI_MODEL")
         if not name:
             raise BackendError("no model name: pass --model or set GM_MODEL")
         if "models" not in kwargs or kwargs["models"] is None:
             kwargs["models"] = parse_models(os.environ.get("GM_MODELS", ""))
+        if kwargs.get("request_deadline") is None:
+            kwargs.pop("request_deadline", None)
+            deadline = os.environ.get("GM_REQUEST_DEADLINE", "").strip()
+            if deadline:
+                kwargs["request_deadline"] = parse_deadline(deadline)
         return cls(
             model=name,
             base_url=os.environ.get("OPENAI_BASE_URL") or None,
@@ -164,10 +196,12 @@ class OpenAIBackend(BackendDefaults):
             await client.close()
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
-        """Send one request, retrying transient failures.
+        """Send one request, retrying transient failures, within the request deadline.
 
         Raises:
-            TransientBackendError: still failing after the last attempt.
+            MalformedAnswerError: the last attempt's 200 answer was not a chat completion.
+            TransientBackendError: still failing after the last attempt, or no complete
+                answer within the request deadline.
             BackendError: a non-transient error (e.g. 400, 401, 404), not retried.
         """
         body = build_chat_request(request, self.model_for(request), self.profile)
@@ -177,24 +211,43 @@ class OpenAIBackend(BackendDefaults):
 
         started = time.perf_counter()
         policy = retry_policy(
-            max_attempts=self.max_attempts, wait=self.wait, sleep=self.sleep, on_retry=count
+            max_attempts=self.max_attempts,
+            wait=self.wait,
+            sleep=self.sleep,
+            on_retry=count,
+            deadline_s=self.request_deadline,
         )
-        completion: Any = None
-        async for attempt in policy:
-            with attempt:
-                completion = await self._send(body)
-        latency = time.perf_counter() - started
-        return _to_response(request, completion, latency)
+        response: ModelResponse | None = None
+        attempts = 0
+        limit = asyncio.timeout(self.request_deadline)
+        try:
+            async with limit:
+                async for attempt in policy:
+                    with attempt:
+                        attempts += 1
+                        raw = await self._send(body)
+                        response = _to_response(request, raw, time.perf_counter() - started)
+        except TimeoutError:
+            if not limit.expired():
+                raise
+            raise TransientBackendError(
+                f"no complete answer within the request deadline of {self.request_deadline:g} s "
+                f"({attempts} attempt{'s' if attempts != 1 else ''})"
+            ) from None
+        assert response is not None  # the policy re-raises the last error when it gives up
+        return response
 
-    async def _send(self, body: JsonDict) -> Any:
+    async def _send(self, body: JsonDict) -> bytes:
         try:
             # the body is already in the wire form (build_chat_request), so it is posted as it
             # is: ``chat.completions.create`` would walk it again against the client's typed
             # parameters (about 1 ms per call of CPU, paid one call after another in a
-            # concurrent round) only to send the same JSON
-            return await self._client().post(
-                "/chat/completions", body=body, cast_to=ChatCompletion, options=_POST_OPTIONS
+            # concurrent round) only to send the same JSON. The answer comes back as bytes:
+            # read_completion checks its shape rather than trusting the client's lenient models.
+            raw: bytes = await self._client().post(
+                "/chat/completions", body=body, cast_to=bytes, options=_POST_OPTIONS
             )
+            return raw
         except openai.RateLimitError as exc:
             raise TransientBackendError(
                 f"rate limited (429): {_message(exc)}",
@@ -215,6 +268,7 @@ class OpenAIBackend(BackendDefaults):
             raise BackendError(f"request refused ({exc.status_code}): {_message(exc)}") from exc
         except openai.OpenAIError as exc:
             raise BackendError(f"the openai client failed: {exc}") from exc
+
 
 
 #: What ``chat.completions.create`` adds to its request: the bearer key.
@@ -247,29 +301,103 @@ def _message(exc: openai.APIStatusError) -> str:
     return str(exc)
 
 
-def _to_response(request: ModelRequest, completion: Any, latency: float) -> ModelResponse:
-    choices = getattr(completion, "choices", None) or []
-    if not choices:
-        raise BackendError("the server answered with no choices")
-    message = choices[0].message
+def _to_response(request: ModelRequest, raw: bytes, latency: float) -> ModelResponse:
+    content, calls, usage = read_completion(raw)
+    if usage is None:
+        usage = estimate_usage(request, content, calls)
+    return ModelResponse(content=content, tool_calls=calls, usage=usage, latency_s=latency)
+
+
+def read_completion(raw: bytes) -> tuple[str | None, tuple[ToolCall, ...], Usage | None]:
+    """The first choice of a Chat Completions answer: its text, its tool calls and the
+    usage the server reported (None when it reported none, or none readable).
+
+    Tool call arguments sent as a JSON object rather than as text (some local servers
+    do) are turned into text; a tool call without a ``function`` is skipped. A lone
+    surrogate (a ``\\ud800`` escape without its pair: valid JSON, not text) becomes
+    U+FFFD, as undecodable bytes would: such a string could be neither shown nor recorded.
+
+    Raises:
+        MalformedAnswerError: ``raw`` is not JSON, not an object, an error object, has no
+            choices, or a choice, message, content or tool call of another shape.
+    """
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise MalformedAnswerError(f"the server's answer is not JSON: {_excerpt(raw)}") from None
+    if not isinstance(data, dict):
+        raise MalformedAnswerError(f"the server's answer is JSON but not an object: {_excerpt(raw)}")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = data.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            raise MalformedAnswerError(f"the server answered 200 with an error: {error['message'][:200]}")
+        raise MalformedAnswerError(f"the server answered with no choices: {_excerpt(raw)}")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise MalformedAnswerError(f"the server's first choice has no message object: {_excerpt(raw)}")
+    content = _content_text(message.get("content"), raw)
+    if content is not None:
+        content = _text(content)
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise MalformedAnswerError(f"the server's tool_calls is not a list: {_excerpt(raw)}")
     calls: list[ToolCall] = []
-    for i, call in enumerate(getattr(message, "tool_calls", None) or []):
-        function = getattr(call, "function", None)
+    for i, call in enumerate(raw_calls):
+        if not isinstance(call, dict):
+            raise MalformedAnswerError(f"a tool call in the server's answer is no object: {_excerpt(raw)}")
+        function = call.get("function")
         if function is None:
             continue
-        arguments = function.arguments
-        if not isinstance(arguments, str):
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not name:
+            raise MalformedAnswerError(f"a tool call in the server's answer has no name: {_excerpt(raw)}")
+        arguments = function.get("arguments")
+        if arguments is None:
+            arguments = ""
+        elif not isinstance(arguments, str):
             # some local servers send the arguments as an object rather than JSON text
             arguments = json.dumps(arguments, ensure_ascii=False)
-        call_id = getattr(call, "id", None) or f"call_{i}"
-        calls.append(ToolCall(id=call_id, name=function.name, arguments=arguments))
-    content = getattr(message, "content", None)
-    usage_obj = getattr(completion, "usage", None)
-    if usage_obj is not None and getattr(usage_obj, "prompt_tokens", None) is not None:
-        usage = Usage(
-            prompt_tokens=int(usage_obj.prompt_tokens),
-            completion_tokens=int(usage_obj.completion_tokens or 0),
+        call_id = call.get("id")
+        calls.append(
+            ToolCall(id=_text(call_id) if isinstance(call_id, str) and call_id else f"call_{i}",
+                     name=_text(name), arguments=_text(arguments))
         )
-    else:
-        usage = estimate_usage(request, content, calls)
-    return ModelResponse(content=content, tool_calls=tuple(calls), usage=usage, latency_s=latency)
+    return content, tuple(calls), _usage(data.get("usage"))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(text: str) -> str:
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def _content_text(content: object, raw: bytes) -> str | None:
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        texts = [part.get("text") for part in content if isinstance(part, dict)]
+        if all(isinstance(text, str) for text in texts):
+            return "".join(text for text in texts if isinstance(text, str))
+    raise MalformedAnswerError(f"the server's message content is not text: {_excerpt(raw)}")
+
+
+def _usage(usage: object) -> Usage | None:
+    if not isinstance(usage, dict):
+        return None
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens") or 0
+    counts = (prompt, completion)
+    if all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+        return Usage(prompt_tokens=int(prompt), completion_tokens=int(completion))  # type: ignore[arg-type]
+    return None
+
+
+def _excerpt(raw: bytes, limit: int = 80) -> str:
+    """The start of an answer, for an error message (the whole body may be a large page)."""
+    text = raw[: limit * 4].decode("utf-8", "replace")
+    text = " ".join(text.split())
+    if not text:
+        return "(an empty body)"
+    return repr(text[:limit] + ("…" if len(text) > limit or len(raw) > limit * 4 else ""))

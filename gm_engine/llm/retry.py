@@ -1,8 +1,10 @@
 """The one retry policy of every wire backend.
 
 Transient failures (:class:`~gm_engine.llm.base.TransientBackendError`: connection
-lost, timeout, 429, 5xx) are retried a bounded number of times; a server's
-``Retry-After`` is honoured (capped); anything else is raised at once. The backend
+lost, timeout, 429, 5xx, a malformed 200 answer) are retried a bounded number of times;
+a server's ``Retry-After`` is honoured (capped); anything else is raised at once. With
+a ``deadline_s`` the policy also gives up rather than start a wait that would end past
+the deadline (the caller bounds the attempts themselves by the same deadline). The backend
 turns its client's exceptions into these two kinds and turns the client's own retries
 off, so this is the only place where a call is repeated.
 
@@ -13,18 +15,45 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_before_delay,
+)
+from tenacity.stop import stop_base
 
-from gm_engine.llm.base import TransientBackendError
+from gm_engine.llm.base import BackendError, TransientBackendError
 
 WaitFunc = Callable[[RetryCallState], float]
 SleepFunc = Callable[[float], Awaitable[None]]
 
 #: The longest wait a server's Retry-After may impose on one retry.
 MAX_RETRY_AFTER_S = 30.0
+
+#: Seconds one model request may take in all (attempts and waits between them included):
+#: twice the per-read timeout, so that one slow answer and one retry fit.
+DEFAULT_REQUEST_DEADLINE_S = 120.0
+
+
+def parse_deadline(text: str, source: str = "GM_REQUEST_DEADLINE") -> float:
+    """Seconds from ``text`` (a positive number), for the request deadline.
+
+    Raises:
+        BackendError: not a positive finite number (``source`` names where it came from).
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise BackendError(f"{source} must be a positive number of seconds, not {text!r}")
+    return value
 
 
 def backoff_wait(
@@ -48,15 +77,20 @@ def retry_policy(
     wait: WaitFunc | None = None,
     sleep: SleepFunc | None = None,
     on_retry: Callable[[RetryCallState], None] | None = None,
+    deadline_s: float | None = None,
 ) -> AsyncRetrying:
     """A fresh tenacity policy: retry :class:`TransientBackendError` up to ``max_attempts``
-    attempts in all, then re-raise the last error."""
+    attempts in all, and (with ``deadline_s``) only while the wait before the next attempt
+    ends within ``deadline_s`` of the first attempt's start; then re-raise the last error."""
     options: dict[str, object] = {}
     if on_retry is not None:
         options["before_sleep"] = on_retry
+    stop: stop_base = stop_after_attempt(max_attempts)
+    if deadline_s is not None:
+        stop = stop | stop_before_delay(deadline_s)
     return AsyncRetrying(
         retry=retry_if_exception_type(TransientBackendError),
-        stop=stop_after_attempt(max_attempts),
+        stop=stop,
         wait=wait if wait is not None else backoff_wait(),
         sleep=sleep if sleep is not None else asyncio.sleep,
         reraise=True,

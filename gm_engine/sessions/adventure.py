@@ -141,7 +141,7 @@ class Adventure:
         self.options = options
         self.source = SeededSource(spec.seed)
         self.table = CombatTable(self.source, on_log=self._show_log, on_change=self._changed)
-        self.ledger = Ledger(game=f"adventure-{spec.seed}")
+        self.ledger = Ledger(game="adventure")  # not the seed: it is shown when the player quits too
         self.finished = False
         self.ending = ""
         self.turn = 0
@@ -225,8 +225,10 @@ class Adventure:
         engine itself, without a GM turn."""
         while True:
             text = self.io.human.ask(PROMPT)
-            self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
             command = text.strip()
+            if command in QUIT_WORDS:
+                return text  # not recorded: resuming the transcript asks again from here
+            self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
             if command == "/status":
                 self.io.show(self.table.status_text())
             elif command == "/help":
@@ -309,7 +311,7 @@ class Adventure:
             "dice": float(len(self.source.history)),
             **self.ledger.figures(),
         }
-        return SessionOutcome(summary=summary, figures=figures)
+        return SessionOutcome(summary=summary, figures=figures, finished=not quit_early)
 
 
 class GMView:

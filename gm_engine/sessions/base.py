@@ -97,10 +97,16 @@ class SessionIO:
 
 
 class SessionOutcome(BaseModel):
-    """How a session ended, in a line a player can read, plus its figures."""
+    """How a session ended, in a line a player can read, plus its figures.
+
+    ``finished`` is False when the session stopped before its end (the player's
+    ``/quit`` in a game): its transcript is left without an end line, so the seed stays
+    secret and ``gm resume`` can continue it.
+    """
 
     summary: str
     figures: dict[str, float] = {}
+    finished: bool = True
 
 
 SessionRunner = Callable[[SessionSpec, SessionIO], SessionOutcome]

@@ -6,9 +6,35 @@ a replay's is :class:`gm_engine.transcripts.replay.ReplayHuman`.)
 
 from __future__ import annotations
 
+import io
+import re
+import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
+from gm_engine.safe_text import printable
 from gm_engine.sessions.base import HumanDefaults, SessionError
+
+#: What the terminal human is told when a line held bytes that are not text (invalid UTF-8).
+UNREADABLE_INPUT = "読み取れない文字がありました。もう一度入力してください"
+
+# lone surrogates: the bytes ``surrogateescape`` could not decode
+_UNDECODED = re.compile("[\ud800-\udfff]")
+
+
+def script_lines(path: str | Path) -> list[str]:
+    """The lines of a ``--script FILE`` (UTF-8 text).
+
+    Raises:
+        OSError: the file cannot be read.
+        SessionError: it is not UTF-8 text (said in Japanese, without a codec message).
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise SessionError(
+            f"{path}: {exc.start + 1}バイト目に読み取れない文字があります（UTF-8 のテキストにしてください）"
+        ) from None
 
 
 class ScriptedHuman(HumanDefaults):
@@ -37,6 +63,9 @@ class ScriptedHuman(HumanDefaults):
 class TerminalHuman(HumanDefaults):
     """A human at the terminal; end of input counts as ``/quit``.
 
+    A line that does not decode (invalid UTF-8) is answered with :data:`UNREADABLE_INPUT`
+    and asked again: the session never sees it, so it is never recorded.
+
     With ``check_choices`` a line that is not one of the offered ``choices`` is asked
     again here; without, every line is passed on for the session to check (and explain).
     ``prompt_end`` follows the prompt, e.g. ``"\\n> "`` for an answer on a line of its own.
@@ -49,12 +78,28 @@ class TerminalHuman(HumanDefaults):
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Read one line from standard input."""
         listed = f" ({' / '.join(choices)}) " if choices and self.check_choices else ""
-        shown = f"{prompt}{listed}{self.prompt_end}"
+        shown = printable(f"{prompt}{listed}{self.prompt_end}")
+        _keep_undecodable_bytes()
         while True:
             try:
                 line = input(shown)
             except EOFError:
                 return "/quit"
+            except UnicodeDecodeError:  # a stream that could not be told to keep the bytes
+                print(UNREADABLE_INPUT)
+                continue
+            if _UNDECODED.search(line):
+                print(UNREADABLE_INPUT)
+                continue
             if not self.check_choices or choices is None or line in choices:
                 return line
-            print(f"choose one of: {', '.join(choices)}")
+            print(printable(f"choose one of: {', '.join(choices)}"))
+
+
+def _keep_undecodable_bytes() -> None:
+    """Make standard input decode invalid bytes as lone surrogates rather than raise: a
+    strict decoder raising in the middle of a buffered read would lose the lines after the
+    bad one, where this way exactly the bad line is refused."""
+    stdin = sys.stdin
+    if isinstance(stdin, io.TextIOWrapper) and stdin.errors == "strict":
+        stdin.reconfigure(errors="surrogateescape")

@@ -81,6 +81,7 @@ from gm_engine.events import (
 )
 from gm_engine.llm.base import (
     JsonDict,
+    MalformedAnswerError,
     ModelBackend,
     ModelRequest,
     ModelResponse,
@@ -479,7 +480,10 @@ class TurnRunner:
 
         When the budget runs out, ``fallback`` is asked; its action is applied, a
         ``fallback`` event is emitted and a user message telling the model what was done
-        in its name is appended to the conversation.
+        in its name is appended to the conversation. So it is when the backend raises
+        :class:`~gm_engine.llm.base.MalformedAnswerError` (a server answer that could not be
+        read, after the backend's own retries): that ``model_response`` event carries an
+        ``error`` instead of an answer, and the turn goes to the fallback at once.
 
         Raises:
             TurnError: the budget ran out and there is no fallback while an action was
@@ -493,6 +497,7 @@ class TurnRunner:
         content: str | None = None
         responses = 0
         ended = False
+        faulted = False  # a malformed answer from the server ended the turn
 
         while not ended:
             if len(errors) > self.retry_budget or responses >= self.max_responses:
@@ -513,7 +518,17 @@ class TurnRunner:
                 parallel_tool_calls=parallel_tool_calls,
             )
             self.sink.emit(ModelRequestEvent.of(request))
-            response = await self.backend.complete(request, context)
+            try:
+                response = await self.backend.complete(request, context)
+            except MalformedAnswerError as exc:
+                # the server's fault, not the model's, and retried already: the turn is played
+                # by its fallback, like a model that did not act. The event records the failure
+                # so that a replay fails the same call the same way.
+                responses += 1
+                faulted = True
+                errors.append(f"error: the server's answer could not be read ({exc})")
+                self.sink.emit(ModelResponseEvent.unreadable(actor, str(exc)))
+                break
             responses += 1
             self.sink.emit(ModelResponseEvent.of(actor, response))
             convo.append(assistant_message(response))
@@ -549,7 +564,8 @@ class TurnRunner:
 
         used_fallback = False
         needs_action = require_action and not actions and bool(specs)
-        if not ended and (needs_action or len(errors) > self.retry_budget or responses >= self.max_responses):
+        spent = len(errors) > self.retry_budget or responses >= self.max_responses
+        if not ended and (needs_action or faulted or spent):
             if fallback is None:
                 if needs_action:
                     raise TurnError(

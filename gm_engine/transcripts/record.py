@@ -50,7 +50,9 @@ def record_session(
     The header commits to the seed; the seed itself is kept in the user data directory
     (``remember_seed``) so that :func:`~.resume.resume_session` can continue the session
     if it is cut off, and is revealed in the end line once the session is over. If the
-    runner raises (or the process dies), the file stays without an end line: resumable.
+    runner raises (or the process dies), or the session stops unfinished (the player's
+    ``/quit``, :attr:`SessionOutcome.finished` False), the file stays without an end line:
+    resumable.
 
     Raises:
         OSError: the transcript cannot be written.
@@ -69,7 +71,10 @@ def record_session(
     except BaseException:
         writer.close()
         raise
-    writer.finish(spec.seed, outcome)
+    if outcome.finished:
+        writer.finish(spec.seed, outcome)
+    else:  # stopped by the player: no end line, no seed revealed, resumable
+        writer.close()
     return outcome
 
 

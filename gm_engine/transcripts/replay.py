@@ -39,7 +39,14 @@ from gm_engine.events import (
     SessionEvent,
     parse_event,
 )
-from gm_engine.llm.base import BackendDefaults, BackendError, ModelBackend, ModelRequest, ModelResponse
+from gm_engine.llm.base import (
+    BackendDefaults,
+    BackendError,
+    MalformedAnswerError,
+    ModelBackend,
+    ModelRequest,
+    ModelResponse,
+)
 from gm_engine.sessions.base import (
     HumanInput,
     SessionIO,
@@ -207,11 +214,15 @@ def response_from_event(event: Event) -> ModelResponse:
     """The :class:`ModelResponse` a ``model_response`` event recorded.
 
     Raises:
+        MalformedAnswerError: the event records a server answer that could not be read
+            (its ``error``): replayed as the same failure.
         TranscriptError: the recorded response is not a valid ``model_response`` event.
     """
     answer = typed_event(event)
     if not isinstance(answer, ModelResponseEvent):
         raise TranscriptError(f"line {event.line}: a {event.type} event where a model response was expected")
+    if answer.error is not None:
+        raise MalformedAnswerError(answer.error)
     return answer.response()
 
 
@@ -296,6 +307,8 @@ class ReplayBackend(BackendDefaults):
             with contextlib.suppress(BackendError):
                 await self.fallback.complete(request, context)
         assert call.answer is not None
+        if call.answer.error is not None:  # the server's answer could not be read: fail the same way
+            raise MalformedAnswerError(call.answer.error)
         return call.answer.response()
 
     def prepare(self) -> None:

@@ -158,7 +158,10 @@ def resume_session(
         raise ResumeError(
             f"{transcript.path}: cannot resume, the session no longer replays as recorded:\n{problem}"
         )
-    lazy.open().finish(the_seed, outcome)
+    if outcome.finished:
+        lazy.open().finish(the_seed, outcome)
+    else:  # stopped by the player again: still resumable, the seed still secret
+        lazy.close()
     return ResumeResult(
         outcome=outcome,
         replayed_events=len(transcript.events),

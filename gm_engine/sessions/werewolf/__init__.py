@@ -48,7 +48,8 @@ Choices where the rules leave the table free (each a session option or a documen
   the retry policy gave up) is the program's problem, not the model's: the session stops and
   raises it, with nothing of the unfinished step applied (a concurrent round applies its
   choices only once all are in), so a recorded game is left resumable (``gm resume``);
-* ``/quit`` at any question ends the session without revealing any role.
+* ``/quit`` at any question stops the session without revealing any role (nor the seed):
+  the transcript is left resumable.
 """
 
 from gm_engine.sessions.werewolf.commands import HUMAN_HELP, QUIT_WORDS, claim_command, parse_discussion

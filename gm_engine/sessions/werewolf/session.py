@@ -255,9 +255,11 @@ class WerewolfSession:
     def _ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         self.io.human.observe(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
         text = self.io.human.ask(prompt, choices)
-        self.sink.emit(HumanInputEvent(prompt=prompt, text=text))
         if text.strip() in QUIT_WORDS:
+            # not recorded: the transcript stops where the game stopped, so that resuming
+            # it asks this question again
             raise HumanQuit(text.strip())
+        self.sink.emit(HumanInputEvent(prompt=prompt, text=text))
         return text
 
     def _human_choose_role(self) -> None:
@@ -651,6 +653,7 @@ class WerewolfSession:
             return SessionOutcome(
                 summary=f"中断（{self.game.phase.day}日目）",
                 figures={"days": float(self.game.phase.day), "quit": 1.0},
+                finished=False,
             )
         except BaseException:
             await self._drop_narration()

@@ -1,0 +1,82 @@
+"""Run the ``gm`` command in a pseudo-terminal and read the raw bytes it writes there.
+
+What a player's terminal would receive, byte for byte: rich sees a terminal (and colours),
+``input()`` reads through the terminal's line discipline. The time limits only keep a
+broken test from hanging; nothing is measured.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+
+#: The command line of ``gm`` with this interpreter.
+GM = [sys.executable, "-c", "import sys; from gm_engine.cli import main; sys.exit(main(sys.argv[1:]))"]
+
+
+class PtyRun:
+    """``gm ARGS`` on a pseudo-terminal (its stdin, stdout and stderr)."""
+
+    def __init__(self, args: Sequence[str], env: Mapping[str, str] | None = None) -> None:
+        master, slave = os.openpty()
+        full_env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+        for key in ("NO_COLOR", "FORCE_COLOR", "PYTHONIOENCODING"):
+            full_env.pop(key, None)
+        full_env.update(env or {})
+        self.process = subprocess.Popen(
+            [*GM, *args], stdin=slave, stdout=slave, stderr=slave, env=full_env, start_new_session=True
+        )
+        os.close(slave)
+        self.master = master
+        self.output = bytearray()
+
+    def _read(self, wait_s: float) -> bool:
+        """Read what is there within ``wait_s``; False once the terminal is closed."""
+        ready, _, _ = select.select([self.master], [], [], wait_s)
+        if not ready:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # EIO: every process holding the terminal is gone
+            return False
+        if not data:
+            return False
+        self.output.extend(data)
+        return True
+
+    def read_until(self, marker: bytes, *, start: int = 0, limit_s: float = 120.0) -> int:
+        """Read until ``marker`` appears at or after ``start``; its offset in the output.
+
+        Raises:
+            AssertionError: the program ended or the limit passed first.
+        """
+        end = time.monotonic() + limit_s
+        while True:
+            found = self.output.find(marker, start)
+            if found >= 0:
+                return found
+            if time.monotonic() > end or not self._read(0.2):
+                tail = bytes(self.output[-2000:]).decode("utf-8", "replace")
+                raise AssertionError(f"{marker!r} never came; the terminal's last output:\n{tail}")
+
+    def send(self, data: bytes) -> None:
+        """Type ``data`` at the terminal."""
+        os.write(self.master, data)
+
+    def finish(self, *, limit_s: float = 300.0) -> tuple[int, bytes]:
+        """Read to the end; the exit status and everything the terminal received."""
+        end = time.monotonic() + limit_s
+        while time.monotonic() < end and self._read(0.2):
+            pass
+        try:
+            code = self.process.wait(timeout=max(1.0, end - time.monotonic()))
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            os.close(self.master)
+        return code, bytes(self.output)
