@@ -182,7 +182,7 @@ def _roll_session(args: argparse.Namespace) -> int:
     io = SessionIO(backend=NoModelBackend(), human=human, show=print)
     try:
         outcome, path = play_session(spec, io, record=not args.no_record, path=args.record)
-    except (SessionError, OSError) as exc:
+    except (SessionError, TranscriptError, OSError) as exc:
         print(f"gm roll-session: {exc}", file=sys.stderr)
         return 2
     print(outcome.summary)

@@ -23,6 +23,8 @@ missing newline.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -71,6 +73,56 @@ class TranscriptTampered(TranscriptError):
 
 class TranscriptTruncated(TranscriptError):
     """The file ends before its ``end`` line: the session was cut off (or the file cut short)."""
+
+
+class TranscriptExists(TranscriptError):
+    """A new recording was asked for at a path where a file already is: it is never overwritten."""
+
+
+class TranscriptBusy(TranscriptError):
+    """Another process holds the transcript's lock: it is recording or resuming that session."""
+
+
+def lock_transcript(fd: int, path: Path) -> None:
+    """Take the advisory lock (``flock``) every recorder holds on its transcript, without waiting.
+
+    The lock goes with the open file and is released when it is closed (or the process
+    dies), so a cut-off session's file is free for ``gm resume`` again.
+
+    Raises:
+        TranscriptBusy: another process holds it.
+    """
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise
+        raise TranscriptBusy(
+            f"{path} is in use by another process, which is recording or resuming that session; "
+            "wait until it ends (then `gm resume` it if it was cut off) or record to another file"
+        ) from None
+
+
+def open_for_append(path: str | Path) -> int:
+    """Open an existing transcript for reading and appending, under its lock (for ``gm resume``).
+
+    Raises:
+        OSError: it cannot be opened.
+        TranscriptBusy: another process holds its lock.
+    """
+    path = Path(path)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        lock_transcript(fd, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def make_private_dir(path: Path) -> None:
+    """Create ``path`` and its missing parents, readable by the user only (existing ones kept as they are)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def seed_commitment(seed: int) -> str:
@@ -374,25 +426,54 @@ class TranscriptWriter:
         durable: bool = True,
         assets: Mapping[str, str] | None = None,
     ) -> TranscriptWriter:
-        """Start a new transcript at ``path`` (replacing any file there) and write its header."""
+        """Start a new transcript at ``path`` and write its header.
+
+        The file is created anew (``O_EXCL``), readable by the user only, and locked for
+        the writer's life: an existing file, another session's above all, is never
+        truncated, and a second recorder is refused.
+
+        Raises:
+            TranscriptExists: a file is already at ``path``.
+            TranscriptBusy: another process locked the new file first.
+            OSError: the file cannot be created.
+        """
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        make_private_dir(path.parent)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise TranscriptExists(
+                f"{path} already exists, and a recording never overwrites a file: record to another "
+                f"file, remove this one first, or continue a session that was cut off with "
+                f"`gm resume {path}`"
+            ) from None
+        try:
+            lock_transcript(fd, path)
+        except BaseException:
+            os.close(fd)
+            raise
         writer = cls(path, fd, seq=0, prev="", durable=durable)
         header = TranscriptHeader.for_spec(spec, assets=assets)
         writer._write(dumps(header.model_dump(mode="json")), counts=False)
         return writer
 
     @classmethod
-    def continue_from(cls, transcript: Transcript, *, durable: bool = True) -> TranscriptWriter:
+    def continue_from(
+        cls, transcript: Transcript, *, durable: bool = True, fd: int | None = None
+    ) -> TranscriptWriter:
         """Append to a cut-off transcript, first cutting off its half-written last line.
+
+        ``fd`` is the file as :func:`open_for_append` opened and locked it before it was
+        read (the writer then owns it); without it the file is opened and locked here.
 
         Raises:
             TranscriptError: the transcript already has its end line.
+            TranscriptBusy: another process holds its lock.
         """
         if transcript.end is not None:
             raise TranscriptError(f"{transcript.path}: the session already ended; nothing to continue")
-        fd = os.open(transcript.path, os.O_WRONLY)
+        if fd is None:
+            fd = open_for_append(transcript.path)
         os.ftruncate(fd, transcript.good_length)
         os.lseek(fd, transcript.good_length, os.SEEK_SET)
         seq = len(transcript.events)

@@ -19,7 +19,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gm_engine.transcripts.format import seed_commitment
+from gm_engine.transcripts.format import make_private_dir, seed_commitment
 
 
 def data_dir() -> Path:
@@ -60,7 +60,7 @@ def seed_file(seed_sha256: str) -> Path:
 def keep_seed(seed: int) -> Path:
     """Store ``seed`` where :func:`find_seed` finds it by its commitment; only the user can read it."""
     path = seed_file(seed_commitment(seed))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, f"{seed}\n".encode())
