@@ -44,10 +44,18 @@ def seeds_dir() -> Path:
 
 
 def default_transcript_path(kind: str, seed: int, *, now: datetime | None = None) -> Path:
-    """A fresh file name for a session of ``kind``: ``<kind>-<UTC time>-<seed hash>.jsonl``."""
+    """A fresh file name for a session of ``kind``: ``<kind>-<UTC time>-<seed hash>.jsonl``,
+    with ``-2``, ``-3``, ... before the suffix when sessions of one seed start in the same
+    second (a recording never overwrites a file, so the name must be free)."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     safe_kind = re.sub(r"[^A-Za-z0-9_.-]", "_", kind) or "session"
-    return transcripts_dir() / f"{safe_kind}-{stamp}-{seed_commitment(seed)[:8]}.jsonl"
+    stem = f"{safe_kind}-{stamp}-{seed_commitment(seed)[:8]}"
+    path = transcripts_dir() / f"{stem}.jsonl"
+    number = 1
+    while path.exists():
+        number += 1
+        path = transcripts_dir() / f"{stem}-{number}.jsonl"
+    return path
 
 
 def seed_file(seed_sha256: str) -> Path:

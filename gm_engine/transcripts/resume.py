@@ -21,13 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from gm_engine.sessions.base import EventSink, NullSink, SessionIO, SessionOutcome, SessionRunner, get_runner
 from gm_engine.transcripts.format import (
+    FORMAT_VERSION,
     Transcript,
     TranscriptError,
     TranscriptWriter,
     open_for_append,
     read_transcript,
+    signing_key_for,
 )
 from gm_engine.transcripts.paths import find_seed, seed_file
 from gm_engine.transcripts.record import TeeSink
@@ -63,13 +67,16 @@ class _LazyWriter:
     def __init__(self, transcript: Transcript, durable: bool, fd: int) -> None:
         self.transcript = transcript
         self.durable = durable
+        self.signing_key: Ed25519PrivateKey | None = None
         self.fd: int | None = fd
         self.writer: TranscriptWriter | None = None
         self.count = 0
 
     def open(self) -> TranscriptWriter:
         if self.writer is None:
-            self.writer = TranscriptWriter.continue_from(self.transcript, durable=self.durable, fd=self.fd)
+            self.writer = TranscriptWriter.continue_from(
+                self.transcript, durable=self.durable, fd=self.fd, signing_key=self.signing_key
+            )
             self.fd = None
         return self.writer
 
@@ -161,6 +168,15 @@ def _resume(
 ) -> ResumeResult:
     if transcript.end is not None:
         raise ResumeError(f"{transcript.path}: the session already ended ({transcript.end.summary})")
+    if transcript.header.format != FORMAT_VERSION:
+        raise ResumeError(
+            f"{transcript.path}: a format-{transcript.header.format} transcript (from an older gm_engine) "
+            f"can be replayed but not continued by this version, which writes format {FORMAT_VERSION}"
+        )
+    try:
+        lazy.signing_key = signing_key_for(transcript.header)
+    except TranscriptError as exc:
+        raise ResumeError(f"{transcript.path}: cannot resume: {exc}") from None
     the_seed = resolve_seed(transcript, seed)
     spec = transcript.header.spec(the_seed)
     run = runner or get_runner(spec.kind)

@@ -1,0 +1,390 @@
+"""Repeated content stored once: texts and JSON values as content-addressed blob lines.
+
+Every model request carries its whole prompt (the system text, the conversation so far,
+the tools offered), so a transcript that stored each request as it is would grow with
+the square of a conversation and repeat the same persona sheet and tool schemas
+hundreds of times. Instead, when an event is written:
+
+* every text of at least :data:`MIN_TEXT` bytes is stored once, as a blob line, and
+  referred to by its key wherever it comes (the first time too, so later texts can be
+  edits of it);
+* every object or array whose written form reaches :data:`MIN_VALUE` bytes stays where
+  it is the first time, and is a blob from its second occurrence on: content that never
+  comes again costs no blob line.
+
+Lines:
+
+* a blob line is ``{"type": "blob", "prev", "sha256", "refs"?, "body"}``: ``body`` is the
+  value with each of its own blobs replaced by ``null`` and named in ``refs``;
+* a text that shares lines with texts stored before (the next prompt of a game: the same
+  sections, one more speech) is stored as an edit of them: ``{"type": "blob", "prev",
+  "sha256", "base", "body"}``, ``base`` listing those texts' keys and ``body`` listing
+  ``[base index, first line, count]`` (copy those lines) and texts (new lines);
+* ``refs`` (on a blob or an event line) lists ``[key, index, ..., sha256]``: the path to a
+  ``null`` in the line's value and the key of the blob that stands there.
+
+The key is the content's own address, whatever way it is written: the SHA-256 of the
+value as a tree (:func:`content_digest`: a text's bytes, a scalar's JSON, an array's or
+object's children's digests), as hex cut to :data:`KEY_LENGTH` digits (the whole digest
+where two blobs of a file share those). The reader recomputes it for every blob, so a
+blob is exactly what its key says; the hash chain and the signature cover the rest.
+A blob line comes before the first line that refers to it; the reader puts each blob
+back where it was referred to, so every event reads as it was emitted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: Texts at least this long (UTF-8 bytes) are stored as blobs.
+MIN_TEXT = 200
+
+#: Objects and arrays whose written form (their own blobs left out, each reference
+#: counted at about 60 bytes) reaches this many bytes are blobs from their second time on.
+MIN_VALUE = 240
+
+#: A text is written as an edit only when that is at most this share of its own size.
+MAX_EDIT_SHARE = 0.8
+
+#: Hex digits of a blob's digest that name it (128 bits; a file holds thousands, not 2**64).
+KEY_LENGTH = 32
+
+#: How many base texts' lines a reader keeps split (the rest are split again when needed).
+LINE_CACHE = 256
+
+
+class BlobError(ValueError):
+    """A blob or a reference is malformed, or refers to a blob not stored before it."""
+
+
+def _dumps(obj: object) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def text_digest(text: str) -> bytes:
+    """The content digest of a text."""
+    return hashlib.sha256(b"s" + text.encode("utf-8")).digest()
+
+
+def content_digest(value: object, known: Mapping[int, bytes] | None = None) -> bytes:
+    """The SHA-256 of ``value`` as a tree: a text's bytes, a scalar's JSON, an array's or
+    an object's children (with their names) by their digests. ``known`` gives the
+    digests of objects already hashed, by ``id`` (the blobs a reader put in place).
+
+    Raises:
+        TypeError, ValueError: ``value`` is not JSON.
+    """
+    if known is not None:
+        cached = known.get(id(value))
+        if cached is not None:
+            return cached
+    if isinstance(value, str):
+        return text_digest(value)
+    if isinstance(value, list):
+        return hashlib.sha256(b"l" + b"".join(content_digest(item, known) for item in value)).digest()
+    if isinstance(value, dict):
+        parts = [b"d"]
+        for name, item in value.items():
+            if not isinstance(name, str):
+                raise TypeError("an object's names are texts")
+            parts.append(text_digest(name))
+            parts.append(content_digest(item, known))
+        return hashlib.sha256(b"".join(parts)).digest()
+    return hashlib.sha256(b"j" + _dumps(value).encode("utf-8")).digest()
+
+
+class BlobPacker:
+    """The writer's side: which blobs the file holds already, and packing a payload.
+
+    :meth:`pack` does not change what the packer knows; the writer calls :meth:`commit`
+    once the lines are written, so an event refused (or a write that failed) leaves the
+    packer as it was. The packer's state follows from the payloads packed alone, so
+    :meth:`rebuild` sets it up again from a file's events (how a resumed session writes
+    the same bytes as one never cut off).
+    """
+
+    def __init__(self) -> None:
+        #: The key of every blob the file holds, by its whole digest (hex).
+        self.keys: dict[str, str] = {}
+        self._taken: set[str] = set()
+        #: Digests of the objects and arrays met once: the next time, a blob.
+        self._seen: set[bytes] = set()
+        #: Each stored text's lines, by key, and where each line was last stored.
+        self._lines: dict[str, list[str]] = {}
+        self._line_index: dict[str, tuple[str, int]] = {}
+        # what the last pack would add, applied by commit
+        self._new: dict[str, dict[str, Any]] = {}
+        self._new_seen: set[bytes] = set()
+        self._new_texts: list[tuple[str, list[str]]] = []
+
+    @classmethod
+    def rebuild(cls, payloads: Iterable[Mapping[str, Any]], file_keys: Iterable[str] = ()) -> BlobPacker:
+        """The packer as it stood after writing ``payloads`` (the events of a file, as read
+        back). ``file_keys``, the blobs the file holds, must all be known then; one that is
+        not (a write cut short after its blob lines) is refused.
+
+        Raises:
+            BlobError: the file holds a blob these payloads would not have written.
+        """
+        packer = cls()
+        for payload in payloads:
+            packer.pack(payload)
+            packer.commit()
+        stray = set(file_keys) - packer._taken
+        if stray:
+            raise BlobError(f"the file holds {len(stray)} blob(s) no complete event refers to")
+        return packer
+
+    def pack(
+        self, payload: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[list[Any]], list[dict[str, Any]]]:
+        """``payload`` (JSON values only) as written: the packed payload, its refs, and the
+        new blob lines' content (``sha256``, then ``base`` or ``refs``, then ``body``),
+        children before parents."""
+        self._new = {}
+        self._new_seen = set()
+        self._new_texts = []
+        packed: dict[str, Any] = {}
+        refs: list[list[Any]] = []
+        for name, value in payload.items():
+            inline, inner, _ = self._pack(value)
+            packed[name] = inline
+            refs.extend([name, *ref] for ref in inner)
+        return packed, refs, list(self._new.values())
+
+    def commit(self) -> None:
+        """Note that the blobs of the last :meth:`pack` are now in the file."""
+        for digest, blob in self._new.items():
+            self.keys[digest] = blob["sha256"]
+            self._taken.add(blob["sha256"])
+        self._seen.update(self._new_seen)
+        for key, lines in self._new_texts:
+            self._lines[key] = lines
+            for index, line in enumerate(lines):
+                self._line_index[line] = (key, index)
+        self._new = {}
+        self._new_seen = set()
+        self._new_texts = []
+
+    def _pack(self, value: Any) -> tuple[Any, list[list[Any]], bytes]:
+        """``(inline form, refs, content digest)`` of ``value``."""
+        if isinstance(value, str):
+            digest = text_digest(value)
+            if len(value) * 3 >= MIN_TEXT and len(value.encode("utf-8")) >= MIN_TEXT:
+                return None, [[self._store_text(value, digest)]], digest
+            return value, [], digest
+        inline: Any
+        refs: list[list[Any]] = []
+        if isinstance(value, dict):
+            inline = {}
+            parts = [b"d"]
+            for name, item in value.items():
+                inline[name], inner, child = self._pack(item)
+                refs.extend([name, *ref] for ref in inner)
+                parts.append(text_digest(name))
+                parts.append(child)
+            digest = hashlib.sha256(b"".join(parts)).digest()
+        elif isinstance(value, list):
+            inline = []
+            children = []
+            for index, item in enumerate(value):
+                packed, inner, child = self._pack(item)
+                inline.append(packed)
+                refs.extend([index, *ref] for ref in inner)
+                children.append(child)
+            digest = hashlib.sha256(b"l" + b"".join(children)).digest()
+        else:
+            return value, [], hashlib.sha256(b"j" + _dumps(value).encode("utf-8")).digest()
+        if len(_dumps(inline)) + 60 * len(refs) >= MIN_VALUE:
+            if digest in self._seen or digest in self._new_seen:
+                content: dict[str, Any] = {"refs": refs, "body": inline} if refs else {"body": inline}
+                return None, [[self._store(digest, content)]], digest
+            self._new_seen.add(digest)
+        return inline, refs, digest
+
+    def _store(self, digest: bytes, content: dict[str, Any]) -> str:
+        hexdigest = digest.hex()
+        key = self.keys.get(hexdigest)
+        if key is not None:
+            return key
+        pending = self._new.get(hexdigest)
+        if pending is not None:
+            return str(pending["sha256"])
+        key = hexdigest[:KEY_LENGTH]
+        if key in self._taken or any(blob["sha256"] == key for blob in self._new.values()):
+            key = hexdigest  # two contents, one short key: name this one in full
+        self._new[hexdigest] = {"sha256": key, **content}
+        return key
+
+    def _store_text(self, text: str, digest: bytes) -> str:
+        hexdigest = digest.hex()
+        if hexdigest in self.keys or hexdigest in self._new:
+            return self._store(digest, {})
+        lines = text.splitlines(keepends=True)
+        content = self._edit(text, lines) or {"body": text}
+        key = self._store(digest, content)
+        self._new_texts.append((key, lines))
+        return key
+
+    def _edit(self, text: str, lines: list[str]) -> dict[str, Any] | None:
+        """``text`` as copies of runs of lines stored before and new text, if that is smaller."""
+        if len(lines) < 2 or not self._line_index:
+            return None
+        bases: list[str] = []
+        ops: list[Any] = []
+        new: list[str] = []
+        index = 0
+        while index < len(lines):
+            hit = self._line_index.get(lines[index])
+            if hit is None:
+                new.append(lines[index])
+                index += 1
+                continue
+            key, first = hit
+            base_lines = self._lines[key]
+            count = 1
+            while (
+                index + count < len(lines)
+                and first + count < len(base_lines)
+                and base_lines[first + count] == lines[index + count]
+            ):
+                count += 1
+            if new:
+                ops.append("".join(new))
+                new = []
+            if key not in bases:
+                bases.append(key)
+            ops.append([bases.index(key), first, count])
+            index += count
+        if new:
+            ops.append("".join(new))
+        if not bases:
+            return None
+        size = len(_dumps(ops).encode("utf-8")) + (KEY_LENGTH + 3) * len(bases)
+        if size > MAX_EDIT_SHARE * len(text.encode("utf-8")):
+            return None
+        return {"base": bases, "body": ops}
+
+
+class BlobTable:
+    """The reader's side: every blob read so far, by key, with its references resolved."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        #: The whole digest of each blob value put in place, by ``id`` (see :func:`content_digest`).
+        self._digests: dict[int, bytes] = {}
+        self._split: OrderedDict[str, list[str]] = OrderedDict()
+
+    def add(self, line: Mapping[str, Any]) -> None:
+        """Check and keep one blob line's content (``sha256``, ``base`` or ``refs``, ``body``).
+
+        Raises:
+            BlobError: the key is not the content's, is stored twice, or a reference or
+                an edit is bad.
+        """
+        key = line.get("sha256")
+        if not isinstance(key, str) or not KEY_LENGTH <= len(key) <= 64:
+            raise BlobError("a blob line without its key (sha256)")
+        if key in self.values:
+            raise BlobError(f"blob {key[:16]}... is stored twice")
+        if "body" not in line or set(line) - {"type", "prev", "sha256", "base", "refs", "body"}:
+            raise BlobError("a blob line needs a body and holds nothing but base, refs and body")
+        if "base" in line:
+            if "refs" in line:
+                raise BlobError("an edited text has no references")
+            value: Any = self._apply_edit(line["base"], line["body"])
+        else:
+            value = self.resolve(line["body"], line.get("refs"))
+        try:
+            digest = content_digest(value, self._digests)
+        except (TypeError, ValueError, RecursionError):
+            raise BlobError("a blob holds a value a transcript cannot") from None
+        if not digest.hex().startswith(key):
+            raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
+        self.values[key] = value
+        self._digests[id(value)] = digest
+
+    def resolve(self, value: Any, refs: object) -> Any:
+        """``value`` with each reference in ``refs`` replaced by its blob.
+
+        Every place is found before any is filled, so that a reference can only ever fill
+        a ``null`` of this line, never reach into a blob shared with other lines.
+
+        Raises:
+            BlobError: a reference is malformed, names no ``null``, or an unknown blob.
+        """
+        if refs is None:
+            return value
+        if not isinstance(refs, list):
+            raise BlobError("refs is not a list of references")
+        places: list[tuple[Any, str | int, Any]] = []
+        for ref in refs:
+            if not isinstance(ref, list) or len(ref) < 2:
+                raise BlobError("a reference needs a path and a key")
+            *path, key = ref
+            if not isinstance(key, str) or key not in self.values:
+                raise BlobError(f"a reference to a blob not stored before it: {str(key)[:16]}...")
+            holder = value
+            for step in path[:-1]:
+                holder = _step(holder, step)
+            last = path[-1]
+            if _step(holder, last) is not None:
+                raise BlobError(f"a reference at {path} where the value is not null")
+            places.append((holder, last, self.values[key]))
+        for holder, last, blob in places:
+            holder[last] = blob
+        return value
+
+    def _lines_of(self, key: str) -> list[str]:
+        lines = self._split.get(key)
+        if lines is None:
+            lines = self.values[key].splitlines(keepends=True)
+            self._split[key] = lines
+            if len(self._split) > LINE_CACHE:
+                self._split.popitem(last=False)
+        else:
+            self._split.move_to_end(key)
+        return lines
+
+    def _apply_edit(self, bases: object, ops: object) -> str:
+        if not isinstance(bases, list) or not bases:
+            raise BlobError("an edit's base is not a list of texts")
+        for base in bases:
+            if not isinstance(base, str) or not isinstance(self.values.get(base), str):
+                raise BlobError(f"an edit of a text not stored before it: {str(base)[:16]}...")
+        if not isinstance(ops, list):
+            raise BlobError("an edit's body is not a list")
+        parts: list[str] = []
+        for op in ops:
+            if isinstance(op, str):
+                parts.append(op)
+                continue
+            if (
+                isinstance(op, list)
+                and len(op) == 3
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in op)
+                and 0 <= op[0] < len(bases)
+            ):
+                lines = self._lines_of(bases[op[0]])
+                if op[1] >= 0 and op[2] > 0 and op[1] + op[2] <= len(lines):
+                    parts.extend(lines[op[1] : op[1] + op[2]])
+                    continue
+            raise BlobError(f"an edit step {str(op)[:40]} is neither new text nor lines of its base")
+        return "".join(parts)
+
+
+def _step(holder: Any, step: object) -> Any:
+    if isinstance(holder, dict) and isinstance(step, str) and step in holder:
+        return holder[step]
+    if (
+        isinstance(holder, list)
+        and isinstance(step, int)
+        and not isinstance(step, bool)
+        and 0 <= step < len(holder)
+    ):
+        return holder[step]
+    raise BlobError(f"a reference's path step {step!r} leads nowhere")
