@@ -27,6 +27,7 @@ from openai.types.chat import ChatCompletion
 from tenacity import RetryCallState
 
 from gm_engine.llm.base import (
+    MAX_ANSWER_TOKENS,
     BackendError,
     JsonDict,
     ModelRequest,
@@ -34,6 +35,7 @@ from gm_engine.llm.base import (
     ToolCall,
     TransientBackendError,
     Usage,
+    bound_answer,
     estimate_usage,
 )
 from gm_engine.llm.profiles import ServerProfile, get_profile
@@ -50,7 +52,11 @@ def build_chat_request(request: ModelRequest, model: str, profile: ServerProfile
     fits the strict subset; ``tool_choice="required"`` falls back to ``"auto"`` where it
     is not supported; ``parallel_tool_calls`` is sent only where supported.
     """
-    body: JsonDict = {"model": model, "messages": [dict(m) for m in request.messages]}
+    body: JsonDict = {
+        "model": model,
+        "messages": [dict(m) for m in request.messages],
+        "max_tokens": MAX_ANSWER_TOKENS,
+    }
     if request.tools:
         body["tools"] = [
             tool.to_openai(strict=profile.supports_strict_schema and tool.strict_compatible)
@@ -271,4 +277,5 @@ def _to_response(request: ModelRequest, completion: Any, latency: float) -> Mode
         )
     else:
         usage = estimate_usage(request, content, calls)
-    return ModelResponse(content=content, tool_calls=tuple(calls), usage=usage, latency_s=latency)
+    response = ModelResponse(content=content, tool_calls=tuple(calls), usage=usage, latency_s=latency)
+    return bound_answer(response)
