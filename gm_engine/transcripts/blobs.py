@@ -24,8 +24,7 @@ Lines:
   ``null`` in the line's value and the key of the blob that stands there.
 
 The key is the content's own address, whatever way it is written: the SHA-256 of the
-value as a tree (:func:`content_digest`: a text's bytes, a scalar's JSON, an array's or
-object's children's digests), as hex cut to :data:`KEY_LENGTH` digits (the whole digest
+value's canonical JSON (:func:`content_digest`), as hex cut to :data:`KEY_LENGTH` digits (the whole digest
 where two blobs of a file share those). The reader recomputes it for every blob, so a
 blob is exactly what its key says; the hash chain and the signature cover the rest.
 A blob line comes before the first line that refers to it; the reader puts each blob
@@ -65,36 +64,14 @@ def _dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def text_digest(text: str) -> bytes:
-    """The content digest of a text."""
-    return hashlib.sha256(b"s" + text.encode("utf-8")).digest()
-
-
-def content_digest(value: object, known: Mapping[int, bytes] | None = None) -> bytes:
-    """The SHA-256 of ``value`` as a tree: a text's bytes, a scalar's JSON, an array's or
-    an object's children (with their names) by their digests. ``known`` gives the
-    digests of objects already hashed, by ``id`` (the blobs a reader put in place).
+def content_digest(value: object) -> bytes:
+    """The SHA-256 of ``value``'s canonical JSON: what a blob's key is cut from, whatever
+    way the value is written (whole, with blobs of its own, or as an edit).
 
     Raises:
         TypeError, ValueError: ``value`` is not JSON.
     """
-    if known is not None:
-        cached = known.get(id(value))
-        if cached is not None:
-            return cached
-    if isinstance(value, str):
-        return text_digest(value)
-    if isinstance(value, list):
-        return hashlib.sha256(b"l" + b"".join(content_digest(item, known) for item in value)).digest()
-    if isinstance(value, dict):
-        parts = [b"d"]
-        for name, item in value.items():
-            if not isinstance(name, str):
-                raise TypeError("an object's names are texts")
-            parts.append(text_digest(name))
-            parts.append(content_digest(item, known))
-        return hashlib.sha256(b"".join(parts)).digest()
-    return hashlib.sha256(b"j" + _dumps(value).encode("utf-8")).digest()
+    return hashlib.sha256(_dumps(value).encode("utf-8")).digest()
 
 
 class BlobPacker:
@@ -151,7 +128,7 @@ class BlobPacker:
         packed: dict[str, Any] = {}
         refs: list[list[Any]] = []
         for name, value in payload.items():
-            inline, inner, _ = self._pack(value)
+            inline, inner = self._pack(value)
             packed[name] = inline
             refs.extend([name, *ref] for ref in inner)
         return packed, refs, list(self._new.values())
@@ -170,41 +147,34 @@ class BlobPacker:
         self._new_seen = set()
         self._new_texts = []
 
-    def _pack(self, value: Any) -> tuple[Any, list[list[Any]], bytes]:
-        """``(inline form, refs, content digest)`` of ``value``."""
+    def _pack(self, value: Any) -> tuple[Any, list[list[Any]]]:
+        """``(inline form, refs)`` of ``value``."""
         if isinstance(value, str):
-            digest = text_digest(value)
             if len(value) * 3 >= MIN_TEXT and len(value.encode("utf-8")) >= MIN_TEXT:
-                return None, [[self._store_text(value, digest)]], digest
-            return value, [], digest
+                return None, [[self._store_text(value)]]
+            return value, []
         inline: Any
         refs: list[list[Any]] = []
         if isinstance(value, dict):
             inline = {}
-            parts = [b"d"]
             for name, item in value.items():
-                inline[name], inner, child = self._pack(item)
+                inline[name], inner = self._pack(item)
                 refs.extend([name, *ref] for ref in inner)
-                parts.append(text_digest(name))
-                parts.append(child)
-            digest = hashlib.sha256(b"".join(parts)).digest()
         elif isinstance(value, list):
             inline = []
-            children = []
             for index, item in enumerate(value):
-                packed, inner, child = self._pack(item)
+                packed, inner = self._pack(item)
                 inline.append(packed)
                 refs.extend([index, *ref] for ref in inner)
-                children.append(child)
-            digest = hashlib.sha256(b"l" + b"".join(children)).digest()
         else:
-            return value, [], hashlib.sha256(b"j" + _dumps(value).encode("utf-8")).digest()
+            return value, []
         if len(_dumps(inline)) + 60 * len(refs) >= MIN_VALUE:
+            digest = content_digest(value)
             if digest in self._seen or digest in self._new_seen:
                 content: dict[str, Any] = {"refs": refs, "body": inline} if refs else {"body": inline}
-                return None, [[self._store(digest, content)]], digest
+                return None, [[self._store(digest, content)]]
             self._new_seen.add(digest)
-        return inline, refs, digest
+        return inline, refs
 
     def _store(self, digest: bytes, content: dict[str, Any]) -> str:
         hexdigest = digest.hex()
@@ -220,7 +190,8 @@ class BlobPacker:
         self._new[hexdigest] = {"sha256": key, **content}
         return key
 
-    def _store_text(self, text: str, digest: bytes) -> str:
+    def _store_text(self, text: str) -> str:
+        digest = content_digest(text)
         hexdigest = digest.hex()
         if hexdigest in self.keys or hexdigest in self._new:
             return self._store(digest, {})
@@ -275,8 +246,6 @@ class BlobTable:
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
-        #: The whole digest of each blob value put in place, by ``id`` (see :func:`content_digest`).
-        self._digests: dict[int, bytes] = {}
         self._split: OrderedDict[str, list[str]] = OrderedDict()
 
     def add(self, line: Mapping[str, Any]) -> None:
@@ -296,17 +265,18 @@ class BlobTable:
         if "base" in line:
             if "refs" in line:
                 raise BlobError("an edited text has no references")
-            value: Any = self._apply_edit(line["base"], line["body"])
+            lines = self._apply_edit(line["base"], line["body"])
+            value: Any = "".join(lines)
+            self._keep_lines(key, lines)
         else:
             value = self.resolve(line["body"], line.get("refs"))
         try:
-            digest = content_digest(value, self._digests)
+            digest = content_digest(value)
         except (TypeError, ValueError, RecursionError):
             raise BlobError("a blob holds a value a transcript cannot") from None
         if not digest.hex().startswith(key):
             raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
         self.values[key] = value
-        self._digests[id(value)] = digest
 
     def resolve(self, value: Any, refs: object) -> Any:
         """``value`` with each reference in ``refs`` replaced by its blob.
@@ -343,14 +313,18 @@ class BlobTable:
         lines = self._split.get(key)
         if lines is None:
             lines = self.values[key].splitlines(keepends=True)
-            self._split[key] = lines
-            if len(self._split) > LINE_CACHE:
-                self._split.popitem(last=False)
+            self._keep_lines(key, lines)
         else:
             self._split.move_to_end(key)
         return lines
 
-    def _apply_edit(self, bases: object, ops: object) -> str:
+    def _keep_lines(self, key: str, lines: list[str]) -> None:
+        self._split[key] = lines
+        if len(self._split) > LINE_CACHE:
+            self._split.popitem(last=False)
+
+    def _apply_edit(self, bases: object, ops: object) -> list[str]:
+        """The lines of the text an edit makes (its new texts split into lines too)."""
         if not isinstance(bases, list) or not bases:
             raise BlobError("an edit's base is not a list of texts")
         for base in bases:
@@ -359,22 +333,21 @@ class BlobTable:
         if not isinstance(ops, list):
             raise BlobError("an edit's body is not a list")
         parts: list[str] = []
+        lines_of = [self._lines_of(base) for base in bases]
         for op in ops:
-            if isinstance(op, str):
-                parts.append(op)
+            if type(op) is str:
+                parts.extend(op.splitlines(keepends=True))
                 continue
-            if (
-                isinstance(op, list)
-                and len(op) == 3
-                and all(isinstance(n, int) and not isinstance(n, bool) for n in op)
-                and 0 <= op[0] < len(bases)
-            ):
-                lines = self._lines_of(bases[op[0]])
-                if op[1] >= 0 and op[2] > 0 and op[1] + op[2] <= len(lines):
-                    parts.extend(lines[op[1] : op[1] + op[2]])
-                    continue
+            if type(op) is list and len(op) == 3:
+                which, start, count = op
+                # type() rather than isinstance: a bool is an int, and no index
+                if type(which) is type(start) is type(count) is int and 0 <= which < len(bases):
+                    lines = lines_of[which]
+                    if start >= 0 and count > 0 and start + count <= len(lines):
+                        parts.extend(lines[start : start + count])
+                        continue
             raise BlobError(f"an edit step {str(op)[:40]} is neither new text nor lines of its base")
-        return "".join(parts)
+        return parts
 
 
 def _step(holder: Any, step: object) -> Any:

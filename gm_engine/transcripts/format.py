@@ -458,10 +458,13 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
         elif kind == "header":
             raise TranscriptFormatError("a second header", number)
         else:
-            payload = {k: v for k, v in obj.items() if k not in RESERVED_KEYS}
-            if version >= 2 and "refs" in obj:
+            refs = obj.pop("refs", None) if version >= 2 else None
+            for name in ("type", "seq", "prev"):
+                del obj[name]
+            payload = obj  # what is left of the line, parsed for this event alone
+            if refs is not None:
                 try:
-                    blobs.resolve(payload, obj["refs"])
+                    blobs.resolve(payload, refs)
                 except BlobError as exc:
                     raise TranscriptFormatError(str(exc), number) from None
             transcript.events.append(Event(seq=seq, type=kind, payload=payload, line=number))
@@ -499,9 +502,12 @@ def _header(raw: bytes) -> TranscriptHeader:
         raise TranscriptFormatError(f"bad header: {first['msg']} at {first['loc']}", 1) from None
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _parse(raw: bytes, number: int) -> dict[str, Any]:
     try:
-        obj = json.loads(raw)
+        obj = _DECODER.decode(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise TranscriptFormatError(f"not valid JSON ({exc})", number) from None
     except RecursionError:
