@@ -190,3 +190,29 @@ def test_a_format_1_file_with_format_2_lines_is_refused(tmp_path: Path) -> None:
     path.write_bytes(dumps(header).encode() + b"\n" + b"\n".join(path.read_bytes().split(b"\n")[1:]))
     with pytest.raises(TranscriptFormatError, match="a format-1 header has no signer"):
         read_transcript(path)
+
+
+def test_a_write_cut_after_its_blob_lines_is_dropped_whole_and_resumed_to_the_same_bytes(
+    tmp_path: Path,
+) -> None:
+    lines = ["2d6", "x" * 300, "1d6", "y" * 300, "x" * 300, "3d6", "/quit"]
+    whole = tmp_path / "whole.jsonl"
+    io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines), show=lambda _: None)
+    record_session(ROLL, io, whole, durable=False)
+    data = whole.read_bytes()
+    rows = data.split(b"\n")
+    second_blob = [i for i, row in enumerate(rows) if row.startswith(b'{"type":"blob"')][1]
+    assert not rows[second_blob + 1].startswith(b'{"type":"blob"')
+    # the process died while writing the event that needed the second blob: its blob line
+    # is whole, the event line half there
+    cut_at = sum(len(row) + 1 for row in rows[: second_blob + 1]) + 30
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[:cut_at])
+    transcript = read_transcript(cut, require_end=False)
+    assert transcript.partial_line == data[sum(len(row) + 1 for row in rows[:second_blob]) : cut_at]
+    asked = sum(1 for e in transcript.events if e.type == "human_input")
+    shown: list[str] = []
+    go_on = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines[asked:]), show=shown.append)
+    resume_session(cut, go_on, seed=ROLL.seed, durable=False)
+    assert any("dropped" in line for line in shown)
+    assert cut.read_bytes() == data

@@ -1,4 +1,4 @@
-"""Transcripts: every session recorded as a hash-chained JSON Lines file, replayed as a
+"""Transcripts: every session recorded as a hash-chained, signed JSON Lines file, replayed as a
 regression test (:func:`replay_file`), and resumed after a crash (:func:`resume_session`).
 
 A play command records a session with :func:`record_session`; the file layout is
@@ -7,9 +7,12 @@ described in :mod:`gm_engine.transcripts.format`.
 
 from gm_engine.transcripts.format import (
     FORMAT_VERSION,
+    Authenticity,
     Event,
     Transcript,
+    TranscriptBusy,
     TranscriptError,
+    TranscriptExists,
     TranscriptFormatError,
     TranscriptHeader,
     TranscriptTampered,
@@ -34,6 +37,7 @@ from gm_engine.transcripts.resume import ResumeError, ResumeResult, resume_sessi
 
 __all__ = [
     "FORMAT_VERSION",
+    "Authenticity",
     "CheckingSink",
     "Divergence",
     "Event",
@@ -45,7 +49,9 @@ __all__ = [
     "ResumeResult",
     "TeeSink",
     "Transcript",
+    "TranscriptBusy",
     "TranscriptError",
+    "TranscriptExists",
     "TranscriptFormatError",
     "TranscriptHeader",
     "TranscriptTampered",
