@@ -216,3 +216,50 @@ def test_a_write_cut_after_its_blob_lines_is_dropped_whole_and_resumed_to_the_sa
     resume_session(cut, go_on, seed=ROLL.seed, durable=False)
     assert any("dropped" in line for line in shown)
     assert cut.read_bytes() == data
+
+
+MUTATIONS = st.sampled_from(
+    [None, 0, -1, 1, 10**6, True, "", "x", "0" * 32, [], [0], [0, 0, 0], [5, 0, 1], [0, -1, 2], {}, {"a": 1},
+     ["messages", 0, "content"], [["nope", "0" * 32]], [[0, "0" * 32]]]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    choice=st.integers(0, 10**6), field=st.sampled_from(["sha256", "refs", "body", "base"]), value=MUTATIONS
+)
+def test_no_mangled_blob_or_reference_crashes_the_reader(
+    tmp_path: Path, choice: int, field: str, value: object
+) -> None:
+    """Blobs and references edited any way (the chain recomputed, unsigned): always a
+    TranscriptError that says what is wrong, never another exception."""
+    import hashlib
+
+    from gm_engine.transcripts.format import TranscriptError
+
+    path = tmp_path / "m.jsonl"
+    if not path.exists():
+        writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False)
+        for turn in range(6):
+            writer.emit("model_request", request_payload(turn, "【指示】\n" + "発言です。\n" * (turn + 3)))
+        writer.finish(7, SessionOutcome(summary="done"))
+    objs = [json.loads(line) for line in path.read_bytes().splitlines()]
+    targets = [obj for obj in objs if obj["type"] == "blob" or "refs" in obj]
+    target = targets[choice % len(targets)]
+    if value is None and field in target:
+        del target[field]
+    else:
+        target[field] = value
+    out = [dumps(objs[0]).encode()]
+    for obj in objs[1:]:
+        obj["prev"] = hashlib.sha256(out[-1]).hexdigest()
+        if obj["type"] == "end":
+            obj.pop("hash")
+            obj["hash"] = hashlib.sha256(dumps(obj).encode()).hexdigest()
+        out.append(dumps(obj).encode())
+    mangled = tmp_path / "mangled.jsonl"
+    mangled.write_bytes(b"\n".join(out) + b"\n")
+    try:
+        read_transcript(mangled)
+    except TranscriptError as exc:
+        assert str(exc)
