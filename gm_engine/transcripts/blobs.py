@@ -24,11 +24,12 @@ Lines:
   ``null`` in the line's value and the key of the blob that stands there.
 
 The key is the content's own address, whatever way it is written: the SHA-256 of the
-value's canonical JSON (:func:`content_digest`), as hex cut to :data:`KEY_LENGTH` digits (the whole digest
-where two blobs of a file share those). The reader recomputes it for every blob, so a
-blob is exactly what its key says; the hash chain and the signature cover the rest.
-A blob line comes before the first line that refers to it; the reader puts each blob
-back where it was referred to, so every event reads as it was emitted.
+value's canonical JSON (:func:`content_digest`), as hex cut to :data:`KEY_LENGTH`
+digits (the whole digest where two blobs of a file share those). The reader recomputes
+it for every blob, so a blob is exactly what its key says; the hash chain and the
+signature cover the rest. A blob line comes before the first line that refers to it;
+the reader puts each blob back where it was referred to, so every event reads as it
+was emitted, and a value referred to a hundred times is one object in memory.
 """
 
 from __future__ import annotations

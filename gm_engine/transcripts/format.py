@@ -12,9 +12,10 @@ Layout of a transcript (format 2; JSON Lines, UTF-8, ``\\n`` after every line):
 * one line per event: ``{"type", "seq", "prev", ...payload, "refs"?}`` where ``seq`` counts
   events from 1 and ``prev`` is the SHA-256 hex of the previous line's bytes (without its
   newline), so that editing, inserting or removing any line breaks the chain;
-* blob lines ``{"type": "blob", "prev", "sha256", "refs"?, "body"}`` among them, in the
-  chain too: content stored once and referred to by key from later lines (``refs``,
-  see :mod:`.blobs`); a reader puts the content back, so every event reads as emitted;
+* blob lines ``{"type": "blob", "prev", "sha256", "base" or "refs"?, "body"}`` among them,
+  in the chain too (they carry no ``seq``): content stored once and referred to by key
+  from the lines after (``refs``, see :mod:`.blobs`); the reader puts the content back,
+  so every event reads as it was emitted;
 * the last line, ``{"type": "end", "seq", "prev", "seed", "summary", "figures", "hash",
   "signature"}``, reveals the seed; its ``hash`` is the SHA-256 of the line written
   without ``hash`` and ``signature``, and ``signature`` is the signer's Ed25519
@@ -22,9 +23,13 @@ Layout of a transcript (format 2; JSON Lines, UTF-8, ``\\n`` after every line):
 
 A file without an ``end`` line belongs to a session that was cut off: the reader says so
 (:class:`TranscriptTruncated`) and :mod:`gm_engine.transcripts.resume` continues it. The
-writer writes each event (with the blob lines it needs) in one ``write`` followed by
-``fsync``, so a killed process loses at most a half-written last line, which the reader
-recognises by its missing newline. The reader streams the file line by line.
+writer writes each event, with the blob lines it needs before it, in one ``write``
+followed by ``fsync``, so a killed process loses at most the event it was writing: the
+reader recognises its half-written last line by the missing newline and sets it aside
+with the blob lines written with it. The reader streams the file line by line.
+
+The writer creates a file anew (never truncating one) and holds an advisory lock on it
+(``flock``) while its session runs; ``gm resume`` takes the same lock before reading.
 
 Format 1 (before blobs and signatures) is still read and replayed, and reported as
 unsigned; it is not resumed.
@@ -344,7 +349,7 @@ class Transcript:
     ``partial_line`` holds the bytes after it (a half-written last line, with the blob
     lines written with it), dropped, if there were any; ``last_hash`` is the hash of the
     last line kept (what the next line's ``prev`` must be);
-    ``blob_keys`` the blobs the file holds (what a writer going on need not store again).
+    ``blob_keys`` the keys of the blobs kept; ``authenticity`` what the signature showed.
     """
 
     path: Path
