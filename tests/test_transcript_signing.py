@@ -241,14 +241,14 @@ def test_a_stripped_signature_is_tampering_and_a_stripped_signer_is_unsigned(
 def test_a_blob_rewritten_with_its_key_recomputed_fails_the_signature(
     recorded: dict[str, Path], tmp_path: Path
 ) -> None:
-    from gm_engine.transcripts.blobs import KEY_LENGTH, content_digest
+    from gm_engine.transcripts.blobs import KEY_LENGTH, blob_key
 
     path = copy(recorded, "adventure", tmp_path)
     objs = load(path)
     blob = first(objs, "blob", lambda o: isinstance(o["body"], str))
     old_key = blob["sha256"]
     blob["body"] = blob["body"].replace("。", "！")
-    new_key = content_digest(blob["body"]).hex()[:KEY_LENGTH]
+    new_key = blob_key({"body": blob["body"]})[:KEY_LENGTH]
     text = json.dumps(objs, ensure_ascii=False).replace(old_key, new_key)
     objs = json.loads(text)
     forge(path, objs)

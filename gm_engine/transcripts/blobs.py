@@ -23,11 +23,13 @@ Lines:
 * ``refs`` (on a blob or an event line) lists ``[key, index, ..., sha256]``: the path to a
   ``null`` in the line's value and the key of the blob that stands there.
 
-The key is the content's own address, whatever way it is written: the SHA-256 of the
-value's canonical JSON (:func:`content_digest`), as hex cut to :data:`KEY_LENGTH`
-digits (the whole digest where two blobs of a file share those). The reader recomputes
-it for every blob, so a blob is exactly what its key says; the hash chain and the
-signature cover the rest. A blob line comes before the first line that refers to it;
+The key is the SHA-256 of the blob's content as written (:func:`blob_key`: the JSON of
+``base`` or ``refs`` and ``body``, which is the blob line after its key), as hex cut to
+:data:`KEY_LENGTH` digits (the whole digest where two blobs of a file share those).
+The reader checks it against the line's own bytes, so a blob is exactly what its key
+says; the hash chain and the signature cover the rest. The writer knows every value it
+stored by the value's own SHA-256 (:func:`content_digest`), so a value is stored once
+however often, and wherever, it comes. A blob line comes before the first line that refers to it;
 the reader puts each blob back where it was referred to, so every event reads as it
 was emitted, and a value referred to a hundred times is one object in memory.
 """
@@ -66,13 +68,19 @@ def _dumps(obj: object) -> str:
 
 
 def content_digest(value: object) -> bytes:
-    """The SHA-256 of ``value``'s canonical JSON: what a blob's key is cut from, whatever
-    way the value is written (whole, with blobs of its own, or as an edit).
+    """The SHA-256 of ``value``'s canonical JSON: how the writer knows a value it stored
+    (however it was written: whole, with blobs of its own, or as an edit).
 
     Raises:
         TypeError, ValueError: ``value`` is not JSON.
     """
     return hashlib.sha256(_dumps(value).encode("utf-8")).digest()
+
+
+def blob_key(content: Mapping[str, Any]) -> str:
+    """The SHA-256 hex of a blob's content as written (``base`` or ``refs``, then ``body``):
+    the line's bytes after its key, so a reader checks it without writing anything anew."""
+    return hashlib.sha256(_dumps(dict(content)).encode("utf-8")).hexdigest()
 
 
 class BlobPacker:
@@ -185,9 +193,10 @@ class BlobPacker:
         pending = self._new.get(hexdigest)
         if pending is not None:
             return str(pending["sha256"])
-        key = hexdigest[:KEY_LENGTH]
+        full = blob_key(content)
+        key = full[:KEY_LENGTH]
         if key in self._taken or any(blob["sha256"] == key for blob in self._new.values()):
-            key = hexdigest  # two contents, one short key: name this one in full
+            key = full  # two blobs, one short key: name this one in full
         self._new[hexdigest] = {"sha256": key, **content}
         return key
 
@@ -249,12 +258,13 @@ class BlobTable:
         self.values: dict[str, Any] = {}
         self._split: OrderedDict[str, list[str]] = OrderedDict()
 
-    def add(self, line: Mapping[str, Any]) -> None:
-        """Check and keep one blob line's content (``sha256``, ``base`` or ``refs``, ``body``).
+    def add(self, line: Mapping[str, Any], raw: bytes) -> None:
+        """Check and keep one blob line's content (``sha256``, ``base`` or ``refs``, ``body``);
+        ``raw`` is the line as read, whose bytes after the key are what the key hashes.
 
         Raises:
-            BlobError: the key is not the content's, is stored twice, or a reference or
-                an edit is bad.
+            BlobError: the key is not the content's, is stored twice, the line is not laid
+                out as written, or a reference or an edit is bad.
         """
         key = line.get("sha256")
         if not isinstance(key, str) or not KEY_LENGTH <= len(key) <= 64:
@@ -263,6 +273,11 @@ class BlobTable:
             raise BlobError(f"blob {key[:16]}... is stored twice")
         if "body" not in line or set(line) - {"type", "prev", "sha256", "base", "refs", "body"}:
             raise BlobError("a blob line needs a body and holds nothing but base, refs and body")
+        head = f'{{"type":"blob","prev":"{line.get("prev")}","sha256":"{key}",'.encode()
+        if not raw.startswith(head):
+            raise BlobError("a blob line must begin with its type, prev and sha256, as written")
+        if not hashlib.sha256(b"{" + raw[len(head) :]).hexdigest().startswith(key):
+            raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
         if "base" in line:
             if "refs" in line:
                 raise BlobError("an edited text has no references")
@@ -271,12 +286,6 @@ class BlobTable:
             self._keep_lines(key, lines)
         else:
             value = self.resolve(line["body"], line.get("refs"))
-        try:
-            digest = content_digest(value)
-        except (TypeError, ValueError, RecursionError):
-            raise BlobError("a blob holds a value a transcript cannot") from None
-        if not digest.hex().startswith(key):
-            raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
         self.values[key] = value
 
     def resolve(self, value: Any, refs: object) -> Any:

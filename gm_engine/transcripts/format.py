@@ -447,7 +447,7 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
         offset += len(chunk)
         if kind == "blob" and version >= 2:
             try:
-                blobs.add(obj)
+                blobs.add(obj, raw)
             except BlobError as exc:
                 raise TranscriptFormatError(str(exc), number) from None
             tail.append(chunk)

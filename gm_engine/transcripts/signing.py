@@ -75,11 +75,22 @@ def load_or_create_key() -> Ed25519PrivateKey:
     return _read_key(path)
 
 
+_PUBLIC_KEYS: dict[tuple[str, int, int, int], str] = {}
+
+
 def installation_public_key() -> str | None:
-    """The public key of this installation as a header names it, or None when none was made yet."""
+    """The public key of this installation as a header names it, or None when none was made yet.
+
+    Kept per key file (by its path, inode, size and change time), so that replaying many
+    transcripts reads the key once, and a key made or replaced meanwhile is seen."""
     path = key_file()
     try:
-        return public_key_text(_read_key(path))
+        info = path.stat()
+        stamp = (str(path), info.st_ino, info.st_size, info.st_mtime_ns)
+        known = _PUBLIC_KEYS.get(stamp)
+        if known is None:
+            known = _PUBLIC_KEYS[stamp] = public_key_text(_read_key(path))
+        return known
     except (OSError, SigningKeyError):
         return None
 
