@@ -246,11 +246,17 @@ def test_a_blob_rewritten_with_its_key_recomputed_fails_the_signature(
     path = copy(recorded, "adventure", tmp_path)
     objs = load(path)
     blob = first(objs, "blob", lambda o: isinstance(o["body"], str))
-    old_key = blob["sha256"]
     blob["body"] = blob["body"].replace("。", "！")
-    new_key = blob_key({"body": blob["body"]})[:KEY_LENGTH]
-    text = json.dumps(objs, ensure_ascii=False).replace(old_key, new_key)
-    objs = json.loads(text)
+    # every key that changes with it (the blob's own, those of blobs that refer to it...)
+    # recomputed in order, and put in place wherever it is referred to
+    for index, obj in enumerate(objs):
+        if obj["type"] != "blob":
+            continue
+        content: dict[str, Any] = {name: obj[name] for name in ("base", "refs", "body") if name in obj}
+        old_key, new_key = obj["sha256"], blob_key(content)[:KEY_LENGTH]
+        if old_key != new_key:
+            text = json.dumps(objs[index:], ensure_ascii=False).replace(old_key, new_key)
+            objs[index:] = json.loads(text)
     forge(path, objs)
     with pytest.raises(TranscriptTampered, match="signature"):
         read_transcript(path)

@@ -263,3 +263,22 @@ def test_no_mangled_blob_or_reference_crashes_the_reader(
         read_transcript(mangled)
     except TranscriptError as exc:
         assert str(exc)
+
+
+def test_a_growing_conversation_adds_only_its_new_messages(tmp_path: Path) -> None:
+    """A GM's conversation, resent whole with every request, costs the file what is new."""
+    path = tmp_path / "c.jsonl"
+    writer = TranscriptWriter.create(path, ROLL, durable=False)
+    convo: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
+    sizes = []
+    for turn in range(60):
+        convo.append({"role": "user", "content": f"{turn}: 慎重に進む"})
+        writer.emit("model_request", {"actor": "gm", "turn": turn, "messages": list(convo), "tools": []})
+        convo.append({"role": "assistant", "content": f"（GM）{turn}番目の場面。小鬼の頭目が迫る。"})
+        sizes.append(path.stat().st_size)
+    writer.finish(7, SessionOutcome(summary="done"))
+    growth = [b - a for a, b in itertools.pairwise(sizes)]
+    assert max(growth[40:]) <= max(growth[5:10]) + 20  # 120 messages deep as at 12
+    events = read_transcript(path).events
+    assert events[-1].payload["messages"] == convo[:-1]
+    assert len(events[-1].payload["messages"]) == 120

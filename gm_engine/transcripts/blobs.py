@@ -10,7 +10,11 @@ hundreds of times. Instead, when an event is written:
   edits of it);
 * every object or array whose written form reaches :data:`MIN_VALUE` bytes stays where
   it is the first time, and is a blob from its second occurrence on: content that never
-  comes again costs no blob line.
+  comes again costs no blob line;
+* an array of :data:`MIN_EDIT_ITEMS` items and :data:`MIN_EDIT_LIST` bytes or more (a
+  conversation, the tools offered) is a blob from the first time, and one that shares
+  items with arrays stored before is written as an edit of them, so a conversation
+  resent with every request costs the file its new messages only.
 
 Lines:
 
@@ -19,7 +23,9 @@ Lines:
 * a text that shares lines with texts stored before (the next prompt of a game: the same
   sections, one more speech) is stored as an edit of them: ``{"type": "blob", "prev",
   "sha256", "base", "body"}``, ``base`` listing those texts' keys and ``body`` listing
-  ``[base index, first line, count]`` (copy those lines) and texts (new lines);
+  ``[base index, first line, count]`` (copy those lines) and texts (new lines); an array
+  is edited the same way, ``body`` listing ``[base index, first item, count]`` and
+  ``{"items": [...]}`` (new items, with their own blobs in ``refs``);
 * ``refs`` (on a blob or an event line) lists ``[key, index, ..., sha256]``: the path to a
   ``null`` in the line's value and the key of the blob that stands there.
 
@@ -51,6 +57,11 @@ MIN_VALUE = 240
 
 #: A text is written as an edit only when that is at most this share of its own size.
 MAX_EDIT_SHARE = 0.8
+
+#: Arrays of at least this many items and bytes (a conversation) are blobs from the first
+#: time, so that the next, longer one can be written as an edit of it.
+MIN_EDIT_ITEMS = 3
+MIN_EDIT_LIST = 300
 
 #: Hex digits of a blob's digest that name it (128 bits; a file holds thousands, not 2**64).
 KEY_LENGTH = 32
@@ -102,10 +113,14 @@ class BlobPacker:
         #: Each stored text's lines, by key, and where each line was last stored.
         self._lines: dict[str, list[str]] = {}
         self._line_index: dict[str, tuple[str, int]] = {}
+        #: The same for long arrays: each one's items (by digest), where each item was last.
+        self._items: dict[str, list[bytes]] = {}
+        self._item_index: dict[bytes, tuple[str, int]] = {}
         # what the last pack would add, applied by commit
         self._new: dict[str, dict[str, Any]] = {}
         self._new_seen: set[bytes] = set()
         self._new_texts: list[tuple[str, list[str]]] = []
+        self._new_lists: list[tuple[str, list[bytes]]] = []
 
     @classmethod
     def rebuild(cls, payloads: Iterable[Mapping[str, Any]], file_keys: Iterable[str] = ()) -> BlobPacker:
@@ -134,6 +149,7 @@ class BlobPacker:
         self._new = {}
         self._new_seen = set()
         self._new_texts = []
+        self._new_lists = []
         packed: dict[str, Any] = {}
         refs: list[list[Any]] = []
         for name, value in payload.items():
@@ -152,9 +168,14 @@ class BlobPacker:
             self._lines[key] = lines
             for index, line in enumerate(lines):
                 self._line_index[line] = (key, index)
+        for key, items in self._new_lists:
+            self._items[key] = items
+            for index, item in enumerate(items):
+                self._item_index[item] = (key, index)
         self._new = {}
         self._new_seen = set()
         self._new_texts = []
+        self._new_lists = []
 
     def _pack(self, value: Any) -> tuple[Any, list[list[Any]]]:
         """``(inline form, refs)`` of ``value``."""
@@ -170,6 +191,8 @@ class BlobPacker:
                 inline[name], inner = self._pack(item)
                 refs.extend([name, *ref] for ref in inner)
         elif isinstance(value, list):
+            if len(value) >= MIN_EDIT_ITEMS and len(_dumps(value)) >= MIN_EDIT_LIST:
+                return None, [[self._store_list(value)]]
             inline = []
             for index, item in enumerate(value):
                 packed, inner = self._pack(item)
@@ -210,6 +233,69 @@ class BlobPacker:
         key = self._store(digest, content)
         self._new_texts.append((key, lines))
         return key
+
+    def _store_list(self, value: list[Any]) -> str:
+        """A long array as a blob: as runs of the items of arrays stored before and its new
+        items when it shares any, else whole; only the items written out are packed."""
+        digest = content_digest(value)
+        if digest.hex() in self.keys or digest.hex() in self._new:
+            return self._store(digest, {})
+        items = [content_digest(item) for item in value]
+        content = self._list_edit(value, items)
+        if content is None:
+            packed = [self._pack(item) for item in value]
+            refs = [[index, *ref] for index, (_, inner) in enumerate(packed) for ref in inner]
+            inline = [form for form, _ in packed]
+            content = {"refs": refs, "body": inline} if refs else {"body": inline}
+        key = self._store(digest, content)
+        self._new_lists.append((key, items))
+        return key
+
+    def _list_edit(self, value: list[Any], items: list[bytes]) -> dict[str, Any] | None:
+        """Runs of items of arrays stored before (``[base, first, count]``) and new items
+        (``{"items": [...]}``, their references in ``refs``); None when no run is found."""
+        runs: list[tuple[str, int, int] | int] = []  # a run of a base, or the index of a new item
+        index = 0
+        while index < len(items):
+            hit = self._item_index.get(items[index])
+            if hit is None:
+                runs.append(index)
+                index += 1
+                continue
+            key, first = hit
+            base_items = self._items[key]
+            count = 1
+            while (
+                index + count < len(items)
+                and first + count < len(base_items)
+                and base_items[first + count] == items[index + count]
+            ):
+                count += 1
+            runs.append((key, first, count))
+            index += count
+        if all(isinstance(run, int) for run in runs):
+            return None
+        bases: list[str] = []
+        ops: list[Any] = []
+        refs: list[list[Any]] = []
+        for run in runs:
+            if isinstance(run, int):
+                form, inner = self._pack(value[run])
+                if not ops or not isinstance(ops[-1], dict):
+                    ops.append({"items": []})
+                new_items = ops[-1]["items"]
+                refs.extend([len(ops) - 1, "items", len(new_items), *ref] for ref in inner)
+                new_items.append(form)
+            else:
+                key, first, count = run
+                if key not in bases:
+                    bases.append(key)
+                ops.append([bases.index(key), first, count])
+        edit: dict[str, Any] = {"base": bases}
+        if refs:
+            edit["refs"] = refs
+        edit["body"] = ops
+        return edit
 
     def _edit(self, text: str, lines: list[str]) -> dict[str, Any] | None:
         """``text`` as copies of runs of lines stored before and new text, if that is smaller."""
@@ -278,11 +364,14 @@ class BlobTable:
             raise BlobError("a blob line must begin with its type, prev and sha256, as written")
         if not hashlib.sha256(b"{" + raw[len(head) :]).hexdigest().startswith(key):
             raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
-        if "base" in line:
+        bases = line.get("base")
+        if bases is not None and self._edits_lists(bases):
+            value: Any = self._apply_list_edit(bases, self.resolve(line["body"], line.get("refs")))
+        elif bases is not None:
             if "refs" in line:
                 raise BlobError("an edited text has no references")
-            lines = self._apply_edit(line["base"], line["body"])
-            value: Any = "".join(lines)
+            lines = self._apply_edit(bases, line["body"])
+            value = "".join(lines)
             self._keep_lines(key, lines)
         else:
             value = self.resolve(line["body"], line.get("refs"))
@@ -332,6 +421,35 @@ class BlobTable:
         self._split[key] = lines
         if len(self._split) > LINE_CACHE:
             self._split.popitem(last=False)
+
+    def _edits_lists(self, bases: object) -> bool:
+        """Whether an edit's bases are arrays (else they must all be texts)."""
+        if not isinstance(bases, list) or not bases:
+            raise BlobError("an edit's base is not a list of blobs")
+        kinds = {type(self.values.get(base)) if isinstance(base, str) else None for base in bases}
+        if kinds == {list}:
+            return True
+        if kinds == {str}:
+            return False
+        raise BlobError("an edit's bases are not all texts or all arrays stored before it")
+
+    def _apply_list_edit(self, bases: list[str], ops: object) -> list[Any]:
+        if not isinstance(ops, list):
+            raise BlobError("an edit's body is not a list")
+        items: list[Any] = []
+        for op in ops:
+            if type(op) is dict and len(op) == 1 and type(op.get("items")) is list:
+                items.extend(op["items"])
+                continue
+            if type(op) is list and len(op) == 3:
+                which, start, count = op
+                if type(which) is type(start) is type(count) is int and 0 <= which < len(bases):
+                    base = self.values[bases[which]]
+                    if start >= 0 and count > 0 and start + count <= len(base):
+                        items.extend(base[start : start + count])
+                        continue
+            raise BlobError(f"an edit step {str(op)[:40]} is neither new items nor items of its base")
+        return items
 
     def _apply_edit(self, bases: object, ops: object) -> list[str]:
         """The lines of the text an edit makes (its new texts split into lines too)."""
