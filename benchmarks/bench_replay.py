@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/bench_replay.py [--rounds N] [FILE...]
 
-Prints the time per file (best round) and the transcripts replayed per second overall.
-Reading and verifying the hash chain is counted in.
+Prints the CPU time per file (best round; CPU rather than wall time, since the machine
+is shared) and the transcripts replayed per second overall. Reading and verifying the
+hash chain, the blobs and the signature is counted in.
 """
 
 from __future__ import annotations
@@ -38,16 +39,16 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for _ in range(args.rounds):
         for path in files:
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             report = replay_transcript(read_transcript(path), tolerant=args.tolerant)
-            elapsed = time.perf_counter() - t0
+            elapsed = time.process_time() - t0
             best[path] = min(best.get(path, elapsed), elapsed)
             events[path] = report.events
             replayed += 1
             failed += not report.ok
     total = time.perf_counter() - started
     for path in files:
-        print(f"{path.name:40} {events[path]:6d} events  {best[path] * 1000:8.1f} ms")
+        print(f"{path.name:40} {events[path]:6d} events  {best[path] * 1000:8.1f} ms CPU")
     print(f"{replayed} replays in {total:.2f} s: {replayed / total:.1f} transcripts/s ({failed} failed)")
     return 0 if failed == 0 else 1
 

@@ -160,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, make in SESSIONS.items():
         if args.only and name not in args.only:
             continue
-        summary = make(OUT / name)
+        target = OUT / name
+        target.unlink(missing_ok=True)  # a recording never overwrites a file (TranscriptExists)
+        summary = make(target)
         print(f"{name}: {summary}")
     return 0
 

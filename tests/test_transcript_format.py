@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from gm_engine.cli import main
 from gm_engine.events import (
@@ -33,12 +34,12 @@ from gm_engine.transcripts.format import (
     TranscriptWriter,
     dumps,
     read_transcript,
-    seed_commitment,
 )
-from gm_engine.transcripts.paths import data_dir, find_seed, seed_file, transcripts_dir
+from gm_engine.transcripts.paths import data_dir, find_seed, seed_commitment, seed_file, transcripts_dir
 from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.replay import replay_file, replay_transcript
 from gm_engine.transcripts.resume import ResumeError, resume_session
+from gm_engine.transcripts.signing import public_key_text, sign_end
 
 LINES = ["2d6+1", "/system Cthulhu7th", "CC<=50", "hello", "/system Nope", "1d100<=40", "x" * 1200, "3d6"]
 
@@ -59,21 +60,31 @@ def record_roll(path: Path, lines: Sequence[str] = LINES, seed: int = 42) -> Ses
     return record_session(roll_spec(seed), io, path)
 
 
+FORGER_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+
+
 def rewrite(path: Path, edit: dict[int, dict[str, object]] | None = None, drop: int | None = None) -> None:
-    """Edit event lines (by 1-based line number) and recompute the chain, as a forger would."""
+    """Edit lines (by 1-based line number) and recompute the chain, as a forger would: with
+    a key of the forger's own, since the recorder's is not in the file."""
     lines = path.read_bytes().split(b"\n")[:-1]
     objs = [json.loads(line) for line in lines]
     for number, changes in (edit or {}).items():
         objs[number - 1].update(changes)
     if drop is not None:
         del objs[drop - 1]
+    objs[0]["signer"] = public_key_text(FORGER_KEY)
     out = [dumps(objs[0]).encode()]
-    for seq, obj in enumerate(objs[1:], start=1):
-        obj["seq"] = seq
+    seq = 0
+    for obj in objs[1:]:
+        if obj["type"] != "blob":
+            seq += 1
+            obj["seq"] = seq
         obj["prev"] = hashlib.sha256(out[-1]).hexdigest()
         if obj["type"] == "end":
             obj.pop("hash", None)
+            obj.pop("signature", None)
             obj["hash"] = hashlib.sha256(dumps(obj).encode()).hexdigest()
+            obj["signature"] = sign_end(FORGER_KEY, obj["hash"])
         out.append(dumps(obj).encode())
     path.write_bytes(b"\n".join(out) + b"\n")
 
@@ -94,15 +105,18 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     assert lines[-1] == b""
     objs = [json.loads(line) for line in lines[:-1]]
     header = objs[0]
-    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 1
+    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 2
     assert header["seed_sha256"] == hashlib.sha256(b"42").hexdigest()
     assert set(header) == {
-        "type", "format", "engine", "kind", "system", "options", "backend", "model", "assets", "seed_sha256"
+        "type", "format", "engine", "kind", "system", "options", "backend", "model", "assets", "seed_sha256",
+        "signer",
     }
     assert header["system"] == "DiceBot"
     assert any(name.startswith("prompts/") for name in header["assets"])
+    events = [obj for obj in objs[1:] if obj["type"] != "blob"]
+    assert [obj["seq"] for obj in events] == list(range(1, len(events) + 1))
+    assert "seq" not in {key for obj in objs if obj["type"] == "blob" for key in obj}
     for number in range(1, len(objs)):
-        assert objs[number]["seq"] == number
         assert objs[number]["prev"] == hashlib.sha256(lines[number - 1]).hexdigest()
     assert objs[-1]["type"] == "end" and objs[-1]["seed"] == 42
     assert objs[-1]["summary"] == outcome.summary
@@ -110,7 +124,7 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     assert {"human_input", "dice", "tool_result", "state"} <= types
     transcript = read_transcript(path)
     assert transcript.end is not None and transcript.end.seed == 42
-    assert len(transcript.events) == len(objs) - 2
+    assert len(transcript.events) == len(events) - 1
 
 
 def test_same_seed_and_inputs_give_the_same_bytes(tmp_path: Path) -> None:
@@ -200,7 +214,10 @@ def test_half_written_last_line_is_set_aside(tmp_path: Path) -> None:
         (b"", "empty"),
         (b"not json\n", "line 1: not valid JSON"),
         (b'{"type":"dice"}\n', "line 1: the first line is not a transcript header"),
-        (b'{"type":"header","format":99,"kind":"roll","seed_sha256":"x"}\n', "newer than this reader"),
+        (
+            b'{"type":"header","format":99,"kind":"roll","seed_sha256":"x"}\n',
+            "format 99.*reads formats 1, 2.*newer",
+        ),
         (b'{"type":"header","kind":"roll"}\n', "line 1: bad header"),
         (b"[1,2]\n", "not a JSON object"),
     ],
@@ -252,7 +269,8 @@ def test_a_changed_die_is_reported_with_a_diff(tmp_path: Path) -> None:
     assert divergence is not None
     assert divergence.line == number and divergence.event_type == "dice"
     assert "--- recorded" in divergence.diff and "+++ replayed" in divergence.diff
-    assert f"divergence at event {number - 1} (line {number}, dice)" in report.describe()
+    seq = json.loads(path.read_text().splitlines()[number - 1])["seq"]
+    assert f"divergence at event {seq} (line {number}, dice)" in report.describe()
 
 
 def test_a_recording_that_goes_on_is_reported(tmp_path: Path) -> None:

@@ -42,6 +42,18 @@ def register(subparsers: Any) -> None:
         help="match model calls by (actor, day, phase, turn), so reworded prompts still replay",
     )
     replay.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
+    replay.add_argument(
+        "--trust-key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a signer (ed25519:<hex>, as a header names it) trusted besides this installation's own key",
+    )
+    replay.add_argument(
+        "--require-signature",
+        action="store_true",
+        help="fail a transcript that is not signed by a trusted key (unsigned, older, or another key)",
+    )
     replay.set_defaults(handler=_replay)
 
     resume = subparsers.add_parser(
@@ -87,10 +99,11 @@ def _replay(args: argparse.Namespace) -> int:
         print("gm replay: no transcript files found", file=sys.stderr)
         return 2
     failed = 0
+    verified = 0
     total_seconds = 0.0
     for path in files:
         try:
-            transcript = read_transcript(path)
+            transcript = read_transcript(path, trusted_keys=args.trust_key)
             report = replay_transcript(transcript, tolerant=args.tolerant)
         except OSError as exc:
             safe_print(f"{path}: UNREADABLE: {exc}")
@@ -109,13 +122,23 @@ def _replay(args: argparse.Namespace) -> int:
             failed += 1
             continue
         total_seconds += report.seconds
+        unverified = report.authenticity is None or not report.authenticity.verified
+        verified += not unverified
         if not report.ok:
             failed += 1
-        if not report.ok or not args.quiet:
             safe_print(report.describe())
+        elif not args.quiet or (args.require_signature and unverified):
+            safe_print(report.describe())
+        elif unverified and report.authenticity is not None:
+            safe_print(f"{path}: OK; {report.authenticity.describe()}")
     matched = len(files) - failed
-    print(f"{matched} of {len(files)} transcripts match ({total_seconds * 1000:.1f} ms replaying)")
-    return 0 if failed == 0 else 1
+    print(
+        f"{matched} of {len(files)} transcripts match, {verified} signed by a trusted key "
+        f"({total_seconds * 1000:.1f} ms replaying)"
+    )
+    if failed:
+        return 1
+    return 1 if args.require_signature and verified < len(files) else 0
 
 
 def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBackend:
@@ -201,7 +224,7 @@ def _roll_session(args: argparse.Namespace) -> int:
     io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
     try:
         outcome, path = play_session(spec, io, record=not args.no_record, path=args.record)
-    except (SessionError, OSError) as exc:
+    except (SessionError, TranscriptError, OSError) as exc:
         print(f"gm roll-session: {exc}", file=sys.stderr)
         return 2
     print(outcome.summary)

@@ -153,6 +153,32 @@ class ModelResponse(BaseModel):
     latency_s: float = Field(default=0.0, exclude=True)
 
 
+#: The longest answer a wire backend asks for (``max_tokens`` on every request): a model
+#: cannot make a session, or its transcript, pay for an answer without end.
+MAX_ANSWER_TOKENS = 1024
+
+#: The longest answer text (content, or one tool call's arguments) a backend passes on, in
+#: characters (far above what :data:`MAX_ANSWER_TOKENS` allows, for a server that ignores it).
+MAX_ANSWER_CHARS = 8000
+
+
+def bound_answer(response: ModelResponse) -> ModelResponse:
+    """``response`` with its content and each tool call's arguments cut to
+    :data:`MAX_ANSWER_CHARS`; a cut is said in the text (``…[cut: N characters]``), so the
+    session, its transcript and the model reading its answer back all see that it was cut."""
+
+    def cut(text: str) -> str:
+        if len(text) <= MAX_ANSWER_CHARS:
+            return text
+        return f"{text[:MAX_ANSWER_CHARS]}…[cut: {len(text) - MAX_ANSWER_CHARS} characters]"
+
+    content = cut(response.content) if response.content is not None else None
+    calls = tuple(call.model_copy(update={"arguments": cut(call.arguments)}) for call in response.tool_calls)
+    if content == response.content and calls == response.tool_calls:
+        return response
+    return response.model_copy(update={"content": content, "tool_calls": calls})
+
+
 @runtime_checkable
 class ModelBackend(Protocol):
     """Something that answers model requests.

@@ -40,6 +40,7 @@ import openai
 from tenacity import RetryCallState
 
 from gm_engine.llm.base import (
+    MAX_ANSWER_TOKENS,
     BackendDefaults,
     BackendError,
     JsonDict,
@@ -49,6 +50,7 @@ from gm_engine.llm.base import (
     ToolCall,
     TransientBackendError,
     Usage,
+    bound_answer,
     estimate_usage,
 )
 from gm_engine.llm.profiles import ServerProfile, get_profile
@@ -71,7 +73,11 @@ def build_chat_request(request: ModelRequest, model: str, profile: ServerProfile
     fits the strict subset; ``tool_choice="required"`` falls back to ``"auto"`` where it
     is not supported; ``parallel_tool_calls`` is sent only where supported.
     """
-    body: JsonDict = {"model": model, "messages": [dict(m) for m in request.messages]}
+    body: JsonDict = {
+        "model": model,
+        "messages": [dict(m) for m in request.messages],
+        "max_tokens": MAX_ANSWER_TOKENS,
+    }
     if request.tools:
         body["tools"] = [
             tool.to_openai(strict=profile.supports_strict_schema and tool.strict_compatible)
@@ -305,7 +311,7 @@ def _to_response(request: ModelRequest, raw: bytes, latency: float) -> ModelResp
     content, calls, usage = read_completion(raw)
     if usage is None:
         usage = estimate_usage(request, content, calls)
-    return ModelResponse(content=content, tool_calls=calls, usage=usage, latency_s=latency)
+    return bound_answer(ModelResponse(content=content, tool_calls=calls, usage=usage, latency_s=latency))
 
 
 def read_completion(raw: bytes) -> tuple[str | None, tuple[ToolCall, ...], Usage | None]:

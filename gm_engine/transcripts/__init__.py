@@ -1,4 +1,4 @@
-"""Transcripts: every session recorded as a hash-chained JSON Lines file, replayed as a
+"""Transcripts: every session recorded as a hash-chained, signed JSON Lines file, replayed as a
 regression test (:func:`replay_file`), and resumed after a crash (:func:`resume_session`).
 
 A play command records a session with :func:`record_session`; the file layout is
@@ -7,18 +7,20 @@ described in :mod:`gm_engine.transcripts.format`.
 
 from gm_engine.transcripts.format import (
     FORMAT_VERSION,
+    Authenticity,
     Event,
     Transcript,
+    TranscriptBusy,
     TranscriptError,
+    TranscriptExists,
     TranscriptFormatError,
     TranscriptHeader,
     TranscriptTampered,
     TranscriptTruncated,
     TranscriptWriter,
     read_transcript,
-    seed_commitment,
 )
-from gm_engine.transcripts.paths import data_dir, default_transcript_path, transcripts_dir
+from gm_engine.transcripts.paths import data_dir, default_transcript_path, seed_commitment, transcripts_dir
 from gm_engine.transcripts.record import TeeSink, play_session, record_session
 from gm_engine.transcripts.replay import (
     CheckingSink,
@@ -34,6 +36,7 @@ from gm_engine.transcripts.resume import ResumeError, ResumeResult, resume_sessi
 
 __all__ = [
     "FORMAT_VERSION",
+    "Authenticity",
     "CheckingSink",
     "Divergence",
     "Event",
@@ -45,7 +48,9 @@ __all__ = [
     "ResumeResult",
     "TeeSink",
     "Transcript",
+    "TranscriptBusy",
     "TranscriptError",
+    "TranscriptExists",
     "TranscriptFormatError",
     "TranscriptHeader",
     "TranscriptTampered",

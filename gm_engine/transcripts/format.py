@@ -1,48 +1,82 @@
-"""The transcript file: one JSON object per line, chained by SHA-256.
+"""The transcript file: one JSON object per line, chained by SHA-256, its end signed.
 
-Layout of a transcript (JSON Lines, UTF-8, ``\\n`` after every line):
+Layout of a transcript (format 2; JSON Lines, UTF-8, ``\\n`` after every line):
 
 * line 1, the header: ``{"type": "header", "format", "engine", "kind", "system", "options",
-  "backend", "model", "assets", "seed_sha256"}`` (``system``: the game system of the dice,
-  or the session kind when it has none). ``assets`` maps every prompt template and persona
-  file shipped in the package to its SHA-256; ``seed_sha256`` is ``sha256(str(seed))``, a
-  commitment to the seed made before the first move;
-* one line per event: ``{"type", "seq", "prev", ...payload}`` where ``seq`` counts events
-  from 1 and ``prev`` is the SHA-256 hex of the previous line's bytes (without its
+  "backend", "model", "assets", "seed_sha256", "signer"}`` (``system``: the game system of
+  the dice, or the session kind when it has none, as the options say). ``assets`` maps
+  every prompt template and persona file shipped in the package to its SHA-256;
+  ``seed_sha256`` is ``sha256(str(seed))``, a commitment to the seed made before the
+  first move; ``signer`` names the key that signs the end (``ed25519:<hex>``, see
+  :mod:`.signing`), or is null for a recording made without one;
+* one line per event: ``{"type", "seq", "prev", ...payload, "refs"?}`` where ``seq`` counts
+  events from 1 and ``prev`` is the SHA-256 hex of the previous line's bytes (without its
   newline), so that editing, inserting or removing any line breaks the chain;
-* the last line, ``{"type": "end", "seq", "prev", "seed", "summary", "figures", "hash"}``,
-  reveals the seed; its ``hash`` is the SHA-256 of the line written without that field,
-  so the last line is covered too.
+* blob lines ``{"type": "blob", "prev", "sha256", "base" or "refs"?, "body"}`` among them,
+  in the chain too (they carry no ``seq``): content stored once and referred to by key
+  from the lines after (``refs``, see :mod:`.blobs`); the reader puts the content back,
+  so every event reads as it was emitted;
+* the last line, ``{"type": "end", "seq", "prev", "seed", "summary", "figures", "hash",
+  "signature"}``, reveals the seed; its ``hash`` is the SHA-256 of the line written
+  without ``hash`` and ``signature``, and ``signature`` is the signer's Ed25519
+  signature over that hash: the whole chain, header included, is signed.
 
 A file without an ``end`` line belongs to a session that was cut off: the reader says so
 (:class:`TranscriptTruncated`) and :mod:`gm_engine.transcripts.resume` continues it. The
-writer writes each line with one ``write`` call followed by ``fsync``, so a killed
-process loses at most a half-written last line, which the reader recognises by its
-missing newline.
+writer writes each event, with the blob lines it needs before it, in one ``write``
+followed by ``fsync``, so a killed process loses at most the event it was writing: the
+reader recognises its half-written last line by the missing newline and sets it aside
+with the blob lines written with it. The reader streams the file line by line.
+
+The writer creates a file anew (never truncating one) and holds an advisory lock on it
+(``flock``) while its session runs; ``gm resume`` takes the same lock before reading.
+
+Format 1 (before blobs and signatures) is still read and replayed, and reported as
+unsigned; it is not resumed.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from gm_engine import __version__
 from gm_engine.events import EndEvent, SessionEvent
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
+from gm_engine.transcripts.blobs import BlobError, BlobPacker, BlobTable
+from gm_engine.transcripts.paths import make_private_dir, seed_commitment
+from gm_engine.transcripts.signing import (
+    SigningKeyError,
+    installation_public_key,
+    load_or_create_key,
+    public_key_text,
+    sign_end,
+    verify_end,
+)
 
-#: Version of the file layout; a reader refuses files of a later version.
-FORMAT_VERSION = 1
+#: Version of the file layout written; a reader refuses files of a later version.
+FORMAT_VERSION = 2
+
+#: Versions this reader reads (format 1: no blobs, no signature).
+READABLE_FORMATS = frozenset({1, 2})
 
 #: Keys every event line carries besides its payload; a payload may not use them.
-RESERVED_KEYS = frozenset({"type", "seq", "prev"})
+RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs"})
+
+#: Line types that are not events: an event may not have them.
+RESERVED_TYPES = frozenset({"header", "end", "blob"})
 
 #: File suffixes under the package that are prompt templates, persona sheets or other
 #: data a model's prompts are built from (their hashes go into the header).
@@ -74,9 +108,49 @@ class TranscriptTruncated(TranscriptError):
     """The file ends before its ``end`` line: the session was cut off (or the file cut short)."""
 
 
-def seed_commitment(seed: int) -> str:
-    """The SHA-256 hex of ``str(seed)``: what the header holds instead of the seed."""
-    return hashlib.sha256(str(seed).encode("utf-8")).hexdigest()
+class TranscriptExists(TranscriptError):
+    """A new recording was asked for at a path where a file already is: it is never overwritten."""
+
+
+class TranscriptBusy(TranscriptError):
+    """Another process holds the transcript's lock: it is recording or resuming that session."""
+
+
+def lock_transcript(fd: int, path: Path) -> None:
+    """Take the advisory lock (``flock``) every recorder holds on its transcript, without waiting.
+
+    The lock goes with the open file and is released when it is closed (or the process
+    dies), so a cut-off session's file is free for ``gm resume`` again.
+
+    Raises:
+        TranscriptBusy: another process holds it.
+    """
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise
+        raise TranscriptBusy(
+            f"{path} is in use by another process, which is recording or resuming that session; "
+            "wait until it ends (then `gm resume` it if it was cut off) or record to another file"
+        ) from None
+
+
+def open_for_append(path: str | Path) -> int:
+    """Open an existing transcript for reading and appending, under its lock (for ``gm resume``).
+
+    Raises:
+        OSError: it cannot be opened.
+        TranscriptBusy: another process holds its lock.
+    """
+    path = Path(path)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        lock_transcript(fd, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def line_hash(line: bytes) -> str:
@@ -159,10 +233,20 @@ class TranscriptHeader(BaseModel):
     model: str | None = None
     assets: dict[str, str] = {}
     seed_sha256: str
+    signer: str | None = None
+
+    @model_validator(mode="after")
+    def _system_follows_the_options(self) -> TranscriptHeader:
+        expected = str(self.options.get("system", self.kind))
+        if self.system != expected:
+            raise ValueError(f"the system {self.system!r} is not the one its options give ({expected!r})")
+        return self
 
     @classmethod
-    def for_spec(cls, spec: SessionSpec, *, assets: Mapping[str, str] | None = None) -> TranscriptHeader:
-        """The header of a session about to run under ``spec``."""
+    def for_spec(
+        cls, spec: SessionSpec, *, assets: Mapping[str, str] | None = None, signer: str | None = None
+    ) -> TranscriptHeader:
+        """The header of a session about to run under ``spec``, its end to be signed by ``signer``."""
         return cls(
             kind=spec.kind,
             system=str(spec.options.get("system", spec.kind)),
@@ -171,6 +255,7 @@ class TranscriptHeader(BaseModel):
             model=spec.model,
             assets=dict(asset_hashes() if assets is None else assets),
             seed_sha256=seed_commitment(spec.seed),
+            signer=signer,
         )
 
     def spec(self, seed: int) -> SessionSpec:
@@ -209,13 +294,54 @@ class EndRecord:
     line: int
 
 
+@dataclass(frozen=True)
+class Authenticity:
+    """What the signature of a transcript showed.
+
+    ``status``: ``"signed"`` (the signature over the chain's end verifies with the key the
+    header names; ``trusted`` says whether that key is this installation's or one the
+    caller trusts), ``"unsigned"`` (format 1, or recorded without a key: the chain shows
+    the file was not edited, but anyone could have rewritten it whole) or ``"open"`` (no
+    end line yet, so nothing is signed).
+    """
+
+    status: Literal["signed", "unsigned", "open"]
+    signer: str | None = None
+    trusted: bool = False
+    reason: str = ""
+
+    @property
+    def verified(self) -> bool:
+        """Signed by a key this reader trusts: no one without that private key rewrote it."""
+        return self.status == "signed" and self.trusted
+
+    def describe(self) -> str:
+        """One line for a report: what was verified and what could not be."""
+        if self.status == "signed":
+            key = f"{self.signer[:24]}..." if self.signer else "?"
+            if self.trusted:
+                return f"signature verified: signed by {self.reason or 'a trusted key'} ({key})"
+            return (
+                f"signature valid, but by a key not known here ({key}): it shows the file is as that "
+                "key's holder wrote it, not who that was"
+            )
+        if self.status == "unsigned":
+            return (
+                f"not signed ({self.reason}): the hash chain was checked, but a file rewritten whole "
+                "could not be told"
+            )
+        return "not signed yet (the session was cut off): the hash chain was checked"
+
+
 @dataclass
 class Transcript:
     """A transcript read and verified: header, events, end (None when cut off).
 
-    ``good_length`` is the byte length of the complete lines; ``partial_line`` holds the
-    bytes of a half-written last line (dropped), if there was one; ``last_hash`` is the
-    hash of the last complete line (what the next line's ``prev`` must be).
+    ``good_length`` is the byte length of the lines up to the last complete event;
+    ``partial_line`` holds the bytes after it (a half-written last line, with the blob
+    lines written with it), dropped, if there were any; ``last_hash`` is the hash of the
+    last line kept (what the next line's ``prev`` must be);
+    ``blob_keys`` the keys of the blobs kept; ``authenticity`` what the signature showed.
     """
 
     path: Path
@@ -225,6 +351,8 @@ class Transcript:
     good_length: int = 0
     partial_line: bytes | None = None
     last_hash: str = ""
+    blob_keys: frozenset[str] = frozenset()
+    authenticity: Authenticity = Authenticity("open")
 
     @property
     def complete(self) -> bool:
@@ -232,73 +360,27 @@ class Transcript:
         return self.end is not None
 
 
-def read_transcript(path: str | Path, *, require_end: bool = True) -> Transcript:
-    """Read ``path`` and verify its hash chain, in one linear pass.
+def read_transcript(
+    path: str | Path, *, require_end: bool = True, trusted_keys: Collection[str] = ()
+) -> Transcript:
+    """Read ``path`` line by line, verify its hash chain, its blobs and the signature of its end.
 
     A half-written last line (no newline at the end of the file) is set aside in
-    :attr:`Transcript.partial_line`, never trusted.
+    :attr:`Transcript.partial_line`, never trusted. The signature is checked against the
+    key the header names; that key is trusted when it is this installation's or among
+    ``trusted_keys`` (see :attr:`Transcript.authenticity`).
 
     Raises:
         OSError: the file cannot be read.
-        TranscriptFormatError: a line is not a valid transcript line.
-        TranscriptTampered: a line's ``prev`` or the end line's ``hash`` or seed is wrong.
+        TranscriptFormatError: a line is not a valid transcript line, or the file is of a
+            format this reader does not read.
+        TranscriptTampered: a line's ``prev``, the end line's ``hash``, seed or signature is wrong.
         TranscriptTruncated: ``require_end`` and the file has no ``end`` line.
     """
     path = Path(path)
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    partial: bytes | None = lines.pop()  # after the last newline: b"" for a whole file
-    if partial == b"":
-        partial = None
-    if not lines:
-        if partial is not None:
-            raise TranscriptTruncated(f"{path}: the header line is half-written; nothing was recorded")
-        raise TranscriptFormatError(f"{path}: the file is empty")
-    header_obj = _parse(lines[0], 1)
-    if header_obj.get("type") != "header":
-        raise TranscriptFormatError("the first line is not a transcript header", 1)
-    if isinstance(header_obj.get("format"), int) and header_obj["format"] > FORMAT_VERSION:
-        raise TranscriptFormatError(
-            f"format {header_obj['format']} is newer than this reader (format {FORMAT_VERSION})", 1
-        )
-    try:
-        header = TranscriptHeader.model_validate(header_obj)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise TranscriptFormatError(f"bad header: {first['msg']} at {first['loc']}", 1) from None
-    transcript = Transcript(path=path, header=header)
-    prev = line_hash(lines[0])
-    offset = len(lines[0]) + 1
-    for index in range(1, len(lines)):
-        raw = lines[index]
-        number = index + 1
-        obj = _parse(raw, number)
-        if transcript.end is not None:
-            raise TranscriptTampered("a line follows the end line", number)
-        if obj.get("prev") != prev:
-            raise TranscriptTampered(
-                f"the hash chain is broken: this line's prev does not match line {number - 1} "
-                "(one of the two was edited, or a line was inserted or removed here)",
-                number,
-            )
-        seq = obj.get("seq")
-        if seq != index:
-            raise TranscriptTampered(f"event number {seq!r} where {index} was expected", number)
-        kind = obj.get("type")
-        if not isinstance(kind, str) or not kind:
-            raise TranscriptFormatError("the event has no type", number)
-        if kind == "end":
-            transcript.end = _end_record(obj, raw, number, header)
-        elif kind == "header":
-            raise TranscriptFormatError("a second header", number)
-        else:
-            payload = {k: v for k, v in obj.items() if k not in RESERVED_KEYS}
-            transcript.events.append(Event(seq=index, type=kind, payload=payload, line=number))
-        prev = line_hash(raw)
-        offset += len(raw) + 1
-    transcript.good_length = offset
-    transcript.partial_line = partial
-    transcript.last_hash = prev
+    with path.open("rb") as stream:
+        transcript = _read(path, stream)
+    partial = transcript.partial_line
     if require_end and transcript.end is None:
         tail = (
             f"; its last line ({len(partial)} bytes) is half-written and was dropped"
@@ -309,14 +391,120 @@ def read_transcript(path: str | Path, *, require_end: bool = True) -> Transcript
             f"{path}: the transcript ends after {len(transcript.events)} events without its end line "
             f"(the session was cut off or the file cut short{tail}); `gm resume` can continue it"
         )
-    if partial is not None and transcript.end is not None:
-        raise TranscriptTampered("bytes follow the end line", len(lines) + 1)
+    transcript.authenticity = _authenticity(transcript, trusted_keys)
     return transcript
+
+
+def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
+    lines = iter(stream)
+    first = next(lines, None)
+    if first is None:
+        raise TranscriptFormatError(f"{path}: the file is empty")
+    if not first.endswith(b"\n"):
+        raise TranscriptTruncated(f"{path}: the header line is half-written; nothing was recorded")
+    header = _header(first[:-1])
+    transcript = Transcript(path=path, header=header)
+    blobs = BlobTable()
+    version = header.format
+    prev = line_hash(first[:-1])
+    # An event goes out in one write with the blob lines before it: blob lines after the
+    # last complete event belong to a write cut short, and are set aside with it.
+    kept_length = offset = len(first)
+    kept_hash = prev
+    tail: list[bytes] = []
+    tail_keys: list[str] = []
+    seq = 0
+    number = 1
+    for chunk in lines:
+        number += 1
+        if not chunk.endswith(b"\n"):
+            if transcript.end is not None:
+                raise TranscriptTampered("bytes follow the end line", number)
+            tail.append(chunk)
+            break
+        raw = chunk[:-1]
+        obj = _parse(raw, number)
+        if transcript.end is not None:
+            raise TranscriptTampered("a line follows the end line", number)
+        if obj.get("prev") != prev:
+            raise TranscriptTampered(
+                f"the hash chain is broken: this line's prev does not match line {number - 1} "
+                "(one of the two was edited, or a line was inserted or removed here)",
+                number,
+            )
+        kind = obj.get("type")
+        if not isinstance(kind, str) or not kind:
+            raise TranscriptFormatError("the event has no type", number)
+        prev = line_hash(raw)
+        offset += len(chunk)
+        if kind == "blob" and version >= 2:
+            try:
+                blobs.add(obj, raw)
+            except BlobError as exc:
+                raise TranscriptFormatError(str(exc), number) from None
+            tail.append(chunk)
+            tail_keys.append(str(obj["sha256"]))
+            continue
+        seq += 1
+        if obj.get("seq") != seq:
+            raise TranscriptTampered(f"event number {obj.get('seq')!r} where {seq} was expected", number)
+        if kind == "end":
+            if tail:
+                raise TranscriptFormatError("blob lines before the end line, which refers to none", number)
+            transcript.end = _end_record(obj, raw, number, header)
+        elif kind == "header":
+            raise TranscriptFormatError("a second header", number)
+        else:
+            refs = obj.pop("refs", None) if version >= 2 else None
+            for name in ("type", "seq", "prev"):
+                del obj[name]
+            payload = obj  # what is left of the line, parsed for this event alone
+            if refs is not None:
+                try:
+                    blobs.resolve(payload, refs)
+                except BlobError as exc:
+                    raise TranscriptFormatError(str(exc), number) from None
+            transcript.events.append(Event(seq=seq, type=kind, payload=payload, line=number))
+        kept_length, kept_hash = offset, prev
+        tail, tail_keys = [], []
+    if tail:
+        transcript.partial_line = b"".join(tail)
+    transcript.good_length = kept_length
+    transcript.last_hash = kept_hash
+    transcript.blob_keys = frozenset(blobs.values).difference(tail_keys)
+    return transcript
+
+
+def _header(raw: bytes) -> TranscriptHeader:
+    header_obj = _parse(raw, 1)
+    if header_obj.get("type") != "header":
+        raise TranscriptFormatError("the first line is not a transcript header", 1)
+    version = header_obj.get("format")
+    if version is None:
+        raise TranscriptFormatError("bad header: it has no format number", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version not in READABLE_FORMATS:
+        raise TranscriptFormatError(
+            f"transcript format {version!r}: this reader (gm_engine {__version__}) reads formats "
+            f"{', '.join(map(str, sorted(READABLE_FORMATS)))}"
+            + (" (the file is newer: replay it with a newer gm_engine)" if isinstance(version, int)
+               and version > FORMAT_VERSION else ""),
+            1,
+        )
+    if version < 2 and "signer" in header_obj:
+        raise TranscriptFormatError("a format-1 header has no signer", 1)
+    try:
+        return TranscriptHeader.model_validate(header_obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise TranscriptFormatError(f"bad header: {first['msg']} at {first['loc']}", 1) from None
+
+
+_DECODER = json.JSONDecoder()
 
 
 def _parse(raw: bytes, number: int) -> dict[str, Any]:
     try:
-        obj = json.loads(raw)
+        obj = _DECODER.decode(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise TranscriptFormatError(f"not valid JSON ({exc})", number) from None
     except RecursionError:
@@ -329,16 +517,20 @@ def _parse(raw: bytes, number: int) -> dict[str, Any]:
 def _end_record(obj: dict[str, Any], raw: bytes, number: int, header: TranscriptHeader) -> EndRecord:
     body = dict(obj)
     claimed = body.pop("hash", None)
+    signature = body.pop("signature", None) if header.format >= 2 else None
     try:
         canonical = dumps(body)
     except (TypeError, ValueError):  # e.g. 1e999 read back as infinity
         raise TranscriptFormatError("the end line holds a value a transcript cannot", number) from None
-    if claimed != line_hash(canonical.encode("utf-8")):
+    end_hash = line_hash(canonical.encode("utf-8"))
+    if claimed != end_hash:
         raise TranscriptTampered("the end line's own hash does not match its content", number)
     # No line follows the end line to chain its bytes, so they must be exactly as written
     # (``1e0`` for ``1.0`` reads the same, yet is an edit).
     if dumps(obj).encode("utf-8") != raw:
         raise TranscriptTampered("the end line is not byte for byte as it was written", number)
+    if header.format >= 2:
+        _check_signature(header.signer, end_hash, signature, number)
     seed = obj.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TranscriptFormatError("the end line's seed is not an integer", number)
@@ -351,20 +543,83 @@ def _end_record(obj: dict[str, Any], raw: bytes, number: int, header: Transcript
     return EndRecord(seq=int(obj["seq"]), seed=seed, summary=summary, figures=figures, line=number)
 
 
+def _check_signature(signer: str | None, end_hash: str, signature: object, number: int) -> None:
+    if signer is None:
+        if signature is not None:
+            raise TranscriptTampered("the end line is signed, but the header names no signer", number)
+        return
+    if not isinstance(signature, str):
+        raise TranscriptTampered(
+            "the end line has no signature, though the header names its signer: the file was rewritten",
+            number,
+        )
+    try:
+        valid = verify_end(signer, end_hash, signature)
+    except SigningKeyError as exc:
+        raise TranscriptTampered(f"the signature cannot be checked: {exc}", number) from None
+    if not valid:
+        raise TranscriptTampered(
+            f"the signature over the chain's end is not the one of the key the header names "
+            f"({signer[:24]}...): the file was changed after it was signed",
+            number,
+        )
+
+
+def _authenticity(transcript: Transcript, trusted_keys: Collection[str]) -> Authenticity:
+    header = transcript.header
+    if transcript.end is None:
+        return Authenticity("open", signer=header.signer)
+    if header.format < 2:
+        return Authenticity("unsigned", reason=f"an older transcript, format {header.format}")
+    if header.signer is None:
+        return Authenticity("unsigned", reason="recorded without a signing key")
+    own = installation_public_key()
+    if header.signer == own:
+        return Authenticity("signed", signer=header.signer, trusted=True, reason="this installation's key")
+    if header.signer in trusted_keys:
+        return Authenticity("signed", signer=header.signer, trusted=True, reason="a key given as trusted")
+    reason = "no key of this installation yet" if own is None else "not this installation's key"
+    return Authenticity("signed", signer=header.signer, trusted=False, reason=reason)
+
+
+def signing_key_or_none() -> Ed25519PrivateKey | None:
+    """This installation's signing key, created on first use; None (with a note on standard
+    error) when it cannot be had, so a session is still recorded, unsigned."""
+    try:
+        return load_or_create_key()
+    except (OSError, SigningKeyError) as exc:
+        print(f"note: the transcript will not be signed: no signing key ({exc})", file=sys.stderr)
+        return None
+
+
 class TranscriptWriter:
     """An :class:`~gm_engine.sessions.base.EventSink` that appends events to a transcript.
 
-    Every line goes out in one ``write`` followed by ``fsync`` (when ``durable``), so a
+    :meth:`emit` takes an event as ``(type, payload)``; the payload's long texts and large
+    values go out as blob lines the first time and as references after (:mod:`.blobs`).
+    Every event goes out in one ``write`` followed by ``fsync`` (when ``durable``), so a
     killed process leaves every earlier line intact. Use :meth:`create` for a new file
     and :meth:`continue_from` to append to a cut-off one.
     """
 
-    def __init__(self, path: Path, fd: int, *, seq: int, prev: str, durable: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        fd: int,
+        *,
+        seq: int,
+        prev: str,
+        durable: bool = True,
+        signing_key: Ed25519PrivateKey | None = None,
+        packer: BlobPacker | None = None,
+    ) -> None:
         self.path = path
         self._fd: int | None = fd
         self._seq = seq
         self._prev = prev
         self._durable = durable
+        self._signing_key = signing_key
+        self._packer = packer or BlobPacker()
 
     @classmethod
     def create(
@@ -374,57 +629,142 @@ class TranscriptWriter:
         *,
         durable: bool = True,
         assets: Mapping[str, str] | None = None,
+        sign: bool = True,
     ) -> TranscriptWriter:
-        """Start a new transcript at ``path`` (replacing any file there) and write its header."""
+        """Start a new transcript at ``path`` and write its header.
+
+        The file is created anew (``O_EXCL``), readable by the user only, and locked for
+        the writer's life: an existing file, another session's above all, is never
+        truncated, and a second recorder is refused. With ``sign`` (the default) the end
+        is signed with this installation's key (:mod:`.signing`), which the header names.
+
+        Raises:
+            TranscriptExists: a file is already at ``path``.
+            TranscriptBusy: another process locked the new file first.
+            OSError: the file cannot be created.
+        """
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        writer = cls(path, fd, seq=0, prev="", durable=durable)
-        header = TranscriptHeader.for_spec(spec, assets=assets)
-        writer._write(dumps(header.model_dump(mode="json")), counts=False)
+        make_private_dir(path.parent)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise TranscriptExists(
+                f"{path} already exists, and a recording never overwrites a file: record to another "
+                f"file, remove this one first, or continue a session that was cut off with "
+                f"`gm resume {path}`"
+            ) from None
+        try:
+            lock_transcript(fd, path)
+        except BaseException:
+            os.close(fd)
+            raise
+        key = signing_key_or_none() if sign else None
+        writer = cls(path, fd, seq=0, prev="", durable=durable, signing_key=key)
+        signer = public_key_text(key) if key is not None else None
+        header = TranscriptHeader.for_spec(spec, assets=assets, signer=signer)
+        writer._write([dumps(header.model_dump(mode="json"))])
         return writer
 
     @classmethod
-    def continue_from(cls, transcript: Transcript, *, durable: bool = True) -> TranscriptWriter:
+    def continue_from(
+        cls,
+        transcript: Transcript,
+        *,
+        durable: bool = True,
+        fd: int | None = None,
+        signing_key: Ed25519PrivateKey | None = None,
+    ) -> TranscriptWriter:
         """Append to a cut-off transcript, first cutting off its half-written last line.
 
+        ``fd`` is the file as :func:`open_for_append` opened and locked it before it was
+        read (the writer then owns it); without it the file is opened and locked here.
+        ``signing_key`` must be the key the header names (:func:`signing_key_for`).
+
         Raises:
-            TranscriptError: the transcript already has its end line.
+            TranscriptError: the transcript already has its end line, is of an older
+                format, or ``signing_key`` is not the one its header names.
+            TranscriptBusy: another process holds its lock.
         """
         if transcript.end is not None:
             raise TranscriptError(f"{transcript.path}: the session already ended; nothing to continue")
-        fd = os.open(transcript.path, os.O_WRONLY)
+        if transcript.header.format != FORMAT_VERSION:
+            raise TranscriptError(
+                f"{transcript.path}: a format-{transcript.header.format} transcript can be replayed but "
+                f"not continued by this version (which writes format {FORMAT_VERSION})"
+            )
+        signer = public_key_text(signing_key) if signing_key is not None else None
+        if signer != transcript.header.signer:
+            raise TranscriptError(f"{transcript.path}: the signing key is not the one its header names")
+        try:
+            packer = BlobPacker.rebuild((e.payload for e in transcript.events), transcript.blob_keys)
+        except BlobError as exc:
+            raise TranscriptError(f"{transcript.path}: cannot continue it: {exc}") from None
+        if fd is None:
+            fd = open_for_append(transcript.path)
         os.ftruncate(fd, transcript.good_length)
         os.lseek(fd, transcript.good_length, os.SEEK_SET)
         seq = len(transcript.events)
-        return cls(transcript.path, fd, seq=seq, prev=transcript.last_hash, durable=durable)
+        return cls(
+            transcript.path,
+            fd,
+            seq=seq,
+            prev=transcript.last_hash,
+            durable=durable,
+            signing_key=signing_key,
+            packer=packer,
+        )
 
     @property
     def events_written(self) -> int:
-        """How many events (not counting header and end) the file holds."""
+        """How many events (not counting header, blobs and end) the file holds."""
         return self._seq
 
     def emit(self, event: SessionEvent) -> None:
-        """Append one event (its line: ``type``, ``seq``, ``prev``, then :meth:`~gm_engine.events.
-        SessionEvent.payload`).
+        """Append one session event (see :meth:`write_event`).
 
         Raises:
             TranscriptError: the writer is closed, or the payload is not JSON-ready.
         """
-        obj: dict[str, Any] = {"type": event.type, "seq": self._seq + 1, "prev": self._prev}
-        obj.update(event.payload())
+        self.write_event(event.type, event.payload())
+
+    def write_event(self, event_type: str, payload: Mapping[str, Any]) -> None:
+        """Append one event line of ``event_type`` holding ``payload`` (and the blob lines of
+        its content not stored yet): the one place a line is written.
+
+        Raises:
+            TranscriptError: the writer is closed, or the payload is not JSON-ready.
+        """
+        if not event_type or event_type in RESERVED_TYPES:
+            raise TranscriptError(f"{event_type!r} is not a type an event may have")
+        clash = RESERVED_KEYS.intersection(payload)
+        if clash:
+            raise TranscriptError(f"a {event_type} payload may not use the reserved keys {sorted(clash)}")
         try:
-            line = dumps(obj)
+            packed, refs, blobs = self._packer.pack(normalize(dict(payload)))
         except (TypeError, ValueError) as exc:
-            raise TranscriptError(f"cannot record the {event.type} event: {exc}") from None
-        self._write(line)
+            raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
+        lines = []
+        prev = self._prev
+        for blob in blobs:
+            line = dumps({"type": "blob", "prev": prev, **blob})
+            lines.append(line)
+            prev = line_hash(line.encode("utf-8"))
+        obj: dict[str, Any] = {"type": event_type, "seq": self._seq + 1, "prev": prev, **packed}
+        if refs:
+            obj["refs"] = refs
+        lines.append(dumps(obj))
+        self._write(lines)
+        self._packer.commit()
+        self._seq += 1
 
     def finish(self, seed: int, outcome: SessionOutcome) -> None:
-        """Write the end line (revealing ``seed``) and close the file."""
+        """Write the end line (revealing ``seed``, signing the chain's end) and close the file."""
         end = EndEvent(seed=seed, summary=outcome.summary, figures=normalize(outcome.figures))
         body: dict[str, Any] = {"type": end.type, "seq": self._seq + 1, "prev": self._prev, **end.payload()}
         body["hash"] = line_hash(dumps(body).encode("utf-8"))
-        self._write(dumps(body))
+        if self._signing_key is not None:
+            body["signature"] = sign_end(self._signing_key, body["hash"])
+        self._write([dumps(body)])
         self.close()
 
     def close(self) -> None:
@@ -433,24 +773,44 @@ class TranscriptWriter:
             os.close(self._fd)
             self._fd = None
 
-    def _write(self, line: str, *, counts: bool = True) -> None:
+    def _write(self, lines: list[str]) -> None:
         if self._fd is None:
             raise TranscriptError(f"{self.path}: the transcript is closed")
-        data = line.encode("utf-8")
-        if b"\n" in data:  # json.dumps escapes newlines; a raw one would split the line
+        encoded = [line.encode("utf-8") for line in lines]
+        if any(b"\n" in data for data in encoded):  # json.dumps escapes newlines; a raw one would split
             raise TranscriptError("a transcript line may not contain a raw newline")
-        buffer = data + b"\n"
+        buffer = b"".join(data + b"\n" for data in encoded)
         written = 0
         while written < len(buffer):
             written += os.write(self._fd, buffer[written:])
         if self._durable:
             os.fsync(self._fd)
-        if counts:
-            self._seq += 1
-        self._prev = line_hash(data)
+        self._prev = line_hash(encoded[-1])
 
     def __enter__(self) -> TranscriptWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def signing_key_for(header: TranscriptHeader) -> Ed25519PrivateKey | None:
+    """The key that may sign the end of the transcript ``header`` opens: None for an unsigned
+    one, this installation's key when the header names it.
+
+    Raises:
+        TranscriptError: the header names another key (it was recorded on another
+            installation, whose private key is not here), or the key cannot be read.
+    """
+    if header.signer is None:
+        return None
+    try:
+        key = load_or_create_key()
+    except (OSError, SigningKeyError) as exc:
+        raise TranscriptError(f"the signing key cannot be read ({exc})") from None
+    if public_key_text(key) != header.signer:
+        raise TranscriptError(
+            f"the transcript is signed by another installation's key ({header.signer[:24]}...), not this "
+            "one's: only that installation can continue it"
+        )
+    return key

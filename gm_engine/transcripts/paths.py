@@ -14,12 +14,23 @@ or takes ``--seed`` and checks it against the commitment.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gm_engine.transcripts.format import seed_commitment
+
+def make_private_dir(path: Path) -> None:
+    """Create ``path`` and its missing parents, readable by the user only (existing ones kept as they are)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def seed_commitment(seed: int) -> str:
+    """The SHA-256 hex of ``str(seed)``: what the header holds instead of the seed."""
+    return hashlib.sha256(str(seed).encode("utf-8")).hexdigest()
+
+
 
 
 def data_dir() -> Path:
@@ -44,10 +55,18 @@ def seeds_dir() -> Path:
 
 
 def default_transcript_path(kind: str, seed: int, *, now: datetime | None = None) -> Path:
-    """A fresh file name for a session of ``kind``: ``<kind>-<UTC time>-<seed hash>.jsonl``."""
+    """A fresh file name for a session of ``kind``: ``<kind>-<UTC time>-<seed hash>.jsonl``,
+    with ``-2``, ``-3``, ... before the suffix when sessions of one seed start in the same
+    second (a recording never overwrites a file, so the name must be free)."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     safe_kind = re.sub(r"[^A-Za-z0-9_.-]", "_", kind) or "session"
-    return transcripts_dir() / f"{safe_kind}-{stamp}-{seed_commitment(seed)[:8]}.jsonl"
+    stem = f"{safe_kind}-{stamp}-{seed_commitment(seed)[:8]}"
+    path = transcripts_dir() / f"{stem}.jsonl"
+    number = 1
+    while path.exists():
+        number += 1
+        path = transcripts_dir() / f"{stem}-{number}.jsonl"
+    return path
 
 
 def seed_file(seed_sha256: str) -> Path:
@@ -60,7 +79,7 @@ def seed_file(seed_sha256: str) -> Path:
 def keep_seed(seed: int) -> Path:
     """Store ``seed`` where :func:`find_seed` finds it by its commitment; only the user can read it."""
     path = seed_file(seed_commitment(seed))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, f"{seed}\n".encode())

@@ -54,18 +54,23 @@ def record_session(
     ``/quit``, :attr:`SessionOutcome.finished` False), the file stays without an end line:
     resumable.
 
+    The file is created anew and locked while the session runs (see
+    :meth:`~.format.TranscriptWriter.create`).
+
     Raises:
         OSError: the transcript cannot be written.
+        TranscriptExists: a file is already at ``path``.
+        TranscriptBusy: another process locked it.
         SessionError: the session kind is unknown or its spec invalid (from the runner).
     """
     target = Path(path) if path is not None else default_transcript_path(spec.kind, spec.seed)
+    run = runner or get_runner(spec.kind)
+    writer = TranscriptWriter.create(target, spec, durable=durable)
     if remember_seed:
         try:
             keep_seed(spec.seed)
         except OSError as exc:  # resuming will need --seed then; the game itself is not at stake
             print(f"note: cannot keep the seed for `gm resume` ({exc})", file=sys.stderr)
-    run = runner or get_runner(spec.kind)
-    writer = TranscriptWriter.create(target, spec, durable=durable)
     try:
         outcome = run(spec, with_sink(io, writer))
     except BaseException:

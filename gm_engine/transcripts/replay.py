@@ -10,6 +10,11 @@ A replay re-runs the session from its spec and revealed seed, with
 * :class:`CheckingSink` comparing every event the session emits with the recorded one
   (in tolerant mode, model requests by where they stand and human inputs by their text).
 
+Before that, :func:`~.format.read_transcript` checks every line against the hash chain
+and the chain's end against its signature (the header's fields, a model's answers,
+their usage and call ids included: a replay cannot re-derive those, the signature
+covers them), and the report says what the signature showed.
+
 The first divergence stops the replay and is reported as a :class:`Divergence`: which
 event, what was recorded, what came out, and a unified diff (for a model request, also
 the closest recorded call). Nothing sleeps and every lookup is amortised constant time,
@@ -24,7 +29,7 @@ import difflib
 import json
 import time
 from collections import defaultdict, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +60,7 @@ from gm_engine.sessions.base import (
 )
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
+    Authenticity,
     Event,
     Transcript,
     TranscriptError,
@@ -644,15 +650,19 @@ class ReplayReport:
     tolerant: bool
     divergence: Divergence | None = None
     notes: list[str] = field(default_factory=list)
+    authenticity: Authenticity | None = None
 
     def describe(self) -> str:
-        """A short report for the terminal."""
+        """A short report for the terminal: the replay's result, then what the signature showed."""
         mode = "tolerant" if self.tolerant else "strict"
         head = (
             f"{self.path}: {'OK' if self.ok else 'FAILED'} ({mode}; {self.events} events, "
             f"{self.model_calls} model calls, {self.human_inputs} human inputs, {self.seconds * 1000:.1f} ms)"
         )
-        lines = [head, *(f"  note: {note}" for note in self.notes)]
+        lines = [head]
+        if self.authenticity is not None:
+            lines.append(f"  {self.authenticity.describe()}")
+        lines.extend(f"  note: {note}" for note in self.notes)
         if self.divergence is not None:
             lines.extend("  " + line for line in str(self.divergence).splitlines())
         return "\n".join(lines)
@@ -716,17 +726,22 @@ def replay_transcript(
         tolerant=tolerant,
         divergence=divergence,
         notes=notes,
+        authenticity=transcript.authenticity,
     )
 
 
-def replay_file(path: str | Path, *, tolerant: bool = False) -> ReplayReport:
-    """Read, verify and replay the transcript at ``path``.
+def replay_file(
+    path: str | Path, *, tolerant: bool = False, trusted_keys: Collection[str] = ()
+) -> ReplayReport:
+    """Read, verify and replay the transcript at ``path`` (``trusted_keys``: signers
+    trusted besides this installation's own key, see :func:`~.format.read_transcript`).
 
     Raises:
         OSError: the file cannot be read.
-        TranscriptError: the file is malformed, tampered with, truncated, or of an unknown kind.
+        TranscriptError: the file is malformed, tampered with (its signature included),
+            truncated, or of an unknown kind.
     """
-    return replay_transcript(read_transcript(path), tolerant=tolerant)
+    return replay_transcript(read_transcript(path, trusted_keys=trusted_keys), tolerant=tolerant)
 
 
 def _next_expected(sink: CheckingSink) -> str:

@@ -15,17 +15,23 @@ commitment) or from the seed file the recorder keeps in the user data directory 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from gm_engine.events import EventSink, NullSink, SessionEvent
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
+    FORMAT_VERSION,
     Transcript,
     TranscriptError,
     TranscriptWriter,
+    open_for_append,
     read_transcript,
+    signing_key_for,
 )
 from gm_engine.transcripts.paths import find_seed, seed_file
 from gm_engine.transcripts.record import TeeSink
@@ -54,18 +60,24 @@ class ResumeResult:
 
 
 class _LazyWriter:
-    """Opens the transcript for appending only when the first new event comes, so that a
-    resume refused during the replayed part leaves the file untouched."""
+    """Starts appending to the transcript only when the first new event comes, so that a
+    resume refused during the replayed part leaves the file untouched. ``fd`` is the file,
+    locked since before it was read; the writer takes it over, else :meth:`close` closes it."""
 
-    def __init__(self, transcript: Transcript, durable: bool) -> None:
+    def __init__(self, transcript: Transcript, durable: bool, fd: int) -> None:
         self.transcript = transcript
         self.durable = durable
+        self.signing_key: Ed25519PrivateKey | None = None
+        self.fd: int | None = fd
         self.writer: TranscriptWriter | None = None
         self.count = 0
 
     def open(self) -> TranscriptWriter:
         if self.writer is None:
-            self.writer = TranscriptWriter.continue_from(self.transcript, durable=self.durable)
+            self.writer = TranscriptWriter.continue_from(
+                self.transcript, durable=self.durable, fd=self.fd, signing_key=self.signing_key
+            )
+            self.fd = None
         return self.writer
 
     def emit(self, event: SessionEvent) -> None:
@@ -75,6 +87,9 @@ class _LazyWriter:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 def resolve_seed(transcript: Transcript, seed: int | None) -> int:
@@ -119,22 +134,55 @@ def resume_session(
     automatic player at ``io.human`` (never for a person at a terminal). With both, a
     resumed offline game ends exactly as the uninterrupted game would have.
 
+    The file is locked (``flock``) before it is read and until the session ends, so a
+    second ``gm resume`` or a recorder still running on it is refused.
+
     Raises:
         OSError: the file cannot be read or written.
         TranscriptError: the file is malformed or tampered with.
+        TranscriptBusy: another process is recording or resuming it.
         ResumeError: the session already ended, its seed is unknown, or the re-run
             diverges from the recording (the file is then left as it was).
     """
-    transcript = read_transcript(path, require_end=False)
+    fd = open_for_append(path)
+    lazy: _LazyWriter | None = None
+    try:
+        transcript = read_transcript(path, require_end=False)
+        lazy = _LazyWriter(transcript, durable, fd)
+        return _resume(transcript, lazy, io, seed, runner, shadow_backend, shadow_human)
+    finally:
+        if lazy is not None:
+            lazy.close()
+        else:
+            os.close(fd)
+
+
+def _resume(
+    transcript: Transcript,
+    lazy: _LazyWriter,
+    io: SessionIO,
+    seed: int | None,
+    runner: SessionRunner | None,
+    shadow_backend: bool | None,
+    shadow_human: bool,
+) -> ResumeResult:
     if transcript.end is not None:
         raise ResumeError(f"{transcript.path}: the session already ended ({transcript.end.summary})")
+    if transcript.header.format != FORMAT_VERSION:
+        raise ResumeError(
+            f"{transcript.path}: a format-{transcript.header.format} transcript (from an older gm_engine) "
+            f"can be replayed but not continued by this version, which writes format {FORMAT_VERSION}"
+        )
+    try:
+        lazy.signing_key = signing_key_for(transcript.header)
+    except TranscriptError as exc:
+        raise ResumeError(f"{transcript.path}: cannot resume: {exc}") from None
     the_seed = resolve_seed(transcript, seed)
     spec = transcript.header.spec(the_seed)
     run = runner or get_runner(spec.kind)
     dropped = len(transcript.partial_line or b"")
     if dropped:
         io.show(f"(the half-written last line of {transcript.path}, {dropped} bytes, was dropped)")
-    lazy = _LazyWriter(transcript, durable)
     then: EventSink = lazy if isinstance(io.sink, NullSink) else TeeSink(lazy, io.sink)
     log = DivergenceLog()
     if shadow_backend is None:

@@ -1,0 +1,491 @@
+"""Repeated content stored once: texts and JSON values as content-addressed blob lines.
+
+Every model request carries its whole prompt (the system text, the conversation so far,
+the tools offered), so a transcript that stored each request as it is would grow with
+the square of a conversation and repeat the same persona sheet and tool schemas
+hundreds of times. Instead, when an event is written:
+
+* every text of at least :data:`MIN_TEXT` bytes is stored once, as a blob line, and
+  referred to by its key wherever it comes (the first time too, so later texts can be
+  edits of it);
+* every object or array whose written form reaches :data:`MIN_VALUE` bytes stays where
+  it is the first time, and is a blob from its second occurrence on: content that never
+  comes again costs no blob line;
+* an array of :data:`MIN_EDIT_ITEMS` items and :data:`MIN_EDIT_LIST` bytes or more (a
+  conversation, the tools offered) is a blob from the first time, and one that shares
+  items with arrays stored before is written as an edit of them, so a conversation
+  resent with every request costs the file its new messages only.
+
+Lines:
+
+* a blob line is ``{"type": "blob", "prev", "sha256", "refs"?, "body"}``: ``body`` is the
+  value with each of its own blobs replaced by ``null`` and named in ``refs``;
+* a text that shares lines with texts stored before (the next prompt of a game: the same
+  sections, one more speech) is stored as an edit of them: ``{"type": "blob", "prev",
+  "sha256", "base", "body"}``, ``base`` listing those texts' keys and ``body`` listing
+  ``[base index, first line, count]`` (copy those lines) and texts (new lines); an array
+  is edited the same way, ``body`` listing ``[base index, first item, count]`` and
+  ``{"items": [...]}`` (new items, with their own blobs in ``refs``);
+* ``refs`` (on a blob or an event line) lists ``[key, index, ..., sha256]``: the path to a
+  ``null`` in the line's value and the key of the blob that stands there.
+
+The key is the SHA-256 of the blob's content as written (:func:`blob_key`: the JSON of
+``base`` or ``refs`` and ``body``, which is the blob line after its key), as hex cut to
+:data:`KEY_LENGTH` digits (the whole digest where two blobs of a file share those).
+The reader checks it against the line's own bytes, so a blob is exactly what its key
+says; the hash chain and the signature cover the rest. The writer knows every value it
+stored by the value's own SHA-256 (:func:`content_digest`), so a value is stored once
+however often, and wherever, it comes. A blob line comes before the first line that refers to it;
+the reader puts each blob back where it was referred to, so every event reads as it
+was emitted, and a value referred to a hundred times is one object in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: Texts at least this long (UTF-8 bytes) are stored as blobs.
+MIN_TEXT = 200
+
+#: Objects and arrays whose written form (their own blobs left out, each reference
+#: counted at about 60 bytes) reaches this many bytes are blobs from their second time on.
+MIN_VALUE = 240
+
+#: A text is written as an edit only when that is at most this share of its own size.
+MAX_EDIT_SHARE = 0.8
+
+#: Arrays of at least this many items and bytes (a conversation) are blobs from the first
+#: time, so that the next, longer one can be written as an edit of it.
+MIN_EDIT_ITEMS = 3
+MIN_EDIT_LIST = 300
+
+#: Hex digits of a blob's digest that name it (128 bits; a file holds thousands, not 2**64).
+KEY_LENGTH = 32
+
+#: How many base texts' lines a reader keeps split (the rest are split again when needed).
+LINE_CACHE = 256
+
+
+class BlobError(ValueError):
+    """A blob or a reference is malformed, or refers to a blob not stored before it."""
+
+
+def _dumps(obj: object) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def content_digest(value: object) -> bytes:
+    """The SHA-256 of ``value``'s canonical JSON: how the writer knows a value it stored
+    (however it was written: whole, with blobs of its own, or as an edit).
+
+    Raises:
+        TypeError, ValueError: ``value`` is not JSON.
+    """
+    return hashlib.sha256(_dumps(value).encode("utf-8")).digest()
+
+
+def blob_key(content: Mapping[str, Any]) -> str:
+    """The SHA-256 hex of a blob's content as written (``base`` or ``refs``, then ``body``):
+    the line's bytes after its key, so a reader checks it without writing anything anew."""
+    return hashlib.sha256(_dumps(dict(content)).encode("utf-8")).hexdigest()
+
+
+class BlobPacker:
+    """The writer's side: which blobs the file holds already, and packing a payload.
+
+    :meth:`pack` does not change what the packer knows; the writer calls :meth:`commit`
+    once the lines are written, so an event refused (or a write that failed) leaves the
+    packer as it was. The packer's state follows from the payloads packed alone, so
+    :meth:`rebuild` sets it up again from a file's events (how a resumed session writes
+    the same bytes as one never cut off).
+    """
+
+    def __init__(self) -> None:
+        #: The key of every blob the file holds, by its whole digest (hex).
+        self.keys: dict[str, str] = {}
+        self._taken: set[str] = set()
+        #: Digests of the objects and arrays met once: the next time, a blob.
+        self._seen: set[bytes] = set()
+        #: Each stored text's lines, by key, and where each line was last stored.
+        self._lines: dict[str, list[str]] = {}
+        self._line_index: dict[str, tuple[str, int]] = {}
+        #: The same for long arrays: each one's items (by digest), where each item was last.
+        self._items: dict[str, list[bytes]] = {}
+        self._item_index: dict[bytes, tuple[str, int]] = {}
+        # what the last pack would add, applied by commit
+        self._new: dict[str, dict[str, Any]] = {}
+        self._new_seen: set[bytes] = set()
+        self._new_texts: list[tuple[str, list[str]]] = []
+        self._new_lists: list[tuple[str, list[bytes]]] = []
+
+    @classmethod
+    def rebuild(cls, payloads: Iterable[Mapping[str, Any]], file_keys: Iterable[str] = ()) -> BlobPacker:
+        """The packer as it stood after writing ``payloads`` (the events of a file, as read
+        back). ``file_keys``, the blobs the file holds, must all be known then; one that is
+        not (a write cut short after its blob lines) is refused.
+
+        Raises:
+            BlobError: the file holds a blob these payloads would not have written.
+        """
+        packer = cls()
+        for payload in payloads:
+            packer.pack(payload)
+            packer.commit()
+        stray = set(file_keys) - packer._taken
+        if stray:
+            raise BlobError(f"the file holds {len(stray)} blob(s) no complete event refers to")
+        return packer
+
+    def pack(
+        self, payload: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[list[Any]], list[dict[str, Any]]]:
+        """``payload`` (JSON values only) as written: the packed payload, its refs, and the
+        new blob lines' content (``sha256``, then ``base`` or ``refs``, then ``body``),
+        children before parents."""
+        self._new = {}
+        self._new_seen = set()
+        self._new_texts = []
+        self._new_lists = []
+        packed: dict[str, Any] = {}
+        refs: list[list[Any]] = []
+        for name, value in payload.items():
+            inline, inner = self._pack(value)
+            packed[name] = inline
+            refs.extend([name, *ref] for ref in inner)
+        return packed, refs, list(self._new.values())
+
+    def commit(self) -> None:
+        """Note that the blobs of the last :meth:`pack` are now in the file."""
+        for digest, blob in self._new.items():
+            self.keys[digest] = blob["sha256"]
+            self._taken.add(blob["sha256"])
+        self._seen.update(self._new_seen)
+        for key, lines in self._new_texts:
+            self._lines[key] = lines
+            for index, line in enumerate(lines):
+                self._line_index[line] = (key, index)
+        for key, items in self._new_lists:
+            self._items[key] = items
+            for index, item in enumerate(items):
+                self._item_index[item] = (key, index)
+        self._new = {}
+        self._new_seen = set()
+        self._new_texts = []
+        self._new_lists = []
+
+    def _pack(self, value: Any) -> tuple[Any, list[list[Any]]]:
+        """``(inline form, refs)`` of ``value``."""
+        if isinstance(value, str):
+            if len(value) * 3 >= MIN_TEXT and len(value.encode("utf-8")) >= MIN_TEXT:
+                return None, [[self._store_text(value)]]
+            return value, []
+        inline: Any
+        refs: list[list[Any]] = []
+        if isinstance(value, dict):
+            inline = {}
+            for name, item in value.items():
+                inline[name], inner = self._pack(item)
+                refs.extend([name, *ref] for ref in inner)
+        elif isinstance(value, list):
+            if len(value) >= MIN_EDIT_ITEMS and len(_dumps(value)) >= MIN_EDIT_LIST:
+                return None, [[self._store_list(value)]]
+            inline = []
+            for index, item in enumerate(value):
+                packed, inner = self._pack(item)
+                inline.append(packed)
+                refs.extend([index, *ref] for ref in inner)
+        else:
+            return value, []
+        if len(_dumps(inline)) + 60 * len(refs) >= MIN_VALUE:
+            digest = content_digest(value)
+            if digest in self._seen or digest in self._new_seen:
+                content: dict[str, Any] = {"refs": refs, "body": inline} if refs else {"body": inline}
+                return None, [[self._store(digest, content)]]
+            self._new_seen.add(digest)
+        return inline, refs
+
+    def _store(self, digest: bytes, content: dict[str, Any]) -> str:
+        hexdigest = digest.hex()
+        key = self.keys.get(hexdigest)
+        if key is not None:
+            return key
+        pending = self._new.get(hexdigest)
+        if pending is not None:
+            return str(pending["sha256"])
+        full = blob_key(content)
+        key = full[:KEY_LENGTH]
+        if key in self._taken or any(blob["sha256"] == key for blob in self._new.values()):
+            key = full  # two blobs, one short key: name this one in full
+        self._new[hexdigest] = {"sha256": key, **content}
+        return key
+
+    def _store_text(self, text: str) -> str:
+        digest = content_digest(text)
+        hexdigest = digest.hex()
+        if hexdigest in self.keys or hexdigest in self._new:
+            return self._store(digest, {})
+        lines = text.splitlines(keepends=True)
+        content = self._edit(text, lines) or {"body": text}
+        key = self._store(digest, content)
+        self._new_texts.append((key, lines))
+        return key
+
+    def _store_list(self, value: list[Any]) -> str:
+        """A long array as a blob: as runs of the items of arrays stored before and its new
+        items when it shares any, else whole; only the items written out are packed."""
+        digest = content_digest(value)
+        if digest.hex() in self.keys or digest.hex() in self._new:
+            return self._store(digest, {})
+        items = [content_digest(item) for item in value]
+        content = self._list_edit(value, items)
+        if content is None:
+            packed = [self._pack(item) for item in value]
+            refs = [[index, *ref] for index, (_, inner) in enumerate(packed) for ref in inner]
+            inline = [form for form, _ in packed]
+            content = {"refs": refs, "body": inline} if refs else {"body": inline}
+        key = self._store(digest, content)
+        self._new_lists.append((key, items))
+        return key
+
+    def _list_edit(self, value: list[Any], items: list[bytes]) -> dict[str, Any] | None:
+        """Runs of items of arrays stored before (``[base, first, count]``) and new items
+        (``{"items": [...]}``, their references in ``refs``); None when no run is found."""
+        runs: list[tuple[str, int, int] | int] = []  # a run of a base, or the index of a new item
+        index = 0
+        while index < len(items):
+            hit = self._item_index.get(items[index])
+            if hit is None:
+                runs.append(index)
+                index += 1
+                continue
+            key, first = hit
+            base_items = self._items[key]
+            count = 1
+            while (
+                index + count < len(items)
+                and first + count < len(base_items)
+                and base_items[first + count] == items[index + count]
+            ):
+                count += 1
+            runs.append((key, first, count))
+            index += count
+        if all(isinstance(run, int) for run in runs):
+            return None
+        bases: list[str] = []
+        ops: list[Any] = []
+        refs: list[list[Any]] = []
+        for run in runs:
+            if isinstance(run, int):
+                form, inner = self._pack(value[run])
+                if not ops or not isinstance(ops[-1], dict):
+                    ops.append({"items": []})
+                new_items = ops[-1]["items"]
+                refs.extend([len(ops) - 1, "items", len(new_items), *ref] for ref in inner)
+                new_items.append(form)
+            else:
+                key, first, count = run
+                if key not in bases:
+                    bases.append(key)
+                ops.append([bases.index(key), first, count])
+        edit: dict[str, Any] = {"base": bases}
+        if refs:
+            edit["refs"] = refs
+        edit["body"] = ops
+        return edit
+
+    def _edit(self, text: str, lines: list[str]) -> dict[str, Any] | None:
+        """``text`` as copies of runs of lines stored before and new text, if that is smaller."""
+        if len(lines) < 2 or not self._line_index:
+            return None
+        bases: list[str] = []
+        ops: list[Any] = []
+        new: list[str] = []
+        index = 0
+        while index < len(lines):
+            hit = self._line_index.get(lines[index])
+            if hit is None:
+                new.append(lines[index])
+                index += 1
+                continue
+            key, first = hit
+            base_lines = self._lines[key]
+            count = 1
+            while (
+                index + count < len(lines)
+                and first + count < len(base_lines)
+                and base_lines[first + count] == lines[index + count]
+            ):
+                count += 1
+            if new:
+                ops.append("".join(new))
+                new = []
+            if key not in bases:
+                bases.append(key)
+            ops.append([bases.index(key), first, count])
+            index += count
+        if new:
+            ops.append("".join(new))
+        if not bases:
+            return None
+        size = len(_dumps(ops).encode("utf-8")) + (KEY_LENGTH + 3) * len(bases)
+        if size > MAX_EDIT_SHARE * len(text.encode("utf-8")):
+            return None
+        return {"base": bases, "body": ops}
+
+
+class BlobTable:
+    """The reader's side: every blob read so far, by key, with its references resolved."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self._split: OrderedDict[str, list[str]] = OrderedDict()
+
+    def add(self, line: Mapping[str, Any], raw: bytes) -> None:
+        """Check and keep one blob line's content (``sha256``, ``base`` or ``refs``, ``body``);
+        ``raw`` is the line as read, whose bytes after the key are what the key hashes.
+
+        Raises:
+            BlobError: the key is not the content's, is stored twice, the line is not laid
+                out as written, or a reference or an edit is bad.
+        """
+        key = line.get("sha256")
+        if not isinstance(key, str) or not KEY_LENGTH <= len(key) <= 64:
+            raise BlobError("a blob line without its key (sha256)")
+        if key in self.values:
+            raise BlobError(f"blob {key[:16]}... is stored twice")
+        if "body" not in line or set(line) - {"type", "prev", "sha256", "base", "refs", "body"}:
+            raise BlobError("a blob line needs a body and holds nothing but base, refs and body")
+        head = f'{{"type":"blob","prev":"{line.get("prev")}","sha256":"{key}",'.encode()
+        if not raw.startswith(head):
+            raise BlobError("a blob line must begin with its type, prev and sha256, as written")
+        if not hashlib.sha256(b"{" + raw[len(head) :]).hexdigest().startswith(key):
+            raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
+        bases = line.get("base")
+        if bases is not None and self._edits_lists(bases):
+            value: Any = self._apply_list_edit(bases, self.resolve(line["body"], line.get("refs")))
+        elif bases is not None:
+            if "refs" in line:
+                raise BlobError("an edited text has no references")
+            lines = self._apply_edit(bases, line["body"])
+            value = "".join(lines)
+            self._keep_lines(key, lines)
+        else:
+            value = self.resolve(line["body"], line.get("refs"))
+        self.values[key] = value
+
+    def resolve(self, value: Any, refs: object) -> Any:
+        """``value`` with each reference in ``refs`` replaced by its blob.
+
+        Every place is found before any is filled, so that a reference can only ever fill
+        a ``null`` of this line, never reach into a blob shared with other lines.
+
+        Raises:
+            BlobError: a reference is malformed, names no ``null``, or an unknown blob.
+        """
+        if refs is None:
+            return value
+        if not isinstance(refs, list):
+            raise BlobError("refs is not a list of references")
+        places: list[tuple[Any, str | int, Any]] = []
+        for ref in refs:
+            if not isinstance(ref, list) or len(ref) < 2:
+                raise BlobError("a reference needs a path and a key")
+            *path, key = ref
+            if not isinstance(key, str) or key not in self.values:
+                raise BlobError(f"a reference to a blob not stored before it: {str(key)[:16]}...")
+            holder = value
+            for step in path[:-1]:
+                holder = _step(holder, step)
+            last = path[-1]
+            if _step(holder, last) is not None:
+                raise BlobError(f"a reference at {path} where the value is not null")
+            places.append((holder, last, self.values[key]))
+        for holder, last, blob in places:
+            holder[last] = blob
+        return value
+
+    def _lines_of(self, key: str) -> list[str]:
+        lines = self._split.get(key)
+        if lines is None:
+            lines = self.values[key].splitlines(keepends=True)
+            self._keep_lines(key, lines)
+        else:
+            self._split.move_to_end(key)
+        return lines
+
+    def _keep_lines(self, key: str, lines: list[str]) -> None:
+        self._split[key] = lines
+        if len(self._split) > LINE_CACHE:
+            self._split.popitem(last=False)
+
+    def _edits_lists(self, bases: object) -> bool:
+        """Whether an edit's bases are arrays (else they must all be texts)."""
+        if not isinstance(bases, list) or not bases:
+            raise BlobError("an edit's base is not a list of blobs")
+        kinds = {type(self.values.get(base)) if isinstance(base, str) else None for base in bases}
+        if kinds == {list}:
+            return True
+        if kinds == {str}:
+            return False
+        raise BlobError("an edit's bases are not all texts or all arrays stored before it")
+
+    def _apply_list_edit(self, bases: list[str], ops: object) -> list[Any]:
+        if not isinstance(ops, list):
+            raise BlobError("an edit's body is not a list")
+        items: list[Any] = []
+        for op in ops:
+            if type(op) is dict and len(op) == 1 and type(op.get("items")) is list:
+                items.extend(op["items"])
+                continue
+            if type(op) is list and len(op) == 3:
+                which, start, count = op
+                if type(which) is type(start) is type(count) is int and 0 <= which < len(bases):
+                    base = self.values[bases[which]]
+                    if start >= 0 and count > 0 and start + count <= len(base):
+                        items.extend(base[start : start + count])
+                        continue
+            raise BlobError(f"an edit step {str(op)[:40]} is neither new items nor items of its base")
+        return items
+
+    def _apply_edit(self, bases: object, ops: object) -> list[str]:
+        """The lines of the text an edit makes (its new texts split into lines too)."""
+        if not isinstance(bases, list) or not bases:
+            raise BlobError("an edit's base is not a list of texts")
+        for base in bases:
+            if not isinstance(base, str) or not isinstance(self.values.get(base), str):
+                raise BlobError(f"an edit of a text not stored before it: {str(base)[:16]}...")
+        if not isinstance(ops, list):
+            raise BlobError("an edit's body is not a list")
+        parts: list[str] = []
+        lines_of = [self._lines_of(base) for base in bases]
+        for op in ops:
+            if type(op) is str:
+                parts.extend(op.splitlines(keepends=True))
+                continue
+            if type(op) is list and len(op) == 3:
+                which, start, count = op
+                # type() rather than isinstance: a bool is an int, and no index
+                if type(which) is type(start) is type(count) is int and 0 <= which < len(bases):
+                    lines = lines_of[which]
+                    if start >= 0 and count > 0 and start + count <= len(lines):
+                        parts.extend(lines[start : start + count])
+                        continue
+            raise BlobError(f"an edit step {str(op)[:40]} is neither new text nor lines of its base")
+        return parts
+
+
+def _step(holder: Any, step: object) -> Any:
+    if isinstance(holder, dict) and isinstance(step, str) and step in holder:
+        return holder[step]
+    if (
+        isinstance(holder, list)
+        and isinstance(step, int)
+        and not isinstance(step, bool)
+        and 0 <= step < len(holder)
+    ):
+        return holder[step]
+    raise BlobError(f"a reference's path step {step!r} leads nowhere")
