@@ -9,7 +9,9 @@ Exceptions (all subclass :class:`ValueError`):
 
 * :class:`IllegalActionError`: an action or step the rules forbid now; ``rule`` names the rule.
 * :class:`GameOverError`: any game action after 【ゲーム終了】 (a kind of IllegalActionError).
-* :class:`DealError`: a fixed deal that is not the composition [1,1,2,2,2,3,4,5,6].
+* :class:`DealError`: a fixed deal that is not nine role numbers forming the composition
+  [1,1,2,2,2,3,4,5,6] (a string, floats, bools, the wrong length or the wrong roles).
+* :class:`SeatError`: a seat argument that is not an int 1..9 (a bool is not a seat).
 """
 
 from __future__ import annotations
@@ -109,6 +111,20 @@ class GameOverError(IllegalActionError):
 
 class DealError(WerewolfError):
     """A fixed deal that is not nine roles of the composition [1,1,2,2,2,3,4,5,6]."""
+
+
+class SeatError(WerewolfError):
+    """A seat argument that is not a seat: seats are the ints 1..9, and a bool is not one
+    (``True == 1`` and a negative index would otherwise reach a real seat)."""
+
+
+def checked_seat(seat: object) -> int:
+    """``seat`` if it is an int 1..9 (not a bool), else :class:`SeatError`."""
+    if type(seat) is int and 0 < seat < 10:
+        return seat
+    if isinstance(seat, int) and not isinstance(seat, bool) and 1 <= seat <= 9:
+        return int(seat)  # an int subclass such as an IntEnum
+    raise SeatError(f"{RULE_SEAT}: 席は1～9の整数で指定してください (受け取った値: {seat!r})")
 
 
 class Stage(StrEnum):
@@ -300,13 +316,32 @@ def _state(seat: int, target: int, colour: Colour) -> Action:
 
 
 def check_composition(roles: Sequence[int]) -> None:
-    """Raise :class:`DealError` unless ``roles`` is the composition [1,1,2,2,2,3,4,5,6] (any order)."""
-    try:
-        normalised = sorted(int(r) for r in roles)
-    except (TypeError, ValueError):
-        raise DealError(f"{RULE_DEAL}: roles must be numbers 1..6, got {list(roles)!r}") from None
-    if normalised != sorted(int(r) for r in COMPOSITION):
-        raise DealError(f"{RULE_DEAL}: got {list(roles)!r}")
+    """Raise :class:`DealError` unless ``roles`` is the composition [1,1,2,2,2,3,4,5,6] (any order):
+    a sequence (not a string) of nine ints 1..6 (not bools, not floats)."""
+    deal_roles(roles)
+
+
+def deal_roles(roles: object) -> list[Role]:
+    """The nine roles of a fixed deal (P1's first), checked; :class:`DealError` says what is wrong."""
+    if isinstance(roles, (str, bytes, bytearray)) or not isinstance(roles, Sequence):
+        raise DealError(
+            f"{RULE_DEAL}: 配役は役職番号 (整数1～6) 9個の並びで指定してください "
+            f"({type(roles).__name__}は使えません: {roles!r})"
+        )
+    if len(roles) != len(COMPOSITION):
+        raise DealError(
+            f"{RULE_DEAL}: 役職番号は{len(COMPOSITION)}個必要です ({len(roles)}個ありました: {list(roles)!r})"
+        )
+    dealt: list[Role] = []
+    for seat, number in zip(SEATS, roles, strict=True):
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise DealError(f"{RULE_DEAL}: P{seat}の役職番号が整数ではありません: {number!r}")
+        if number not in _ROLES:
+            raise DealError(f"{RULE_DEAL}: P{seat}の役職番号{number!r}は1～6ではありません")
+        dealt.append(_ROLES[number])
+    if sorted(dealt) != sorted(COMPOSITION):
+        raise DealError(f"{RULE_DEAL}: 役職の構成が違います: {[int(r) for r in dealt]!r}")
+    return dealt
 
 
 # Enum members used on the hot paths, read as module globals: Python 3.11's EnumType has a
@@ -463,10 +498,10 @@ class Game:
         """A game dealt as ``deal`` (P1's role first, then P2..P9), standing at the 事前占い.
 
         Raises:
-            DealError: the deal is not the composition [1,1,2,2,2,3,4,5,6].
+            DealError: the deal is not a sequence of nine ints 1..6 forming the composition
+                [1,1,2,2,2,3,4,5,6] (strings, floats and bools are refused).
         """
-        check_composition(deal)
-        roles = [Role(int(r)) for r in deal]
+        roles = deal_roles(deal)
         game = cls(source, options, human_name)
         game.apply(ChooseRole(HUMAN_SEAT, roles[0]))
         game._start(roles)
@@ -475,12 +510,24 @@ class Game:
     # ------------------------------------------------------------------ queries
 
     def role_of(self, seat: int) -> Role:
-        """PLAYER.R of ``seat`` (GM knowledge: never put this in a view)."""
-        return Role(self.players[seat].R)
+        """PLAYER.R of ``seat`` (GM knowledge: never put this in a view).
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+            LookupError: the roles are not dealt yet.
+        """
+        number = self.players[checked_seat(seat)].R
+        if number not in _ROLES:
+            raise LookupError(f"P{seat}の役職はまだ配られていません")
+        return _ROLES[number]
 
     def is_alive(self, seat: int) -> bool:
-        """PLAYER.L == 1."""
-        return self.players[seat].L == _LIFE_ALIVE
+        """PLAYER.L == 1.
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        return self.players[checked_seat(seat)].L == _LIFE_ALIVE
 
     def alive_flags(self) -> tuple[bool, ...]:
         """``flags[seat]`` is True for a living seat (index 0 unused). Public: deaths are announced."""
@@ -567,11 +614,21 @@ class Game:
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now, with empty text (fill it in with ``with_text``)."""
-        return list(self._legal(seat))
+        """Every action ``seat`` may take now, with empty text (fill it in with ``with_text``).
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        return list(self._legal(checked_seat(seat)))
 
     def legal_tuple(self, seat: int) -> tuple[Action, ...]:
-        """:meth:`legal_actions` as a tuple, cached until the state changes (do not keep it)."""
+        """:meth:`legal_actions` as a tuple, cached until the state changes (do not keep it).
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        if type(seat) is not int or not 0 < seat < 10:
+            seat = checked_seat(seat)
         return self._legal(seat)
 
     def public_log_snapshot(self) -> tuple[PublicEntry, ...]:
@@ -653,8 +710,12 @@ class Game:
         return []
 
     def may_claim(self, seat: int, role: Role) -> bool:
-        """The club rule (CMD_CO): may ``seat``'s real role claim ``role``?"""
-        own = _ROLES[self.players[seat].R]
+        """The club rule (CMD_CO): may ``seat``'s real role claim ``role``?
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        own = _ROLES.get(self.players[checked_seat(seat)].R)
         if role not in CLAIMABLE_ROLES:
             return False
         if own is _ROLE_WEREWOLF:

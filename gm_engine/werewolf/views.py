@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gm_engine.werewolf.game import Stage
+from gm_engine.werewolf.game import Stage, checked_seat
 from gm_engine.werewolf.log import (
     ActionTaken,
     ClaimMade,
@@ -91,9 +91,13 @@ _STAGE_NAMES: dict[str, str] = {stage: stage.value for stage in Stage}
 
 
 def observe(game: Game, seat: int) -> Observation:
-    """``seat``'s observation of ``game`` now."""
-    if seat not in SEATS:
-        raise ValueError(f"no such seat: {seat!r}")
+    """``seat``'s observation of ``game`` now.
+
+    Raises:
+        SeatError: ``seat`` is not an int 1..9 (a bool is not a seat).
+    """
+    if type(seat) is not int or not 0 < seat < 10:
+        seat = checked_seat(seat)
     phase = game.phase
     stage = _STAGE_NAMES[game.stage]
     discussing = stage == "discussion"
@@ -293,7 +297,11 @@ def public_view(game: Game) -> PublicView:
 
 
 def player_view(game: Game, seat: int) -> PlayerView:
-    """Everything ``seat`` may know now."""
+    """Everything ``seat`` may know now.
+
+    Raises:
+        SeatError: ``seat`` is not an int 1..9 (a bool is not a seat).
+    """
     return PlayerView.from_observation(observe(game, seat))
 
 
