@@ -283,7 +283,6 @@ _TARGETED: dict[type[Action], tuple[tuple[Action, ...], ...]] = {
     kind: tuple(tuple(kind(s, t) for t in range(10)) for s in range(10))
     for kind in (Vote, Attack, Divine, Guard)
 }
-_VOTES = _TARGETED[Vote]
 _CHOOSE_ROLES: tuple[Action, ...] = tuple(ChooseRole(HUMAN_SEAT, ROLES[r]) for r in _ROLE_NUMBERS)
 _REQUESTS: tuple[dict[int, Action], ...] = tuple(
     {r: RequestClaim(s, ROLES[r]) for r in _ROLE_NUMBERS} for s in range(10)
