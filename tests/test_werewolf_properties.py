@@ -188,12 +188,11 @@ def _every_discussion_action(seat: int) -> list[Action]:
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), length=st.integers(0, 400))
-def test_fast_checks_agree_with_the_enumeration(seed: int, length: int) -> None:
-    """The direct legality checks accept exactly the enumerated legal actions."""
+def test_the_rule_accepts_exactly_the_enumerated_actions(seed: int, length: int) -> None:
+    """The legality rule (``refusal``) accepts exactly the enumerated legal actions."""
     game, _ = run(seed, [1 + 4 * i for i in range(length)], WerewolfOptions())
     for seat in range(1, 10):
         legal = set(game.legal_actions(seat))
         for action in _every_discussion_action(seat):
-            if not game.is_over:
-                assert game._fast_legal(action, game.stage) == (action in legal), action
+            assert (game.refusal(action) is None) == (action in legal), action
             assert game.is_legal(action) == (action in legal), action

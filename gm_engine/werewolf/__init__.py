@@ -4,7 +4,8 @@ A deterministic engine owns the roles, the records (PLAYER, PHASE, ATTACK / DIVI
 MEDIUM), the phase order, the votes, the night and the win check; no model can talk it out of
 its rules or its secrets. Modules:
 
-* :mod:`.records`: the document's records and numbers (Role, PlayerRecord, PhaseRecord, ...);
+* :mod:`.records`: the document's records and numbers (int constants, Role, Stage, ...);
+* :mod:`.interning`: one shared instance per value of the frozen entries and templates;
 * :mod:`.actions`: the actions, frozen value objects (ChooseRole, Speak, Claim, StateResult,
   RequestClaim, Decline, Vote, Attack, Divine, Guard) and ``with_text``;
 * :mod:`.options`: :class:`WerewolfOptions`, the rule options where tables differ;
@@ -63,6 +64,13 @@ Driving a game (a session loop)
   they pick a claim or a result, so a caller may pass a lazy one (``simulate.LazyLegal``).
 * ``apply()`` and ``advance()`` return the public log entries they added; a refused action
   raises :class:`IllegalActionError` (``.rule`` names the rule) and changes nothing.
+  Legality is one rule: ``game.refusal(action)`` is ``None`` or the error ``apply`` would
+  raise, and ``legal_actions`` lists exactly the actions it accepts.
+* Observers (a screen, a referee, the session layer) read ``game.snapshot()``, a frozen
+  :class:`PublicSnapshot` of the public state (day, stage, who is alive, whose turn, the vote
+  candidates, the claims, the public log...); ``game.dealt_roles()`` is the referee's alone.
+* The record numbers are plain int constants in :mod:`.records` (``SEER``, ``BLACK``,
+  ``STAGE_VOTE``...); the enums built from them are what the API hands out.
 * ``game.state_hash()`` is the SHA-256 of the canonical JSON of the whole state; the same seed
   and the same actions give the same hash.
 
@@ -109,6 +117,8 @@ from gm_engine.werewolf.game import (
     GameOutcome,
     GameOverError,
     IllegalActionError,
+    PublicSnapshot,
+    SeatError,
     Stage,
     WerewolfError,
     check_composition,
@@ -137,9 +147,11 @@ __all__ = [
     "Observation",
     "PlayerView",
     "PrivateView",
+    "PublicSnapshot",
     "PublicView",
     "RequestClaim",
     "Role",
+    "SeatError",
     "Speak",
     "Stage",
     "StateResult",

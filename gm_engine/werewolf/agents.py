@@ -54,6 +54,7 @@ from gm_engine.werewolf.actions import (
     Vote,
     with_text,
 )
+from gm_engine.werewolf.interning import interned, shared_get
 from gm_engine.werewolf.log import (
     AttackResolved,
     ClaimMade,
@@ -66,7 +67,20 @@ from gm_engine.werewolf.log import (
     ResultStated,
     VoteTally,
 )
-from gm_engine.werewolf.records import SEATS, Colour, Role
+from gm_engine.werewolf.records import (
+    BLACK,
+    BODYGUARD,
+    MADMAN,
+    MEDIUM,
+    ROLES,
+    SEATS,
+    SEER,
+    VILLAGER,
+    WEREWOLF,
+    WHITE,
+    Colour,
+    Role,
+)
 from gm_engine.werewolf.views import Observation
 
 _BLACK_WEIGHT = 12.0  # a stated 黒, times the trust in its speaker
@@ -76,7 +90,7 @@ _RIVAL_WEIGHT = 5.0  # a contested claim, times the distrust
 # personal noise and the spread of trust (a few points), far below a seat's own 占い / 霊媒
 # result (100), so only what a seat really knows makes it vote away from the focus.
 _FOCUS_WEIGHT = 20.0
-_QUIET_ROLES = frozenset((Role.VILLAGER, Role.BODYGUARD, Role.WEREWOLF))
+_QUIET_ROLES = frozenset((VILLAGER, BODYGUARD, WEREWOLF))
 _RELEVANT = frozenset(("claim", "result_stated", "executed", "morning", "vote_tally", "claim_requested"))
 # The daily drift of first impressions: on day d the seats 1 + (3i + d) % 9 (i = 0, 1, 2) move
 # by the base-3 digits of a d27 (0 -> -1, 1 -> 0, 2 -> +1), lowest digit first.
@@ -94,18 +108,6 @@ _DECLINES: tuple[Decline, ...] = tuple(Decline(seat, "私は名乗り出ませ�
 _ATTACKS: tuple[tuple[Attack, ...], ...] = tuple(tuple(Attack(s, t) for t in range(10)) for s in range(10))
 _DIVINES: tuple[tuple[Divine, ...], ...] = tuple(tuple(Divine(s, t) for t in range(10)) for s in range(10))
 _GUARDS: tuple[tuple[Guard, ...], ...] = tuple(tuple(Guard(s, t) for t in range(10)) for s in range(10))
-
-
-# Enum members used on the hot paths, read as module globals: Python 3.11's EnumType has a
-# __getattr__ hook, which turns every ``Stage.VOTE`` into a slow attribute lookup (~100 ns);
-# the engine and the agents read these members several hundred times a game.
-_COLOUR_BLACK = Colour.BLACK
-_COLOUR_WHITE = Colour.WHITE
-_ROLE_BODYGUARD = Role.BODYGUARD
-_ROLE_MADMAN = Role.MADMAN
-_ROLE_MEDIUM = Role.MEDIUM
-_ROLE_SEER = Role.SEER
-_ROLE_WEREWOLF = Role.WEREWOLF
 
 
 class Agent(Protocol):
@@ -148,11 +150,13 @@ class PublicNotes:
     def __init__(self) -> None:
         self.seen = 0
         self.version = 0  # bumped by every fact that can move suspicion
-        self.claims: dict[int, Role] = {}
+        # roles and colours are kept as plain ints (records.SEER, BLACK, ...): the agents compare
+        # them hundreds of times a game, and an int compares faster than an IntEnum member
+        self.claims: dict[int, int] = {}
         self.seer_claimants: list[int] = []
         self.medium_claimants: list[int] = []
         # (speaker, role, target, colour) of every stated result
-        self.stated: list[tuple[int, Role, int, Colour]] = []
+        self.stated: list[tuple[int, int, int, int]] = []
         self.executed: list[int] = []
         self.victims: list[int] = []
         self.last_counts: dict[int, int] = {}
@@ -162,7 +166,7 @@ class PublicNotes:
         self.last_statement: dict[int, int] = {}
         self._trust: dict[int, float] = {}
         self._trust_version = -1
-        self._medium_colours: dict[int, list[Colour]] = {}  # target -> stated 霊媒 colours (per version)
+        self._medium_colours: dict[int, list[int]] = {}  # target -> stated 霊媒 colours (per version)
         self._scores: list[float] = []
         self._scores_version = -1
 
@@ -174,10 +178,10 @@ class PublicNotes:
                 continue
             if isinstance(entry, ClaimMade):
                 self.version += 1
-                self.claims[entry.speaker] = entry.role
-                if entry.role is _ROLE_SEER:
+                self.claims[entry.speaker] = int(entry.role)
+                if entry.role == SEER:
                     self.seer_claimants.append(entry.speaker)
-                elif entry.role is _ROLE_MEDIUM:
+                elif entry.role == MEDIUM:
                     self.medium_claimants.append(entry.speaker)
                 if entry.target is not None and entry.colour is not None:
                     self._statement(entry.speaker, entry.role, entry.target, entry.colour, entry.day)
@@ -204,12 +208,12 @@ class PublicNotes:
         scores = [0.0] * 10
         for speaker, _claimed, target, colour in self.stated:
             weight = self.public_trust(speaker)
-            scores[target] += weight * (_BLACK_WEIGHT if colour is _COLOUR_BLACK else _WHITE_WEIGHT)
+            scores[target] += weight * (_BLACK_WEIGHT if colour == BLACK else _WHITE_WEIGHT)
         for group in (self.seer_claimants, self.medium_claimants):
             if len(group) > 1:
                 for claimant in group:
                     scores[claimant] += _RIVAL_WEIGHT * (1.0 - self.public_trust(claimant))
-        guards = [s for s, r in self.claims.items() if r is _ROLE_BODYGUARD]
+        guards = [s for s, r in self.claims.items() if r == BODYGUARD]
         if len(guards) == 1:
             scores[guards[0]] -= 2
         self._scores, self._scores_version = scores, self.version
@@ -222,29 +226,29 @@ class PublicNotes:
             self._trust.clear()
             self._medium_colours.clear()
             for _speaker, claimed, target, colour in self.stated:
-                if claimed is _ROLE_MEDIUM:
+                if claimed == MEDIUM:
                     self._medium_colours.setdefault(target, []).append(colour)
         cached = self._trust.get(claimant)
         if cached is not None:
             return cached
-        rivals = self.seer_claimants if self.claims.get(claimant) is _ROLE_SEER else self.medium_claimants
+        rivals = self.seer_claimants if self.claims.get(claimant, 0) == SEER else self.medium_claimants
         trust = 1.0 / max(1, len(rivals))
         medium_colours = self._medium_colours
         factor = 0.3 if len(self.medium_claimants) == 1 else 0.7
         for speaker, claimed, target, colour in self.stated:
-            if speaker != claimant or claimed is not _ROLE_SEER:
+            if speaker != claimant or claimed != SEER:
                 continue
             # a 占い師 whose 黒 a medium found 白 (or the reverse) is caught out
             for medium_colour in medium_colours.get(target, ()):
                 if medium_colour is not colour:
                     trust *= factor
-            if colour is _COLOUR_BLACK and target in self.victims:
+            if colour == BLACK and target in self.victims:
                 trust *= 0.2  # the wolves do not attack a wolf
         self._trust[claimant] = trust
         return trust
 
     def _statement(self, speaker: int, role: Role, target: int, colour: Colour, day: int) -> None:
-        self.stated.append((speaker, role, target, colour))
+        self.stated.append((speaker, int(role), target, int(colour)))
         self.targets_by.setdefault(speaker, set()).add(target)
         self.last_statement[speaker] = day
 
@@ -307,7 +311,7 @@ class OfflineAgent:
         self.source = source
         self.fake_chance = fake_chance
         self.talk = talk
-        self._role: Role | None = None
+        self._role: int | None = None  # a plain int, as in PublicNotes
         self._partners: tuple[int, ...] = ()
         self._noise: list[int] = []
         self._plan_fake: Role | None = None
@@ -322,7 +326,7 @@ class OfflineAgent:
         self._victims = notes.victims
         self._last_counts = notes.last_counts
         self._requested = notes.requested
-        self._own: dict[int, Colour] = {}
+        self._own: dict[int, int] = {}  # target -> colour (plain ints)
         self._failed_attacks: dict[int, int] = {}  # a 人狼's consecutive failed attacks per target
         self._private_seen = 0
         self._noise_day = 0
@@ -352,7 +356,7 @@ class OfflineAgent:
         if len(private_log) != self._private_seen:
             for private in private_log[self._private_seen :]:
                 if isinstance(private, (DivineResult, MediumResult)):
-                    own[private.target] = private.colour
+                    own[private.target] = int(private.colour)
                 elif isinstance(private, AttackResolved):
                     failed = self._failed_attacks
                     if private.killed:
@@ -367,15 +371,16 @@ class OfflineAgent:
     def _start_day(self, obs: Observation) -> None:
         """First impressions once the roles are known; then a little drift every day."""
         if self._role is None:
-            self._role = obs.role
+            role = obs.role
+            self._role = None if role is None else int(role)
             self._partners = obs.partners
             # one die of 4**9 faces gives the nine base-4 digits of the first impressions
             impressions = self.source.roll(4**9) - 1
             self._noise = [0] + [(impressions >> (2 * i)) & 3 for i in range(9)]
-            if self._role in (_ROLE_WEREWOLF, _ROLE_MADMAN):
-                leader = self._role is _ROLE_MADMAN or self.seat < min(self._partners, default=10)
+            if self._role in (WEREWOLF, MADMAN):
+                leader = self._role == MADMAN or self.seat < min(self._partners, default=10)
                 if leader and self.source.roll(100) <= self.fake_chance:
-                    self._plan_fake = _ROLE_SEER
+                    self._plan_fake = Role.SEER
         # opinions drift a little every day, so no two days replay the same
         self._noise_day = obs.day
         drift = self.source.roll(27) - 1  # three seats' impressions move by -1, 0 or +1
@@ -402,11 +407,11 @@ class OfflineAgent:
         role = self._role
         if claimant in self._partners:
             return 0.0
-        if role is _ROLE_SEER and self._claims.get(claimant) is _ROLE_SEER:
+        if role == SEER and self._claims.get(claimant, 0) == SEER:
             return 0.0  # a rival of the real seer is certainly fake
-        if role is _ROLE_MEDIUM and self._claims.get(claimant) is _ROLE_MEDIUM:
+        if role == MEDIUM and self._claims.get(claimant, 0) == MEDIUM:
             return 0.0
-        if claimant in self._own and self._own[claimant] is _COLOUR_BLACK:
+        if claimant in self._own and self._own[claimant] == BLACK:
             return 0.0
         return self._notes.public_trust(claimant)
 
@@ -421,10 +426,10 @@ class OfflineAgent:
         # only these claimants can be trusted differently by this seat than by the table
         role = self._role
         special: Collection[int] = (self.seat,)  # a plain villager's only special claimant is itself
-        if self._partners or self._own or role is _ROLE_SEER or role is _ROLE_MEDIUM:
-            special = {self.seat, *self._partners, *(t for t, c in self._own.items() if c is _COLOUR_BLACK)}
-            if role is _ROLE_SEER or role is _ROLE_MEDIUM:
-                special.update(s for s, r in notes.claims.items() if r is role)
+        if self._partners or self._own or role in (SEER, MEDIUM):
+            special = {self.seat, *self._partners, *(t for t, c in self._own.items() if c == BLACK)}
+            if role in (SEER, MEDIUM):
+                special.update(s for s, r in notes.claims.items() if r == role)
         for claimant in special:
             if claimant not in notes.claims:
                 continue
@@ -433,13 +438,13 @@ class OfflineAgent:
                 continue
             for speaker, _claimed, target, colour in notes.stated:
                 if speaker == claimant:
-                    weight = _BLACK_WEIGHT if colour is _COLOUR_BLACK else _WHITE_WEIGHT
+                    weight = _BLACK_WEIGHT if colour == BLACK else _WHITE_WEIGHT
                     scores[target] += (mine - public) * weight
             group = self._seer_claimants if claimant in self._seer_claimants else self._medium_claimants
             if len(group) > 1 and claimant in group:
                 scores[claimant] += _RIVAL_WEIGHT * (public - mine)
         for target, colour in self._own.items():
-            scores[target] += 100 if colour is _COLOUR_BLACK else -100
+            scores[target] += 100 if colour == BLACK else -100
         self._cache_key, self._cache = key, scores
         return scores
 
@@ -452,11 +457,11 @@ class OfflineAgent:
         return reason
 
     def _compose_reason(self, obs: Observation, seat: int) -> str:
-        if self._own.get(seat) is _COLOUR_BLACK:
+        if self._own.get(seat, 0) == BLACK:
             return "私の結果で黒だった"
         for speaker, claimed, target, colour in reversed(self._stated):
-            if target == seat and colour is _COLOUR_BLACK and self._trust(speaker) > 0.0:
-                return f"{obs.names[speaker]}さんの{claimed.label}結果で黒が出ている"
+            if target == seat and colour == BLACK and self._trust(speaker) > 0.0:
+                return f"{obs.names[speaker]}さんの{ROLES[claimed].label}結果で黒が出ている"
         group = self._seer_claimants if seat in self._seer_claimants else self._medium_claimants
         if seat in group and len(group) > 1 and self._trust(seat) <= 0.5:
             return "対抗COが出ていて、こちらが偽物に見える"
@@ -507,11 +512,11 @@ class OfflineAgent:
             if me in others:
                 others.remove(me)
             role = self._role
-            if role is _ROLE_WEREWOLF:
+            if role == WEREWOLF:
                 return self._attack(obs, [t for t in others if t not in self._partners])
-            if role is _ROLE_SEER:
+            if role == SEER:
                 return self._divine(obs, others)
-            if role is _ROLE_BODYGUARD:
+            if role == BODYGUARD:
                 return self._guard(obs, others)
         if len(legal) == 0:
             raise ValueError(f"P{self.seat} has no legal action to choose from")
@@ -520,7 +525,7 @@ class OfflineAgent:
     def _vote(self, obs: Observation, targets: list[int]) -> Action:
         partners = self._partners
         candidates = ([t for t in targets if t not in partners] or targets) if partners else targets
-        if self._role is _ROLE_MADMAN:
+        if self._role == MADMAN:
             # the 狂人 protects whoever called the real seer a liar: it votes for the seer claimant
             # that contradicts its own fake claims, else like the village
             rivals = [s for s in self._seer_claimants if s != self.seat and s in candidates]
@@ -553,11 +558,11 @@ class OfflineAgent:
             target = candidates[0]
         else:  # the most suspected (ties: the earlier seat, as max() keeps the first maximum)
             target = max(candidates, key=self._scores(obs).__getitem__)
-        if self._role is _ROLE_WEREWOLF:
+        if self._role == WEREWOLF:
             # a wolf rides the village's suspicion, or pushes a claimant who saw through it
             for speaker, _claimed, stated_target, colour in self._stated:
                 if (
-                    colour is _COLOUR_BLACK
+                    colour == BLACK
                     and stated_target in (self.seat, *self._partners)
                     and speaker in candidates
                     and speaker not in self._partners
@@ -597,10 +602,10 @@ class OfflineAgent:
                 targets = [t for t in targets if t not in avoid]
         priority: list[int] = []
         for speaker, _claimed, target, colour in self._stated:
-            if colour is _COLOUR_BLACK and target in (self.seat, *self._partners) and speaker in targets:
+            if colour == BLACK and target in (self.seat, *self._partners) and speaker in targets:
                 priority.append(speaker)  # it saw us: a real seer
-        for role in (_ROLE_SEER, _ROLE_MEDIUM, _ROLE_BODYGUARD):
-            priority.extend(s for s, r in self._claims.items() if r is role and s in targets)
+        for role in (SEER, MEDIUM, BODYGUARD):
+            priority.extend(s for s, r in self._claims.items() if r == role and s in targets)
         if priority and self.source.roll(100) <= 80:
             return _ATTACKS[self.seat][priority[0]]
         # else the most trusted seat: the village would miss it most
@@ -637,12 +642,12 @@ class OfflineAgent:
         if wanted is not None:
             return self._answer(obs, legal, wanted)
         if own_claim is None:
-            if role is _ROLE_SEER and (obs.day > 1 or self.source.roll(100) <= 70):
-                claims = [a for a in legal if isinstance(a, Claim) and a.role is role]
+            if role == SEER and (obs.day > 1 or self.source.roll(100) <= 70):
+                claims = [a for a in legal if isinstance(a, Claim) and a.role == role]
                 if claims:
                     return self._claim_with_best(obs, claims)
-            if role is _ROLE_MEDIUM and self._own and self.source.roll(100) <= 60:
-                claims = [a for a in legal if isinstance(a, Claim) and a.role is role]
+            if role == MEDIUM and self._own and self.source.roll(100) <= 60:
+                claims = [a for a in legal if isinstance(a, Claim) and a.role == role]
                 if claims:
                     return self._claim_with_best(obs, claims)
             if (
@@ -650,22 +655,22 @@ class OfflineAgent:
                 and (obs.day == 1 or self._seer_claimants)
                 and not (obs.day == 1 and self.source.roll(100) > 50)
             ):
-                fakes = [a for a in legal if isinstance(a, Claim) and a.role is self._plan_fake]
+                fakes = [a for a in legal if isinstance(a, Claim) and a.role == self._plan_fake]
                 if fakes:
                     return self._fake_claim(obs, fakes)
-        elif own_claim in (_ROLE_SEER, _ROLE_MEDIUM) and self._may_state(obs, own_claim):
+        elif own_claim in (SEER, MEDIUM) and self._may_state(obs, own_claim):
             states = [a for a in legal if isinstance(a, StateResult)]
             if states:
-                return self._state_best(obs, states) if role is own_claim else self._fake_state(obs, states)
+                return self._state_best(obs, states) if role == own_claim else self._fake_state(obs, states)
         if self._request_day != obs.day:
             # one decision a day: whether to call for the missing role on this first turn
             self._request_day = obs.day
-            if role is not _ROLE_WEREWOLF:
-                request = _ROLE_SEER if obs.day == 1 else _ROLE_MEDIUM
+            if role != WEREWOLF:
+                request = Role.SEER if obs.day == 1 else Role.MEDIUM
                 if (
                     self._requested.get(request) != obs.day
-                    and not (self._seer_claimants if request is _ROLE_SEER else self._medium_claimants)
-                    and (request is _ROLE_SEER or self._executed)
+                    and not (self._seer_claimants if request == SEER else self._medium_claimants)
+                    and (request == SEER or self._executed)
                     and self.source.roll(100) <= 60
                 ):
                     return RequestClaim(self.seat, request, f"{request.label}は名乗り出てください！")
@@ -676,10 +681,10 @@ class OfflineAgent:
             self._quiet_day = obs.day
         return self._speak(obs)
 
-    def _may_state(self, obs: Observation, claimed: Role) -> bool:
+    def _may_state(self, obs: Observation, claimed: int) -> bool:
         """Whether this claimant has a result to state now (so the legal list is worth reading)."""
         mine = self._notes.targets_by.get(self.seat, ())
-        if claimed is self._role:
+        if claimed == self._role:
             return any(t not in mine for t in self._own)
         # a fake states at most one result a day
         return self._notes.last_statement.get(self.seat, 0) < obs.day
@@ -687,10 +692,10 @@ class OfflineAgent:
     def _answer(self, obs: Observation, legal: Sequence[Action], wanted: Role) -> Action:
         """Answer a CO要求: the real holder must come out; a liar may; everyone else declines."""
         role = self._role
-        if role is wanted:
+        if role == wanted:
             return self._claim_with_best(obs, [a for a in legal if isinstance(a, Claim)])
-        if role in (_ROLE_WEREWOLF, _ROLE_MADMAN) and (
-            self._plan_fake is wanted or (wanted is _ROLE_MEDIUM and self.source.roll(100) <= 15)
+        if role in (WEREWOLF, MADMAN) and (
+            self._plan_fake == wanted or (wanted == MEDIUM and self.source.roll(100) <= 15)
         ):
             claims = [a for a in legal if isinstance(a, Claim)]
             if claims:
@@ -701,12 +706,12 @@ class OfflineAgent:
     def _claim_with_best(self, obs: Observation, claims: Sequence[Claim]) -> Action:
         with_result = [c for c in claims if c.target is not None]
         pool = with_result or list(claims)
-        black = [c for c in pool if c.colour is _COLOUR_BLACK]
+        black = [c for c in pool if c.colour == BLACK]
         pick = (black or pool)[-1]
         return with_text(pick, self._claim_text(obs, pick))
 
     def _state_best(self, obs: Observation, states: Sequence[StateResult]) -> Action:
-        black = [s for s in states if s.colour is _COLOUR_BLACK]
+        black = [s for s in states if s.colour == BLACK]
         pick = (black or list(states))[-1]
         return with_text(pick, f"結果です。{obs.names[pick.target]}さんは{pick.colour.label}でした。")
 
@@ -719,14 +724,14 @@ class OfflineAgent:
         rivals = [s for s in self._seer_claimants + self._medium_claimants if s not in avoid]
         living = [t for t in obs.living() if t not in avoid]
         roll = self.source.roll(100)
-        wanted: list[tuple[int, Colour]] = []
+        wanted: list[tuple[int, int]] = []
         if rivals and roll <= 40:
-            wanted.extend((r, _COLOUR_BLACK) for r in rivals)
+            wanted.extend((r, BLACK) for r in rivals)
         if self._partners and roll > 75:
-            wanted.extend((p, _COLOUR_WHITE) for p in self._partners)
+            wanted.extend((p, WHITE) for p in self._partners)
         if living:
             pick = living[self.source.roll(len(living)) - 1]
-            wanted.append((pick, _COLOUR_BLACK if roll <= 65 else _COLOUR_WHITE))
+            wanted.append((pick, BLACK if roll <= 65 else WHITE))
         for key in wanted:
             if key in mine:
                 return mine[key]
@@ -772,19 +777,9 @@ class OfflineAgent:
         return f"今は{obs.names[top]}さんが気になります。{self._reason(obs, top)}ので。"
 
 
-# Votes are shared between the games of a process: the agents' reasons are a few set phrases
-# (the cache is emptied when full, as a reason names seats and roles).
-_VOTES: dict[tuple[int, int, str], Vote] = {}
-
-
 def _vote(seat: int, target: int, reason: str) -> Vote:
-    key = (seat, target, reason)
-    found = _VOTES.get(key)
-    if found is None:
-        if len(_VOTES) >= 4096:
-            _VOTES.clear()
-        found = _VOTES[key] = Vote(seat, target, reason)
-    return found
+    """A vote, shared between the games of a process: the agents' reasons are a few set phrases."""
+    return shared_get((Vote, seat, target, reason)) or interned(Vote, seat, target, reason)  # type: ignore[return-value]
 
 
 def _colour(action: Claim | StateResult) -> str:

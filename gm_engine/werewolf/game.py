@@ -3,25 +3,33 @@
 A :class:`Game` is driven in the python-chess style (see the package docstring for the loop):
 :meth:`Game.to_act` names who must act now, :meth:`Game.legal_actions` lists what a seat may do,
 :meth:`Game.apply` plays one action and :meth:`Game.advance` runs the next engine step once
-nobody has to act. :meth:`Game.outcome` is ``None`` until the game ends.
+nobody has to act. :meth:`Game.outcome` is ``None`` until the game ends. Observers read
+:meth:`Game.snapshot`, a frozen :class:`PublicSnapshot` of what everyone at the table knows.
+
+Legality is one rule, :meth:`Game.refusal`: ``None`` for a legal action, else the
+:class:`IllegalActionError` naming the clause it breaks. :meth:`Game.apply` raises that error,
+:meth:`Game.is_legal` tests it and :meth:`Game.legal_actions` offers exactly the actions it
+accepts (the candidates of the stage, filtered by the same clauses), so a rule and its refusal
+are one line of code and the menu cannot disagree with the referee.
 
 Exceptions (all subclass :class:`ValueError`):
 
 * :class:`IllegalActionError`: an action or step the rules forbid now; ``rule`` names the rule.
 * :class:`GameOverError`: any game action after 【ゲーム終了】 (a kind of IllegalActionError).
-* :class:`DealError`: a fixed deal that is not the composition [1,1,2,2,2,3,4,5,6].
+* :class:`DealError`: a fixed deal that is not nine role numbers forming the composition
+  [1,1,2,2,2,3,4,5,6] (a string, floats, bools, the wrong length or the wrong roles).
+* :class:`SeatError`: a seat argument that is not an int 1..9 (a bool is not a seat).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
-from enum import StrEnum
 from itertools import compress, filterfalse
 from operator import itemgetter
-from typing import Any, Literal, TypeVar
+from typing import Any, NamedTuple
 
 from gm_engine.dice.source import DiceSource
 from gm_engine.werewolf.actions import (
@@ -36,8 +44,8 @@ from gm_engine.werewolf.actions import (
     Speak,
     StateResult,
     Vote,
-    with_text,
 )
+from gm_engine.werewolf.interning import interned, shared_get
 from gm_engine.werewolf.log import (
     ActionTaken,
     AttackResolved,
@@ -66,23 +74,75 @@ from gm_engine.werewolf.log import (
 )
 from gm_engine.werewolf.options import MadmanClaims, WerewolfOptions
 from gm_engine.werewolf.records import (
+    ABILITY_ATTACK,
+    ABILITY_DIVINE,
+    ABILITY_GUARD,
+    ABILITY_MEDIUM,
+    ALIVE,
+    BODYGUARD,
     CLAIMABLE_ROLES,
+    COLOURS,
     COMPOSITION,
+    DAY,
+    DEAD,
+    FAILURE,
     HUMAN_SEAT,
+    MADMAN,
+    MEDIUM,
+    NIGHT,
     PERSONA_NAMES,
+    ROLES,
     SEATS,
-    Ability,
+    SEER,
+    STAGE_CHOOSE_ROLE,
+    STAGE_DEAL,
+    STAGE_DISCUSSION,
+    STAGE_ENDED,
+    STAGE_EXECUTION,
+    STAGE_NIGHT,
+    STAGE_NIGHT_START,
+    STAGE_PRE_DIVINATION,
+    STAGE_RUNOFF,
+    STAGE_VOTE,
+    STAGES,
+    STEP_BEFORE_START,
+    STEP_DISCUSSION,
+    STEP_ENDED,
+    STEP_EXECUTION,
+    STEP_MORNING,
+    STEP_NIGHT_ACTIONS,
+    STEP_VOTE,
+    STEPS,
+    SUCCESS,
+    TIMES,
+    UNPROCESSED,
+    VILLAGER,
+    WEREWOLF,
     AbilityRecord,
     Colour,
-    Life,
     PhaseRecord,
     PlayerRecord,
-    RecordValue,
     Role,
+    Stage,
     Step,
     Team,
     TimeOfDay,
 )
+
+__all__ = [
+    "DealError",
+    "Game",
+    "GameOutcome",
+    "GameOverError",
+    "IllegalActionError",
+    "PublicSnapshot",
+    "SeatError",
+    "Stage",
+    "WerewolfError",
+    "check_composition",
+    "checked_seat",
+    "deal_roles",
+]
 
 DEFAULT_HUMAN_NAME = "あなた"
 
@@ -94,7 +154,8 @@ class WerewolfError(ValueError):
 class IllegalActionError(WerewolfError):
     """An action or engine step the rules do not allow now. The state is unchanged.
 
-    ``rule`` names the rule broken (the document's clause where there is one).
+    ``rule`` names the rule broken (the document's clause where there is one); ``detail`` says
+    what in the action broke it.
     """
 
     def __init__(self, rule: str, message: str) -> None:
@@ -111,29 +172,9 @@ class DealError(WerewolfError):
     """A fixed deal that is not nine roles of the composition [1,1,2,2,2,3,4,5,6]."""
 
 
-class Stage(StrEnum):
-    """Where the game is, finer than PHASE.P: it tells who acts and which step comes next."""
-
-    CHOOSE_ROLE = "choose_role"
-    """P1 must choose its role (CMD_役職選択)."""
-    DEAL = "deal"
-    """advance() deals the roles (CMD_ゲーム開始)."""
-    PRE_DIVINATION = "pre_divination"
-    """The 占い師 divines before day 1 (CMD_事前占い)."""
-    DISCUSSION = "discussion"
-    """Discussion turns (CMD_議論, CMD_CO, CMD_CO要求); advance() opens the vote when done."""
-    VOTE = "vote"
-    """Every living player votes (CMD_投票)."""
-    RUNOFF = "runoff"
-    """The one 決選投票 between the tied players."""
-    EXECUTION = "execution"
-    """advance() executes the top player and runs the win check (CMD_処刑, CMD_勝敗判定)."""
-    NIGHT_START = "night_start"
-    """advance() starts the night (CMD_夜開始)."""
-    NIGHT = "night"
-    """Night actions (CMD_襲撃, CMD_占い, CMD_護衛); advance() then runs CMD_霊媒 and CMD_朝結果."""
-    ENDED = "ended"
-    """【ゲーム終了】: nothing more is accepted."""
+class SeatError(WerewolfError):
+    """A seat argument that is not a seat: seats are the ints 1..9, and a bool is not one
+    (``True == 1`` and a negative index would otherwise reach a real seat)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +183,39 @@ class GameOutcome:
 
     winner: Team
     day: int
+
+
+class PublicSnapshot(NamedTuple):
+    """What everyone at the table knows now, as one frozen value (no secret is in it).
+
+    :meth:`Game.snapshot` hands out the same instance until the public state changes, so an
+    observer may keep it; the fields are tuples, enums and ints. Indexes by seat have an
+    unused index 0 (``alive[3]`` is P3).
+    """
+
+    names: tuple[str, ...]
+    """names[seat]: the display names (index 0 unused)."""
+    day: int
+    time: TimeOfDay
+    step: Step
+    stage: Stage
+    alive: tuple[bool, ...]
+    """alive[seat]: deaths are announced, so this is public (index 0 unused)."""
+    current_speaker: int | None
+    """The seat whose discussion turn (or CO要求 answer) it is, during the discussion."""
+    awaiting_claim: Role | None
+    """The role of the CO要求 being answered now, if any."""
+    candidates: tuple[int, ...]
+    """Who may be voted for in the vote (or 決選投票) in progress, and the top seat at the
+    execution; empty otherwise."""
+    public_log: tuple[PublicEntry, ...]
+    claims: tuple[tuple[int, Role], ...]
+    """(seat, claimed role) of every claim (CO) so far, in the order they were made."""
+    executions: tuple[tuple[int, int], ...]
+    """(day, seat) of each execution (追放者)."""
+    victims: tuple[tuple[int, int], ...]
+    """(day, seat) of each attack victim (襲撃死者), by the morning they were found."""
+    winner: Team | None
 
 
 # Rule names, as the document words them where it does.
@@ -179,179 +253,96 @@ RULE_FORM = "アクションの形式"
 RULE_DEAL = "CMD_ゲーム開始 ②配布確認: 人狼2人、村人3人、占い師1人、狩人1人、霊媒師1人、狂人1人、合計9人"
 
 
-_ACTION_TYPES = frozenset(
-    (ChooseRole, Speak, Claim, StateResult, RequestClaim, Decline, Vote, Attack, Divine, Guard)
+_DISCUSSION_KINDS: tuple[type[Action], ...] = (Speak, Decline, Claim, StateResult, RequestClaim)
+_NIGHT_KINDS: tuple[type[Action], ...] = (Attack, Divine, Guard)
+# What each stage lets anybody do, in the order legal_actions lists them: the phase clause of
+# the rule (a kind outside its stage's entry is refused with RULE_PHASE) and the enumeration
+# read the same table.
+_ACTING_STAGES: dict[int, tuple[type[Action], ...]] = {
+    STAGE_CHOOSE_ROLE: (ChooseRole,),
+    STAGE_PRE_DIVINATION: (Divine,),
+    STAGE_DISCUSSION: _DISCUSSION_KINDS,
+    STAGE_VOTE: (Vote,),
+    STAGE_RUNOFF: (Vote,),
+    STAGE_NIGHT: _NIGHT_KINDS,
+}
+_KINDS_OF_STAGE: tuple[tuple[type[Action], ...], ...] = tuple(
+    _ACTING_STAGES.get(number, ()) for number in range(len(STAGES))
+)
+_TEXT_KINDS = frozenset(_DISCUSSION_KINDS)
+_TARGET_KINDS = frozenset((Vote, Attack, Divine, Guard, StateResult))
+_ROLE_KINDS = frozenset((ChooseRole, Claim, RequestClaim))
+_ACTION_TYPES = frozenset((ChooseRole, Vote, *_DISCUSSION_KINDS, *_NIGHT_KINDS))
+_RESULT_COLOURS: tuple[Colour, ...] = (Colour.WHITE, Colour.BLACK)
+_ROLE_NUMBERS = tuple(sorted(ROLES))
+
+# The templates legal_actions hands out: built once, so enumerating allocates nothing.
+_SPEAKS: tuple[Action, ...] = tuple(Speak(s) for s in range(10))
+_DECLINES: tuple[Action, ...] = tuple(Decline(s) for s in range(10))
+_TARGETED: dict[type[Action], tuple[tuple[Action, ...], ...]] = {
+    kind: tuple(tuple(kind(s, t) for t in range(10)) for s in range(10))
+    for kind in (Vote, Attack, Divine, Guard)
+}
+_CHOOSE_ROLES: tuple[Action, ...] = tuple(ChooseRole(HUMAN_SEAT, ROLES[r]) for r in _ROLE_NUMBERS)
+_REQUESTS: tuple[dict[int, Action], ...] = tuple(
+    {r: RequestClaim(s, ROLES[r]) for r in _ROLE_NUMBERS} for s in range(10)
 )
 
-# Interned templates: the legal lists are built of these, so enumerating costs no allocation.
-_SPEAKS: list[Action] = [Speak(s) for s in range(10)]
-_DECLINES: list[Action] = [Decline(s) for s in range(10)]
-_VOTES: list[list[Action]] = [[Vote(s, t) for t in range(10)] for s in range(10)]
-_ATTACKS: list[list[Action]] = [[Attack(s, t) for t in range(10)] for s in range(10)]
-_DIVINES: list[list[Action]] = [[Divine(s, t) for t in range(10)] for s in range(10)]
-_GUARDS: list[list[Action]] = [[Guard(s, t) for t in range(10)] for s in range(10)]
+_DEFAULT_OPTIONS = WerewolfOptions()  # frozen, so every game may share it
+
+_Refused = tuple[str, str, tuple[object, ...]]
+"""A clause's refusal: its rule, a ``str.format`` template of the detail and its arguments."""
+_ANSWER_FIRST: _Refused = (RULE_CO_FORCED, "answer the CO要求 first: come out or decline", ())
 
 
-_CHOOSE_ROLES: tuple[Action, ...] = tuple(ChooseRole(HUMAN_SEAT, role) for role in sorted(set(COMPOSITION)))
-_REQUESTS: list[dict[Role, Action]] = [{r: RequestClaim(s, r) for r in Role} for s in range(10)]
-_CLAIMS: dict[tuple[int, Role, int | None, Colour | None], Action] = {}
-_STATES: dict[tuple[int, int, Colour], Action] = {}
+def _error(refused: _Refused) -> IllegalActionError:
+    """The exception of a refusal (its text is formatted only now, when it is raised or shown)."""
+    rule, template, arguments = refused
+    kind = GameOverError if rule is RULE_AFTER_END else IllegalActionError
+    return kind(rule, template.format(*arguments) if arguments else template)
 
 
-# PLAYER.R and record values are plain ints; these read them back as enums with one dict lookup
-# (calling the enum class costs a Python-level call each time).
-_ROLES: dict[int, Role] = {int(role): role for role in Role}
-_COLOURS: dict[int, Colour] = {int(colour): colour for colour in Colour}
-_COLOUR_OF_ROLE: dict[int, Colour] = {int(role): Colour.of(role) for role in Role}
-
-# Entries the hot path writes again and again, shared (they are frozen, so sharing is safe and
-# equal entries compare equal either way): a pass (empty speech) and one's own secret choice.
-_PASSES: dict[tuple[int, int], Speech] = {}
-_TAKEN: dict[tuple[int, str, int], ActionTaken] = {}
+def checked_seat(seat: object) -> int:
+    """``seat`` if it is an int 1..9 (not a bool), else :class:`SeatError`."""
+    if type(seat) is int and 0 < seat < 10:
+        return seat
+    if isinstance(seat, int) and not isinstance(seat, bool) and 1 <= seat <= 9:
+        return int(seat)  # an int subclass such as an IntEnum
+    raise SeatError(f"{RULE_SEAT}: 席は1～9の整数で指定してください (受け取った値: {seat!r})")
 
 
-def _speech(day: int, seat: int, text: str) -> Speech:
-    if text:
-        return Speech(day, seat, text)
-    key = (day, seat)
-    found = _PASSES.get(key)
-    if found is None:
-        found = _PASSES[key] = Speech(day, seat, "")
-    return found
-
-
-_RECORDS: dict[tuple[int, int, int, int], AbilityRecord] = {}
-
-_SHARED: dict[tuple[object, ...], object] = {}
-E = TypeVar("E")
-
-
-def _shared(kind: Callable[..., E], *fields: Hashable) -> E:
-    """``kind(*fields)``, one shared instance per value: the engine's log entries and records are
-    frozen, so an equal one may stand for another, and making one costs a Python call per field.
-    The fields are small numbers, enums and tuples of them; the cache is emptied if it ever fills."""
-    key = (kind, *fields)
-    found = _SHARED.get(key)
-    if found is None:
-        if len(_SHARED) >= 65536:
-            _SHARED.clear()
-        found = _SHARED[key] = kind(*fields)
-    return found  # type: ignore[return-value]
-
-
-# Entries carrying free text are shared too (the offline agents say the same few things again and
-# again), in caches emptied when full: the text of a model or a human may be anything.
-_TEXT_CACHE_LIMIT = 4096
-_CAST_VOTES: dict[tuple[int, int, str], CastVote] = {}
-_DECLINED: dict[tuple[int, int, str], Declined] = {}
-
-
-def _cast_vote(vote: Vote) -> CastVote:
-    key = (vote.actor, vote.target, vote.reason)
-    found = _CAST_VOTES.get(key)
-    if found is None:
-        if len(_CAST_VOTES) >= _TEXT_CACHE_LIMIT:
-            _CAST_VOTES.clear()
-        found = _CAST_VOTES[key] = CastVote(vote.actor, vote.target, vote.reason)
-    return found
-
-
-def _declined(day: int, seat: int, text: str) -> Declined:
-    key = (day, seat, text)
-    found = _DECLINED.get(key)
-    if found is None:
-        if len(_DECLINED) >= _TEXT_CACHE_LIMIT:
-            _DECLINED.clear()
-        found = _DECLINED[key] = Declined(day, seat, text)
-    return found
-
-
-def _record(ability: int, actor: int, target: int, value: int = RecordValue.UNPROCESSED) -> AbilityRecord:
-    """The (frozen, shared) ATTACK / DIVINE / GUARD / MEDIUM record ``A S T V``."""
-    key = (ability, actor, target, value)
-    found = _RECORDS.get(key)
-    if found is None:
-        found = _RECORDS[key] = AbilityRecord(ability, actor, target, value)
-    return found
-
-
-def _taken(day: int, ability: Literal["vote", "attack", "divine", "guard"], target: int) -> ActionTaken:
-    key = (day, ability, target)
-    found = _TAKEN.get(key)
-    if found is None:
-        found = _TAKEN[key] = ActionTaken(day, ability, target)
-    return found
-
-
-def _claim(seat: int, role: Role, target: int | None, colour: Colour | None) -> Action:
-    key = (seat, role, target, colour)
-    found = _CLAIMS.get(key)
-    if found is None:
-        found = _CLAIMS[key] = Claim(seat, role, target, colour)
-    return found
-
-
-def _state(seat: int, target: int, colour: Colour) -> Action:
-    key = (seat, target, colour)
-    found = _STATES.get(key)
-    if found is None:
-        found = _STATES[key] = StateResult(seat, target, colour)
-    return found
+def _is_int(value: object) -> bool:
+    """An int that is not a bool (``True == 1`` must not pass for a seat or a role)."""
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def check_composition(roles: Sequence[int]) -> None:
-    """Raise :class:`DealError` unless ``roles`` is the composition [1,1,2,2,2,3,4,5,6] (any order)."""
-    try:
-        normalised = sorted(int(r) for r in roles)
-    except (TypeError, ValueError):
-        raise DealError(f"{RULE_DEAL}: roles must be numbers 1..6, got {list(roles)!r}") from None
-    if normalised != sorted(int(r) for r in COMPOSITION):
-        raise DealError(f"{RULE_DEAL}: got {list(roles)!r}")
+    """Raise :class:`DealError` unless ``roles`` is the composition [1,1,2,2,2,3,4,5,6] (any order):
+    a sequence (not a string) of nine ints 1..6 (not bools, not floats)."""
+    deal_roles(roles)
 
 
-# Enum members used on the hot paths, read as module globals: Python 3.11's EnumType has a
-# __getattr__ hook, which turns every ``Stage.VOTE`` into a slow attribute lookup (~100 ns);
-# the engine and the agents read these members several hundred times a game.
-_ABILITY_ATTACK = Ability.ATTACK
-_ABILITY_DIVINE = Ability.DIVINE
-_ABILITY_GUARD = Ability.GUARD
-_ABILITY_MEDIUM = Ability.MEDIUM
-_COLOUR_BLACK = Colour.BLACK
-_COLOUR_WHITE = Colour.WHITE
-_LIFE_ALIVE = Life.ALIVE
-_LIFE_DEAD = Life.DEAD
-_RECORDVALUE_FAILURE = RecordValue.FAILURE
-_RECORDVALUE_SUCCESS = RecordValue.SUCCESS
-_ROLE_BODYGUARD = Role.BODYGUARD
-_ROLE_MADMAN = Role.MADMAN
-_ROLE_MEDIUM = Role.MEDIUM
-_ROLE_SEER = Role.SEER
-_ROLE_VILLAGER = Role.VILLAGER
-_ROLE_WEREWOLF = Role.WEREWOLF
-_STAGE_CHOOSE_ROLE = Stage.CHOOSE_ROLE
-_STAGE_DEAL = Stage.DEAL
-_STAGE_DISCUSSION = Stage.DISCUSSION
-_STAGE_ENDED = Stage.ENDED
-_STAGE_EXECUTION = Stage.EXECUTION
-_STAGE_NIGHT = Stage.NIGHT
-_STAGE_NIGHT_START = Stage.NIGHT_START
-_STAGE_PRE_DIVINATION = Stage.PRE_DIVINATION
-_STAGE_RUNOFF = Stage.RUNOFF
-_STAGE_VOTE = Stage.VOTE
-_STEP_BEFORE_START = Step.BEFORE_START
-_STEP_DISCUSSION = Step.DISCUSSION
-_STEP_ENDED = Step.ENDED
-_STEP_EXECUTION = Step.EXECUTION
-_STEP_MORNING = Step.MORNING
-_STEP_NIGHT_ACTIONS = Step.NIGHT_ACTIONS
-_STEP_VOTE = Step.VOTE
-_TEAM_VILLAGE = Team.VILLAGE
-_TEAM_WEREWOLF = Team.WEREWOLF
-_TIMEOFDAY_DAY = TimeOfDay.DAY
-_TIMEOFDAY_NIGHT = TimeOfDay.NIGHT
-
-
-_DEFAULT_OPTIONS = WerewolfOptions()  # frozen, so every game may share it
+def deal_roles(roles: object) -> list[Role]:
+    """The nine roles of a fixed deal (P1's first), checked; :class:`DealError` says what is wrong."""
+    if isinstance(roles, (str, bytes, bytearray)) or not isinstance(roles, Sequence):
+        raise DealError(
+            f"{RULE_DEAL}: 配役は役職番号 (整数1～6) 9個の並びで指定してください "
+            f"({type(roles).__name__}は使えません: {roles!r})"
+        )
+    if len(roles) != len(COMPOSITION):
+        raise DealError(
+            f"{RULE_DEAL}: 役職番号は{len(COMPOSITION)}個必要です ({len(roles)}個ありました: {list(roles)!r})"
+        )
+    dealt: list[Role] = []
+    for seat, number in zip(SEATS, roles, strict=True):
+        if not _is_int(number):
+            raise DealError(f"{RULE_DEAL}: P{seat}の役職番号が整数ではありません: {number!r}")
+        if number not in ROLES:
+            raise DealError(f"{RULE_DEAL}: P{seat}の役職番号{number!r}は1～6ではありません")
+        dealt.append(ROLES[number])
+    if sorted(dealt) != sorted(COMPOSITION):
+        raise DealError(f"{RULE_DEAL}: 役職の構成が違います: {[int(r) for r in dealt]!r}")
+    return dealt
 
 
 class Game:
@@ -366,18 +357,21 @@ class Game:
         "_attack_proposals",
         "_attack_tonight",
         "_candidates",
+        "_claim_list",
         "_divine_results",
         "_executed_today",
         "_legal_cache",
         "_living",
         "_medium_results",
-        "_public_snapshot",
+        "_public_fields",
         "_requested_today",
         "_response_role",
         "_responses",
-        "_snapshot_of",
+        "_snapshot",
         "_speaker",
+        "_stage",
         "_stated",
+        "_text_limit",
         "_turn_index",
         "_turns",
         "_version",
@@ -393,7 +387,6 @@ class Game:
         "public_log",
         "records",
         "source",
-        "stage",
         "victims",
         "winner",
     )
@@ -406,18 +399,20 @@ class Game:
     ) -> None:
         """A game before 役職選択. ``source`` deals the roles; it is required by :meth:`new`."""
         self.options = options if options is not None else _DEFAULT_OPTIONS
+        self._text_limit = self.options.max_text_length  # read on every action: a plain int
         self.source = source
         self.names: dict[int, str] = {HUMAN_SEAT: human_name, **PERSONA_NAMES}
         self.name_table: tuple[str, ...] = ("", *(self.names[s] for s in SEATS))
         self.players: list[PlayerRecord] = [PlayerRecord() for _ in range(10)]  # index 0 unused
         self.phase = PhaseRecord()
-        self.stage = _STAGE_CHOOSE_ROLE
-        self.records: dict[Ability, AbilityRecord] = {}
+        self._stage = STAGE_CHOOSE_ROLE
+        self.records: dict[int, AbilityRecord] = {}
         self.public_log: list[PublicEntry] = []
         self.private_logs: dict[int, list[PrivateEntry]] = {seat: [] for seat in SEATS}
         self.claims: dict[int, Role] = {}
-        self.executions: list[tuple[int, int]] = []
-        self.victims: list[tuple[int, int]] = []
+        # tuples, rebuilt on the rare change, so the snapshot shares them
+        self.executions: tuple[tuple[int, int], ...] = ()
+        self.victims: tuple[tuple[int, int], ...] = ()
         self.winner: Team | None = None
         self._attack_proposals: dict[int, int] = {}
         self._attack_tonight = False
@@ -437,8 +432,9 @@ class Game:
         self._legal_cache: dict[int, tuple[int, tuple[Action, ...]]] = {}
         self._alive: tuple[bool, ...] = (False,) * 10
         self._living: tuple[int, ...] = ()  # the living seats once dealt (from _alive)
-        self._public_snapshot: tuple[PublicEntry, ...] = ()
-        self._snapshot_of: list[PublicEntry] | None = None  # the log the snapshot copies (append-only)
+        self._claim_list: tuple[tuple[int, Role], ...] = ()  # the claims in order, for the snapshot
+        self._snapshot: PublicSnapshot | None = None  # both kept until the public state changes
+        self._public_fields: tuple[Any, ...] | None = None
 
     # ------------------------------------------------------------------ construction
 
@@ -463,10 +459,10 @@ class Game:
         """A game dealt as ``deal`` (P1's role first, then P2..P9), standing at the 事前占い.
 
         Raises:
-            DealError: the deal is not the composition [1,1,2,2,2,3,4,5,6].
+            DealError: the deal is not a sequence of nine ints 1..6 forming the composition
+                [1,1,2,2,2,3,4,5,6] (strings, floats and bools are refused).
         """
-        check_composition(deal)
-        roles = [Role(int(r)) for r in deal]
+        roles = deal_roles(deal)
         game = cls(source, options, human_name)
         game.apply(ChooseRole(HUMAN_SEAT, roles[0]))
         game._start(roles)
@@ -474,30 +470,54 @@ class Game:
 
     # ------------------------------------------------------------------ queries
 
+    @property
+    def stage(self) -> Stage:
+        """Where the game is (see :class:`Stage`)."""
+        return STAGES[self._stage]
+
     def role_of(self, seat: int) -> Role:
-        """PLAYER.R of ``seat`` (GM knowledge: never put this in a view)."""
-        return Role(self.players[seat].R)
+        """PLAYER.R of ``seat`` (GM knowledge: never put this in a view).
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+            LookupError: the roles are not dealt yet.
+        """
+        number = self.players[checked_seat(seat)].R
+        if number not in ROLES:
+            raise LookupError(f"P{seat}の役職はまだ配られていません")
+        return ROLES[number]
+
+    def dealt_roles(self) -> tuple[Role, ...] | None:
+        """P1..P9's roles as dealt, or ``None`` before the deal (GM knowledge: the referee's
+        and the end screen's, never a player's view)."""
+        if self._stage <= STAGE_DEAL:
+            return None
+        return tuple(ROLES[record.R] for record in self.players[1:])
 
     def is_alive(self, seat: int) -> bool:
-        """PLAYER.L == 1."""
-        return self.players[seat].L == _LIFE_ALIVE
+        """PLAYER.L == 1.
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        return self.players[checked_seat(seat)].L == ALIVE
 
     def alive_flags(self) -> tuple[bool, ...]:
         """``flags[seat]`` is True for a living seat (index 0 unused). Public: deaths are announced."""
         return self._alive
 
     def _refresh_alive(self) -> None:
-        self._alive = alive = (False, *[record.L == _LIFE_ALIVE for record in self.players[1:]])
+        self._alive = alive = (False, *[record.L == ALIVE for record in self.players[1:]])
         self._living = tuple(compress(SEATS, alive[1:]))
 
     def living(self) -> list[int]:
         """The living seats, in seat order."""
-        return [s for s in SEATS if self.players[s].L == _LIFE_ALIVE]
+        return list(self._living) if self._stage > STAGE_DEAL else list(SEATS)
 
     @property
     def is_over(self) -> bool:
         """True after 【ゲーム終了】."""
-        return self.stage is _STAGE_ENDED
+        return self._stage == STAGE_ENDED
 
     def outcome(self) -> GameOutcome | None:
         """The winner once the game has ended, else ``None``."""
@@ -507,7 +527,7 @@ class Game:
 
     def current_speaker(self) -> int | None:
         """The seat whose discussion turn (or CO要求 answer) it is, or ``None``."""
-        return self._speaker if self.stage is _STAGE_DISCUSSION else None
+        return self._speaker if self._stage == STAGE_DISCUSSION else None
 
     def _find_speaker(self) -> None:
         """Recompute the speaker after the discussion's turns or answers changed."""
@@ -517,7 +537,7 @@ class Game:
             return
         while self._turn_index < len(self._turns):
             seat = self._turns[self._turn_index]
-            if self.players[seat].L == _LIFE_ALIVE:
+            if self.players[seat].L == ALIVE:
                 self._speaker = seat
                 return
             self._turn_index += 1  # a seat that died since the order was made is skipped
@@ -531,67 +551,447 @@ class Game:
         """The role of the CO要求 being answered, or ``None``."""
         return self._response_role if self._responses else None
 
+    def snapshot(self) -> PublicSnapshot:
+        """What everyone at the table knows now (see :class:`PublicSnapshot`).
+
+        The same frozen instance is returned until the public state changes (a vote or a
+        night choice is secret, so it changes nothing here).
+        """
+        snapshot = self._snapshot
+        if snapshot is None:
+            snapshot = self._snapshot = _new_tuple(PublicSnapshot, self.public_fields())
+        return snapshot
+
+    def public_fields(self) -> tuple[Any, ...]:
+        """The fields of :meth:`snapshot` as a plain tuple, in :class:`PublicSnapshot`'s order.
+
+        For observers that copy them into a value of their own (``views.observe`` builds one
+        observation per decision): the same values, without building the snapshot object.
+        The tuple is shared until the public state changes.
+        """
+        fields = self._public_fields
+        if fields is None:
+            phase = self.phase
+            stage = self._stage
+            discussing = stage == STAGE_DISCUSSION
+            fields = self._public_fields = (
+                self.name_table,
+                phase.day,
+                TIMES[phase.T],
+                STEPS[phase.P],
+                STAGES[stage],
+                self._alive,
+                self._speaker if discussing else None,
+                self._response_role if discussing and self._responses else None,
+                self._candidates if stage in (STAGE_VOTE, STAGE_RUNOFF, STAGE_EXECUTION) else (),
+                tuple(self.public_log),
+                self._claim_list,
+                self.executions,
+                self.victims,
+                self.winner,
+            )
+        return fields
+
+    def public_log_snapshot(self) -> tuple[PublicEntry, ...]:
+        """The public log as a tuple (``snapshot().public_log``)."""
+        return self.snapshot().public_log
+
     def to_act(self) -> list[int]:
         """The seats that must act before :meth:`advance` (empty: call advance, or the game is over).
 
         At the vote and at night several seats act independently, in any order.
         """
-        stage = self.stage
-        if stage is _STAGE_DISCUSSION:
+        stage = self._stage
+        if stage == STAGE_DISCUSSION:
             return [] if self._speaker is None else [self._speaker]
-        alive = self._alive
-        if stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
+        if stage in (STAGE_VOTE, STAGE_RUNOFF):
             # every living seat votes; nobody dies during a vote
             return list(filterfalse(self._votes.__contains__, self._living))
-        if stage is _STAGE_NIGHT:
+        if stage == STAGE_NIGHT:
             pending = []
             players = self.players
-            for s in SEATS:
-                if not alive[s]:
-                    continue
+            records = self.records
+            for s in self._living:
                 role = players[s].R
-                if role == _ROLE_WEREWOLF:
+                if role == WEREWOLF:
                     if self._attack_tonight and s not in self._attack_proposals:
                         pending.append(s)
-                elif role == _ROLE_SEER:
-                    if _ABILITY_DIVINE not in self.records:
+                elif role == SEER:
+                    if ABILITY_DIVINE not in records:
                         pending.append(s)
-                elif role == _ROLE_BODYGUARD and _ABILITY_GUARD not in self.records:
+                elif role == BODYGUARD and ABILITY_GUARD not in records:
                     pending.append(s)
             return pending
-        if stage is _STAGE_CHOOSE_ROLE:
+        if stage == STAGE_CHOOSE_ROLE:
             return [HUMAN_SEAT]
-        if stage is _STAGE_PRE_DIVINATION:
-            seer = self._seat_of(_ROLE_SEER)
-            return [seer] if _ABILITY_DIVINE not in self.records else []
+        if stage == STAGE_PRE_DIVINATION:
+            seer = self._seat_of(SEER)
+            return [seer] if ABILITY_DIVINE not in self.records else []
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now, with empty text (fill it in with ``with_text``)."""
-        return list(self._legal(seat))
+        """Every action ``seat`` may take now, with empty text (fill it in with ``with_text``):
+        exactly the actions :meth:`refusal` accepts, in menu order.
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        return list(self._legal(checked_seat(seat)))
 
     def legal_tuple(self, seat: int) -> tuple[Action, ...]:
-        """:meth:`legal_actions` as a tuple, cached until the state changes (do not keep it)."""
+        """:meth:`legal_actions` as a tuple, cached until the state changes (do not keep it).
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        if type(seat) is not int or not 0 < seat < 10:
+            seat = checked_seat(seat)
         return self._legal(seat)
 
-    def public_log_snapshot(self) -> tuple[PublicEntry, ...]:
-        """The public log as a tuple, shared by the observations made until the next entry."""
-        log = self.public_log
-        snapshot = self._public_snapshot
-        if len(snapshot) != len(log) or self._snapshot_of is not log:
-            snapshot = self._public_snapshot = tuple(log)
-            self._snapshot_of = log
-        return snapshot
-
-    def is_legal(self, action: Action) -> bool:
+    def is_legal(self, action: object) -> bool:
         """Whether :meth:`apply` would accept ``action``."""
-        try:
-            self._check(action)
-        except IllegalActionError:
-            return False
-        return True
+        return self._refused(action) is None
 
-    # ------------------------------------------------------------------ legality
+    # ------------------------------------------------------------------ legality: the rule
+
+    def refusal(self, action: object) -> IllegalActionError | None:
+        """``None`` if ``action`` is legal now, else the error :meth:`apply` raises for it.
+
+        This is the game's one legality rule: ``apply`` raises what it returns, ``is_legal``
+        tests it and ``legal_actions`` lists exactly the actions it accepts. The clauses run in
+        a fixed order (the form of the action: field types, text, seat numbers; then the rules
+        of the stage), and the first that fails names its rule; anything may be passed.
+        """
+        refused = self._refused(action)
+        return None if refused is None else _error(refused)
+
+    def _refused(self, action: object) -> _Refused | None:
+        """:meth:`refusal` as a plain (rule, message template, arguments) tuple: the clauses
+        return these, so listing the legal actions builds no exception and formats no text."""
+        if self._stage == STAGE_ENDED:
+            return (RULE_AFTER_END, "the game is over", ())
+        kind: Any = type(action)  # one of the action classes once the form is checked
+        act: Any = action
+        # The commonest actions skip the general form check when their fields have the exact
+        # types (the form check accepts those, so only the speed differs).
+        if kind is Speak:
+            actor = act.actor
+            text = act.text
+            if not (
+                type(actor) is int and 0 < actor < 10 and type(text) is str and len(text) <= self._text_limit
+            ):
+                refused = self._form_refusal(kind, act)
+                if refused is not None:
+                    return refused
+            return self._actor_refusal(kind, actor)
+        if kind is Vote:
+            actor = act.actor
+            target = act.target
+            reason = act.reason
+            if not (
+                type(actor) is int
+                and type(target) is int
+                and 0 < actor < 10
+                and 0 < target < 10
+                and type(reason) is str
+                and len(reason) <= self._text_limit
+            ):
+                refused = self._form_refusal(kind, act)
+                if refused is not None:
+                    return refused
+            return self._actor_refusal(kind, actor) or self._target_refusal(kind, actor, target)
+        if kind is Attack or kind is Divine or kind is Guard:
+            actor = act.actor
+            target = act.target
+            if not (type(actor) is int and type(target) is int and 0 < actor < 10 and 0 < target < 10):
+                refused = self._form_refusal(kind, act)
+                if refused is not None:
+                    return refused
+            return self._actor_refusal(kind, actor) or self._target_refusal(kind, actor, target)
+        refused = self._form_refusal(kind, act)
+        if refused is not None:
+            return refused
+        actor = act.actor
+        refused = self._actor_refusal(kind, actor)
+        if refused is not None or kind is Decline or kind is ChooseRole:
+            return refused
+        if kind is Claim:
+            return self._claim_refusal(actor, act.role) or self._claim_result_refusal(
+                actor, act.role, act.target, act.colour
+            )
+        if kind is StateResult:
+            return self._result_refusal(actor, self.claims[actor], act.target, act.colour, False)
+        if kind is RequestClaim:
+            return self._request_refusal(act.role)
+        return self._target_refusal(kind, actor, act.target)
+
+    def _form_refusal(self, kind: type, act: Any) -> _Refused | None:
+        """The form of an action: one of the action classes, each field of its type (seats and
+        roles are ints, not bools; colours 3 or 4), the text within the limit, seats 1..9."""
+        if kind not in _ACTION_TYPES:
+            return (RULE_FORM, "not a werewolf action: {!r}", (act,))
+        actor = act.actor
+        if type(actor) is not int and not _is_int(actor):
+            return (RULE_FORM, "the actor must be a seat number: {!r}", (actor,))
+        target: Any = None
+        if kind in _TARGET_KINDS or kind is Claim:
+            target = act.target
+            if (target is not None or kind is not Claim) and type(target) is not int and not _is_int(target):
+                return (RULE_FORM, "the target must be a seat number: {!r}", (target,))
+            if kind is Claim or kind is StateResult:
+                colour = act.colour
+                if (colour is not None or kind is StateResult) and (
+                    not _is_int(colour) or colour not in COLOURS
+                ):
+                    return (RULE_FORM, "a result colour is 3 (白) or 4 (黒), not {!r}", (colour,))
+        if kind in _ROLE_KINDS:
+            role = act.role
+            if (type(role) is not Role and not _is_int(role)) or role not in ROLES:
+                return (RULE_FORM, "not a role number 1..6: {!r}", (role,))
+        if kind in _TEXT_KINDS or kind is Vote:
+            text = act.reason if kind is Vote else act.text
+            if not isinstance(text, str):
+                return (RULE_TEXT, "the text must be a string, not {}", (type(text).__name__,))
+            if len(text) > self.options.max_text_length:
+                return (
+                    RULE_TEXT,
+                    "text must be a string of at most {} characters",
+                    (self.options.max_text_length,),
+                )
+        if not 0 < actor < 10:
+            return (RULE_SEAT, "no such seat: {!r}", (actor,))
+        if target is not None and not 0 < target < 10:
+            return (RULE_SEAT, "no such target seat: {!r}", (target,))
+        return None
+
+    def _actor_refusal(self, kind: type[Action], seat: int) -> _Refused | None:
+        """The clauses that depend on who acts and what kind of action, not on its fields."""
+        stage = self._stage
+        # The commonest cases first: a discussion action in the discussion and a vote in a
+        # vote (the clauses are the same as below, in the same order of precedence: a dead
+        # seat is refused as dead before anything else, and the speaker is always alive).
+        if stage == STAGE_DISCUSSION and kind in _TEXT_KINDS:
+            if seat != self._speaker:
+                if not self._alive[seat]:
+                    return (RULE_DEAD_ACT, "P{} is dead", (seat,))
+                if self._speaker is None:
+                    return (RULE_TURN, "the discussion is over: every turn has been taken", ())
+                return (RULE_TURN, "it is P{}'s turn, not P{}'s", (self._speaker, seat))
+            if kind is Speak:
+                return _ANSWER_FIRST if self._responses else None
+            return self._discussion_refusal(kind, seat)
+        if kind is Vote and stage in (STAGE_VOTE, STAGE_RUNOFF):
+            if not self._alive[seat]:
+                return (RULE_DEAD_ACT, "P{} is dead", (seat,))
+            if seat in self._votes:
+                return (RULE_VOTE_ONCE, "P{} has already voted", (seat,))
+            return None
+        if kind is ChooseRole:
+            if stage != STAGE_CHOOSE_ROLE:
+                return (RULE_ROLE_CHOICE, "P1's role is already fixed", ())
+            if seat != HUMAN_SEAT:
+                return (RULE_ROLE_CHOICE, "only P1 chooses a role", ())
+            return None
+        if stage <= STAGE_DEAL:
+            return (RULE_PHASE, "{} before the roles are dealt", (kind.__name__,))
+        if not self._alive[seat]:
+            return (RULE_DEAD_ACT, "P{} is dead", (seat,))
+        if kind not in _KINDS_OF_STAGE[stage]:
+            now = STAGES[stage].value
+            if kind in _TEXT_KINDS:
+                return (RULE_PHASE, "{} only during the discussion (now: {})", (kind.__name__, now))
+            if kind is Vote:
+                return (RULE_PHASE, "no vote during {}", (now,))
+            return (RULE_PHASE, "{} only at night (now: {})", (kind.__name__, now))
+        role = self.players[seat].R
+        if kind is Attack:
+            if role != WEREWOLF:
+                return (RULE_ROLE_ABILITY, "only a 人狼 attacks", ())
+            if not self._attack_tonight:
+                return (RULE_ATTACK_FIRST, "no attack tonight: nobody has been executed yet", ())
+            if seat in self._attack_proposals:
+                return (RULE_ATTACK_DEAD, "P{} has already chosen tonight's victim", (seat,))
+            return None
+        if kind is Divine:
+            if role != SEER:
+                return (RULE_ROLE_ABILITY, "only the 占い師 divines", ())
+            if ABILITY_DIVINE in self.records:
+                done = (
+                    "the 事前占い is already done"
+                    if stage == STAGE_PRE_DIVINATION
+                    else "already divined tonight"
+                )
+                return (RULE_DIVINE, done, ())
+            return None
+        if role != BODYGUARD:
+            return (RULE_ROLE_ABILITY, "only the 狩人 guards", ())
+        if ABILITY_GUARD in self.records:
+            return (RULE_GUARD, "already guarded tonight", ())
+        return None
+
+    def _discussion_refusal(self, kind: type[Action], seat: int) -> _Refused | None:
+        """The clauses of the speaker's Decline, Claim, StateResult or RequestClaim that do not
+        depend on its fields."""
+        if kind is Claim:
+            return None  # its clauses depend on the role claimed
+        if kind is Decline:
+            if not self._responses:
+                return (RULE_CO_REQUEST, "nothing to decline: no CO要求 is being answered", ())
+            if self._response_role == self.players[seat].R:
+                return (RULE_CO_FORCED, "the real {0.label} must come out", (ROLES[self.players[seat].R],))
+            return None
+        if self._responses:
+            return _ANSWER_FIRST
+        if kind is StateResult and self.claims.get(seat, 0) not in (SEER, MEDIUM):
+            return (RULE_RESULT, "only a claimed 占い師/霊媒師 states results", ())
+        return None
+
+    def _target_refusal(self, kind: type[Action], seat: int, target: int) -> _Refused | None:
+        """The clauses on the target of a Vote, Attack, Divine or Guard (after the actor's)."""
+        alive = self._alive
+        if kind is Vote:
+            if target == seat:
+                return (RULE_VOTE, "no self-vote", ())
+            if not alive[target]:
+                return (RULE_VOTE, "P{} is dead", (target,))
+            if target not in self._candidates:
+                if self._stage == STAGE_RUNOFF:
+                    return (RULE_RUNOFF, "P{} is not in the runoff {}", (target, list(self._candidates)))
+                return (RULE_VOTE, "P{} is not a candidate", (target,))
+            return None
+        if kind is Attack:
+            if not alive[target]:
+                return (RULE_ATTACK_DEAD, "P{} is dead", (target,))
+            if self.players[target].R == WEREWOLF:
+                return (RULE_ATTACK_WOLF, "P{} is a 人狼", (target,))
+            return None
+        if kind is Divine:
+            if target == seat:
+                return (RULE_DIVINE, "the 占い師 divines another player", ())
+            if not alive[target]:
+                return (RULE_DIVINE, "P{} is dead", (target,))
+        elif target == seat:
+            return (RULE_GUARD, "the 狩人 never guards itself", ())
+        elif not alive[target]:
+            return (RULE_GUARD, "P{} is dead", (target,))
+        return None
+
+    def may_claim(self, seat: int, role: Role) -> bool:
+        """The club rule (CMD_CO): may ``seat``'s real role claim ``role``?
+
+        Raises:
+            SeatError: ``seat`` is not an int 1..9.
+        """
+        return role in CLAIMABLE_ROLES and self._club_rule_refusal(checked_seat(seat), role) is None
+
+    def _club_rule_refusal(self, seat: int, role: int) -> _Refused | None:
+        """CMD_CO's club rules: who may claim ``role`` (one of the claimable roles)."""
+        own = self.players[seat].R
+        if own in (WEREWOLF, role):
+            return None
+        if own == MADMAN:
+            if self.options.madman_claims is MadmanClaims.LIKE_WEREWOLF:
+                return None
+            return (RULE_CO_MADMAN, "the 狂人 may not claim under this table's options", ())
+        if own == VILLAGER:
+            return (RULE_CO_VILLAGER, "a 村人 may not claim a role", ())
+        return (RULE_CO_OTHER_ROLE, "a {0.label} may claim only {0.label}", (ROLES[own],))
+
+    def _claim_refusal(self, seat: int, role: int) -> _Refused | None:
+        """The clauses of a Claim of ``role`` that do not depend on its result."""
+        if role not in CLAIMABLE_ROLES:
+            return (RULE_CO_ROLE, "cannot claim {0.label}", (ROLES[role],))
+        if seat in self.claims:
+            return (RULE_CO_ONCE, "P{} already claimed {.label}", (seat, self.claims[seat]))
+        if self._responses and role != self._response_role:
+            return (RULE_CO_REQUEST, "answer the CO要求 with the requested role or decline", ())
+        return self._club_rule_refusal(seat, role)
+
+    def _claim_result_refusal(
+        self, seat: int, role: int, target: int | None, colour: int | None
+    ) -> _Refused | None:
+        """The clauses on the result a Claim carries (none, or ``target`` and ``colour``)."""
+        forced = bool(self._responses)
+        if (target is None) != (colour is None):
+            return (RULE_CO_RESULT, "a result names both its target and its colour", ())
+        if role == BODYGUARD:
+            return None if target is None else (RULE_CO_RESULT, "a 狩人 claim carries no result", ())
+        if target is None or colour is None:
+            day = self.phase.day
+            if forced and (role == SEER or any(d < day for d, _ in self.executions)):
+                return (RULE_CO_RESULT, "answering a CO要求 the claim must state its result", ())
+            return None
+        return self._result_refusal(seat, role, target, colour, forced)
+
+    def _result_refusal(
+        self, seat: int, role: int, target: int, colour: int, forced: bool
+    ) -> _Refused | None:
+        """May ``seat``, as a ``role`` claimant, state "``target`` is ``colour``" now?
+
+        A real 占い師 / 霊媒師 states its own results, each once. A fake one may state what a
+        real one could have by now: a 占い師 one target per day at most (事前占い + one per
+        night), a 霊媒師 only the colours of executed players. ``forced`` (a CO要求 answer)
+        narrows it to the one result a real claimant must give: the 事前占い result on day 1,
+        the latest execution's colour after.
+        """
+        return self._results_refusal(seat, role) or self._result_target_refusal(
+            seat, role, target, colour, forced
+        )
+
+    def _results_refusal(self, seat: int, role: int) -> _Refused | None:
+        """The clauses of stating a result that do not depend on which result."""
+        if role == self.players[seat].R:
+            return None  # a real claimant: its own results, checked one by one
+        if role == SEER:
+            if len(self._stated.get(seat, ())) >= self.phase.day:
+                return (RULE_CO_RESULT, "a 占い師 has at most one result a day to state", ())
+            return None
+        if role == MEDIUM:
+            return None
+        return (RULE_CO_RESULT, "a {0.label} claim carries no result", (ROLES[role],))
+
+    def _result_target_refusal(
+        self, seat: int, role: int, target: int, colour: int, forced: bool
+    ) -> _Refused | None:
+        """The clauses on the result itself (after :meth:`_results_refusal`)."""
+        stated = self._stated.get(seat, ())
+        if role == self.players[seat].R:
+            own = self._divine_results if role == SEER else self._medium_results
+            results = [(t, c) for _, t, c in own if t not in stated]
+            if forced:
+                results = results[-1:]
+            if (target, colour) not in results:
+                return (
+                    RULE_CO_RESULT,
+                    "P{}は{.label}: not a result of your own to state now",
+                    (target, COLOURS[colour]),
+                )
+            return None
+        if target in stated:
+            return (RULE_CO_RESULT, "P{}'s result is already stated", (target,))
+        if target == seat:
+            return (RULE_CO_RESULT, "a result is about another player", ())
+        if role == MEDIUM:
+            day = self.phase.day
+            executed = [t for d, t in self.executions if d < day]
+            if forced:
+                executed = executed[-1:]
+            if target not in executed:
+                return (RULE_CO_RESULT, "P{} was not executed (or not the latest executed)", (target,))
+        return None
+
+    def _request_refusal(self, role: int) -> _Refused | None:
+        """CO要求: the day's role only (占い師 on day 1, 霊媒師 after), once a day."""
+        wanted = SEER if self.phase.day == 1 else MEDIUM
+        if role != wanted or role in self._requested_today:
+            return (
+                RULE_CO_REQUEST,
+                "cannot request {.label} CO on day {} (or again)",
+                (ROLES[role], self.phase.day),
+            )
+        return None
+
+    # ------------------------------------------------------------------ legality: the menu
 
     def _legal(self, seat: int) -> tuple[Action, ...]:
         cached = self._legal_cache.get(seat)
@@ -601,372 +1001,62 @@ class Game:
         self._legal_cache[seat] = (self._version, actions)
         return actions
 
-    def _enumerate(self, seat: int) -> list[Action]:
-        if not isinstance(seat, int) or seat not in SEATS:
-            return []
-        stage = self.stage
-        record = self.players[seat]
-        if stage is _STAGE_CHOOSE_ROLE:
-            if seat != HUMAN_SEAT:
-                return []
-            return list(_CHOOSE_ROLES)
-        if record.L != _LIFE_ALIVE:
-            return []
-        if stage is _STAGE_DISCUSSION:
-            if seat != self.current_speaker():
-                return []
-            return self._discussion_actions(seat)
-        if stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
-            if seat in self._votes:
-                return []
-            players = self.players
-            return [
-                _VOTES[seat][t] for t in self._candidates if t != seat and players[t].L == _LIFE_ALIVE
-            ]
-        if stage is _STAGE_NIGHT:
-            return self._night_actions(seat)
-        if stage is _STAGE_PRE_DIVINATION:
-            if record.R != _ROLE_SEER or _ABILITY_DIVINE in self.records:
-                return []
-            return [_DIVINES[seat][t] for t in SEATS if t != seat]
-        return []
+    def _enumerate(self, seat: int) -> Iterator[Action]:
+        """The candidates of the stage that the rule accepts, in menu order.
 
-    def _night_actions(self, seat: int) -> list[Action]:
-        players = self.players
-        role = players[seat].R
-        if role == _ROLE_WEREWOLF:
-            if not self._attack_tonight or seat in self._attack_proposals:
-                return []
-            return [
-                _ATTACKS[seat][t]
-                for t in SEATS
-                if players[t].L == _LIFE_ALIVE and players[t].R != _ROLE_WEREWOLF
-            ]
-        if role == _ROLE_SEER:
-            if _ABILITY_DIVINE in self.records:
-                return []
-            return [_DIVINES[seat][t] for t in SEATS if t != seat and players[t].L == _LIFE_ALIVE]
-        if role == _ROLE_BODYGUARD:
-            if _ABILITY_GUARD in self.records:
-                return []
-            return [_GUARDS[seat][t] for t in SEATS if t != seat and players[t].L == _LIFE_ALIVE]
-        return []
-
-    def may_claim(self, seat: int, role: Role) -> bool:
-        """The club rule (CMD_CO): may ``seat``'s real role claim ``role``?"""
-        own = _ROLES[self.players[seat].R]
-        if role not in CLAIMABLE_ROLES:
-            return False
-        if own is _ROLE_WEREWOLF:
-            return True
-        if own is _ROLE_MADMAN:
-            return self.options.madman_claims is MadmanClaims.LIKE_WEREWOLF
-        if own is _ROLE_VILLAGER:
-            return False
-        return own is role
-
-    def _true_results(self, seat: int, role: Role) -> list[tuple[int, Colour]]:
-        """The real results ``seat`` owns for a claim of ``role``, oldest first."""
-        own = self.players[seat].R
-        if role is _ROLE_SEER and own == _ROLE_SEER:
-            return [(t, c) for _, t, c in self._divine_results]
-        if role is _ROLE_MEDIUM and own == _ROLE_MEDIUM:
-            return [(t, c) for _, t, c in self._medium_results]
-        return []
-
-    def _result_options(self, seat: int, role: Role, forced: bool) -> list[tuple[int, Colour]]:
-        """The results ``seat`` may state next as a ``role`` claimant.
-
-        A real 占い師 / 霊媒師 states its own results, each once. A fake one may state what a
-        real one could have by now: a 占い師 one target per day at most (事前占い + one per
-        night), a 霊媒師 only the colours of executed players. ``forced`` (a CO要求 answer)
-        narrows it to the one result a real claimant must give: the 事前占い result on day 1,
-        the latest execution's colour after.
+        The candidates are every well-formed action of the stage's kinds for ``seat`` (seats
+        1..9, the result colours, the roles); the clauses of :meth:`refusal` that depend only
+        on the actor are asked once per kind, the others once per candidate.
         """
-        stated = self._stated.get(seat, [])
-        own = self.players[seat].R
-        if own == role:
-            results = [(t, c) for t, c in self._true_results(seat, role) if t not in stated]
-            return results[-1:] if forced else results
-        targets: list[int]
-        if role is _ROLE_SEER:
-            if len(stated) >= self.phase.day:
-                return []
-            targets = [t for t in SEATS if t != seat and t not in stated]
-        elif role is _ROLE_MEDIUM:
-            executed = [t for d, t in self.executions if d < self.phase.day]
-            if forced:
-                executed = executed[-1:]
-            targets = [t for t in executed if t != seat and t not in stated]
-        else:
-            return []
-        return [(t, c) for t in targets for c in (_COLOUR_WHITE, _COLOUR_BLACK)]
+        for kind in _KINDS_OF_STAGE[self._stage]:
+            if self._actor_refusal(kind, seat) is not None:
+                continue
+            if kind is Speak:
+                yield _SPEAKS[seat]
+            elif kind is Decline:
+                yield _DECLINES[seat]
+            elif kind is ChooseRole:
+                yield from _CHOOSE_ROLES
+            elif kind is Claim:
+                forced = bool(self._responses)
+                for role in CLAIMABLE_ROLES:
+                    if self._claim_refusal(seat, role) is not None:
+                        continue
+                    if self._claim_result_refusal(seat, role, None, None) is None:
+                        yield interned(Claim, seat, role, None, None)
+                    # a Claim's result is checked as a stated result is (see _claim_result_refusal)
+                    if role != BODYGUARD and self._results_refusal(seat, role) is None:
+                        for target, colour in self._result_candidates(seat, role):
+                            if self._result_target_refusal(seat, role, target, colour, forced) is None:
+                                yield interned(Claim, seat, role, target, colour)
+            elif kind is StateResult:
+                claimed = self.claims[seat]
+                if self._results_refusal(seat, claimed) is None:
+                    for target, colour in self._result_candidates(seat, claimed):
+                        if self._result_target_refusal(seat, claimed, target, colour, False) is None:
+                            yield interned(StateResult, seat, target, colour)
+            elif kind is RequestClaim:  # a CO要求 names a claimable role
+                for role in CLAIMABLE_ROLES:
+                    if self._request_refusal(role) is None:
+                        yield _REQUESTS[seat][role]
+            else:
+                templates = _TARGETED[kind][seat]
+                for target in SEATS:
+                    if self._target_refusal(kind, seat, target) is None:
+                        yield templates[target]
 
-    def _claim_options(self, seat: int, role: Role, forced: bool) -> list[Action]:
-        if role is _ROLE_BODYGUARD:
-            return [_claim(seat, role, None, None)]
-        results = self._result_options(seat, role, forced)
-        options: list[Action] = [_claim(seat, role, t, c) for t, c in results]
-        needs_result = forced and (role is _ROLE_SEER or any(d < self.phase.day for d, _ in self.executions))
-        if not needs_result:
-            options.insert(0, _claim(seat, role, None, None))
-        return options
-
-    def _discussion_actions(self, seat: int) -> list[Action]:
-        if self._responses:
-            role = self._response_role
-            assert role is not None
-            if role == self.players[seat].R:
-                return self._claim_options(seat, role, forced=True)
-            actions: list[Action] = [_DECLINES[seat]]
-            if self.may_claim(seat, role):
-                actions.extend(self._claim_options(seat, role, forced=True))
-            return actions
-        actions = [_SPEAKS[seat]]
-        claimed = self.claims.get(seat)
-        if claimed is None:
-            for role in CLAIMABLE_ROLES:
-                if self.may_claim(seat, role):
-                    actions.extend(self._claim_options(seat, role, forced=False))
-        elif claimed in (_ROLE_SEER, _ROLE_MEDIUM):
-            actions.extend(_state(seat, t, c) for t, c in self._result_options(seat, claimed, False))
-        request = _ROLE_SEER if self.phase.day == 1 else _ROLE_MEDIUM
-        if request not in self._requested_today:
-            actions.append(_REQUESTS[seat][request])
-        return actions
-
-    def _check(self, action: Action) -> Action:
-        """Return ``action`` (normalised) if legal, else raise the rule it breaks."""
-        stage = self.stage
-        if stage is _STAGE_ENDED:
-            raise GameOverError(RULE_AFTER_END, "the game is over")
-        if type(action) not in _ACTION_TYPES:
-            raise IllegalActionError(RULE_FORM, f"not a werewolf action: {action!r}")
-        if self._fast_legal(action, stage):
-            return action
-        template = _template(action)
-        if template is None:
-            raise IllegalActionError(RULE_FORM, f"not a werewolf action: {action!r}")
-        text = _text_of(action)
-        if not isinstance(text, str) or len(text) > self.options.max_text_length:
-            raise IllegalActionError(
-                RULE_TEXT, f"text must be a string of at most {self.options.max_text_length} characters"
-            )
-        if template in self._legal(template.actor):
-            return with_text(template, text) if text else template
-        rule, message = self._diagnose(template)
-        raise IllegalActionError(rule, message)
-
-    def _fast_legal(self, action: Action, stage: Stage) -> bool:
-        """The common actions of a game, checked directly (the same rules as the enumeration).
-
-        False means "not decided here": the full check runs (it accepts or names the rule).
-        """
-        kind = type(action)
-        actor = action.actor
-        if type(actor) is not int or not 1 <= actor <= 9:
-            return False
-        players = self.players
-        if players[actor].L != _LIFE_ALIVE:
-            return False
-        limit = self.options.max_text_length
-        if kind is Speak:
-            text = action.text  # type: ignore[union-attr]
-            return (
-                type(text) is str
-                and len(text) <= limit
-                and stage is _STAGE_DISCUSSION
-                and not self._responses
-                and actor == self.current_speaker()
-            )
-        if kind is Vote:
-            target = action.target  # type: ignore[union-attr]
-            reason = action.reason  # type: ignore[union-attr]
-            return (
-                (stage is _STAGE_VOTE or stage is _STAGE_RUNOFF)
-                and type(target) is int
-                and type(reason) is str
-                and len(reason) <= limit
-                and actor not in self._votes
-                and target != actor
-                and target in self._candidates
-                and players[target].L == _LIFE_ALIVE
-            )
-        if kind is Claim or kind is StateResult or kind is RequestClaim:
-            return self._fast_claim_legal(action, stage)  # type: ignore[arg-type]
-        if kind is Decline:
-            text = action.text  # type: ignore[union-attr]
-            return (
-                type(text) is str
-                and len(text) <= limit
-                and stage is _STAGE_DISCUSSION
-                and bool(self._responses)
-                and self._responses[0] == actor
-                and self._response_role != players[actor].R
-            )
-        if stage is not _STAGE_NIGHT or kind not in (Attack, Divine, Guard):
-            return False
-        target = action.target  # type: ignore[union-attr]
-        if type(target) is not int or not 1 <= target <= 9 or players[target].L != _LIFE_ALIVE:
-            return False
-        role = players[actor].R
-        if kind is Attack:
-            return (
-                role == _ROLE_WEREWOLF
-                and self._attack_tonight
-                and actor not in self._attack_proposals
-                and players[target].R != _ROLE_WEREWOLF
-            )
-        if kind is Divine:
-            return role == _ROLE_SEER and target != actor and _ABILITY_DIVINE not in self.records
-        return role == _ROLE_BODYGUARD and target != actor and _ABILITY_GUARD not in self.records
-
-    def _fast_claim_legal(self, action: Claim | StateResult | RequestClaim, stage: Stage) -> bool:
-        """Claim / StateResult / RequestClaim checked by the rules the enumeration applies."""
-        seat = action.actor
-        text = action.text
-        if (
-            stage is not _STAGE_DISCUSSION
-            or seat != self._speaker
-            or type(text) is not str
-            or len(text) > self.options.max_text_length
-        ):
-            return False
-        role = action.role if not isinstance(action, StateResult) else self.claims.get(seat)
-        if type(role) is not Role:
-            return False
-        if isinstance(action, RequestClaim):
-            wanted = _ROLE_SEER if self.phase.day == 1 else _ROLE_MEDIUM
-            return not self._responses and role is wanted and role not in self._requested_today
-        target, colour = action.target, action.colour
-        if target is not None and type(target) is not int:
-            return False
-        if colour is not None and type(colour) is not Colour:
-            return False
-        if isinstance(action, StateResult):
-            if self._responses or role not in (_ROLE_SEER, _ROLE_MEDIUM):
-                return False
-            return (target, colour) in self._result_options(seat, role, False)
-        forced = bool(self._responses)
-        if forced and role is not self._response_role:
-            return False
-        if seat in self.claims or not self.may_claim(seat, role):
-            return False
-        if (target is None) != (colour is None):
-            return False
-        if role is _ROLE_BODYGUARD:
-            return target is None
-        if target is None:
-            day = self.phase.day
-            return not (forced and (role is _ROLE_SEER or any(d < day for d, _ in self.executions)))
-        return (target, colour) in self._result_options(seat, role, forced)
-
-    def _diagnose(self, action: Action) -> tuple[str, str]:
-        """Name the rule an illegal action breaks (called only when it is not legal)."""
-        seat = action.actor
-        name = type(action).__name__
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in SEATS:
-            return RULE_SEAT, f"no such seat: {seat!r}"
-        for field in ("target",):
-            value = getattr(action, field, None)
-            if value is not None and (not isinstance(value, int) or value not in SEATS):
-                return RULE_SEAT, f"no such target seat: {value!r}"
-        stage = self.stage
-        if isinstance(action, ChooseRole):
-            if stage is not _STAGE_CHOOSE_ROLE:
-                return RULE_ROLE_CHOICE, "P1's role is already fixed"
-            if seat != HUMAN_SEAT:
-                return RULE_ROLE_CHOICE, "only P1 chooses a role"
-            return RULE_ROLE_CHOICE, f"not a role number 1..6: {action.role!r}"
-        if stage in (_STAGE_CHOOSE_ROLE, _STAGE_DEAL):
-            return RULE_PHASE, f"{name} before the roles are dealt"
-        if self.players[seat].L != _LIFE_ALIVE:
-            return RULE_DEAD_ACT, f"P{seat} is dead"
-        role = Role(self.players[seat].R)
-        if isinstance(action, (Speak, Claim, StateResult, RequestClaim, Decline)):
-            return self._diagnose_discussion(action, seat, role)
-        if isinstance(action, Vote):
-            if stage not in (_STAGE_VOTE, _STAGE_RUNOFF):
-                return RULE_PHASE, f"no vote during {stage.value}"
-            if seat in self._votes:
-                return RULE_VOTE_ONCE, f"P{seat} has already voted"
-            if action.target == seat:
-                return RULE_VOTE, "no self-vote"
-            if not self.is_alive(action.target):
-                return RULE_VOTE, f"P{action.target} is dead"
-            if stage is _STAGE_RUNOFF:
-                return RULE_RUNOFF, f"P{action.target} is not in the runoff {list(self._candidates)}"
-            return RULE_VOTE, "not a valid vote"
-        if isinstance(action, Divine) and stage is _STAGE_PRE_DIVINATION:
-            if role is not _ROLE_SEER:
-                return RULE_ROLE_ABILITY, "only the 占い師 divines"
-            if action.target == seat:
-                return RULE_DIVINE, "the 占い師 divines another player"
-            return RULE_DIVINE, "the 事前占い is already done"
-        if stage is not _STAGE_NIGHT:
-            return RULE_PHASE, f"{name} only at night (now: {stage.value})"
-        if isinstance(action, Attack):
-            if role is not _ROLE_WEREWOLF:
-                return RULE_ROLE_ABILITY, "only a 人狼 attacks"
-            if not self._attack_tonight:
-                return RULE_ATTACK_FIRST, "no attack tonight: nobody has been executed yet"
-            if seat in self._attack_proposals:
-                return RULE_ATTACK_DEAD, f"P{seat} has already chosen tonight's victim"
-            if not self.is_alive(action.target):
-                return RULE_ATTACK_DEAD, f"P{action.target} is dead"
-            return RULE_ATTACK_WOLF, f"P{action.target} is a 人狼"
-        if isinstance(action, Divine):
-            if role is not _ROLE_SEER:
-                return RULE_ROLE_ABILITY, "only the 占い師 divines"
-            if _ABILITY_DIVINE in self.records:
-                return RULE_DIVINE, "already divined tonight"
-            if action.target == seat:
-                return RULE_DIVINE, "the 占い師 divines another player"
-            return RULE_DIVINE, f"P{action.target} is dead"
-        if isinstance(action, Guard):
-            if role is not _ROLE_BODYGUARD:
-                return RULE_ROLE_ABILITY, "only the 狩人 guards"
-            if _ABILITY_GUARD in self.records:
-                return RULE_GUARD, "already guarded tonight"
-            if action.target == seat:
-                return RULE_GUARD, "the 狩人 never guards itself"
-            return RULE_GUARD, f"P{action.target} is dead"
-        return RULE_FORM, f"{name} is not legal now"
-
-    def _diagnose_discussion(self, action: Action, seat: int, role: Role) -> tuple[str, str]:
-        name = type(action).__name__
-        if self.stage is not _STAGE_DISCUSSION:
-            return RULE_PHASE, f"{name} only during the discussion (now: {self.stage.value})"
-        speaker = self.current_speaker()
-        if seat != speaker:
-            return RULE_TURN, f"it is P{speaker}'s turn, not P{seat}'s"
-        if isinstance(action, Claim):
-            if action.role not in CLAIMABLE_ROLES:
-                return RULE_CO_ROLE, f"cannot claim {action.role!r}"
-            if seat in self.claims:
-                return RULE_CO_ONCE, f"P{seat} already claimed {self.claims[seat].label}"
-            if self._responses and action.role is not self._response_role:
-                return RULE_CO_REQUEST, "answer the CO要求 with the requested role or decline"
-            if not self.may_claim(seat, action.role):
-                if role is _ROLE_VILLAGER:
-                    return RULE_CO_VILLAGER, "a 村人 may not claim a role"
-                if role is _ROLE_MADMAN:
-                    return RULE_CO_MADMAN, "the 狂人 may not claim under this table's options"
-                return RULE_CO_OTHER_ROLE, f"a {role.label} may claim only {role.label}"
-            return RULE_CO_RESULT, "that result cannot be stated with this claim"
-        if isinstance(action, Decline):
-            if not self._responses:
-                return RULE_CO_REQUEST, "nothing to decline: no CO要求 is being answered"
-            return RULE_CO_FORCED, f"the real {role.label} must come out"
-        if self._responses:
-            return RULE_CO_FORCED, "answer the CO要求 first: come out or decline"
-        if isinstance(action, RequestClaim):
-            return RULE_CO_REQUEST, f"cannot request {action.role!r} CO on day {self.phase.day} (or again)"
-        if isinstance(action, StateResult):
-            if self.claims.get(seat) not in (_ROLE_SEER, _ROLE_MEDIUM):
-                return RULE_RESULT, "only a claimed 占い師/霊媒師 states results"
-            return RULE_CO_RESULT, "that result cannot be stated"
-        return RULE_FORM, f"{name} is not legal now"
+    def _result_candidates(self, seat: int, role: int) -> Iterator[tuple[int, Colour]]:
+        """The results a ``role`` claimant could name, in menu order (the rule then picks the
+        ones it may state): a real claimant's own results as it learned them, a fake's every
+        seat (占い師) or executed seat (霊媒師, in the order of the executions), 白 then 黒."""
+        if role == self.players[seat].R:
+            for _, target, colour in self._divine_results if role == SEER else self._medium_results:
+                yield target, colour
+            return
+        targets = SEATS if role == SEER else [t for _, t in self.executions]
+        for target in targets:
+            for colour in _RESULT_COLOURS:
+                yield target, colour
 
     # ------------------------------------------------------------------ apply
 
@@ -974,123 +1064,145 @@ class Game:
         """Play ``action``; return the public log entries it produced.
 
         Raises:
-            IllegalActionError: the action is not legal now (``rule`` says why); nothing changed.
+            IllegalActionError: the action is not legal now (``rule`` says why, see
+                :meth:`refusal`); nothing changed.
             GameOverError: the game has ended.
         """
         kind = type(action)
-        if kind is Speak:
-            done = self._apply_speak(action)  # type: ignore[arg-type]
-            if done is not None:
-                return done
-        elif kind is Vote:
-            done = self._apply_vote(action)  # type: ignore[arg-type]
-            if done is not None:
-                return done
-        action = self._check(action)
+        a: Any = action
+        limit = self._text_limit
+        if (
+            kind is Speak
+            and type(a.actor) is int
+            and type(a.text) is str
+            and 0 < a.actor < 10
+            and len(a.text) <= limit
+            and self._stage != STAGE_ENDED
+        ):
+            # The commonest action, checked and applied in one go (the simulation's hot path):
+            # these are refusal()'s first steps for a Speak whose fields have the exact types,
+            # so the form holds and the same clauses decide.
+            seat = a.actor
+            refused = self._actor_refusal(kind, seat)
+            if refused is not None:
+                raise _error(refused)
+            self._version += 1
+            day = self.phase.day
+            text = a.text
+            entry = (
+                (_shared_get((Speech, day, seat, "")) or interned(Speech, day, seat, ""))
+                if not text
+                else Speech(day, seat, text)
+            )
+            self.public_log.append(entry)  # type: ignore[arg-type]
+            self._snapshot = self._public_fields = None
+            if self._responses:
+                self._next_turn()
+            else:
+                index = self._turn_index = self._turn_index + 1
+                turns = self._turns
+                if index < len(turns) and self._alive[turns[index]]:
+                    self._speaker = turns[index]
+                else:
+                    self._find_speaker()
+            return [entry]  # type: ignore[list-item]
+        if (
+            kind is Vote
+            and type(a.actor) is int
+            and type(a.target) is int
+            and type(a.reason) is str
+            and 0 < a.actor < 10
+            and 0 < a.target < 10
+            and len(a.reason) <= limit
+            and self._stage != STAGE_ENDED
+        ):
+            # a vote, likewise (it is secret until the tally: nothing public changes)
+            seat, target = a.actor, a.target
+            refused = self._actor_refusal(kind, seat) or self._target_refusal(kind, seat, target)
+            if refused is not None:
+                raise _error(refused)
+            self._version += 1
+            self._votes[seat] = a
+            day = self.phase.day
+            taken = _shared_get((ActionTaken, day, "vote", target)) or interned(
+                ActionTaken, day, "vote", target
+            )
+            self.private_logs[seat].append(taken)  # type: ignore[arg-type]
+            return []
+        refused = self._refused(action)
+        if refused is not None:
+            raise _error(refused)
         self._version += 1
-        start = len(self.public_log)
+        action = _normalised(action)
+        log = self.public_log
+        start = len(log)
         seat = action.actor
-        if isinstance(action, ChooseRole):
-            self.players[seat].R = int(action.role)
-            self.stage = _STAGE_DEAL
+        day = self.phase.day
+        if isinstance(action, Speak):
+            log.append(interned(Speech, day, seat, "") if not action.text else Speech(day, seat, action.text))
+            self._next_turn()
         elif isinstance(action, Vote):
             self._votes[seat] = action
-            self.private_logs[seat].append(_taken(self.phase.day, "vote", action.target))
+            self.private_logs[seat].append(interned(ActionTaken, day, "vote", action.target))
+        elif isinstance(action, ChooseRole):
+            self.players[seat].R = int(action.role)
+            self._stage = STAGE_DEAL
         elif isinstance(action, Attack):
             self._apply_attack(action)
         elif isinstance(action, Divine):
-            self.records[_ABILITY_DIVINE] = _record(_ABILITY_DIVINE, seat, action.target)
+            self.records[ABILITY_DIVINE] = interned(
+                AbilityRecord, ABILITY_DIVINE, seat, action.target, UNPROCESSED
+            )
             self.players[seat].U = 1
-            self.private_logs[seat].append(_taken(self.phase.day, "divine", action.target))
+            self.private_logs[seat].append(interned(ActionTaken, day, "divine", action.target))
         elif isinstance(action, Guard):
-            self.records[_ABILITY_GUARD] = _record(_ABILITY_GUARD, seat, action.target)
+            self.records[ABILITY_GUARD] = interned(
+                AbilityRecord, ABILITY_GUARD, seat, action.target, UNPROCESSED
+            )
             self.players[seat].U = 1
-            self.private_logs[seat].append(_taken(self.phase.day, "guard", action.target))
+            self.private_logs[seat].append(interned(ActionTaken, day, "guard", action.target))
         else:
             self._apply_discussion(action)
-        return self.public_log[start:]
+        if len(log) != start or kind is ChooseRole:
+            self._snapshot = self._public_fields = (
+                None  # the public state changed (a vote or a night choice is secret)
+            )
+        return log[start:]
 
-    def _apply_speak(self, action: Speak) -> list[PublicEntry] | None:
-        """The commonest action, checked and applied in one go (the simulation's hot path).
-
-        Returns None to hand anything unusual to the general path (which accepts it or names
-        the rule it breaks): the rules are the same as :meth:`_fast_legal`'s.
-        """
-        actor = action.actor
-        text = action.text
-        if (
-            type(actor) is not int
-            or actor != self._speaker  # the speaker is always a living seat 1..9
-            or self.stage is not _STAGE_DISCUSSION
-            or self._responses
-            or type(text) is not str
-            or len(text) > self.options.max_text_length
-        ):
-            return None
-        self._version += 1
-        day = self.phase.day
-        entry = _PASSES.get((day, actor)) if not text else None  # _speech(), its common case inlined
-        if entry is None:
-            entry = _speech(day, actor, text)
-        self.public_log.append(entry)
+    def _next_turn(self) -> None:
+        """The discussion moves to the next turn (or the next CO要求 answer)."""
+        if self._responses:
+            self._responses.pop(0)
+            self._find_speaker()
+            return
         index = self._turn_index = self._turn_index + 1
         turns = self._turns
         if index < len(turns) and self._alive[turns[index]]:
             self._speaker = turns[index]
         else:
             self._find_speaker()
-        return [entry]
-
-    def _apply_vote(self, action: Vote) -> list[PublicEntry] | None:
-        """A vote, checked and applied in one go (like :meth:`_apply_speak`)."""
-        actor = action.actor
-        if type(actor) is not int or not 1 <= actor <= 9:
-            return None
-        alive = self._alive  # the vote comes after the deal, so these flags are current
-        target = action.target
-        reason = action.reason
-        stage = self.stage
-        if (
-            (stage is not _STAGE_VOTE and stage is not _STAGE_RUNOFF)
-            or type(target) is not int
-            or type(reason) is not str
-            or len(reason) > self.options.max_text_length
-            or not alive[actor]
-            or actor in self._votes
-            or target == actor
-            or target not in self._candidates
-            or not alive[target]
-        ):
-            return None
-        self._version += 1
-        self._votes[actor] = action
-        day = self.phase.day
-        # _taken(), its common case inlined
-        self.private_logs[actor].append(_TAKEN.get((day, "vote", target)) or _taken(day, "vote", target))
-        return []
 
     def _apply_attack(self, action: Attack) -> None:
         seat = action.actor
         self._attack_proposals[seat] = action.target
         self.players[seat].U = 1
-        self.private_logs[seat].append(_taken(self.phase.day, "attack", action.target))
+        self.private_logs[seat].append(interned(ActionTaken, self.phase.day, "attack", action.target))
         players = self.players
-        wolves = [s for s in self._living if players[s].R == _ROLE_WEREWOLF]
+        wolves = [s for s in self._living if players[s].R == WEREWOLF]
         if all(w in self._attack_proposals for w in wolves):
             # Disagreeing wolves: the human wolf decides if there is one, else the lower seat.
             decider = HUMAN_SEAT if HUMAN_SEAT in self._attack_proposals else min(self._attack_proposals)
-            self.records[_ABILITY_ATTACK] = _record(
-                _ABILITY_ATTACK, decider, self._attack_proposals[decider]
+            self.records[ABILITY_ATTACK] = interned(
+                AbilityRecord, ABILITY_ATTACK, decider, self._attack_proposals[decider], UNPROCESSED
             )
 
     def _apply_discussion(self, action: Action) -> None:
         day = self.phase.day
         seat = action.actor
         log = self.public_log
-        if isinstance(action, Speak):
-            log.append(_speech(day, seat, action.text))
-        elif isinstance(action, Claim):
+        if isinstance(action, Claim):
             self.claims[seat] = action.role
+            self._claim_list = (*self._claim_list, (seat, action.role))
             log.append(ClaimMade(day, seat, action.role, action.target, action.colour, action.text))
             if action.target is not None:
                 self._stated.setdefault(seat, []).append(action.target)
@@ -1099,21 +1211,19 @@ class Game:
             log.append(ResultStated(day, seat, role, action.target, action.colour, action.text))
             self._stated.setdefault(seat, []).append(action.target)
         elif isinstance(action, Decline):
-            log.append(_declined(day, seat, action.text))
+            log.append(interned(Declined, day, seat, action.text))
         elif isinstance(action, RequestClaim):
             log.append(ClaimRequested(day, seat, action.role, action.text))
             self._requested_today.append(action.role)
-        if self._responses:
-            self._responses.pop(0)
-        else:
-            self._turn_index += 1
+        self._next_turn()
         if isinstance(action, RequestClaim):
             # Everyone alive who has not claimed answers, in seat order after the requester,
             # the requester last: asking everyone keeps who may claim a secret.
             order = [(seat + i - 1) % 9 + 1 for i in range(1, 10)]
-            self._responses = [s for s in order if self.is_alive(s) and s not in self.claims]
+            alive = self._alive
+            self._responses = [s for s in order if alive[s] and s not in self.claims]
             self._response_role = action.role
-        self._find_speaker()
+            self._find_speaker()
 
     # ------------------------------------------------------------------ engine steps
 
@@ -1124,43 +1234,44 @@ class Game:
             IllegalActionError: somebody still has to act (see :meth:`to_act`); nothing changed.
             GameOverError: the game has ended.
         """
-        if self.stage is _STAGE_ENDED:
+        if self._stage == STAGE_ENDED:
             raise GameOverError(RULE_AFTER_END, "the game is over")
         waiting = self.to_act()
         if waiting:
             raise IllegalActionError(RULE_PENDING, f"waiting for {', '.join(f'P{s}' for s in waiting)}")
         start = len(self.public_log)
-        stage = self.stage
-        if stage is _STAGE_DEAL:
+        stage = self._stage
+        if stage == STAGE_DEAL:
             if self.source is None:
                 raise IllegalActionError(RULE_DEAL, "ゲーム開始 needs a dice source to shuffle the roles")
             self._version += 1
             self._start(self._deal(self.source))
-        elif stage is _STAGE_PRE_DIVINATION:
+        elif stage == STAGE_PRE_DIVINATION:
             self._version += 1
             self._finish_pre_divination()
-        elif stage is _STAGE_DISCUSSION:
+        elif stage == STAGE_DISCUSSION:
             self._version += 1
             self._open_vote(self._living, runoff=False)
-        elif stage is _STAGE_VOTE or stage is _STAGE_RUNOFF:
+        elif stage in (STAGE_VOTE, STAGE_RUNOFF):
             self._version += 1
             self._tally()
-        elif stage is _STAGE_EXECUTION:
+        elif stage == STAGE_EXECUTION:
             self._version += 1
             self._execute()
-        elif stage is _STAGE_NIGHT_START:
+        elif stage == STAGE_NIGHT_START:
             self._version += 1
             self._start_night()
-        elif stage is _STAGE_NIGHT:
+        elif stage == STAGE_NIGHT:
             self._version += 1
             self._morning()
         else:  # CHOOSE_ROLE is always waiting for P1, so this is unreachable
-            raise IllegalActionError(RULE_PHASE, f"nothing to advance in {stage.value}")
+            raise IllegalActionError(RULE_PHASE, f"nothing to advance in {STAGES[stage].value}")
+        self._snapshot = self._public_fields = None
         return self.public_log[start:]
 
     def _deal(self, source: DiceSource) -> list[Role]:
         """ゲーム開始 ①②: drop one of P1's role, Fisher-Yates the other eight with the source."""
-        human = Role(self.players[HUMAN_SEAT].R)
+        human = ROLES[self.players[HUMAN_SEAT].R]
         for _ in range(100):
             rest = list(COMPOSITION)
             rest.remove(human)
@@ -1180,29 +1291,30 @@ class Game:
         self._version += 1  # every state change bumps the version (from_deal comes here directly)
         for seat, role in zip(SEATS, roles, strict=True):
             record = self.players[seat]
-            record.R, record.L, record.U = int(role), _LIFE_ALIVE, 0
-        wolves = tuple(s for s in SEATS if roles[s - 1] is _ROLE_WEREWOLF)
+            record.R, record.L, record.U = int(role), ALIVE, 0
+        wolves = tuple(s for s in SEATS if roles[s - 1] == WEREWOLF)
         for seat in SEATS:
             role = roles[seat - 1]
-            partners = tuple(w for w in wolves if w != seat) if role is _ROLE_WEREWOLF else ()
-            self.private_logs[seat].append(_shared(RoleDealt, 1, role, partners))
-        self.phase = PhaseRecord(1, _TIMEOFDAY_DAY, _STEP_BEFORE_START)
+            partners = tuple(w for w in wolves if w != seat) if role == WEREWOLF else ()
+            self.private_logs[seat].append(interned(RoleDealt, 1, role, partners))
+        self.phase = PhaseRecord(1, DAY, STEP_BEFORE_START)
         self._refresh_alive()
-        self.public_log.append(_shared(GameStarted, 1))
-        self.stage = _STAGE_PRE_DIVINATION
+        self.public_log.append(interned(GameStarted, 1))
+        self._stage = STAGE_PRE_DIVINATION
+        self._snapshot = self._public_fields = None
 
     def _finish_pre_divination(self) -> None:
-        record = self.records.pop(_ABILITY_DIVINE)
+        record = self.records.pop(ABILITY_DIVINE)
         colour = _COLOUR_OF_ROLE[self.players[record.T].R]
         self._divine_results.append((1, record.T, colour))
-        self.private_logs[record.S].append(_shared(DivineResult, 1, record.T, colour, True))
-        self.public_log.append(_shared(PreDivinationDone, 1))
+        self.private_logs[record.S].append(interned(DivineResult, 1, record.T, colour, True))
+        self.public_log.append(interned(PreDivinationDone, 1))
         self._start_discussion()
 
     def _start_discussion(self) -> None:
         day = self.phase.day
-        self.phase.T, self.phase.P = _TIMEOFDAY_DAY, _STEP_DISCUSSION
-        self.stage = _STAGE_DISCUSSION
+        self.phase.T, self.phase.P = DAY, STEP_DISCUSSION
+        self._stage = STAGE_DISCUSSION
         # the living seats in seat order, starting at P(day)
         start = (day - 1) % 9 + 1
         living = [s for s in self._living if s >= start] + [s for s in self._living if s < start]
@@ -1212,18 +1324,18 @@ class Game:
         self._response_role = None
         self._requested_today = []
         self._find_speaker()
-        self.public_log.append(_shared(DiscussionStarted, day))
+        self.public_log.append(interned(DiscussionStarted, day))
 
     def _open_vote(self, candidates: tuple[int, ...], runoff: bool) -> None:
-        self.phase.P = _STEP_VOTE
-        self.stage = _STAGE_RUNOFF if runoff else _STAGE_VOTE
+        self.phase.P = STEP_VOTE
+        self._stage = STAGE_RUNOFF if runoff else STAGE_VOTE
         self._candidates = candidates
         self._votes = {}
-        self.public_log.append(_shared(VotingOpened, self.phase.day, runoff, candidates))
+        self.public_log.append(interned(VotingOpened, self.phase.day, runoff, candidates))
 
     def _tally(self) -> None:
         day = self.phase.day
-        runoff = self.stage is _STAGE_RUNOFF
+        runoff = self._stage == STAGE_RUNOFF
         cast_votes = self._votes
         votes = [cast_votes[s] for s in SEATS if s in cast_votes]
         counts: dict[int, int] = {}
@@ -1234,96 +1346,98 @@ class Game:
         top = tuple(s for s, n in by_seat if n == best)
         # most votes first, ties by seat: a stable sort on the count keeps the seat order
         ordered = tuple(sorted(by_seat, key=itemgetter(1), reverse=True))
-        cast = tuple([_cast_vote(v) for v in votes])
+        cast = tuple([interned(CastVote, v.actor, v.target, v.reason) for v in votes])
         self._votes = {}
         if len(top) == 1:
             self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "execute"))
             self._candidates = top
-            self.stage = _STAGE_EXECUTION
+            self._stage = STAGE_EXECUTION
         elif not runoff:
             self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "runoff"))
             self._open_vote(top, runoff=True)
         else:
             self.public_log.append(VoteTally(day, runoff, cast, ordered, top, "no_execution"))
-            self.public_log.append(_shared(NoExecution, day))
+            self.public_log.append(interned(NoExecution, day))
             self._candidates = ()
             self._executed_today = None
             if not self._win_check():
-                self.stage = _STAGE_NIGHT_START
+                self._stage = STAGE_NIGHT_START
 
     def _execute(self) -> None:
         seat = self._candidates[0]
         day = self.phase.day
-        self.phase.P = _STEP_EXECUTION
-        self.players[seat].L = _LIFE_DEAD  # R and U unchanged
+        self.phase.P = STEP_EXECUTION
+        self.players[seat].L = DEAD  # R and U unchanged
         self._refresh_alive()
-        self.executions.append((day, seat))
+        self.executions = (*self.executions, (day, seat))
         self._executed_today = seat
         self._candidates = ()
-        self.public_log.append(_shared(Executed, day, seat))
+        self.public_log.append(interned(Executed, day, seat))
         if not self._win_check():
-            self.stage = _STAGE_NIGHT_START
+            self._stage = STAGE_NIGHT_START
 
     def _start_night(self) -> None:
-        self.phase.T, self.phase.P = _TIMEOFDAY_NIGHT, _STEP_NIGHT_ACTIONS
+        self.phase.T, self.phase.P = NIGHT, STEP_NIGHT_ACTIONS
         for record in self.players[1:]:
-            if record.L == _LIFE_ALIVE:
+            if record.L == ALIVE:
                 record.U = 0
         self.records = {}
         self._attack_proposals = {}
         self._attack_tonight = bool(self.executions) or not self.options.attack_needs_execution
-        self.stage = _STAGE_NIGHT
-        self.public_log.append(_shared(NightStarted, self.phase.day))
+        self._stage = STAGE_NIGHT
+        self.public_log.append(interned(NightStarted, self.phase.day))
 
     def _morning(self) -> None:
         """CMD_霊媒 then CMD_朝結果, in the document's order."""
         players = self.players
         night = self.phase.day
         # CMD_霊媒: a living 霊媒師 learns the colour of the player executed that day.
-        medium = self._seat_of(_ROLE_MEDIUM)
-        if self._executed_today is not None and players[medium].L == _LIFE_ALIVE:
+        medium = self._seat_of(MEDIUM)
+        if self._executed_today is not None and players[medium].L == ALIVE:
             target = self._executed_today
             colour = _COLOUR_OF_ROLE[players[target].R]
-            self.records[_ABILITY_MEDIUM] = _record(_ABILITY_MEDIUM, medium, target, int(colour))
+            self.records[ABILITY_MEDIUM] = interned(
+                AbilityRecord, ABILITY_MEDIUM, medium, target, int(colour)
+            )
             players[medium].U = 1
             self._medium_results.append((night, target, colour))
         day = night + 1
-        self.phase.day, self.phase.T, self.phase.P = day, _TIMEOFDAY_DAY, _STEP_MORNING
+        self.phase.day, self.phase.T, self.phase.P = day, DAY, STEP_MORNING
         # 1. the night's abilities
-        divine = self.records.get(_ABILITY_DIVINE)
+        divine = self.records.get(ABILITY_DIVINE)
         if divine is not None:
             colour = _COLOUR_OF_ROLE[players[divine.T].R]
-            self.records[_ABILITY_DIVINE] = _record(divine.A, divine.S, divine.T, int(colour))
+            self.records[ABILITY_DIVINE] = interned(AbilityRecord, divine.A, divine.S, divine.T, int(colour))
             self._divine_results.append((day, divine.T, colour))
-            self.private_logs[divine.S].append(_shared(DivineResult, day, divine.T, colour, False))
-        medium_record = self.records.get(_ABILITY_MEDIUM)
+            self.private_logs[divine.S].append(interned(DivineResult, day, divine.T, colour, False))
+        medium_record = self.records.get(ABILITY_MEDIUM)
         if medium_record is not None:
             self.private_logs[medium_record.S].append(
-                _shared(MediumResult, day, night, medium_record.T, _COLOURS[medium_record.V])
+                interned(MediumResult, day, night, medium_record.T, COLOURS[medium_record.V])
             )
-        attack = self.records.get(_ABILITY_ATTACK)
-        guard = self.records.get(_ABILITY_GUARD)
+        attack = self.records.get(ABILITY_ATTACK)
+        guard = self.records.get(ABILITY_GUARD)
         guarded = attack is not None and guard is not None and guard.T == attack.T
         if guard is not None:
-            value = _RECORDVALUE_SUCCESS if guarded else _RECORDVALUE_FAILURE
-            self.records[_ABILITY_GUARD] = _record(guard.A, guard.S, guard.T, value)
-            self.private_logs[guard.S].append(_shared(GuardResolved, day, guard.T, guarded))
+            value = SUCCESS if guarded else FAILURE
+            self.records[ABILITY_GUARD] = interned(AbilityRecord, guard.A, guard.S, guard.T, value)
+            self.private_logs[guard.S].append(interned(GuardResolved, day, guard.T, guarded))
         # 2.-3. the attack and its victim
         victim: int | None = None
         if attack is not None:
-            value = _RECORDVALUE_FAILURE if guarded else _RECORDVALUE_SUCCESS
-            self.records[_ABILITY_ATTACK] = _record(attack.A, attack.S, attack.T, value)
+            value = FAILURE if guarded else SUCCESS
+            self.records[ABILITY_ATTACK] = interned(AbilityRecord, attack.A, attack.S, attack.T, value)
             if not guarded:
                 victim = attack.T
-                players[victim].L = _LIFE_DEAD
+                players[victim].L = DEAD
                 self._refresh_alive()
-                self.victims.append((day, victim))
-            resolved = _shared(AttackResolved, day, attack.T, attack.S, not guarded)
+                self.victims = (*self.victims, (day, victim))
+            resolved = interned(AttackResolved, day, attack.T, attack.S, not guarded)
             for wolf in SEATS:
-                if players[wolf].R == _ROLE_WEREWOLF:
+                if players[wolf].R == WEREWOLF:
                     self.private_logs[wolf].append(resolved)
         # 4. the announcement (5. 【公開情報】 is rendered from the public view)
-        self.public_log.append(_shared(MorningReport, day, victim))
+        self.public_log.append(interned(MorningReport, day, victim))
         self._executed_today = None
         self._attack_proposals = {}
         # 6. the win check; then ATTACK/DIVINE/GUARD/MEDIUM are cleared
@@ -1336,32 +1450,32 @@ class Game:
         """CMD_勝敗判定: no living 人狼 -> 村人陣営; living 人狼 >= living humans -> 人狼陣営."""
         wolves = humans = 0
         for record in self.players[1:]:
-            if record.L == _LIFE_ALIVE:
-                if record.R == _ROLE_WEREWOLF:
+            if record.L == ALIVE:
+                if record.R == WEREWOLF:
                     wolves += 1
                 else:
                     humans += 1  # the 狂人 counts as a human
         if wolves == 0:
-            self.winner = _TEAM_VILLAGE
+            self.winner = Team.VILLAGE
         elif wolves >= humans:
-            self.winner = _TEAM_WEREWOLF
+            self.winner = Team.WEREWOLF
         else:
             return False
-        self.phase.P = _STEP_ENDED
-        self.stage = _STAGE_ENDED
+        self.phase.P = STEP_ENDED
+        self._stage = STAGE_ENDED
         self._responses = []
         self.public_log.append(
             GameEnded(
                 self.phase.day,
                 self.winner,
-                tuple(s for s in SEATS if self.players[s].L == _LIFE_ALIVE),
-                tuple(s for s in SEATS if self.players[s].L != _LIFE_ALIVE),
-                tuple((s, Role(self.players[s].R)) for s in SEATS),
+                tuple(s for s in SEATS if self.players[s].L == ALIVE),
+                tuple(s for s in SEATS if self.players[s].L != ALIVE),
+                tuple((s, ROLES[self.players[s].R]) for s in SEATS),
             )
         )
         return True
 
-    def _seat_of(self, role: Role) -> int:
+    def _seat_of(self, role: int) -> int:
         for seat in SEATS:
             if role == self.players[seat].R:
                 return seat
@@ -1376,8 +1490,8 @@ class Game:
             "names": {str(k): v for k, v in self.names.items()},
             "players": [asdict(p) for p in self.players[1:]],
             "phase": asdict(self.phase),
-            "stage": self.stage.value,
-            "records": {a.name: asdict(r) for a, r in sorted(self.records.items())},
+            "stage": STAGES[self._stage].value,
+            "records": {_ABILITY_NAMES[a]: asdict(r) for a, r in sorted(self.records.items())},
             "attack_proposals": sorted(self._attack_proposals.items()),
             "attack_tonight": self._attack_tonight,
             "votes": [[s, asdict(v)] for s, v in sorted(self._votes.items())],
@@ -1405,54 +1519,71 @@ class Game:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_ABILITY_NAMES: dict[int, str] = {
+    ABILITY_ATTACK: "ATTACK",
+    ABILITY_DIVINE: "DIVINE",
+    ABILITY_GUARD: "GUARD",
+    ABILITY_MEDIUM: "MEDIUM",
+}
+_COLOUR_OF_ROLE: dict[int, Colour] = {number: Colour.of(number) for number in ROLES}
+_new_tuple = tuple.__new__
+_shared_get = shared_get  # the interning table's lookup, for the hot paths (a global read, no call)
+
+
 def _entry_dict(entry: object) -> dict[str, Any]:
     return asdict(entry)  # type: ignore[call-overload, no-any-return]
 
 
-def _text_of(action: Action) -> object:
+def _normalised(action: Action) -> Action:
+    """``action`` (accepted by the rule) with its fields as the engine stores them: ints, Role
+    and Colour members, plain str text. The action itself when they already are (the common
+    case); a caller may have passed ``Claim(2, 3)`` or an int subclass for a seat."""
+    a: Any = action
+    kind = type(action)
+    exact = type(a.actor) is int
+    if kind is Speak or kind is Decline:
+        exact = exact and type(a.text) is str
+    elif kind is Vote:
+        exact = exact and type(a.target) is int and type(a.reason) is str
+    elif kind is Attack or kind is Divine or kind is Guard:
+        exact = exact and type(a.target) is int
+    elif kind is ChooseRole:
+        exact = exact and type(a.role) is Role
+    elif kind is RequestClaim:
+        exact = exact and type(a.role) is Role and type(a.text) is str
+    elif kind is StateResult:
+        exact = exact and type(a.target) is int and type(a.colour) is Colour and type(a.text) is str
+    else:  # Claim
+        exact = (
+            exact
+            and type(a.role) is Role
+            and (a.target is None or type(a.target) is int)
+            and (a.colour is None or type(a.colour) is Colour)
+            and type(a.text) is str
+        )
+    return action if exact else _rebuilt(action)
+
+
+def _rebuilt(action: Action) -> Action:
+    actor = int(action.actor)
+    if isinstance(action, Speak):
+        return Speak(actor, str(action.text))
+    if isinstance(action, Decline):
+        return Decline(actor, str(action.text))
     if isinstance(action, Vote):
-        return action.reason
-    return getattr(action, "text", "")
-
-
-def _seat_value(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(value)
-    return int(value)
-
-
-def _optional_seat(value: object) -> int | None:
-    return None if value is None else _seat_value(value)
-
-
-def _template(action: object) -> Action | None:
-    """The action with its free text emptied and its numbers normalised to the enums, or
-    None when it is not an action at all (a wrong type in a field, an unknown role...)."""
-    try:
-        if isinstance(action, Vote):
-            return Vote(_seat_value(action.actor), _seat_value(action.target))
-        if isinstance(action, Speak):
-            return Speak(_seat_value(action.actor))
-        if isinstance(action, Claim):
-            colour = None if action.colour is None else Colour(_seat_value(action.colour))
-            role = Role(_seat_value(action.role))
-            return Claim(_seat_value(action.actor), role, _optional_seat(action.target), colour)
-        if isinstance(action, StateResult):
-            return StateResult(
-                _seat_value(action.actor), _seat_value(action.target), Colour(_seat_value(action.colour))
-            )
-        if isinstance(action, RequestClaim):
-            return RequestClaim(_seat_value(action.actor), Role(_seat_value(action.role)))
-        if isinstance(action, Decline):
-            return Decline(_seat_value(action.actor))
-        if isinstance(action, ChooseRole):
-            return ChooseRole(_seat_value(action.actor), Role(_seat_value(action.role)))
-        if isinstance(action, Attack):
-            return Attack(_seat_value(action.actor), _seat_value(action.target))
-        if isinstance(action, Divine):
-            return Divine(_seat_value(action.actor), _seat_value(action.target))
-        if isinstance(action, Guard):
-            return Guard(_seat_value(action.actor), _seat_value(action.target))
-    except (TypeError, ValueError):
-        return None
-    return None
+        return Vote(actor, int(action.target), str(action.reason))
+    if isinstance(action, Attack):
+        return Attack(actor, int(action.target))
+    if isinstance(action, Divine):
+        return Divine(actor, int(action.target))
+    if isinstance(action, Guard):
+        return Guard(actor, int(action.target))
+    if isinstance(action, ChooseRole):
+        return ChooseRole(actor, ROLES[action.role])
+    if isinstance(action, RequestClaim):
+        return RequestClaim(actor, ROLES[action.role], str(action.text))
+    if isinstance(action, StateResult):
+        return StateResult(actor, int(action.target), COLOURS[action.colour], str(action.text))
+    target = None if action.target is None else int(action.target)
+    colour = None if action.colour is None else COLOURS[action.colour]
+    return Claim(actor, ROLES[action.role], target, colour, str(action.text))

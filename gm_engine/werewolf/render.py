@@ -185,5 +185,7 @@ def private_lines(view: PlayerView) -> list[str]:
         when = "事前占い" if divine.pre else f"{divine.day}日目朝"
         lines.append(f"占い結果({when})：{public.name(divine.target)}は{divine.colour.label}")
     for medium in private.medium_results:
-        lines.append(f"霊媒結果({medium.executed_day}日目の処刑者)：{public.name(medium.target)}は{medium.colour.label}")
+        lines.append(
+            f"霊媒結果({medium.executed_day}日目の処刑者)：{public.name(medium.target)}は{medium.colour.label}"
+        )
     return lines

@@ -14,12 +14,10 @@ from typing import overload
 from gm_engine.dice.source import SeededSource
 from gm_engine.werewolf.actions import Action
 from gm_engine.werewolf.agents import offline_agents
-from gm_engine.werewolf.game import Game, Stage
+from gm_engine.werewolf.game import Game
 from gm_engine.werewolf.options import WerewolfOptions
 from gm_engine.werewolf.records import Team
 from gm_engine.werewolf.views import observe
-
-_ENDED = Stage.ENDED  # a module global: reading an enum member is slow in Python 3.11
 
 MAX_ACTIONS = 20_000
 """A guard against agents that could replay the same day for ever (the rules have no day limit)."""
@@ -134,7 +132,7 @@ def play_offline_game(
             raise RuntimeError(f"game {seed!r} did not end within {MAX_ACTIONS} actions")
         seats = to_act()
         if not seats:
-            if game.stage is _ENDED:
+            if game.is_over:
                 break
             advance()
             continue

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gm_engine.werewolf.game import Stage
+from gm_engine.werewolf.game import PublicSnapshot, checked_seat
 from gm_engine.werewolf.log import (
     ActionTaken,
     ClaimMade,
@@ -37,14 +37,27 @@ from gm_engine.werewolf.log import (
     ResultStated,
     RoleDealt,
 )
-from gm_engine.werewolf.records import HUMAN_SEAT, PERSONA_NAMES, SEATS, Colour, Role, Step, Team, TimeOfDay
+from gm_engine.werewolf.records import (
+    HUMAN_SEAT,
+    PERSONA_NAMES,
+    SEATS,
+    Colour,
+    Role,
+    Step,
+    Team,
+    TimeOfDay,
+)
 
 if TYPE_CHECKING:
     from gm_engine.werewolf.game import Game
 
 
 class Observation(NamedTuple):
-    """One seat's knowledge now, cheaply: exactly the information of its :class:`PlayerView`."""
+    """One seat's knowledge now, cheaply: exactly the information of its :class:`PlayerView`.
+
+    It is the game's :class:`~gm_engine.werewolf.game.PublicSnapshot` (the fields from
+    ``names`` to ``winner``, in the same order) with the seat and its own private log around it.
+    """
 
     seat: int
     names: tuple[str, ...]
@@ -53,12 +66,19 @@ class Observation(NamedTuple):
     time: TimeOfDay
     step: Step
     stage: str
+    """The :class:`Stage` member (a ``str``, so ``obs.stage == "vote"`` holds too; a caller
+    building a hypothetical observation may put the plain value)."""
     alive: tuple[bool, ...]
     """alive[seat] for seats 1..9 (index 0 unused)."""
     current_speaker: int | None
     awaiting_claim: Role | None
     candidates: tuple[int, ...]
     public_log: tuple[PublicEntry, ...]
+    claims: tuple[tuple[int, Role], ...]
+    """(seat, claimed role) of every claim so far, in order (public: CO状況)."""
+    executions: tuple[tuple[int, int], ...]
+    victims: tuple[tuple[int, int], ...]
+    winner: Team | None
     private_log: tuple[PrivateEntry, ...]
 
     @property
@@ -82,42 +102,26 @@ class Observation(NamedTuple):
         return [s for s in SEATS if self.alive[s]]
 
 
-_TIMES = (TimeOfDay.DAY, TimeOfDay.DAY, TimeOfDay.NIGHT)
-_STEPS = (Step.BEFORE_START, *Step)
-_VOTING = frozenset(("vote", "runoff", "execution"))
+if Observation._fields[1:-1] != PublicSnapshot._fields:  # pragma: no cover - a programming error
+    raise ImportError("Observation must hold PublicSnapshot's fields in its order (observe copies them)")
+
+
 _new_tuple = tuple.__new__
-# Stage -> its plain string, read with one dict lookup (``.value`` costs a descriptor call)
-_STAGE_NAMES: dict[str, str] = {stage: stage.value for stage in Stage}
 
 
 def observe(game: Game, seat: int) -> Observation:
-    """``seat``'s observation of ``game`` now."""
-    if seat not in SEATS:
-        raise ValueError(f"no such seat: {seat!r}")
-    phase = game.phase
-    stage = _STAGE_NAMES[game.stage]
-    discussing = stage == "discussion"
-    public_log = game._public_snapshot  # game.public_log_snapshot(), its common case inlined
-    if len(public_log) != len(game.public_log) or game._snapshot_of is not game.public_log:
-        public_log = game.public_log_snapshot()
-    # tuple.__new__ skips NamedTuple's Python-level __new__: this runs once per decision
-    return _new_tuple(
-        Observation,
-        (
-            seat,
-            game.name_table,
-            phase.day,
-            _TIMES[phase.T],
-            _STEPS[phase.P],
-            stage,
-            game._alive,
-            game._speaker if discussing else None,
-            game._response_role if discussing and game._responses else None,
-            game._candidates if stage in _VOTING else (),
-            public_log,
-            tuple(game.private_logs[seat]),
-        ),
-    )
+    """``seat``'s observation of ``game`` now: the game's public snapshot and the seat's own log.
+
+    Raises:
+        SeatError: ``seat`` is not an int 1..9 (a bool is not a seat).
+    """
+    if type(seat) is not int or not 0 < seat < 10:
+        seat = checked_seat(seat)
+    # The observation's public fields are the snapshot's, in the same order (public_fields:
+    # the snapshot's values without building the snapshot); tuple.__new__ skips NamedTuple's
+    # Python-level __new__, and concatenation beats unpacking (this runs once per decision).
+    private = tuple(game.private_logs[seat])
+    return _new_tuple(Observation, (seat,) + game.public_fields() + (private,))  # noqa: RUF005
 
 
 # ---------------------------------------------------------------- pydantic views
@@ -223,11 +227,25 @@ def _public_from(obs: Observation) -> PublicView:
         if isinstance(entry, ClaimMade):
             claims[entry.speaker] = entry.role
             if entry.target is not None and entry.colour is not None:
-                stated.append(StatedResult(day=entry.day, speaker=entry.speaker, role=entry.role,
-                                           target=entry.target, colour=entry.colour))
+                stated.append(
+                    StatedResult(
+                        day=entry.day,
+                        speaker=entry.speaker,
+                        role=entry.role,
+                        target=entry.target,
+                        colour=entry.colour,
+                    )
+                )
         elif isinstance(entry, ResultStated):
-            stated.append(StatedResult(day=entry.day, speaker=entry.speaker, role=entry.role,
-                                       target=entry.target, colour=entry.colour))
+            stated.append(
+                StatedResult(
+                    day=entry.day,
+                    speaker=entry.speaker,
+                    role=entry.role,
+                    target=entry.target,
+                    colour=entry.colour,
+                )
+            )
         elif isinstance(entry, Executed):
             executed.append((entry.day, entry.seat))
         elif isinstance(entry, MorningReport) and entry.victim is not None:
@@ -235,9 +253,7 @@ def _public_from(obs: Observation) -> PublicView:
         elif isinstance(entry, GameEnded):
             winner = entry.winner
             final_roles = entry.roles
-    seats = tuple(
-        SeatInfo(seat=s, name=obs.names[s], alive=obs.alive[s], claim=claims.get(s)) for s in SEATS
-    )
+    seats = tuple(SeatInfo(seat=s, name=obs.names[s], alive=obs.alive[s], claim=claims.get(s)) for s in SEATS)
     return PublicView(
         day=obs.day,
         time=obs.time,
@@ -293,7 +309,11 @@ def public_view(game: Game) -> PublicView:
 
 
 def player_view(game: Game, seat: int) -> PlayerView:
-    """Everything ``seat`` may know now."""
+    """Everything ``seat`` may know now.
+
+    Raises:
+        SeatError: ``seat`` is not an int 1..9 (a bool is not a seat).
+    """
     return PlayerView.from_observation(observe(game, seat))
 
 
