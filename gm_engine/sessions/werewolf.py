@@ -133,6 +133,7 @@ from gm_engine.werewolf.log import (
     Speech,
     VoteTally,
 )
+from gm_engine.werewolf.phrases import Table, meaning_action, read_line
 from gm_engine.werewolf.records import HUMAN_SEAT, PERSONA_NAMES, Colour
 from gm_engine.werewolf.render import render_entries
 from gm_engine.werewolf.views import PlayerView, PrivateView, PublicView, StatedResult
@@ -460,14 +461,21 @@ HUMAN_HELP = (
 )
 
 
-def parse_discussion(text: str, seat: int) -> Action:
+def parse_discussion(text: str, seat: int, table: Table | None = None) -> Action:
     """The action a line typed at a discussion turn stands for.
+
+    With ``table`` (the seat's situation), a line in words that surely means a CO要求, a claim,
+    a result, a decline or a pass (:func:`gm_engine.werewolf.phrases.read_line`) is that
+    action; an unsure reading stays speech until the session can confirm it back.
 
     Raises:
         ValueError: a command with a wrong form (the message says the right one).
     """
     line = " ".join(text.split())
     if not line.startswith("/"):
+        reading = read_line(line, table) if table is not None and line else None
+        if reading is not None and reading.sure:
+            return meaning_action(reading.meaning, seat, line)
         return Speak(seat, line)
     command, _, rest = line.partition(" ")
     words = rest.split()
@@ -762,7 +770,7 @@ class WerewolfSession:
                 self.show(HUMAN_HELP)
                 continue
             try:
-                action = parse_discussion(text, HUMAN_SEAT)
+                action = parse_discussion(text, HUMAN_SEAT, self._reader_table())
                 self._apply(action)
             except ValueError as exc:
                 self.show(f"できません: {exc}")
@@ -770,6 +778,12 @@ class WerewolfSession:
             self._state("human_discussion")
             self._show_new()
             return
+
+    def _reader_table(self) -> Table:
+        """What the phrase reader needs to know of P1's situation."""
+        pub = player_view(self.game, HUMAN_SEAT).public
+        names = {seat: pub.name(seat) for seat in range(1, 10)}
+        return Table.of(names, self.game.awaiting_claim, self.game.claims.get(HUMAN_SEAT))
 
     def _human_target(self, kind: str, legal: Sequence[Action]) -> Action:
         targets = [seat_label(a.target) for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]
