@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.messages import locale_from_env, render
+from gm_engine.messages.texts import Resumed
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman
 from gm_engine.sessions.roll import NoModelBackend
@@ -158,10 +160,7 @@ def _resume(args: argparse.Namespace) -> int:
         print(f"gm resume: {exc}", file=sys.stderr)
         return 2
     print(result.outcome.summary)
-    print(
-        f"resumed after {result.replayed_events} recorded events; {result.new_events} new events "
-        f"appended to {args.file}"
-    )
+    print(render(Resumed(result.replayed_events, result.new_events, str(args.file)), locale_from_env()))
     return 0
 
 
