@@ -41,7 +41,9 @@ def test_the_same_seed_gives_the_same_roll(capsys: pytest.CaptureFixture[str]) -
 def test_a_non_command_is_a_short_notice_with_status_1(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "roll", "hello", "there")
     assert (status, out) == (1, "")
-    assert err == "gm roll: not a command under DiceBot: 'hello there'\n"
+    assert err == "gm roll: DiceBot のダイスコマンドではありません: 「hello there」\n"
+    status, out, err = run(capsys, "roll", "--locale", "en", "hello", "there")
+    assert (status, out, err) == (1, "", "gm roll: not a command under DiceBot: 'hello there'\n")
 
 
 def test_a_refused_command_prints_why_with_status_1(capsys: pytest.CaptureFixture[str]) -> None:
@@ -65,13 +67,15 @@ def test_injected_dice_faults_and_leftovers(capsys: pytest.CaptureFixture[str]) 
     assert status == 2 and "ran out" in err
     status, out, err = run(capsys, "roll", "--rands", "3/6,4/6,1/20", "2D6")
     assert (status, out) == (0, "(2D6) ＞ 7[3,4] ＞ 7\n")
-    assert err == "(injected dice left unused: 1/20)\n"
+    assert err == "（指定したダイスのうち使われなかったもの: 1/20）\n"
 
 
 def test_a_secret_roll_says_so_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "roll", "--rands", "3/6,4/6", "S2D6")
     assert (status, out) == (0, "(2D6) ＞ 7[3,4] ＞ 7\n")
-    assert "secret" in err
+    assert err == "（シークレットダイス: 結果は振った本人にだけ見えます）\n"
+    status, _, err = run(capsys, "roll", "--locale", "en", "--rands", "3/6,4/6", "S2D6")
+    assert status == 0 and "secret" in err
 
 
 def test_a_line_over_the_limit_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

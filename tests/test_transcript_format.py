@@ -536,7 +536,7 @@ def test_cli_resume(
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(LINES[3:]) + "\n"))
     assert main(["resume", str(cut)]) == 0
     out = capsys.readouterr().out
-    assert "resumed after" in out and "new events appended" in out
+    assert "記録済みの" in out and f"件を {cut} に追記しました" in out
     assert cut.read_bytes() == whole.read_bytes()
     assert main(["resume", str(cut)]) == 2
     assert "already ended" in capsys.readouterr().err

@@ -11,6 +11,8 @@ from gm_engine.dice.conformance import Report, VectorFileError, format_failure, 
 from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
 from gm_engine.dice.system import UnknownSystemError, all_systems
+from gm_engine.messages import render
+from gm_engine.messages.texts import DiceLeftOver, NotACommand, SecretRoll
 
 
 def register(subparsers: Any) -> None:
@@ -50,17 +52,17 @@ def _roll(args: argparse.Namespace) -> int:
         print(f"gm roll: {exc}", file=sys.stderr)
         return 2
     if result is None:
-        print(f"gm roll: not a command under {args.system}: {' '.join(args.line)!r}", file=sys.stderr)
+        print(render(NotACommand(args.system, " ".join(args.line)), args.locale), file=sys.stderr)
         return 1
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
         print(result.text)
     if result.secret:
-        print("(secret roll: only the one who rolled sees the result)", file=sys.stderr)
+        print(render(SecretRoll(), args.locale), file=sys.stderr)
     if isinstance(source, QueueSource) and source.leftovers:
         unused = ", ".join(f"{d.value}/{d.sides}" for d in source.leftovers)
-        print(f"(injected dice left unused: {unused})", file=sys.stderr)
+        print(render(DiceLeftOver(unused), args.locale), file=sys.stderr)
     return 1 if isinstance(result.detail, ErrorDetail) else 0
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from gm_engine.cli._play import add_deadline_argument, how_to_go_on, stopped_message
 from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.messages import locale_from_env, render
+from gm_engine.messages.texts import Resumed
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
@@ -200,10 +202,7 @@ def _resume(args: argparse.Namespace) -> int:
         safe_print(result.outcome.summary)
     else:
         safe_print(f"— {result.outcome.summary}: {how_to_go_on('session', path)}")
-    print(
-        f"resumed after {result.replayed_events} recorded events; {result.new_events} new events "
-        f"appended to {args.file}"
-    )
+    safe_print(render(Resumed(result.replayed_events, result.new_events, str(args.file)), locale_from_env()))
     return 0
 
 

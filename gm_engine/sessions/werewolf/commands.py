@@ -18,6 +18,7 @@ from gm_engine.werewolf import (
     Speak,
     StateResult,
 )
+from gm_engine.werewolf.phrases import Table, meaning_action, read_line
 
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
 
@@ -28,14 +29,21 @@ HUMAN_HELP = (
 )
 
 
-def parse_discussion(text: str, seat: int) -> Action:
+def parse_discussion(text: str, seat: int, table: Table | None = None) -> Action:
     """The action a line typed at a discussion turn stands for.
+
+    With ``table`` (the seat's situation), a line in words that surely means a CO要求, a claim,
+    a result, a decline or a pass (:func:`gm_engine.werewolf.phrases.read_line`) is that
+    action; an unsure reading stays speech until the session can confirm it back.
 
     Raises:
         ValueError: a command with a wrong form (the message says the right one).
     """
     line = " ".join(text.split())
     if not line.startswith("/"):
+        reading = read_line(line, table) if table is not None and line else None
+        if reading is not None and reading.sure:
+            return meaning_action(reading.meaning, seat, line)
         return Speak(seat, line)
     command, _, rest = line.partition(" ")
     words = rest.split()

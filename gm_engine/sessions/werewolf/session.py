@@ -96,6 +96,7 @@ from gm_engine.werewolf.log import (
     ResultStated,
     Speech,
 )
+from gm_engine.werewolf.phrases import Table
 from gm_engine.werewolf.records import HUMAN_SEAT, PERSONA_NAMES
 from gm_engine.werewolf.render import render_entries
 
@@ -292,7 +293,7 @@ class WerewolfSession:
                 self.show(HUMAN_HELP)
                 continue
             try:
-                action = parse_discussion(text, HUMAN_SEAT)
+                action = parse_discussion(text, HUMAN_SEAT, self._reader_table())
                 self.game.apply(action)
             except ValueError as exc:
                 self.show(f"できません: {exc}")
@@ -300,6 +301,12 @@ class WerewolfSession:
             self._state("human_discussion")
             self._show_new()
             return
+
+    def _reader_table(self) -> Table:
+        """What the phrase reader needs to know of P1's situation."""
+        pub = player_view(self.game, HUMAN_SEAT).public
+        names = {seat: pub.name(seat) for seat in range(1, 10)}
+        return Table.of(names, self.game.awaiting_claim, self.game.claims.get(HUMAN_SEAT))
 
     def _human_target(self, kind: str, legal: Sequence[Action]) -> Action:
         targets = [seat_label(a.target) for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]

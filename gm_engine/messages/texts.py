@@ -1,0 +1,695 @@
+"""Every message the play sessions (werewolf, adventure, roll) and the ``gm`` commands show
+the player, one class per message; the texts are in ``ja.toml`` / ``en.toml`` under the key.
+
+Grouped as the data files are: ``cli.*`` (what the commands print around a session),
+``roll.*`` (``gm roll`` and the roll session), ``adventure.*``, ``werewolf.*`` (prompts,
+help, the player's own screen lines, target hints, readings to confirm, refusals).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+from gm_engine.messages.catalogue import Message
+
+# ---------------------------------------------------------------- cli
+
+
+@dataclass(frozen=True)
+class CommandFailed(Message):
+    """A command stopped on an error it explains itself: ``gm adventure: …``."""
+
+    key: ClassVar[str] = "cli.command_failed"
+    command: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Interrupted(Message):
+    """Ctrl-C, with nothing recorded to go on from."""
+
+    key: ClassVar[str] = "cli.interrupted"
+
+
+@dataclass(frozen=True)
+class InterruptedSaved(Message):
+    """Ctrl-C in a recorded session: where it is and how to go on."""
+
+    key: ClassVar[str] = "cli.interrupted_saved"
+    path: str
+
+
+@dataclass(frozen=True)
+class ServerUnreachable(Message):
+    """The model server could not be reached (``cause``: the backend's own words)."""
+
+    key: ClassVar[str] = "cli.server_unreachable"
+    cause: str
+
+
+@dataclass(frozen=True)
+class ServerRefused(Message):
+    """The model server refused a request."""
+
+    key: ClassVar[str] = "cli.server_refused"
+    cause: str
+
+
+@dataclass(frozen=True)
+class StoppedUnrecorded(Message):
+    """A session stopped by ``reason`` that was not recorded (``--no-record``)."""
+
+    key: ClassVar[str] = "cli.stopped_unrecorded"
+    command: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class StoppedSaved(Message):
+    """A session stopped by ``reason`` that can go on with ``gm resume``."""
+
+    key: ClassVar[str] = "cli.stopped_saved"
+    command: str
+    reason: str
+    path: str
+
+
+@dataclass(frozen=True)
+class SessionEnded(Message):
+    """The last line of a finished play session: its summary and seed."""
+
+    key: ClassVar[str] = "cli.session_ended"
+    summary: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class TranscriptAt(Message):
+    """Where the transcript was written."""
+
+    key: ClassVar[str] = "cli.transcript_at"
+    path: str
+
+
+@dataclass(frozen=True)
+class Resumed(Message):
+    """``gm resume``: how much was replayed and how much was added."""
+
+    key: ClassVar[str] = "cli.resumed"
+    replayed: int
+    new: int
+    path: str
+
+
+@dataclass(frozen=True)
+class NoTranscripts(Message):
+    """``gm replay`` found no file to check."""
+
+    key: ClassVar[str] = "cli.no_transcripts"
+
+
+@dataclass(frozen=True)
+class ReplayTotal(Message):
+    """``gm replay``'s last line (``milliseconds`` already formatted)."""
+
+    key: ClassVar[str] = "cli.replay_total"
+    matched: int
+    total: int
+    milliseconds: str
+
+
+@dataclass(frozen=True)
+class ChooseOneOf(Message):
+    """A terminal answer that is not one of the offered choices."""
+
+    key: ClassVar[str] = "cli.choose_one_of"
+    choices: str
+
+
+# ---------------------------------------------------------------- roll (gm roll and the roll session)
+
+
+@dataclass(frozen=True)
+class NotACommand(Message):
+    """A line that is no dice command of the system."""
+
+    key: ClassVar[str] = "roll.not_a_command"
+    system: str
+    line: str
+
+
+@dataclass(frozen=True)
+class SecretRoll(Message):
+    """A secret roll's notice."""
+
+    key: ClassVar[str] = "roll.secret"
+
+
+@dataclass(frozen=True)
+class DiceLeftOver(Message):
+    """Injected dice the command did not use (``dice``: ``1/20, 3/6``)."""
+
+    key: ClassVar[str] = "roll.dice_left_over"
+    dice: str
+
+
+@dataclass(frozen=True)
+class RollWelcome(Message):
+    """The roll session's first line."""
+
+    key: ClassVar[str] = "roll.welcome"
+    system: str
+
+
+@dataclass(frozen=True)
+class RollHelp(Message):
+    """The roll session's /help."""
+
+    key: ClassVar[str] = "roll.help"
+
+
+@dataclass(frozen=True)
+class RollEnded(Message):
+    """A roll session's /quit."""
+
+    key: ClassVar[str] = "roll.ended"
+
+
+@dataclass(frozen=True)
+class UnknownSessionCommand(Message):
+    """A /word the roll session does not know."""
+
+    key: ClassVar[str] = "roll.unknown_command"
+    command: str
+
+
+@dataclass(frozen=True)
+class SystemListing(Message):
+    """``/system`` alone: the current system and the known ones."""
+
+    key: ClassVar[str] = "roll.system_listing"
+    system: str
+    known: str
+
+
+@dataclass(frozen=True)
+class SystemSwitched(Message):
+    """``/system NAME`` done."""
+
+    key: ClassVar[str] = "roll.system_switched"
+    system: str
+    name: str
+
+
+@dataclass(frozen=True)
+class UnknownLocale(Message):
+    """``/locale`` with something other than ja or en."""
+
+    key: ClassVar[str] = "roll.unknown_locale"
+    name: str
+
+
+@dataclass(frozen=True)
+class LocaleSwitched(Message):
+    """``/locale NAME`` done."""
+
+    key: ClassVar[str] = "roll.locale_switched"
+    name: str
+
+
+@dataclass(frozen=True)
+class RollRefused(Message):
+    """A dice command the engine refused (``reason``: the dice engine's own message)."""
+
+    key: ClassVar[str] = "roll.refused"
+    reason: str
+
+
+@dataclass(frozen=True)
+class DiceEngineFailed(Message):
+    """The dice engine failed on a line (a bug, reported, never a crash)."""
+
+    key: ClassVar[str] = "roll.engine_failed"
+
+
+@dataclass(frozen=True)
+class RollSummary(Message):
+    """A roll session's summary."""
+
+    key: ClassVar[str] = "roll.summary"
+    commands: int
+    refused: int
+    dice: int
+    system: str
+
+
+# ---------------------------------------------------------------- adventure
+
+
+@dataclass(frozen=True)
+class AdventurePrompt(Message):
+    """The player's prompt."""
+
+    key: ClassVar[str] = "adventure.prompt"
+
+
+@dataclass(frozen=True)
+class AdventureHelp(Message):
+    """The adventure's /help."""
+
+    key: ClassVar[str] = "adventure.help"
+
+
+@dataclass(frozen=True)
+class GmSays(Message):
+    """A line of the GM (adventure narration or the werewolf narrator)."""
+
+    key: ClassVar[str] = "adventure.gm_says"
+    text: str
+
+
+@dataclass(frozen=True)
+class DiceShown(Message):
+    """A roll the GM made, shown with its reason."""
+
+    key: ClassVar[str] = "adventure.dice_shown"
+    reason: str
+    result: str
+
+
+# ---------------------------------------------------------------- werewolf: prompts and help
+
+
+@dataclass(frozen=True)
+class ChooseRolePrompt(Message):
+    """CMD_役職選択's question (``menu``: ``1 人狼、2 村人、…``)."""
+
+    key: ClassVar[str] = "werewolf.choose_role"
+    menu: str
+
+
+@dataclass(frozen=True)
+class NotARole(Message):
+    """An answer to the role question that is not a role number."""
+
+    key: ClassVar[str] = "werewolf.not_a_role"
+    text: str
+
+
+@dataclass(frozen=True)
+class DiscussionPrompt(Message):
+    """The player's discussion turn."""
+
+    key: ClassVar[str] = "werewolf.discussion_prompt"
+
+
+@dataclass(frozen=True)
+class AnswerPrompt(Message):
+    """The player's answer to a CO要求 (``commands``: the answers it may give)."""
+
+    key: ClassVar[str] = "werewolf.answer_prompt"
+    role: str
+    commands: str
+
+
+@dataclass(frozen=True)
+class TargetPrompt(Message):
+    """A vote / night / 事前占い choice (``kind``: 投票先, 襲撃先, …; ``menu``: the seats)."""
+
+    key: ClassVar[str] = "werewolf.target_prompt"
+    kind: str
+    menu: str
+
+
+@dataclass(frozen=True)
+class VoteReasonPrompt(Message):
+    """The question for the vote's reason."""
+
+    key: ClassVar[str] = "werewolf.vote_reason_prompt"
+
+
+@dataclass(frozen=True)
+class NoReason(Message):
+    """A vote given without a reason."""
+
+    key: ClassVar[str] = "werewolf.no_reason"
+
+
+@dataclass(frozen=True)
+class DiscussionHelp(Message):
+    """/help at the discussion: plain words and every command."""
+
+    key: ClassVar[str] = "werewolf.discussion_help"
+
+
+@dataclass(frozen=True)
+class ChoiceHelp(Message):
+    """/help at a vote, night or 事前占い question."""
+
+    key: ClassVar[str] = "werewolf.choice_help"
+
+
+@dataclass(frozen=True)
+class EmptyLine(Message):
+    """An empty line at the discussion: asked again (a pass is /pass)."""
+
+    key: ClassVar[str] = "werewolf.empty_line"
+
+
+@dataclass(frozen=True)
+class CannotDo(Message):
+    """A discussion line the game refused (``reason``: a rendered refusal)."""
+
+    key: ClassVar[str] = "werewolf.cannot_do"
+    reason: str
+
+
+@dataclass(frozen=True)
+class UsageClaim(Message):
+    """/co with a wrong form."""
+
+    key: ClassVar[str] = "werewolf.usage_claim"
+
+
+@dataclass(frozen=True)
+class UsageResult(Message):
+    """/result with a wrong form."""
+
+    key: ClassVar[str] = "werewolf.usage_result"
+
+
+@dataclass(frozen=True)
+class UsageRequest(Message):
+    """/request with a wrong form."""
+
+    key: ClassVar[str] = "werewolf.usage_request"
+
+
+@dataclass(frozen=True)
+class UnknownCommand(Message):
+    """A /word the discussion does not know."""
+
+    key: ClassVar[str] = "werewolf.unknown_command"
+    command: str
+
+
+@dataclass(frozen=True)
+class GameQuit(Message):
+    """/quit during a game."""
+
+    key: ClassVar[str] = "werewolf.quit"
+
+
+@dataclass(frozen=True)
+class QuitSummary(Message):
+    """The summary of a game left with /quit."""
+
+    key: ClassVar[str] = "werewolf.quit_summary"
+    day: int
+
+
+@dataclass(frozen=True)
+class WonSummary(Message):
+    """The summary of a finished game."""
+
+    key: ClassVar[str] = "werewolf.won_summary"
+    team: str
+    day: int
+
+
+@dataclass(frozen=True)
+class VoteLabel(Message):
+    """投票先."""
+
+    key: ClassVar[str] = "werewolf.label.vote"
+
+
+@dataclass(frozen=True)
+class AttackLabel(Message):
+    """襲撃先."""
+
+    key: ClassVar[str] = "werewolf.label.attack"
+
+
+@dataclass(frozen=True)
+class DivineLabel(Message):
+    """占い先."""
+
+    key: ClassVar[str] = "werewolf.label.divine"
+
+
+@dataclass(frozen=True)
+class GuardLabel(Message):
+    """護衛先."""
+
+    key: ClassVar[str] = "werewolf.label.guard"
+
+
+@dataclass(frozen=True)
+class PreDivineLabel(Message):
+    """事前占いの相手."""
+
+    key: ClassVar[str] = "werewolf.label.pre_divine"
+
+
+# ---------------------------------------------------------------- werewolf: the player's own screen
+
+
+@dataclass(frozen=True)
+class YourRole(Message):
+    """The dealt role, shown to the player only."""
+
+    key: ClassVar[str] = "werewolf.screen.role"
+    role: str
+
+
+@dataclass(frozen=True)
+class YourPartners(Message):
+    """A 人狼's partners (``names``: joined)."""
+
+    key: ClassVar[str] = "werewolf.screen.partners"
+    names: str
+
+
+@dataclass(frozen=True)
+class YourDivineResult(Message):
+    """The player's divine result."""
+
+    key: ClassVar[str] = "werewolf.screen.divine"
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class YourMediumResult(Message):
+    """The player's medium result."""
+
+    key: ClassVar[str] = "werewolf.screen.medium"
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class YourAttackSucceeded(Message):
+    """The wolves' attack got through."""
+
+    key: ClassVar[str] = "werewolf.screen.attack_succeeded"
+    target: str
+
+
+@dataclass(frozen=True)
+class YourAttackGuarded(Message):
+    """The wolves' attack was stopped by the 狩人."""
+
+    key: ClassVar[str] = "werewolf.screen.attack_guarded"
+    target: str
+
+
+@dataclass(frozen=True)
+class YourGuardSaved(Message):
+    """The player's guard stopped the attack."""
+
+    key: ClassVar[str] = "werewolf.screen.guard_saved"
+    target: str
+
+
+@dataclass(frozen=True)
+class YourGuard(Message):
+    """The player guarded (nothing came)."""
+
+    key: ClassVar[str] = "werewolf.screen.guard"
+    target: str
+
+
+# ---------------------------------------------------------------- werewolf: naming a seat
+
+
+@dataclass(frozen=True)
+class TargetEmpty(Message):
+    """Nothing typed at a choice."""
+
+    key: ClassVar[str] = "werewolf.target.empty"
+
+
+@dataclass(frozen=True)
+class TargetUnknown(Message):
+    """No seat by that name or number."""
+
+    key: ClassVar[str] = "werewolf.target.unknown"
+    text: str
+
+
+@dataclass(frozen=True)
+class TargetConflict(Message):
+    """A P-number and a name of different seats."""
+
+    key: ClassVar[str] = "werewolf.target.conflict"
+    text: str
+
+
+@dataclass(frozen=True)
+class TargetNotAChoice(Message):
+    """A seat that cannot be chosen now."""
+
+    key: ClassVar[str] = "werewolf.target.not_a_choice"
+    name: str
+
+
+@dataclass(frozen=True)
+class TargetForms(Message):
+    """The hint after a miss: the choices and the accepted forms, by example."""
+
+    key: ClassVar[str] = "werewolf.target.forms"
+    choices: str
+    p_number: str
+    number: int
+    name: str
+    reading: str
+
+
+@dataclass(frozen=True)
+class TargetHint(Message):
+    """A missed choice: why (a Target… text), then the forms (a TargetForms text)."""
+
+    key: ClassVar[str] = "werewolf.target.hint"
+    why: str
+    forms: str
+
+
+# ---------------------------------------------------------------- werewolf: a reading to confirm
+
+
+@dataclass(frozen=True)
+class ReadAsRequest(Message):
+    """A line read as a CO要求."""
+
+    key: ClassVar[str] = "werewolf.read.request"
+    role: str
+
+
+@dataclass(frozen=True)
+class ReadAsClaim(Message):
+    """A line read as a CO."""
+
+    key: ClassVar[str] = "werewolf.read.claim"
+    role: str
+
+
+@dataclass(frozen=True)
+class ReadAsClaimWithResult(Message):
+    """A line read as a CO with its result."""
+
+    key: ClassVar[str] = "werewolf.read.claim_with_result"
+    role: str
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class ReadAsResult(Message):
+    """A line read as a result."""
+
+    key: ClassVar[str] = "werewolf.read.result"
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class ReadAsDecline(Message):
+    """A line read as not coming out."""
+
+    key: ClassVar[str] = "werewolf.read.decline"
+
+
+@dataclass(frozen=True)
+class ReadAsPass(Message):
+    """A line read as a pass."""
+
+    key: ClassVar[str] = "werewolf.read.pass"
+
+
+@dataclass(frozen=True)
+class ConfirmReading(Message):
+    """The one-line question after an unsure reading (``reading``: a ReadAs… text)."""
+
+    key: ClassVar[str] = "werewolf.read.confirm"
+    reading: str
+
+
+# ---------------------------------------------------------------- werewolf: refusals by rule
+
+
+class Reason(StrEnum):
+    """Why the engine refused an action, in the player's terms (texts: ``werewolf.why.<value>``)."""
+
+    GAME_OVER = "game_over"
+    ROLE_FIXED = "role_fixed"
+    PHASE = "phase"
+    DEAD = "dead"
+    NOT_YOUR_TURN = "not_your_turn"
+    VILLAGER_CLAIMS = "villager_claims"
+    OTHER_ROLE_CLAIMS = "other_role_claims"
+    MADMAN_CLAIMS = "madman_claims"
+    CLAIM_ONCE = "claim_once"
+    CLAIMABLE_ROLES = "claimable_roles"
+    CLAIM_NEEDS_RESULT = "claim_needs_result"
+    RESULT_NOT_YOURS = "result_not_yours"
+    REQUEST_DAY = "request_day"
+    NOTHING_TO_DECLINE = "nothing_to_decline"
+    ANSWER_WITH_REQUESTED_ROLE = "answer_with_requested_role"
+    MUST_COME_OUT = "must_come_out"
+    ANSWER_FIRST = "answer_first"
+    RESULT_NEEDS_CLAIM = "result_needs_claim"
+    VOTE_TARGET = "vote_target"
+    VOTED_ALREADY = "voted_already"
+    RUNOFF_CANDIDATES = "runoff_candidates"
+    ATTACK_WOLF = "attack_wolf"
+    ATTACK_TARGET = "attack_target"
+    ATTACK_BEFORE_EXECUTION = "attack_before_execution"
+    DIVINE_TARGET = "divine_target"
+    GUARD_TARGET = "guard_target"
+    NOT_YOUR_ABILITY = "not_your_ability"
+    PENDING = "pending"
+    TEXT_TOO_LONG = "text_too_long"
+    SEAT = "seat"
+    FORM = "form"
+    DEAL = "deal"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Why(Message):
+    """A refusal's reason. One class for all the reasons: its text is ``werewolf.why.<reason>``."""
+
+    key: ClassVar[str] = "werewolf.why"
+    reason: Reason
+
+    def text_key(self) -> str:
+        """``werewolf.why.<reason>``."""
+        return f"{self.key}.{self.reason.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the reason is the choice of text."""
+        return {}
