@@ -74,9 +74,11 @@ def test_a_secret_roll_says_so_on_stderr(capsys: pytest.CaptureFixture[str]) -> 
     assert "secret" in err
 
 
-def test_a_line_over_the_limit_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "roll", "1" * 1200)
-    assert (status, out) == (2, "") and "at most 1000" in err
+def test_a_long_comment_is_answered_and_a_huge_line_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "roll", "--rands", "3/6,4/6", "2D6", "x" * 1200)
+    assert (status, out) == (0, "(2D6) ＞ 7[3,4] ＞ 7\n")
+    status, out, _ = run(capsys, "roll", "2D6", "x" * 300_000)
+    assert status == 1 and out.startswith("コマンドが長すぎます")
 
 
 def test_systems_lists_every_system_with_its_help(capsys: pytest.CaptureFixture[str]) -> None:

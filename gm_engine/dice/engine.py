@@ -11,20 +11,17 @@ The pipeline follows BCDice 3 (``Base#eval``):
    repeat, xRy, tally, xUy, ...), read the line itself; a leading ``S`` makes the roll
    secret.
 
-Nothing a user can type makes :func:`evaluate` raise, except a line over
-:data:`MAX_LINE_LENGTH` (:class:`CommandTooLongError`): too many dice, an expression
-nested too deep or an unexpected fault inside a command all come back as a result
-whose text says what went wrong (and whose detail is an :class:`ErrorDetail`), with
-the source rolled back so that no half-rolled dice remain.
+Nothing a user can type makes :func:`evaluate` raise: a line over one of the limits
+of :mod:`gm_engine.dice.limits` (dice, commands run, characters read, characters of
+result), an expression nested too deep or an unexpected fault inside a command all
+come back as a result whose text says what went wrong (and whose detail is an
+:class:`ErrorDetail`), with the source rolled back so that no half-rolled dice remain.
 """
 
 from __future__ import annotations
 
 import logging
 from functools import lru_cache
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel
 
 from gm_engine.dice.commands._arith import (
     SECRET_PREFIXES,
@@ -35,135 +32,49 @@ from gm_engine.dice.commands._arith import (
     fold_parentheses,
     is_secret,
 )
-from gm_engine.dice.result import Detail, Locale, Outcome, RollResult
+from gm_engine.dice.commands.registry import COMMON_COMMANDS
+from gm_engine.dice.limits import (
+    MAX_DICE_PER_LINE,
+    MAX_OUTPUT_PER_LINE,
+    MAX_READ_PER_LINE,
+    MAX_RUNS_PER_LINE,
+    REPEAT_FACTOR,
+    SECRET_FLAG,
+    ErrorDetail,
+    ErrorReason,
+    TooManyDiceError,
+    TooManyRepeatsError,
+    TooMuchOutputError,
+    TooMuchReadingError,
+    error_outcome,
+)
+from gm_engine.dice.result import Locale, RollResult, construct
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
-from gm_engine.dice.system import GameSystem, RollContext, RoundType, common_commands, get_system
-from gm_engine.dice.system import TooManyDiceError as TooManyDiceError  # re-exported for callers
+from gm_engine.dice.system import GameSystem, LineRun, RollContext, RoundType, get_system
 
-_M = TypeVar("_M", bound=BaseModel)
-
-#: Longest chat line the engine reads; a longer one is refused before any parsing.
-MAX_LINE_LENGTH = 1000
-
-#: Most physical dice one chat line may roll (repeats included). BCDice itself caps a
-#: single ``xDy`` at 200 dice but not a whole line; past this the line is refused.
-MAX_DICE_PER_LINE = 10_000
-
-#: Most commands one line may run through nested repeats (``x100 REP100 ...``).
-MAX_REPEATED_COMMANDS = 10_000
-
-#: ``ctx.extras`` key: a command sets it to True to make its result secret.
-SECRET_FLAG = "secret"
-#: ``ctx.extras`` key: how many times the current command runs through enclosing repeats.
-REPEAT_FACTOR = "repeat_factor"
+# Names callers have imported from here; they live in the modules above.
+__all__ = [
+    "MAX_DICE_PER_LINE",
+    "MAX_OUTPUT_PER_LINE",
+    "MAX_READ_PER_LINE",
+    "MAX_RUNS_PER_LINE",
+    "REPEAT_FACTOR",
+    "SECRET_FLAG",
+    "ErrorDetail",
+    "ErrorReason",
+    "TooManyDiceError",
+    "TooManyRepeatsError",
+    "construct",
+    "error_outcome",
+    "evaluate",
+    "preprocess",
+    "run_line",
+]
 
 _RUBY_STRIP = " \t\n\v\f\r\0"
 
 
-class CommandTooLongError(ValueError):
-    """The chat line is longer than :data:`MAX_LINE_LENGTH` characters."""
-
-
-class TooManyRepeatsError(ValueError):
-    """Nested repeats would run more than :data:`MAX_REPEATED_COMMANDS` commands.
-
-    Raised by the repeat command; :func:`evaluate` turns it into an error result.
-    """
-
-
-ErrorReason = Literal["too_many_dice", "too_many_repeats", "too_complex", "overflow", "internal"]
-
-_ERROR_TEXTS: dict[str, dict[str, str]] = {
-    "too_many_dice": {
-        "ja": f"ダイスが多すぎます（1回のコマンドで{MAX_DICE_PER_LINE}個まで）",
-        "en": f"Too many dice (at most {MAX_DICE_PER_LINE} in one command)",
-    },
-    "too_many_repeats": {
-        "ja": f"繰り返しが多すぎます（入れ子の繰り返しを含めて{MAX_REPEATED_COMMANDS}回まで）",
-        "en": f"Too many repeats (at most {MAX_REPEATED_COMMANDS} runs, nested repeats included)",
-    },
-    "too_complex": {
-        "ja": "式の入れ子が深すぎるため計算できませんでした",
-        "en": "The expression is nested too deeply to compute",
-    },
-    "overflow": {
-        "ja": "数値が大きすぎるため計算できませんでした",
-        "en": "The numbers are too large to compute",
-    },
-    "internal": {
-        "ja": "内部エラーのためコマンドを実行できませんでした",
-        "en": "The command could not be run because of an internal error",
-    },
-}
-
-
-class ErrorDetail(Detail):
-    """Why a command was refused: its text says it in words, this says it in a code.
-
-    ``cause`` names the exception behind an ``"internal"`` refusal (a bug to report).
-    """
-
-    kind: Literal["error"] = "error"
-    reason: ErrorReason
-    message: str
-    cause: str | None = None
-
-
 _log = logging.getLogger(__name__)
-
-
-#: Per model class: its field names in declared order, and the defaults of the optional ones.
-_FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], dict[str, Any]]] = {}
-#: Per model class: its field names in declared order (the fast path's test).
-_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
-_set_slot = object.__setattr__
-_new_object = object.__new__
-
-
-def construct(cls: type[_M], **values: Any) -> _M:
-    """Build a pydantic model from values already known to be valid, without validation.
-
-    A leaner :meth:`BaseModel.model_construct` for the hot path (a few times faster).
-    The fields are stored in their declared order, as validation stores them, so the
-    JSON is byte for byte the same; passing every field in that order is fastest. The
-    defaults of fields not given are taken once per class, so it is only for models
-    whose defaults are immutable (None, numbers, strings, tuples), as the dice results are.
-    """
-    fields_set = set(values)
-    if tuple(values) != _NAMES.get(cls):
-        values = _in_declared_order(cls, values)
-    # BaseModel defines no __new__ and a frozen model refuses __setattr__: its four
-    # slots are filled as pydantic's own model_construct fills them.
-    model = _new_object(cls)
-    _set_slot(model, "__dict__", values)
-    _set_slot(model, "__pydantic_fields_set__", fields_set)
-    _set_slot(model, "__pydantic_extra__", None)
-    _set_slot(model, "__pydantic_private__", None)
-    return model
-
-
-def _in_declared_order(cls: type[BaseModel], values: dict[str, Any]) -> dict[str, Any]:
-    known = _FIELDS.get(cls)
-    if known is None:
-        fields = cls.model_fields
-        defaults = {
-            name: field.get_default(call_default_factory=True)
-            for name, field in fields.items()
-            if not field.is_required()
-        }
-        known = _FIELDS[cls] = (tuple(fields), defaults)
-        _NAMES[cls] = known[0]
-    names, defaults = known
-    if tuple(values) == names:
-        return values
-    return {name: values[name] if name in values else defaults[name] for name in names}
-
-
-def error_outcome(reason: ErrorReason, locale: Locale, *, cause: str | None = None) -> Outcome:
-    """The result of a refused command: the message in ``locale`` and an :class:`ErrorDetail`."""
-    message = _ERROR_TEXTS[reason].get(locale, _ERROR_TEXTS[reason]["ja"])
-    detail = construct(ErrorDetail, reason=reason, message=message, cause=cause)
-    return construct(Outcome, text=message, detail=detail)
 
 
 def evaluate(
@@ -185,15 +96,10 @@ def evaluate(
     names when a table is rolled.
 
     Raises:
-        CommandTooLongError: the line is over :data:`MAX_LINE_LENGTH` characters.
         UnknownSystemError: ``system`` is not a registered id.
         DiceQueueError: an injected :class:`QueueSource` ran dry or disagrees with a
             die's sides (a fault of the injected dice, not of the line).
     """
-    if len(line) > MAX_LINE_LENGTH:
-        raise CommandTooLongError(
-            f"the line is {len(line)} characters long; at most {MAX_LINE_LENGTH} are read"
-        )
     if not line.isascii():
         line = _without_surrogates(line)
     game = get_system(system) if isinstance(system, str) else system
@@ -205,6 +111,7 @@ def evaluate(
         locale=locale,
         tables_dir=tables_dir,
         dice_limit=mark.history_length + MAX_DICE_PER_LINE,
+        line_runner=run_line,
     )
     try:
         found = run_line(line, ctx)
@@ -215,6 +122,10 @@ def evaluate(
         return _refused(line, game, ctx, mark, "too_many_dice")
     except TooManyRepeatsError:
         return _refused(line, game, ctx, mark, "too_many_repeats")
+    except TooMuchReadingError:
+        return _refused(line, game, ctx, mark, "too_much_reading")
+    except TooMuchOutputError:
+        return _refused(line, game, ctx, mark, "too_much_output")
     except TooComplexError:
         return _refused(line, game, ctx, mark, "too_complex")
     except ArithmeticFailure:
@@ -300,13 +211,19 @@ def _refused(
     )
 
 
-def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
+def run_line(line: str, ctx: RollContext) -> LineRun | None:
     """Run one chat line through the system's commands, then the common ones.
 
     Returns the outcome, whether it is secret, and the command word, or None when the
     line is not a command. Commands that run other lines (repeat) call this again
-    with the same context, so that the dice budget is shared.
+    through :meth:`RollContext.run_line`, so that the budgets are shared.
+
+    Raises:
+        TooMuchReadingError: the line's reading is over its budget.
+        TooMuchOutputError: the result text is over its budget.
     """
+    budget = ctx.budget
+    budget.charge_read(len(line))
     word = first_word(line)
     if not word:
         return None
@@ -318,6 +235,7 @@ def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
         system_word = first_word(line.strip(_RUBY_STRIP)) if "\0" in line else word
         found = _run_system_command(system_word, ctx) if system_word else None
         if found is not None:
+            budget.charge_output(len(found[0].text))
             return found
 
     # As in BCDice, common commands read the line as typed (comment included) and
@@ -331,10 +249,12 @@ def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
     if secret:
         word = word[1:]
     ctx.extras.pop(SECRET_FLAG, None)
-    for command in common_commands():
+    for command in COMMON_COMMANDS:
         if command.prefix.match(text):
             outcome = command.evaluate(text, ctx)
             if outcome is not None:
+                if not command.composes:
+                    budget.charge_output(len(outcome.text))
                 marked = ctx.extras.pop(SECRET_FLAG, False) is True
                 return outcome, secret or marked, word
     return None
@@ -387,7 +307,7 @@ _MATCHED: dict[tuple[type[GameSystem], str], tuple[str, bool] | None] = {}
 _MATCHED_LIMIT = 4096
 
 
-def _run_system_command(word: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
+def _run_system_command(word: str, ctx: RollContext) -> LineRun | None:
     game = ctx.system
     cls = type(game)
     if _traits(cls)[1]:

@@ -17,8 +17,7 @@ from functools import lru_cache
 from typing import Literal
 
 from gm_engine.dice.commands._arith import fold_parentheses
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Outcome
+from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.system import RoundType
 
 

@@ -27,9 +27,8 @@ from gm_engine.dice.commands._arith import (
     evaluate_arithmetic,
     tokenize,
 )
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Outcome
-from gm_engine.dice.system import GameSystem, RollContext, register_system
+from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.system import GameSystem, RollContext
 from gm_engine.systems._bcdice import normalize, outcome
 
 SYSTEM_ID = "Cthulhu"
@@ -209,7 +208,6 @@ def _judged(
     )
 
 
-@register_system
 class Cthulhu(GameSystem):
     """Call of Cthulhu 6th edition: CC, CCB, RES, RESB, CBR, CBRB."""
 
@@ -342,4 +340,3 @@ class Cthulhu(GameSystem):
             critical=check_1.critical or check_2.critical,
             fumble=check_1.fumble or check_2.fumble,
         )
-

@@ -25,10 +25,9 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Outcome
+from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.source import DiceSource
-from gm_engine.dice.system import GameSystem, RollContext, register_system
+from gm_engine.dice.system import GameSystem, RollContext
 from gm_engine.systems._bcdice import normalize, outcome, refusal
 from gm_engine.systems.tables import FollowUp, roll_table
 
@@ -184,9 +183,7 @@ def level_against_difficulty(total: int, target: int) -> Level:
     return SUCCESS if total <= target else FAILURE
 
 
-def roll_d100_with_bonus(
-    source: DiceSource, bonus: int
-) -> tuple[int, tuple[int, ...], int, tuple[int, ...]]:
+def roll_d100_with_bonus(source: DiceSource, bonus: int) -> tuple[int, tuple[int, ...], int, tuple[int, ...]]:
     """Roll ``|bonus| + 1`` tens dice then the ones die; keep the lowest (bonus) or highest.
 
     Returns (kept total, tens values, ones value, candidate totals).
@@ -309,8 +306,7 @@ def _far_warning(code: FarWarning, args: _FarArgs, english: bool) -> str:
         if english:
             return "With a skill of 39 or less a volley is 3 bullets: the volley is set to 3."
         return (
-            "技能値が39以下ではボレーの弾丸の数の上限および下限は3発です。"
-            "ボレーの弾丸の数を3発に変更します。"
+            "技能値が39以下ではボレーの弾丸の数の上限および下限は3発です。ボレーの弾丸の数を3発に変更します。"
         )
     if code == "volley_raised":
         if english:
@@ -332,7 +328,6 @@ _FAR_ERRORS: dict[str, tuple[str, str]] = {
 }
 
 
-@register_system
 class Cthulhu7th(GameSystem):
     """Call of Cthulhu 7th edition: CC, CBR, FAR and the madness and casting tables."""
 

@@ -22,9 +22,9 @@ import re
 from functools import lru_cache
 from typing import ClassVar, Literal, NamedTuple
 
-from gm_engine.dice.engine import MAX_DICE_PER_LINE, construct
-from gm_engine.dice.result import Detail, Outcome
-from gm_engine.dice.system import GameSystem, RollContext, register_system
+from gm_engine.dice.limits import MAX_DICE_PER_LINE
+from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.system import GameSystem, RollContext
 from gm_engine.systems._bcdice import normalize, outcome, refusal
 
 SYSTEM_ID = "TheOneRing2nd"
@@ -205,7 +205,6 @@ def _parse_feat(command: str) -> tuple[int, Favour | None] | None:
     return _number(match.group(1)), favour
 
 
-@register_system
 class TheOneRing2nd(GameSystem):
     """The One Ring 2nd edition: nRG skill rolls and FD feat dice."""
 

@@ -26,15 +26,13 @@ from gm_engine.dice.commands._arith import (
     evaluate_arithmetic,
     first_word,
 )
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Locale, Outcome
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
 from gm_engine.dice.system import (
     COMPARISONS,
     CompareOp,
     RollContext,
     RoundType,
     TooManyDiceError,
-    register_command,
 )
 
 # --------------------------------------------------------------------------------------
@@ -251,7 +249,10 @@ def build_outcome(detail: Detail, text: str) -> Outcome:
     return construct(Outcome, text=text, detail=detail)
 
 
-@register_command("BarabaraDice", 20, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*B")
+#: The cheap test of the engine before :func:`barabara_dice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*B"
+
+
 def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``xBy`` (BCDice's BarabaraDice); None if ``command`` is not one.
 

@@ -16,9 +16,8 @@ import re
 from typing import Final, Literal
 
 from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
+from gm_engine.dice.system import RollContext
 
 #: The most items a choice may list.
 MAX_ITEMS: Final = 100
@@ -141,7 +140,10 @@ def parse_choice(command: str) -> tuple[ChoiceStyle, int, list[str] | _Range] | 
     return style, takes, chosen_from
 
 
-@register_command("Choice", 40, LINE_HEAD + "choice")
+#: The cheap test of the engine before :func:`choice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + "choice"
+
+
 def choice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``choice[...]``, ``choice(...)`` or ``choice ...``; None if not one.
 
@@ -153,10 +155,7 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
     style, takes, listed = parsed
     count = listed.size if isinstance(listed, _Range) else len(listed)
     if count > MAX_ITEMS:
-        detail = construct(
-            ChoiceDetail,
-            style=style, takes=takes, item_count=count, error="too_many_items"
-        )
+        detail = construct(ChoiceDetail, style=style, takes=takes, item_count=count, error="too_many_items")
         return build_outcome(detail, render_choice(detail, ctx.locale))
     items = listed.items() if isinstance(listed, _Range) else listed
     remaining = list(items)
@@ -171,7 +170,6 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
         else:
             chosen.append(None)
     detail = construct(
-        ChoiceDetail,
-        style=style, takes=takes, items=tuple(items), item_count=count, chosen=tuple(chosen)
+        ChoiceDetail, style=style, takes=takes, items=tuple(items), item_count=count, chosen=tuple(chosen)
     )
     return build_outcome(detail, render_choice(detail, ctx.locale))
