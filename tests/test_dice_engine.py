@@ -114,17 +114,26 @@ def test_repeated_runs_count_their_lines_against_the_reading_budget() -> None:
 
 
 def test_a_line_whose_result_is_too_long_is_refused_with_a_text() -> None:
-    # each run prints the 990-character expression back: 1,000 runs would print a megabyte
-    ones = "+".join(["1"] * 490)
+    # a die of more than 10,000 sides shows 0 without a roll, as in BCDice, and a reroll
+    # of every 0 runs to BCDice's 10,000 rerolls: 40,000 characters of "0 + 0 + ..."
+    single = evaluate("1R10001[<=0]", seed=1)
+    assert single is not None and single.text.startswith("(1R10001[<=0]) ＞ 0 + 0 + 0")
+    assert single.dice == () and 40_000 < len(single.text) < MAX_OUTPUT_PER_LINE // 4
+    fits = evaluate("x4 1R10001[<=0]", seed=1)
+    assert fits is not None and not isinstance(fits.detail, ErrorDetail)
     source = SeededSource(1)
-    result = evaluate(f"x10 REP100 C({ones})", source=source)
+    result = evaluate("x6 1R10001[<=0]", source=source)
     assert result is not None and isinstance(result.detail, ErrorDetail)
     assert result.detail.reason == "too_much_output"
     assert result.text == f"結果が長すぎます（1回のコマンドで{MAX_OUTPUT_PER_LINE}文字まで）"
     assert result.dice == () and source.history == []
-    fits = evaluate(f"x10 C({ones})", seed=1)
-    assert fits is not None and not isinstance(fits.detail, ErrorDetail)
-    assert len(fits.text) < MAX_OUTPUT_PER_LINE
+
+
+def test_a_command_showing_more_faces_than_the_output_budget_prints_is_refused() -> None:
+    # 200 zeros, rerolled 10,000 times: BCDice prints four megabytes
+    result = evaluate("200R10001[<=0]", seed=1)
+    assert result is not None and isinstance(result.detail, ErrorDetail)
+    assert result.detail.reason == "too_much_output"
 
 
 def test_system_commands_are_preprocessed_as_bcdice_does() -> None:

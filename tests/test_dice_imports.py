@@ -43,7 +43,9 @@ def _load_time_imports(path: Path, name: str, known: dict[str, Path]) -> set[str
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + [base]).strip(".")
+                base = ".".join(
+                    [*package.split(".")[:len(package.split(".")) - node.level + 1], base]
+                ).strip(".")
             for alias in node.names:
                 submodule = f"{base}.{alias.name}"
                 targets.add(submodule if submodule in known else base)
@@ -81,7 +83,7 @@ def test_the_module_level_imports_of_dice_and_systems_have_no_cycle() -> None:
         state[name] = 1
         for target in sorted(graph[name]):
             if state.get(target) == 1:
-                cycles.append(path[path.index(target) :] + [target])
+                cycles.append([*path[path.index(target):], target])
             elif target not in state:
                 visit(target, [*path, target])
         state[name] = 2

@@ -255,9 +255,16 @@ def run_line(line: str, ctx: RollContext) -> LineRun | None:
             if outcome is not None:
                 if not command.composes:
                     budget.charge_output(len(outcome.text))
-                marked = ctx.extras.pop(SECRET_FLAG, False) is True
-                return outcome, secret or marked, word
+                return outcome, _secrecy(ctx, secret), word
     return None
+
+
+def _secrecy(ctx: RollContext, prefixed: bool) -> bool:
+    """Whether a result is secret: as the command set :data:`SECRET_FLAG` (a repeat of a
+    secret command is secret; some refusals drop the flag, as BCDice's do), else
+    whether the line had the secret prefix."""
+    flag = ctx.extras.pop(SECRET_FLAG, None)
+    return flag if isinstance(flag, bool) else prefixed
 
 
 _TRAITS: dict[type[GameSystem], tuple[bool, bool]] = {}
@@ -328,5 +335,4 @@ def _run_system_command(word: str, ctx: RollContext) -> LineRun | None:
     outcome = game.eval_system_command(command, ctx)
     if outcome is None or not outcome.text:
         return None
-    marked = ctx.extras.pop(SECRET_FLAG, False) is True
-    return outcome, secret or marked, command
+    return outcome, _secrecy(ctx, secret), command

@@ -37,9 +37,10 @@ MAX_RUNS_PER_LINE = 1_000
 MAX_READ_PER_LINE = 200_000
 
 #: Most characters of result text one line may produce (repeats joined).
-MAX_OUTPUT_PER_LINE = 100_000
+MAX_OUTPUT_PER_LINE = 200_000
 
-#: ``ctx.extras`` key: a command sets it to True to make its result secret.
+#: ``ctx.extras`` key: a command sets it to True to make its result secret, or to False
+#: to make it public whatever the line's prefix (BCDice drops the flag on some refusals).
 SECRET_FLAG = "secret"
 #: ``ctx.extras`` key: how many times the current command runs through enclosing repeats.
 REPEAT_FACTOR = "repeat_factor"

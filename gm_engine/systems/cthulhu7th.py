@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext
-from gm_engine.systems._bcdice import normalize, outcome, refusal
+from gm_engine.systems._bcdice import outcome, refusal
 from gm_engine.systems.tables import FollowUp, roll_table
 
 SYSTEM_ID = "Cthulhu7th"
@@ -345,7 +345,6 @@ class Cthulhu7th(GameSystem):
 
     def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
         """Evaluate CC, CBR, FAR or a table command; None when ``command`` is none of them."""
-        command = normalize(command)
         head = command[:2]
         if head == "CC":
             return self._skill_roll(command, ctx)

@@ -16,6 +16,7 @@ import re
 from typing import Final, Literal
 
 from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome
+from gm_engine.dice.limits import SECRET_FLAG
 from gm_engine.dice.result import Detail, Locale, Outcome, construct
 from gm_engine.dice.system import RollContext
 
@@ -27,7 +28,9 @@ ChoiceStyle = Literal["bracket", "paren", "space"]
 _RUBY_SPACE = " \t\n\v\f\r"
 #: Ruby's String#strip also removes NUL characters.
 _RUBY_STRIP = _RUBY_SPACE + "\0"
-_HEAD = re.compile(r"[ \t\n\v\f\r]*S?choice([0-9]*)(\(|\[|[ \t\n\v\f\r]+)?", re.IGNORECASE)
+# Ruby's /i does not fold the dotless and dotted I (U+0131, U+0130) to i, and Python's
+# would: the i of choice is matched case-sensitively.
+_HEAD = re.compile(r"[ \t\n\v\f\r]*S?cho(?-i:[iI])ce([0-9]*)(\(|\[|[ \t\n\v\f\r]+)?", re.IGNORECASE)
 _SPACE_RUN = re.compile(r"[ \t\n\v\f\r]+")
 # Ruby's ^ and $ are line anchors, and match searches: a range on any line counts.
 _NUMBER_RANGE = re.compile(r"^([0-9]+)-([0-9]+)$", re.MULTILINE)
@@ -156,6 +159,7 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
     count = listed.size if isinstance(listed, _Range) else len(listed)
     if count > MAX_ITEMS:
         detail = construct(ChoiceDetail, style=style, takes=takes, item_count=count, error="too_many_items")
+        ctx.extras[SECRET_FLAG] = False  # BCDice's message is a plain Result: never secret
         return build_outcome(detail, render_choice(detail, ctx.locale))
     items = listed.items() if isinstance(listed, _Range) else listed
     remaining = list(items)

@@ -26,6 +26,7 @@ from gm_engine.dice.commands.barabara_dice import (
     evaluate_all,
     join_ints,
 )
+from gm_engine.dice.limits import SECRET_FLAG
 from gm_engine.dice.result import Detail, Locale, Outcome, construct
 from gm_engine.dice.system import RollContext
 
@@ -123,6 +124,7 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
             show_zeros=show_zeros,
             error="too_many_sides",
         )
+        ctx.extras[SECRET_FLAG] = False  # BCDice's message is a plain Result: never secret
         return build_outcome(detail, render_tally(detail, ctx.locale))
     rolled = DiceRoller(ctx).roll_many(times, sides)
     counts = [0] * (sides + 1)
