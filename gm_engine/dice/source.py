@@ -147,11 +147,16 @@ class QueueSource(DiceSource):
         self._next = 0
 
     @classmethod
-    def parse(cls, text: str) -> QueueSource:
+    def parse(cls, text: str, *, faces_on_the_die: bool = False) -> QueueSource:
         """Build a queue from ``"9/10,5/10,2/10"`` (value/sides, comma separated).
 
+        With ``faces_on_the_die`` every value must be a face of its die (1..sides), as
+        a die a person names can only show; BCDice's vectors need the lenient default
+        (a few put 0 on a d10).
+
         Raises:
-            DiceQueueError: an entry is not ``value/sides`` with whole numbers.
+            DiceQueueError: an entry is not ``value/sides`` with whole numbers, or (with
+                ``faces_on_the_die``) its value is not a face of a die of that many sides.
         """
         dice: list[tuple[int, int]] = []
         for entry in filter(None, (part.strip() for part in text.split(","))):
@@ -159,9 +164,13 @@ class QueueSource(DiceSource):
             try:
                 if not slash:
                     raise ValueError
-                dice.append((int(value), int(sides)))
+                die = (int(value), int(sides))
             except ValueError:
                 raise DiceQueueError(f"bad die {entry!r}: write value/sides, e.g. 9/10") from None
+            if faces_on_the_die and not 1 <= die[0] <= die[1]:
+                shows = f"shows 1 to {die[1]}" if die[1] >= 1 else "needs at least one side"
+                raise DiceQueueError(f"bad die {entry!r}: a d{die[1]} {shows}")
+            dice.append(die)
         return cls(dice)
 
     @property
