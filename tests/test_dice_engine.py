@@ -20,7 +20,13 @@ from gm_engine.dice import (
 )
 from gm_engine.dice.commands.repeat import RepeatDetail
 from gm_engine.dice.engine import ErrorDetail, construct
-from gm_engine.dice.limits import MAX_DICE_PER_LINE, MAX_OUTPUT_PER_LINE, MAX_READ_PER_LINE, MAX_RUNS_PER_LINE
+from gm_engine.dice.limits import (
+    MAX_COMMAND_LENGTH,
+    MAX_DICE_PER_LINE,
+    MAX_OUTPUT_PER_LINE,
+    MAX_READ_PER_LINE,
+    MAX_RUNS_PER_LINE,
+)
 
 
 class EchoSystem(GameSystem):
@@ -100,7 +106,18 @@ def test_a_line_longer_than_the_reading_budget_is_refused_with_a_text() -> None:
     result = evaluate("2D6 " + "x" * MAX_READ_PER_LINE, source=source)
     assert result is not None and isinstance(result.detail, ErrorDetail)
     assert result.detail.reason == "too_much_reading"
-    assert result.text == f"コマンドが長すぎます（繰り返しで読む分を含めて{MAX_READ_PER_LINE}文字まで）"
+    assert result.text == (
+        f"コマンドが長すぎます（コマンド部分は{MAX_COMMAND_LENGTH}文字まで、繰り返しで読む分を含めて{MAX_READ_PER_LINE}文字まで）"
+    )
+
+
+def test_a_command_word_longer_than_the_limit_is_refused_with_a_text() -> None:
+    fits = evaluate("1D6" + "+1" * ((MAX_COMMAND_LENGTH - 3) // 2), seed=1)
+    assert fits is not None and not isinstance(fits.detail, ErrorDetail)
+    source = SeededSource(1)
+    result = evaluate("1D6" + "+1" * (MAX_COMMAND_LENGTH // 2), source=source)
+    assert result is not None and isinstance(result.detail, ErrorDetail)
+    assert result.detail.reason == "too_much_reading" and source.history == []
     assert result.dice == () and source.history == []
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 from functools import lru_cache
+from typing import NamedTuple
 
 from gm_engine.dice.commands._arith import (
     SECRET_PREFIXES,
@@ -34,6 +35,7 @@ from gm_engine.dice.commands._arith import (
 )
 from gm_engine.dice.commands.registry import COMMON_COMMANDS
 from gm_engine.dice.limits import (
+    MAX_COMMAND_LENGTH,
     MAX_DICE_PER_LINE,
     MAX_OUTPUT_PER_LINE,
     MAX_READ_PER_LINE,
@@ -42,6 +44,7 @@ from gm_engine.dice.limits import (
     SECRET_FLAG,
     ErrorDetail,
     ErrorReason,
+    LineBudget,
     TooManyDiceError,
     TooManyRepeatsError,
     TooMuchOutputError,
@@ -104,15 +107,14 @@ def evaluate(
         line = _without_surrogates(line)
     game = get_system(system) if isinstance(system, str) else system
     dice = source if source is not None else SeededSource(seed)
-    mark = _light_mark(dice)
-    ctx = RollContext(
-        source=dice,
-        system=game,
-        locale=locale,
-        tables_dir=tables_dir,
-        dice_limit=mark.history_length + MAX_DICE_PER_LINE,
-        line_runner=run_line,
-    )
+    history = dice.history
+    start = len(history)
+    # Snapshotting a seeded generator (random.Random.getstate) costs more than a whole
+    # command; a seeded source is therefore marked by its history alone.
+    mark = SourceMark(start, _NO_STATE) if dice.__class__ is SeededSource else dice.mark()
+    # positional, in the dataclass's order: this runs for every line
+    budget = LineBudget()
+    ctx = RollContext(dice, game, locale, tables_dir, {}, "", start + MAX_DICE_PER_LINE, budget, run_line)
     try:
         found = run_line(line, ctx)
     except DiceQueueError:
@@ -136,24 +138,38 @@ def evaluate(
     if found is None:
         _roll_back(dice, mark)
         return None
-    if len(dice.history) > mark.history_length + MAX_DICE_PER_LINE:
+    if len(history) > start + MAX_DICE_PER_LINE:
         # a command that does not reserve its dice still answers to the line's budget
         return _refused(line, game, ctx, mark, "too_many_dice")
     outcome, secret, command = found
-    return construct(
-        RollResult,
-        system=game.id,
-        command=command,
-        text=outcome.text,
-        locale=locale,
-        secret=secret,
-        success=outcome.success,
-        failure=outcome.failure,
-        critical=outcome.critical,
-        fumble=outcome.fumble,
-        dice=tuple(dice.history[mark.history_length :]),
-        detail=outcome.detail,
+    # RollResult's fields in declared order, all given (see construct)
+    result = _new_object(RollResult)
+    _set_slot(
+        result,
+        "__dict__",
+        {
+            "system": game.id,
+            "command": command,
+            "text": outcome.text,
+            "locale": locale,
+            "secret": secret,
+            "success": outcome.success,
+            "failure": outcome.failure,
+            "critical": outcome.critical,
+            "fumble": outcome.fumble,
+            "dice": tuple(history[start:]),
+            "detail": outcome.detail,
+        },
     )
+    _set_slot(result, "__pydantic_fields_set__", set(_RESULT_FIELDS))
+    _set_slot(result, "__pydantic_extra__", None)
+    _set_slot(result, "__pydantic_private__", None)
+    return result
+
+
+_RESULT_FIELDS = tuple(RollResult.model_fields)
+_new_object = object.__new__
+_set_slot = object.__setattr__
 
 
 def _without_surrogates(line: str) -> str:
@@ -167,14 +183,6 @@ def _without_surrogates(line: str) -> str:
 
 
 _NO_STATE = object()
-
-
-def _light_mark(source: DiceSource) -> SourceMark:
-    # Snapshotting a seeded generator (random.Random.getstate) costs about 9 us, more
-    # than a whole command; a seeded source is therefore marked by its history alone.
-    if type(source) is SeededSource:
-        return SourceMark(len(source.history), _NO_STATE)
-    return source.mark()
 
 
 def _roll_back(source: DiceSource, mark: SourceMark) -> None:
@@ -223,48 +231,84 @@ def run_line(line: str, ctx: RollContext) -> LineRun | None:
         TooMuchOutputError: the result text is over its budget.
     """
     budget = ctx.budget
-    budget.charge_read(len(line))
-    word = first_word(line)
+    budget.read += len(line)
+    if budget.read > MAX_READ_PER_LINE:
+        raise TooMuchReadingError(f"more than {MAX_READ_PER_LINE} characters read for one line")
+    game = ctx.system
+    cls = game.__class__
+    key = (cls, line)
+    route = _ROUTES.get(key)
+    if route is None:
+        route = _route(line, game)
+        if len(line) <= MAX_CACHED_LINE and not _traits(cls)[1]:
+            if len(_ROUTES) >= _ROUTES_LIMIT:
+                _ROUTES.clear()
+            _ROUTES[key] = route
+    word, matched = route
     if not word:
         return None
     ctx.line = line
-    game = ctx.system
-    own_commands, rewrites = _traits(type(game))
-    if own_commands:
-        # BCDice's preprocessor strips the line first, and Ruby's strip also removes NULs
-        system_word = first_word(line.strip(_RUBY_STRIP)) if "\0" in line else word
-        found = _run_system_command(system_word, ctx) if system_word else None
-        if found is not None:
-            budget.charge_output(len(found[0].text))
-            return found
+    extras = ctx.extras
+    if matched is not None:
+        command, secret = matched
+        extras.pop(SECRET_FLAG, None)
+        outcome = game.eval_system_command(command, ctx)
+        if outcome is not None and outcome.text:
+            budget.charge_output(len(outcome.text))
+            flag = extras.pop(SECRET_FLAG, None)
+            return outcome, flag if flag.__class__ is bool else secret, command
 
     # As in BCDice, common commands read the line as typed (comment included) and
     # take a leading S themselves; no common command starts with S, so one that
     # answers such a line has read it as the secret prefix.
     text = line
-    if rewrites:
+    if _traits(cls)[1]:
         text = game.change_text(line)
         word = first_word(text)
     secret = is_secret(word)
     if secret:
         word = word[1:]
-    ctx.extras.pop(SECRET_FLAG, None)
-    for command in COMMON_COMMANDS:
-        if command.prefix.match(text):
-            outcome = command.evaluate(text, ctx)
+    extras.pop(SECRET_FLAG, None)
+    for common in COMMON_COMMANDS:
+        if common.prefix.match(text):
+            outcome = common.evaluate(text, ctx)
             if outcome is not None:
-                if not command.composes:
+                if not common.composes:
                     budget.charge_output(len(outcome.text))
-                return outcome, _secrecy(ctx, secret), word
+                flag = extras.pop(SECRET_FLAG, None)
+                return outcome, flag if flag.__class__ is bool else secret, word
     return None
 
 
-def _secrecy(ctx: RollContext, prefixed: bool) -> bool:
-    """Whether a result is secret: as the command set :data:`SECRET_FLAG` (a repeat of a
-    secret command is secret; some refusals drop the flag, as BCDice's do), else
-    whether the line had the secret prefix."""
-    flag = ctx.extras.pop(SECRET_FLAG, None)
-    return flag if isinstance(flag, bool) else prefixed
+#: Longest line whose route is cached (a chat palette's lines are short; a long one
+#: would hold its memory in the cache).
+MAX_CACHED_LINE = 1000
+_ROUTES_LIMIT = 4096
+
+
+class _Route(NamedTuple):
+    """What preprocessing decided for one line under one system class: the command
+    word ("" for a blank line) and the system command it is, with its secret flag."""
+
+    word: str
+    system: tuple[str, bool] | None
+
+
+#: Routes of lines already read, per system class: the parse cache of the engine.
+#: Only classes that do not rewrite lines (``change_text``) are cached, and only
+#: lines up to :data:`MAX_CACHED_LINE`; the dice are drawn afresh for every line.
+_ROUTES: dict[tuple[type[GameSystem], str], _Route] = {}
+
+
+def _route(line: str, game: GameSystem) -> _Route:
+    word = first_word(line)
+    if len(word) > MAX_COMMAND_LENGTH:
+        raise TooMuchReadingError(f"a command word of {len(word)} characters")
+    if not word or not _traits(type(game))[0]:
+        return _Route(word, None)
+    # BCDice's preprocessor strips the line first, and Ruby's strip also removes NULs
+    system_word = first_word(line.strip(_RUBY_STRIP)) if "\0" in line else word
+    return _Route(word, _match_system_command(system_word, game) if system_word else None)
 
 
 _TRAITS: dict[type[GameSystem], tuple[bool, bool]] = {}
@@ -308,31 +352,3 @@ def _match_system_command(word: str, game: GameSystem) -> tuple[str, bool] | Non
     if pattern is not None and not pattern.match(command):
         return None
     return command, False
-
-
-_MATCHED: dict[tuple[type[GameSystem], str], tuple[str, bool] | None] = {}
-_MATCHED_LIMIT = 4096
-
-
-def _run_system_command(word: str, ctx: RollContext) -> LineRun | None:
-    game = ctx.system
-    cls = type(game)
-    if _traits(cls)[1]:
-        matched = _match_system_command(word, game)  # change_text may depend on the instance
-    else:
-        key = (cls, word)
-        if key in _MATCHED:
-            matched = _MATCHED[key]
-        else:
-            matched = _match_system_command(word, game)
-            if len(_MATCHED) >= _MATCHED_LIMIT:
-                _MATCHED.clear()
-            _MATCHED[key] = matched
-    if matched is None:
-        return None
-    command, secret = matched
-    ctx.extras.pop(SECRET_FLAG, None)
-    outcome = game.eval_system_command(command, ctx)
-    if outcome is None or not outcome.text:
-        return None
-    return outcome, _secrecy(ctx, secret), command

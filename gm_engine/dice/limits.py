@@ -10,7 +10,8 @@ costs little more than the limit itself:
 * :data:`MAX_DICE_PER_LINE` dice (BCDice's ``UPPER_LIMIT_RANDS``);
 * :data:`MAX_RUNS_PER_LINE` commands run, nested repeats included;
 * :data:`MAX_READ_PER_LINE` characters read, the line itself plus every line a
-  repeat runs again;
+  repeat runs again, and :data:`MAX_COMMAND_LENGTH` characters of command word (the
+  text before the first space; a comment may be longer);
 * :data:`MAX_OUTPUT_PER_LINE` characters of result text.
 
 A line over a limit is answered with an error result (:class:`ErrorDetail`) that says
@@ -35,6 +36,10 @@ MAX_RUNS_PER_LINE = 1_000
 
 #: Most characters one line may have read: the line, and each line a repeat runs.
 MAX_READ_PER_LINE = 200_000
+
+#: Longest command word (the text before the first space) a line may have; the
+#: engine caches what it parsed by command, so a longer one is refused.
+MAX_COMMAND_LENGTH = 1_000
 
 #: Most characters of result text one line may produce (repeats joined).
 MAX_OUTPUT_PER_LINE = 200_000
@@ -63,7 +68,8 @@ class TooManyRepeatsError(ValueError):
 
 
 class TooMuchReadingError(ValueError):
-    """A line, with the lines its repeats run, is longer than :data:`MAX_READ_PER_LINE`."""
+    """A line, with the lines its repeats run, is longer than :data:`MAX_READ_PER_LINE`,
+    or its command word is longer than :data:`MAX_COMMAND_LENGTH`."""
 
 
 class TooMuchOutputError(ValueError):
@@ -118,8 +124,14 @@ _ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": f"Too many repeats (at most {MAX_RUNS_PER_LINE} runs, nested repeats included)",
     },
     "too_much_reading": {
-        "ja": f"コマンドが長すぎます（繰り返しで読む分を含めて{MAX_READ_PER_LINE}文字まで）",
-        "en": f"The command is too long (at most {MAX_READ_PER_LINE} characters, repeated runs included)",
+        "ja": (
+            f"コマンドが長すぎます（コマンド部分は{MAX_COMMAND_LENGTH}文字まで、"
+            f"繰り返しで読む分を含めて{MAX_READ_PER_LINE}文字まで）"
+        ),
+        "en": (
+            f"The command is too long (at most {MAX_COMMAND_LENGTH} characters before the first space, "
+            f"{MAX_READ_PER_LINE} in all, repeated runs included)"
+        ),
     },
     "too_much_output": {
         "ja": f"結果が長すぎます（1回のコマンドで{MAX_OUTPUT_PER_LINE}文字まで）",

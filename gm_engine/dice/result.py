@@ -145,3 +145,35 @@ def _in_declared_order(cls: type[BaseModel], values: dict[str, Any]) -> dict[str
     if tuple(values) == names:
         return values
     return {name: values[name] if name in values else defaults[name] for name in names}
+
+
+_OUTCOME_FIELDS = ("text", "success", "failure", "critical", "fumble", "detail")
+
+
+def new_outcome(
+    text: str,
+    detail: Detail | None = None,
+    success: bool = False,
+    failure: bool = False,
+    critical: bool = False,
+    fumble: bool = False,
+) -> Outcome:
+    """An :class:`Outcome` from values known to be valid: :func:`construct`'s result,
+    built directly (every command returns one)."""
+    model = _new_object(Outcome)
+    _set_slot(
+        model,
+        "__dict__",
+        {
+            "text": text,
+            "success": success,
+            "failure": failure,
+            "critical": critical,
+            "fumble": fumble,
+            "detail": detail,
+        },
+    )
+    _set_slot(model, "__pydantic_fields_set__", set(_OUTCOME_FIELDS))
+    _set_slot(model, "__pydantic_extra__", None)
+    _set_slot(model, "__pydantic_private__", None)
+    return model

@@ -81,6 +81,11 @@ class DiceSource:
 
 _new_tuple = tuple.__new__
 
+# Random.randint(1, n) draws 1 + Random._randbelow(n), which is this interpreter's
+# _randbelow_with_getrandbits (getrandbits(n.bit_length()) until under n); the seeded
+# source makes that very draw inline, where it is that method.
+_INLINE_DRAW = random.Random._randbelow is random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
+
 
 class SeededSource(DiceSource):
     """Dice from a seeded pseudo-random generator.
@@ -97,6 +102,7 @@ class SeededSource(DiceSource):
         self.seed = seed
         self._random = random.Random(seed)
         self._below = self._random._randbelow  # type: ignore[attr-defined]
+        self._bits = self._random.getrandbits
 
     def roll(self, sides: int) -> int:
         """Roll one die with ``sides`` faces, record it and return its face.
@@ -106,7 +112,16 @@ class SeededSource(DiceSource):
         """
         if sides < 1:
             raise DiceError(f"a die needs at least one side, not {sides}")
-        value: int = self._below(sides) + 1
+        if _INLINE_DRAW:
+            # Random._randbelow_with_getrandbits, without its frame
+            bits = self._bits
+            k = sides.bit_length()
+            value = bits(k)
+            while value >= sides:
+                value = bits(k)
+            value += 1
+        else:
+            value = self._below(sides) + 1
         self.history.append(_new_tuple(Die, (value, sides)))
         return value
 
@@ -114,13 +129,24 @@ class SeededSource(DiceSource):
         """Roll ``count`` dice with ``sides`` faces each, in order."""
         if count > 0 and sides < 1:
             raise DiceError(f"a die needs at least one side, not {sides}")
-        below = self._below
         record = self.history.append
         values: list[int] = []
         keep = values.append
         # a plain loop: pools are small, and a comprehension costs a frame of its own
+        if _INLINE_DRAW:
+            bits = self._bits
+            k = sides.bit_length()
+            for _ in range(count):
+                value = bits(k)
+                while value >= sides:
+                    value = bits(k)
+                value += 1
+                record(_new_tuple(Die, (value, sides)))
+                keep(value)
+            return values
+        below = self._below
         for _ in range(count):
-            value: int = below(sides) + 1
+            value = below(sides) + 1
             record(_new_tuple(Die, (value, sides)))
             keep(value)
         return values

@@ -12,27 +12,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.result import Detail, Outcome, new_outcome
 
-
-def outcome(
-    text: str,
-    detail: Detail | None,
-    success: bool = False,
-    failure: bool = False,
-    critical: bool = False,
-    fumble: bool = False,
-) -> Outcome:
-    """An :class:`Outcome` built without validation (see :func:`gm_engine.dice.engine.construct`)."""
-    return construct(
-        Outcome,
-        text=text,
-        success=success,
-        failure=failure,
-        critical=critical,
-        fumble=fumble,
-        detail=detail,
-    )
+#: An :class:`Outcome` built without validation (see :func:`gm_engine.dice.result.construct`).
+outcome = new_outcome
 
 
 class SystemRefusalDetail(Detail):

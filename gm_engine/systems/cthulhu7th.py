@@ -188,18 +188,16 @@ def roll_d100_with_bonus(source: DiceSource, bonus: int) -> tuple[int, tuple[int
 
     Returns (kept total, tens values, ones value, candidate totals).
     """
-    roll = source.roll
     count = bonus + 1 if bonus >= 0 else 1 - bonus
-    if count == 1:
-        die = roll(10)
-        tens: tuple[int, ...] = (0 if die == 10 else die * 10,)
-    else:
-        tens = tuple([0 if die == 10 else die * 10 for die in source.roll_many(count, 10)])
-    ones_die = roll(10)
+    # one draw of every die, tens first and the ones die last, as BCDice rolls them
+    *tens_dice, ones_die = source.roll_many(count + 1, 10)
     ones = 0 if ones_die == 10 else ones_die
     if count == 1:
-        total = (tens[0] + ones) or 100
-        return total, tens, ones, (total,)
+        ten = tens_dice[0]
+        ten = 0 if ten == 10 else ten * 10
+        total = (ten + ones) or 100
+        return total, (ten,), ones, (total,)
+    tens = tuple([0 if die == 10 else die * 10 for die in tens_dice])
     candidates = tuple([(ten + ones) or 100 for ten in tens])
     return (min(candidates) if bonus >= 0 else max(candidates)), tens, ones, candidates
 
