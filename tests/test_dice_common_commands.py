@@ -18,12 +18,13 @@ from gm_engine.dice import QueueSource, RollResult, SeededSource, evaluate
 from gm_engine.dice.commands.barabara_dice import BarabaraDiceDetail, barabara_dice
 from gm_engine.dice.commands.choice import ChoiceDetail, choice
 from gm_engine.dice.commands.d66_dice import D66Detail, d66_dice
+from gm_engine.dice.commands.registry import COMMON_COMMANDS
 from gm_engine.dice.commands.reroll_dice import RerollDiceDetail, reroll_dice
 from gm_engine.dice.commands.tally_dice import TallyDiceDetail, tally_dice
 from gm_engine.dice.commands.upper_dice import UpperDiceDetail, upper_dice
 from gm_engine.dice.conformance import format_failure, load_cases, run_case
 from gm_engine.dice.result import Locale
-from gm_engine.dice.system import GameSystem, RollContext, common_commands, get_system
+from gm_engine.dice.system import GameSystem, RollContext, get_system
 
 HANDLERS = (barabara_dice, reroll_dice, upper_dice, tally_dice, choice, d66_dice)
 
@@ -99,9 +100,12 @@ def test_barabara_and_reroll_vectors_in_the_add_dice_files_all_pass(vectors_dir:
 
 
 def test_commands_are_tried_in_bcdice_order() -> None:
-    names = [command.name for command in common_commands()]
-    mine = ["BarabaraDice", "Choice", "D66Dice", "RerollDice", "TallyDice", "UpperDice"]
-    assert [name for name in names if name in mine] == mine
+    names = [command.name for command in COMMON_COMMANDS]
+    # BCDice::CommonCommand::COMMANDS
+    assert names == [
+        "AddDice", "BarabaraDice", "TallyDice", "Calc", "Choice", "D66Dice",
+        "Repeat", "RerollDice", "UpperDice", "Version",
+    ]
 
 
 # --------------------------------------------------------------------------------------

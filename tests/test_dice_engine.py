@@ -8,8 +8,6 @@ import re
 import pytest
 
 from gm_engine.dice import (
-    MAX_LINE_LENGTH,
-    CommandTooLongError,
     DiceQueueError,
     Die,
     GameSystem,
@@ -21,7 +19,14 @@ from gm_engine.dice import (
     evaluate,
 )
 from gm_engine.dice.commands.repeat import RepeatDetail
-from gm_engine.dice.engine import MAX_DICE_PER_LINE, ErrorDetail, construct
+from gm_engine.dice.engine import ErrorDetail, construct
+from gm_engine.dice.limits import (
+    MAX_COMMAND_LENGTH,
+    MAX_DICE_PER_LINE,
+    MAX_OUTPUT_PER_LINE,
+    MAX_READ_PER_LINE,
+    MAX_RUNS_PER_LINE,
+)
 
 
 class EchoSystem(GameSystem):
@@ -90,10 +95,62 @@ def test_non_commands_return_none_and_roll_nothing(line: str) -> None:
     assert source.history == []
 
 
-def test_a_line_over_the_limit_is_refused_before_parsing() -> None:
-    evaluate("1D6" + " " * (MAX_LINE_LENGTH - 3), seed=1)
-    with pytest.raises(CommandTooLongError, match=str(MAX_LINE_LENGTH)):
-        evaluate("1D6" + " " * (MAX_LINE_LENGTH - 2), seed=1)
+def test_a_long_comment_is_read_as_bcdice_reads_it() -> None:
+    # BCDice reads a line of any length; only the command word matters here
+    result = evaluate("2D6 " + "長い説明" * 2000, source=QueueSource([(3, 6), (4, 6)]))
+    assert result is not None and result.text == "(2D6) ＞ 7[3,4] ＞ 7"
+
+
+def test_a_line_longer_than_the_reading_budget_is_refused_with_a_text() -> None:
+    source = SeededSource(1)
+    result = evaluate("2D6 " + "x" * MAX_READ_PER_LINE, source=source)
+    assert result is not None and isinstance(result.detail, ErrorDetail)
+    assert result.detail.reason == "too_much_reading"
+    assert result.text == (
+        f"コマンドが長すぎます（コマンド部分は{MAX_COMMAND_LENGTH}文字まで、繰り返しで読む分を含めて{MAX_READ_PER_LINE}文字まで）"
+    )
+
+
+def test_a_command_word_longer_than_the_limit_is_refused_with_a_text() -> None:
+    fits = evaluate("1D6" + "+1" * ((MAX_COMMAND_LENGTH - 3) // 2), seed=1)
+    assert fits is not None and not isinstance(fits.detail, ErrorDetail)
+    source = SeededSource(1)
+    result = evaluate("1D6" + "+1" * (MAX_COMMAND_LENGTH // 2), source=source)
+    assert result is not None and isinstance(result.detail, ErrorDetail)
+    assert result.detail.reason == "too_much_reading" and source.history == []
+    assert result.dice == () and source.history == []
+
+
+def test_repeated_runs_count_their_lines_against_the_reading_budget() -> None:
+    comment = "x" * (MAX_READ_PER_LINE // 400)
+    fits = evaluate(f"x100 1D6 {comment}", seed=1)
+    assert fits is not None and not isinstance(fits.detail, ErrorDetail)
+    over = evaluate(f"x10 REP100 1D6 {comment}", seed=1)
+    assert over is not None and isinstance(over.detail, ErrorDetail)
+    assert over.detail.reason == "too_much_reading"
+
+
+def test_a_line_whose_result_is_too_long_is_refused_with_a_text() -> None:
+    # a die of more than 10,000 sides shows 0 without a roll, as in BCDice, and a reroll
+    # of every 0 runs to BCDice's 10,000 rerolls: 40,000 characters of "0 + 0 + ..."
+    single = evaluate("1R10001[<=0]", seed=1)
+    assert single is not None and single.text.startswith("(1R10001[<=0]) ＞ 0 + 0 + 0")
+    assert single.dice == () and 40_000 < len(single.text) < MAX_OUTPUT_PER_LINE // 4
+    fits = evaluate("x4 1R10001[<=0]", seed=1)
+    assert fits is not None and not isinstance(fits.detail, ErrorDetail)
+    source = SeededSource(1)
+    result = evaluate("x6 1R10001[<=0]", source=source)
+    assert result is not None and isinstance(result.detail, ErrorDetail)
+    assert result.detail.reason == "too_much_output"
+    assert result.text == f"結果が長すぎます（1回のコマンドで{MAX_OUTPUT_PER_LINE}文字まで）"
+    assert result.dice == () and source.history == []
+
+
+def test_a_command_showing_more_faces_than_the_output_budget_prints_is_refused() -> None:
+    # 200 zeros, rerolled 10,000 times: BCDice prints four megabytes
+    result = evaluate("200R10001[<=0]", seed=1)
+    assert result is not None and isinstance(result.detail, ErrorDetail)
+    assert result.detail.reason == "too_much_output"
 
 
 def test_system_commands_are_preprocessed_as_bcdice_does() -> None:
@@ -216,9 +273,11 @@ def test_capital_nested_repeats_run_as_in_bcdice_up_to_the_run_budget() -> None:
     assert nested is not None
     assert nested.text == "#1\n#1\nc(1) ＞ 1\n\n#2\nc(1) ＞ 1\n\n#2\n#1\nc(1) ＞ 1\n\n#2\nc(1) ＞ 1"
     source = SeededSource(1)
-    too_many = evaluate("x100 REP100 REP2 C1", source=source)
+    most = evaluate(f"x10 REP{MAX_RUNS_PER_LINE // 10} C1", source=source)
+    assert most is not None and most.text.count("c(1) ＞ 1") == MAX_RUNS_PER_LINE
+    too_many = evaluate("x100 REP100 C1", source=source)
     assert too_many is not None
-    assert too_many.text == "繰り返しが多すぎます（入れ子の繰り返しを含めて10000回まで）"
+    assert too_many.text == f"繰り返しが多すぎます（入れ子の繰り返しを含めて{MAX_RUNS_PER_LINE}回まで）"
     assert isinstance(too_many.detail, ErrorDetail) and too_many.detail.reason == "too_many_repeats"
 
 
@@ -283,7 +342,7 @@ def test_change_text_rewrites_lines_for_both_kinds_of_command() -> None:
 
 def test_the_dice_budget_counts_dice_of_every_command_in_a_repeat() -> None:
     source = SeededSource(4)
-    result = evaluate("x100 REP100 3B6", source=source)
+    result = evaluate("x10 REP100 11B6", source=source)
     assert result is not None
     assert isinstance(result.detail, ErrorDetail) and result.detail.reason == "too_many_dice"
     assert source.history == []

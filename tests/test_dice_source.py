@@ -76,3 +76,15 @@ def test_a_die_without_sides_is_refused_before_any_draw() -> None:
         with pytest.raises(DiceError):
             roll()
     assert source.history == [] and source.roll_many(0, 0) == []
+
+
+def test_a_seeded_die_is_the_draw_random_randint_makes() -> None:
+    # the seeded source draws inline what Random.randint(1, n) draws; same seed, same faces
+    import random
+
+    for seed in range(20):
+        reference = random.Random(seed)
+        source = SeededSource(seed)
+        for sides in (1, 2, 3, 6, 10, 12, 20, 66, 100, 10_000):
+            expected = [reference.randint(1, sides) for _ in range(5)]
+            assert [source.roll(sides) for _ in range(2)] + source.roll_many(3, sides) == expected

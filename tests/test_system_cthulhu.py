@@ -92,10 +92,13 @@ def test_malfunction_number_overrides_success_and_keeps_the_fumble() -> None:
     assert roll("CC94<=98", 50).text.endswith("＞ 成功")
 
 
-def test_target_may_be_arithmetic_and_a_modifier_is_ignored() -> None:
+def test_target_may_be_arithmetic_without_rounding_letters() -> None:
     assert roll("CCB<=(12*5)-20", 37).text == "(1D100<=40) ＞ 37 ＞ 成功"
-    assert roll("CC<=50/3U", 17).text.startswith("(1D100<=17)")
-    assert roll("CC+10<=50", 55).text == "(1D100<=50) ＞ 55 ＞ 失敗"
+    # the parenthesis is folded by the preprocessor, rounding letter included
+    assert roll("CC<=(50/3U)", 17).text == "(1D100<=17) ＞ 17 ＞ 成功"
+    # outside one, a rounding letter is not in BCDice's pattern; nor is a modifier
+    assert evaluate("CC<=50/3U", SYSTEM, source=QueueSource([])) is None
+    assert evaluate("CC+10<=50", SYSTEM, source=QueueSource([])) is None
 
 
 def test_bare_cc_rolls_d100_without_judgement() -> None:
@@ -104,41 +107,73 @@ def test_bare_cc_rolls_d100_without_judgement() -> None:
     assert not any(result.flags.values())
 
 
-@pytest.mark.parametrize("line", ["CC>=50", "CC<50", "CC<=50/0", "CCX", "CC<=", "RES18-11", "CBR(1)"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CC>=50", "CC<50", "CCX", "CC<=", "RES18-11", "CBR(1)",
+        # BCDice's pattern has no room for these (^CCB?(\d+)?(?:<=([+-/*\d]+))?$)
+        "CCB(-1)<=70", "CC-1<=5", "CCB+1<=50", "CC1+4/0<=50", "CC=<7", "CC<==50", "CC<<=50",
+        "CCB<=49/2R", "CC<=(50)U", "CC1<=50!", "CC1!50",
+        "CCB<=(5/0)",  # the preprocessor leaves a parenthesis it cannot compute
+    ],
+)
 def test_unreadable_commands_are_not_commands(line: str) -> None:
     assert evaluate(line, SYSTEM, source=QueueSource([])) is None
 
 
-def test_parse_skill_check_reads_like_bcdice_parser() -> None:
-    assert parse_skill_check("CCB5<=10+2*3") == ("CCB", 5, 16)
-    assert parse_skill_check("CC") == ("CC", None, None)
-    assert parse_skill_check("CC=<7") == ("CC", None, 7)
-    assert parse_skill_check("CC<=7R") is None
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CCB<=30-30", "CC<=0", "CC<=-5", "CC(95)<=0",  # a target of 0 or less
+        "CC<=10.5", "CC<=2**3", "CC<=8//2", "CC<=5+", "CC<=1,2",  # arithmetic BCDice cannot read
+        "CC<=50/0", "CCB<=5/0*2",  # a division by zero reads as 0
+    ],
+)
+def test_a_target_bcdice_reads_as_0_rolls_a_bare_d100(line: str) -> None:
+    result = roll(line, 42)
+    assert result.text == "(1D100) ＞ 42"
+    assert not any(result.flags.values())
+    assert isinstance(result.detail, CoC6CheckDetail) and result.detail.result is None
 
 
 @pytest.mark.parametrize(
     ("command", "parsed"),
     [
-        ("CC1<=(2+3)*4", ("CC", 1, 20)),
-        ("CC-1<=5", ("CC", None, 5)),  # a modifier, read and ignored
-        ("CC1-2*3<=7", ("CC", 1, 7)),
-        ("CC1<=-5/2U", ("CC", 1, -2)),  # Ruby's rounding suffixes
-        ("CC1<=-5/2R", ("CC", 1, -3)),
-        ("CC1<=-5/2", ("CC", 1, -3)),  # Cthulhu divides with floor
-        ("CC(1/0)<=50", None),  # a division by zero anywhere refuses the command
-        ("CC1+4/0<=50", None),
-        ("CC1<=50!", None),
-        ("CC1!50", None),
+        ("CCB5<=10+2*3", ("CCB", 5, 16)),
+        ("CC", ("CC", 0, 0)),
+        ("CC007<=7", ("CC", 7, 7)),
+        ("CC1<=20*4", ("CC", 1, 80)),
+        ("CC1<=-5/2", ("CC", 1, -3)),  # floor division, as ArithmeticEvaluator
+        ("CC1<=7/2*2", ("CC", 1, 6)),
+        ("CC<=7R", None),
+        ("CC-1<=5", None),
     ],
 )
-def test_skill_check_arithmetic_is_the_shared_syntax(
-    command: str, parsed: tuple[str, int | None, int | None] | None
-) -> None:
+def test_parse_skill_check_reads_like_bcdice(command: str, parsed: tuple[str, int, int] | None) -> None:
     assert parse_skill_check(command) == parsed
 
 
+def test_parenthesised_arithmetic_is_folded_before_the_pattern_reads_it() -> None:
+    assert roll("CC(1+1)<=(2+3)*4", 2).text == "(1D100<=20) 故障ナンバー[2] ＞ 2 ＞ 故障"
+    # (-1) folds to -1, which the pattern does not allow after CC
+    assert evaluate("CC(-1)<=50", SYSTEM, source=QueueSource([])) is None
+
+
+def test_the_special_threshold_is_at_least_1() -> None:
+    # BCDice: (target * 20 / 100).clamp(1, 100); a target of 4 has a special on 1
+    assert roll("CC<=4", 1).text == "(1D100<=4) ＞ 1 ＞ 決定的成功/スペシャル"
+    combined = roll("CBR(60,1)", 1)
+    assert combined.text == "(1d100<=60,1) ＞ 1[決定的成功/スペシャル,決定的成功/スペシャル] ＞ 成功"
+    assert roll("CCB<=4", 2).text == "(1D100<=4) ＞ 2 ＞ 決定的成功"
+    assert roll("CCB<=5", 1).text == "(1D100<=5) ＞ 1 ＞ 決定的成功/スペシャル"
+    assert roll("CC<=9", 2).text == "(1D100<=9) ＞ 2 ＞ 成功"
+    assert roll("CC<=10", 2).text == "(1D100<=10) ＞ 2 ＞ スペシャル"
+
+
 def test_signs_past_the_nesting_limit_are_refused_clearly() -> None:
-    result = evaluate("CC(" + "-" * 501 + "1)<=50", SYSTEM, source=QueueSource([]))
+    assert roll("CC<=" + "-" * 20 + "5", 3).text == "(1D100<=5) ＞ 3 ＞ 成功"
+    # BCDice reads any number of them; gm's parser refuses past its nesting limit
+    result = evaluate("CC<=" + "-" * 600 + "5", SYSTEM, source=QueueSource([]))
     assert result is not None and result.dice == ()
     assert isinstance(result.detail, ErrorDetail) and result.detail.reason == "too_complex"
 

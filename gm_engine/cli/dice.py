@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from gm_engine.dice.conformance import Report, VectorFileError, format_failure, run_files
+from gm_engine.dice.conformance import Report, VectorFileError, format_failure, load_cases, run_case
 from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
 from gm_engine.dice.system import UnknownSystemError, all_systems
@@ -28,7 +28,9 @@ def register(subparsers: Any) -> None:
     )
     roll.add_argument("--system", default="DiceBot", help="game system id (see `gm systems`)")
     roll.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
-    roll.add_argument("--rands", default=None, help="inject dice: value/sides,... e.g. 9/10,5/10")
+    roll.add_argument(
+        "--rands", default=None, help="inject dice: value/sides,... e.g. 9/10,5/10 (each value 1..sides)"
+    )
     roll.add_argument("--locale", choices=["ja", "en"], default="ja")
     roll.add_argument("--json", action="store_true", help="print the structured result as JSON")
     roll.add_argument("line", nargs="+", help="the command (text after a space is a comment)")
@@ -37,7 +39,12 @@ def register(subparsers: Any) -> None:
     systems = subparsers.add_parser("systems", help="list the game systems and their help")
     systems.set_defaults(handler=_systems)
 
-    conformance = subparsers.add_parser("conformance", help="run BCDice-format TOML test vectors")
+    conformance = subparsers.add_parser(
+        "conformance",
+        help="run BCDice-format TOML test vectors",
+        epilog="Exit status: 0 every case passed, 1 a case failed, 2 a file could not be read "
+        "(the other files still run).",
+    )
     conformance.add_argument("files", nargs="+")
     conformance.add_argument("--tables", default=None, help="table pack directory (default: $GM_TABLES_DIR)")
     conformance.set_defaults(handler=_conformance)
@@ -46,7 +53,11 @@ def register(subparsers: Any) -> None:
 def _roll(args: argparse.Namespace) -> int:
     source: DiceSource
     try:
-        source = QueueSource.parse(args.rands) if args.rands is not None else SeededSource(args.seed)
+        source = (
+            QueueSource.parse(args.rands, faces_on_the_die=True)
+            if args.rands is not None
+            else SeededSource(args.seed)
+        )
         result = evaluate(" ".join(args.line), args.system, source=source, locale=args.locale)
     except (DiceError, UnknownSystemError, ValueError) as exc:
         print(f"gm roll: {exc}", file=sys.stderr)
@@ -75,17 +86,29 @@ def _systems(args: argparse.Namespace) -> int:
 
 
 def _conformance(args: argparse.Namespace) -> int:
+    # Never dies: a case that raises is a failed case showing the error, and a file that
+    # cannot be read is reported while the other files still run.
     tables = args.tables if args.tables is not None else os.environ.get("GM_TABLES_DIR")
     report = Report()
-    try:
-        for result in run_files(args.files, tables_dir=tables):
+    unreadable = 0
+    for path in args.files:
+        try:
+            cases = load_cases(path)
+        except VectorFileError as exc:
+            unreadable += 1
+            print(f"gm conformance: {exc}", file=sys.stderr)
+            continue
+        for case in cases:
+            result = run_case(case, tables_dir=tables)
             if result.passed:
                 report.passed += 1
             else:
                 report.failures.append(result)
                 print(format_failure(result))
-    except VectorFileError as exc:
-        print(f"gm conformance: {exc}", file=sys.stderr)
+    summary = f"{report.passed} passed, {report.failed} failed"
+    if unreadable:
+        summary += f", {unreadable} file{'s' if unreadable > 1 else ''} unreadable"
+    print(summary)
+    if unreadable:
         return 2
-    print(f"{report.passed} passed, {report.failed} failed")
     return 0 if report.failed == 0 else 1

@@ -69,7 +69,7 @@ def load_cases(path: str | Path) -> list[Case]:
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise VectorFileError(f"{path}: cannot read vectors: {exc}") from exc
     tests = data.get("test")
     if not isinstance(tests, list):
@@ -89,19 +89,23 @@ def load_cases(path: str | Path) -> list[Case]:
                     rands=rands,
                 )
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise VectorFileError(f"{path}: case {index} is malformed: {exc!r}") from exc
     return cases
 
 
 def run_case(case: Case, tables_dir: str | None = None) -> CaseResult:
-    """Run one case with its injected dice."""
+    """Run one case with its injected dice; it never raises: an error is a failed case
+    whose :attr:`CaseResult.error` says what happened."""
     source = QueueSource(case.rands)
     no_flags = dict.fromkeys(FLAG_NAMES, False)
     try:
         result = evaluate(case.input, case.game_system, source=source, tables_dir=tables_dir)
     except (DiceError, UnknownSystemError) as exc:
         return CaseResult(case, False, "", no_flags, error=str(exc), leftovers=source.leftovers)
+    except Exception as exc:  # a fault of the engine: this case fails, the run goes on
+        error = f"{type(exc).__name__}: {exc}"
+        return CaseResult(case, False, "", no_flags, error=error, leftovers=source.leftovers)
     if result is None:
         got_output, got_flags = "", no_flags
     else:
@@ -111,7 +115,11 @@ def run_case(case: Case, tables_dir: str | None = None) -> CaseResult:
 
 
 def run_files(paths: Iterable[str | Path], tables_dir: str | None = None) -> Iterator[CaseResult]:
-    """Run every case of every file, in order."""
+    """Run every case of every file, in order.
+
+    Raises:
+        VectorFileError: a file cannot be read (the cases before it were yielded).
+    """
     for path in paths:
         for case in load_cases(path):
             yield run_case(case, tables_dir)

@@ -11,20 +11,18 @@ The pipeline follows BCDice 3 (``Base#eval``):
    repeat, xRy, tally, xUy, ...), read the line itself; a leading ``S`` makes the roll
    secret.
 
-Nothing a user can type makes :func:`evaluate` raise, except a line over
-:data:`MAX_LINE_LENGTH` (:class:`CommandTooLongError`): too many dice, an expression
-nested too deep or an unexpected fault inside a command all come back as a result
-whose text says what went wrong (and whose detail is an :class:`ErrorDetail`), with
-the source rolled back so that no half-rolled dice remain.
+Nothing a user can type makes :func:`evaluate` raise: a line over one of the limits
+of :mod:`gm_engine.dice.limits` (dice, commands run, characters read, characters of
+result), an expression nested too deep or an unexpected fault inside a command all
+come back as a result whose text says what went wrong (and whose detail is an
+:class:`ErrorDetail`), with the source rolled back so that no half-rolled dice remain.
 """
 
 from __future__ import annotations
 
 import logging
 from functools import lru_cache
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel
+from typing import NamedTuple
 
 from gm_engine.dice.commands._arith import (
     SECRET_PREFIXES,
@@ -35,135 +33,51 @@ from gm_engine.dice.commands._arith import (
     fold_parentheses,
     is_secret,
 )
-from gm_engine.dice.result import Detail, Locale, Outcome, RollResult
+from gm_engine.dice.commands.registry import COMMON_COMMANDS
+from gm_engine.dice.limits import (
+    MAX_COMMAND_LENGTH,
+    MAX_DICE_PER_LINE,
+    MAX_OUTPUT_PER_LINE,
+    MAX_READ_PER_LINE,
+    MAX_RUNS_PER_LINE,
+    REPEAT_FACTOR,
+    SECRET_FLAG,
+    ErrorDetail,
+    ErrorReason,
+    LineBudget,
+    TooManyDiceError,
+    TooManyRepeatsError,
+    TooMuchOutputError,
+    TooMuchReadingError,
+    error_outcome,
+)
+from gm_engine.dice.result import Locale, RollResult, construct
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
-from gm_engine.dice.system import GameSystem, RollContext, RoundType, common_commands, get_system
-from gm_engine.dice.system import TooManyDiceError as TooManyDiceError  # re-exported for callers
+from gm_engine.dice.system import GameSystem, LineRun, RollContext, RoundType, get_system
 
-_M = TypeVar("_M", bound=BaseModel)
-
-#: Longest chat line the engine reads; a longer one is refused before any parsing.
-MAX_LINE_LENGTH = 1000
-
-#: Most physical dice one chat line may roll (repeats included). BCDice itself caps a
-#: single ``xDy`` at 200 dice but not a whole line; past this the line is refused.
-MAX_DICE_PER_LINE = 10_000
-
-#: Most commands one line may run through nested repeats (``x100 REP100 ...``).
-MAX_REPEATED_COMMANDS = 10_000
-
-#: ``ctx.extras`` key: a command sets it to True to make its result secret.
-SECRET_FLAG = "secret"
-#: ``ctx.extras`` key: how many times the current command runs through enclosing repeats.
-REPEAT_FACTOR = "repeat_factor"
+# Names callers have imported from here; they live in the modules above.
+__all__ = [
+    "MAX_DICE_PER_LINE",
+    "MAX_OUTPUT_PER_LINE",
+    "MAX_READ_PER_LINE",
+    "MAX_RUNS_PER_LINE",
+    "REPEAT_FACTOR",
+    "SECRET_FLAG",
+    "ErrorDetail",
+    "ErrorReason",
+    "TooManyDiceError",
+    "TooManyRepeatsError",
+    "construct",
+    "error_outcome",
+    "evaluate",
+    "preprocess",
+    "run_line",
+]
 
 _RUBY_STRIP = " \t\n\v\f\r\0"
 
 
-class CommandTooLongError(ValueError):
-    """The chat line is longer than :data:`MAX_LINE_LENGTH` characters."""
-
-
-class TooManyRepeatsError(ValueError):
-    """Nested repeats would run more than :data:`MAX_REPEATED_COMMANDS` commands.
-
-    Raised by the repeat command; :func:`evaluate` turns it into an error result.
-    """
-
-
-ErrorReason = Literal["too_many_dice", "too_many_repeats", "too_complex", "overflow", "internal"]
-
-_ERROR_TEXTS: dict[str, dict[str, str]] = {
-    "too_many_dice": {
-        "ja": f"ダイスが多すぎます（1回のコマンドで{MAX_DICE_PER_LINE}個まで）",
-        "en": f"Too many dice (at most {MAX_DICE_PER_LINE} in one command)",
-    },
-    "too_many_repeats": {
-        "ja": f"繰り返しが多すぎます（入れ子の繰り返しを含めて{MAX_REPEATED_COMMANDS}回まで）",
-        "en": f"Too many repeats (at most {MAX_REPEATED_COMMANDS} runs, nested repeats included)",
-    },
-    "too_complex": {
-        "ja": "式の入れ子が深すぎるため計算できませんでした",
-        "en": "The expression is nested too deeply to compute",
-    },
-    "overflow": {
-        "ja": "数値が大きすぎるため計算できませんでした",
-        "en": "The numbers are too large to compute",
-    },
-    "internal": {
-        "ja": "内部エラーのためコマンドを実行できませんでした",
-        "en": "The command could not be run because of an internal error",
-    },
-}
-
-
-class ErrorDetail(Detail):
-    """Why a command was refused: its text says it in words, this says it in a code.
-
-    ``cause`` names the exception behind an ``"internal"`` refusal (a bug to report).
-    """
-
-    kind: Literal["error"] = "error"
-    reason: ErrorReason
-    message: str
-    cause: str | None = None
-
-
 _log = logging.getLogger(__name__)
-
-
-#: Per model class: its field names in declared order, and the defaults of the optional ones.
-_FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], dict[str, Any]]] = {}
-#: Per model class: its field names in declared order (the fast path's test).
-_NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
-_set_slot = object.__setattr__
-_new_object = object.__new__
-
-
-def construct(cls: type[_M], **values: Any) -> _M:
-    """Build a pydantic model from values already known to be valid, without validation.
-
-    A leaner :meth:`BaseModel.model_construct` for the hot path (a few times faster).
-    The fields are stored in their declared order, as validation stores them, so the
-    JSON is byte for byte the same; passing every field in that order is fastest. The
-    defaults of fields not given are taken once per class, so it is only for models
-    whose defaults are immutable (None, numbers, strings, tuples), as the dice results are.
-    """
-    fields_set = set(values)
-    if tuple(values) != _NAMES.get(cls):
-        values = _in_declared_order(cls, values)
-    # BaseModel defines no __new__ and a frozen model refuses __setattr__: its four
-    # slots are filled as pydantic's own model_construct fills them.
-    model = _new_object(cls)
-    _set_slot(model, "__dict__", values)
-    _set_slot(model, "__pydantic_fields_set__", fields_set)
-    _set_slot(model, "__pydantic_extra__", None)
-    _set_slot(model, "__pydantic_private__", None)
-    return model
-
-
-def _in_declared_order(cls: type[BaseModel], values: dict[str, Any]) -> dict[str, Any]:
-    known = _FIELDS.get(cls)
-    if known is None:
-        fields = cls.model_fields
-        defaults = {
-            name: field.get_default(call_default_factory=True)
-            for name, field in fields.items()
-            if not field.is_required()
-        }
-        known = _FIELDS[cls] = (tuple(fields), defaults)
-        _NAMES[cls] = known[0]
-    names, defaults = known
-    if tuple(values) == names:
-        return values
-    return {name: values[name] if name in values else defaults[name] for name in names}
-
-
-def error_outcome(reason: ErrorReason, locale: Locale, *, cause: str | None = None) -> Outcome:
-    """The result of a refused command: the message in ``locale`` and an :class:`ErrorDetail`."""
-    message = _ERROR_TEXTS[reason].get(locale, _ERROR_TEXTS[reason]["ja"])
-    detail = construct(ErrorDetail, reason=reason, message=message, cause=cause)
-    return construct(Outcome, text=message, detail=detail)
 
 
 def evaluate(
@@ -185,27 +99,22 @@ def evaluate(
     names when a table is rolled.
 
     Raises:
-        CommandTooLongError: the line is over :data:`MAX_LINE_LENGTH` characters.
         UnknownSystemError: ``system`` is not a registered id.
         DiceQueueError: an injected :class:`QueueSource` ran dry or disagrees with a
             die's sides (a fault of the injected dice, not of the line).
     """
-    if len(line) > MAX_LINE_LENGTH:
-        raise CommandTooLongError(
-            f"the line is {len(line)} characters long; at most {MAX_LINE_LENGTH} are read"
-        )
     if not line.isascii():
         line = _without_surrogates(line)
     game = get_system(system) if isinstance(system, str) else system
     dice = source if source is not None else SeededSource(seed)
-    mark = _light_mark(dice)
-    ctx = RollContext(
-        source=dice,
-        system=game,
-        locale=locale,
-        tables_dir=tables_dir,
-        dice_limit=mark.history_length + MAX_DICE_PER_LINE,
-    )
+    history = dice.history
+    start = len(history)
+    # Snapshotting a seeded generator (random.Random.getstate) costs more than a whole
+    # command; a seeded source is therefore marked by its history alone.
+    mark = SourceMark(start, _NO_STATE) if dice.__class__ is SeededSource else dice.mark()
+    # positional, in the dataclass's order: this runs for every line
+    budget = LineBudget()
+    ctx = RollContext(dice, game, locale, tables_dir, {}, "", start + MAX_DICE_PER_LINE, budget, run_line)
     try:
         found = run_line(line, ctx)
     except DiceQueueError:
@@ -215,6 +124,10 @@ def evaluate(
         return _refused(line, game, ctx, mark, "too_many_dice")
     except TooManyRepeatsError:
         return _refused(line, game, ctx, mark, "too_many_repeats")
+    except TooMuchReadingError:
+        return _refused(line, game, ctx, mark, "too_much_reading")
+    except TooMuchOutputError:
+        return _refused(line, game, ctx, mark, "too_much_output")
     except TooComplexError:
         return _refused(line, game, ctx, mark, "too_complex")
     except ArithmeticFailure:
@@ -225,24 +138,38 @@ def evaluate(
     if found is None:
         _roll_back(dice, mark)
         return None
-    if len(dice.history) > mark.history_length + MAX_DICE_PER_LINE:
+    if len(history) > start + MAX_DICE_PER_LINE:
         # a command that does not reserve its dice still answers to the line's budget
         return _refused(line, game, ctx, mark, "too_many_dice")
     outcome, secret, command = found
-    return construct(
-        RollResult,
-        system=game.id,
-        command=command,
-        text=outcome.text,
-        locale=locale,
-        secret=secret,
-        success=outcome.success,
-        failure=outcome.failure,
-        critical=outcome.critical,
-        fumble=outcome.fumble,
-        dice=tuple(dice.history[mark.history_length :]),
-        detail=outcome.detail,
+    # RollResult's fields in declared order, all given (see construct)
+    result = _new_object(RollResult)
+    _set_slot(
+        result,
+        "__dict__",
+        {
+            "system": game.id,
+            "command": command,
+            "text": outcome.text,
+            "locale": locale,
+            "secret": secret,
+            "success": outcome.success,
+            "failure": outcome.failure,
+            "critical": outcome.critical,
+            "fumble": outcome.fumble,
+            "dice": tuple(history[start:]),
+            "detail": outcome.detail,
+        },
     )
+    _set_slot(result, "__pydantic_fields_set__", set(_RESULT_FIELDS))
+    _set_slot(result, "__pydantic_extra__", None)
+    _set_slot(result, "__pydantic_private__", None)
+    return result
+
+
+_RESULT_FIELDS = tuple(RollResult.model_fields)
+_new_object = object.__new__
+_set_slot = object.__setattr__
 
 
 def _without_surrogates(line: str) -> str:
@@ -256,14 +183,6 @@ def _without_surrogates(line: str) -> str:
 
 
 _NO_STATE = object()
-
-
-def _light_mark(source: DiceSource) -> SourceMark:
-    # Snapshotting a seeded generator (random.Random.getstate) costs about 9 us, more
-    # than a whole command; a seeded source is therefore marked by its history alone.
-    if type(source) is SeededSource:
-        return SourceMark(len(source.history), _NO_STATE)
-    return source.mark()
 
 
 def _roll_back(source: DiceSource, mark: SourceMark) -> None:
@@ -300,44 +219,96 @@ def _refused(
     )
 
 
-def run_line(line: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
+def run_line(line: str, ctx: RollContext) -> LineRun | None:
     """Run one chat line through the system's commands, then the common ones.
 
     Returns the outcome, whether it is secret, and the command word, or None when the
     line is not a command. Commands that run other lines (repeat) call this again
-    with the same context, so that the dice budget is shared.
+    through :meth:`RollContext.run_line`, so that the budgets are shared.
+
+    Raises:
+        TooMuchReadingError: the line's reading is over its budget.
+        TooMuchOutputError: the result text is over its budget.
     """
-    word = first_word(line)
+    budget = ctx.budget
+    budget.read += len(line)
+    if budget.read > MAX_READ_PER_LINE:
+        raise TooMuchReadingError(f"more than {MAX_READ_PER_LINE} characters read for one line")
+    game = ctx.system
+    cls = game.__class__
+    key = (cls, line)
+    route = _ROUTES.get(key)
+    if route is None:
+        route = _route(line, game)
+        if len(line) <= MAX_CACHED_LINE and not _traits(cls)[1]:
+            if len(_ROUTES) >= _ROUTES_LIMIT:
+                _ROUTES.clear()
+            _ROUTES[key] = route
+    word, matched = route
     if not word:
         return None
     ctx.line = line
-    game = ctx.system
-    own_commands, rewrites = _traits(type(game))
-    if own_commands:
-        # BCDice's preprocessor strips the line first, and Ruby's strip also removes NULs
-        system_word = first_word(line.strip(_RUBY_STRIP)) if "\0" in line else word
-        found = _run_system_command(system_word, ctx) if system_word else None
-        if found is not None:
-            return found
+    extras = ctx.extras
+    if matched is not None:
+        command, secret = matched
+        extras.pop(SECRET_FLAG, None)
+        outcome = game.eval_system_command(command, ctx)
+        if outcome is not None and outcome.text:
+            budget.charge_output(len(outcome.text))
+            flag = extras.pop(SECRET_FLAG, None)
+            return outcome, flag if flag.__class__ is bool else secret, command
 
     # As in BCDice, common commands read the line as typed (comment included) and
     # take a leading S themselves; no common command starts with S, so one that
     # answers such a line has read it as the secret prefix.
     text = line
-    if rewrites:
+    if _traits(cls)[1]:
         text = game.change_text(line)
         word = first_word(text)
     secret = is_secret(word)
     if secret:
         word = word[1:]
-    ctx.extras.pop(SECRET_FLAG, None)
-    for command in common_commands():
-        if command.prefix.match(text):
-            outcome = command.evaluate(text, ctx)
+    extras.pop(SECRET_FLAG, None)
+    for common in COMMON_COMMANDS:
+        if common.prefix.match(text):
+            outcome = common.evaluate(text, ctx)
             if outcome is not None:
-                marked = ctx.extras.pop(SECRET_FLAG, False) is True
-                return outcome, secret or marked, word
+                if not common.composes:
+                    budget.charge_output(len(outcome.text))
+                flag = extras.pop(SECRET_FLAG, None)
+                return outcome, flag if flag.__class__ is bool else secret, word
     return None
+
+
+#: Longest line whose route is cached (a chat palette's lines are short; a long one
+#: would hold its memory in the cache).
+MAX_CACHED_LINE = 1000
+_ROUTES_LIMIT = 4096
+
+
+class _Route(NamedTuple):
+    """What preprocessing decided for one line under one system class: the command
+    word ("" for a blank line) and the system command it is, with its secret flag."""
+
+    word: str
+    system: tuple[str, bool] | None
+
+
+#: Routes of lines already read, per system class: the parse cache of the engine.
+#: Only classes that do not rewrite lines (``change_text``) are cached, and only
+#: lines up to :data:`MAX_CACHED_LINE`; the dice are drawn afresh for every line.
+_ROUTES: dict[tuple[type[GameSystem], str], _Route] = {}
+
+
+def _route(line: str, game: GameSystem) -> _Route:
+    word = first_word(line)
+    if len(word) > MAX_COMMAND_LENGTH:
+        raise TooMuchReadingError(f"a command word of {len(word)} characters")
+    if not word or not _traits(type(game))[0]:
+        return _Route(word, None)
+    # BCDice's preprocessor strips the line first, and Ruby's strip also removes NULs
+    system_word = first_word(line.strip(_RUBY_STRIP)) if "\0" in line else word
+    return _Route(word, _match_system_command(system_word, game) if system_word else None)
 
 
 _TRAITS: dict[type[GameSystem], tuple[bool, bool]] = {}
@@ -381,32 +352,3 @@ def _match_system_command(word: str, game: GameSystem) -> tuple[str, bool] | Non
     if pattern is not None and not pattern.match(command):
         return None
     return command, False
-
-
-_MATCHED: dict[tuple[type[GameSystem], str], tuple[str, bool] | None] = {}
-_MATCHED_LIMIT = 4096
-
-
-def _run_system_command(word: str, ctx: RollContext) -> tuple[Outcome, bool, str] | None:
-    game = ctx.system
-    cls = type(game)
-    if _traits(cls)[1]:
-        matched = _match_system_command(word, game)  # change_text may depend on the instance
-    else:
-        key = (cls, word)
-        if key in _MATCHED:
-            matched = _MATCHED[key]
-        else:
-            matched = _match_system_command(word, game)
-            if len(_MATCHED) >= _MATCHED_LIMIT:
-                _MATCHED.clear()
-            _MATCHED[key] = matched
-    if matched is None:
-        return None
-    command, secret = matched
-    ctx.extras.pop(SECRET_FLAG, None)
-    outcome = game.eval_system_command(command, ctx)
-    if outcome is None or not outcome.text:
-        return None
-    marked = ctx.extras.pop(SECRET_FLAG, False) is True
-    return outcome, secret or marked, command

@@ -81,6 +81,11 @@ class DiceSource:
 
 _new_tuple = tuple.__new__
 
+# Random.randint(1, n) draws 1 + Random._randbelow(n), which is this interpreter's
+# _randbelow_with_getrandbits (getrandbits(n.bit_length()) until under n); the seeded
+# source makes that very draw inline, where it is that method.
+_INLINE_DRAW = random.Random._randbelow is random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
+
 
 class SeededSource(DiceSource):
     """Dice from a seeded pseudo-random generator.
@@ -97,6 +102,7 @@ class SeededSource(DiceSource):
         self.seed = seed
         self._random = random.Random(seed)
         self._below = self._random._randbelow  # type: ignore[attr-defined]
+        self._bits = self._random.getrandbits
 
     def roll(self, sides: int) -> int:
         """Roll one die with ``sides`` faces, record it and return its face.
@@ -106,7 +112,16 @@ class SeededSource(DiceSource):
         """
         if sides < 1:
             raise DiceError(f"a die needs at least one side, not {sides}")
-        value: int = self._below(sides) + 1
+        if _INLINE_DRAW:
+            # Random._randbelow_with_getrandbits, without its frame
+            bits = self._bits
+            k = sides.bit_length()
+            value = bits(k)
+            while value >= sides:
+                value = bits(k)
+            value += 1
+        else:
+            value = self._below(sides) + 1
         self.history.append(_new_tuple(Die, (value, sides)))
         return value
 
@@ -114,13 +129,24 @@ class SeededSource(DiceSource):
         """Roll ``count`` dice with ``sides`` faces each, in order."""
         if count > 0 and sides < 1:
             raise DiceError(f"a die needs at least one side, not {sides}")
-        below = self._below
         record = self.history.append
         values: list[int] = []
         keep = values.append
         # a plain loop: pools are small, and a comprehension costs a frame of its own
+        if _INLINE_DRAW:
+            bits = self._bits
+            k = sides.bit_length()
+            for _ in range(count):
+                value = bits(k)
+                while value >= sides:
+                    value = bits(k)
+                value += 1
+                record(_new_tuple(Die, (value, sides)))
+                keep(value)
+            return values
+        below = self._below
         for _ in range(count):
-            value: int = below(sides) + 1
+            value = below(sides) + 1
             record(_new_tuple(Die, (value, sides)))
             keep(value)
         return values
@@ -147,11 +173,16 @@ class QueueSource(DiceSource):
         self._next = 0
 
     @classmethod
-    def parse(cls, text: str) -> QueueSource:
+    def parse(cls, text: str, *, faces_on_the_die: bool = False) -> QueueSource:
         """Build a queue from ``"9/10,5/10,2/10"`` (value/sides, comma separated).
 
+        With ``faces_on_the_die`` every value must be a face of its die (1..sides), as
+        a die a person names can only show; BCDice's vectors need the lenient default
+        (a few put 0 on a d10).
+
         Raises:
-            DiceQueueError: an entry is not ``value/sides`` with whole numbers.
+            DiceQueueError: an entry is not ``value/sides`` with whole numbers, or (with
+                ``faces_on_the_die``) its value is not a face of a die of that many sides.
         """
         dice: list[tuple[int, int]] = []
         for entry in filter(None, (part.strip() for part in text.split(","))):
@@ -159,9 +190,13 @@ class QueueSource(DiceSource):
             try:
                 if not slash:
                     raise ValueError
-                dice.append((int(value), int(sides)))
+                die = (int(value), int(sides))
             except ValueError:
                 raise DiceQueueError(f"bad die {entry!r}: write value/sides, e.g. 9/10") from None
+            if faces_on_the_die and not 1 <= die[0] <= die[1]:
+                shows = f"shows 1 to {die[1]}" if die[1] >= 1 else "needs at least one side"
+                raise DiceQueueError(f"bad die {entry!r}: a d{die[1]} {shows}")
+            dice.append(die)
         return cls(dice)
 
     @property

@@ -1,22 +1,23 @@
-"""Game systems and common commands, each found by name through a registry.
+"""What a game system is and what a command handler is handed.
 
 A game system (Cthulhu7th, TheOneRing2nd, ...) answers its own commands first; every
 system, as in BCDice, also answers the common commands (add dice, xBy, choice, ...).
-Modules under :mod:`gm_engine.systems` and :mod:`gm_engine.dice.commands` register
-themselves when imported; :func:`load_all` imports every one of them.
+The systems are listed in :mod:`gm_engine.systems.registry` and the common commands in
+:mod:`gm_engine.dice.commands.registry`; this module imports neither (the systems and
+the commands import it), and :func:`get_system` reads the systems' registry only when
+it is called.
 """
 
 from __future__ import annotations
 
-import importlib
 import operator
 import os
-import pkgutil
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Final, Literal, TypeVar
+from typing import ClassVar, Final, Literal
 
+from gm_engine.dice.limits import LineBudget, TooManyDiceError
 from gm_engine.dice.result import Locale, Outcome
 from gm_engine.dice.source import DiceSource, Die
 
@@ -56,12 +57,24 @@ class UnknownSystemError(ValueError):
     """No game system is registered under the id asked for."""
 
 
-class TooManyDiceError(ValueError):
-    """A line would roll more dice than its budget allows.
+__all__ = [
+    "COMPARISONS",
+    "CommandFunc",
+    "CommonCommand",
+    "CompareOp",
+    "GameSystem",
+    "LineRun",
+    "RollContext",
+    "RoundType",
+    "TooManyDiceError",
+    "UnknownSystemError",
+    "all_systems",
+    "compare",
+    "get_system",
+]
 
-    Raised by :meth:`RollContext.reserve_dice`; :func:`gm_engine.dice.engine.evaluate`
-    turns it into an error result, so it never reaches the caller.
-    """
+#: What running one line gives: the outcome, whether it is secret, and the command word.
+LineRun = tuple[Outcome, bool, str]
 
 
 @dataclass(slots=True)
@@ -80,6 +93,21 @@ class RollContext:
     #: The length of ``source.history`` past which no more dice may be rolled for
     #: this line (None: no budget); the engine sets it for each line.
     dice_limit: int | None = None
+    #: What the line has read and printed so far (shared by the runs of a repeat).
+    budget: LineBudget = field(default_factory=LineBudget)
+    #: The engine's way to run another line in this context (a repeat's command);
+    #: the engine sets it, so that commands need not import the engine.
+    line_runner: Callable[[str, RollContext], LineRun | None] | None = None
+
+    def run_line(self, line: str) -> LineRun | None:
+        """Run ``line`` as a chat line of its own, on this line's dice and budgets.
+
+        Raises:
+            RuntimeError: no engine set :attr:`line_runner` (a context built by hand).
+        """
+        if self.line_runner is None:
+            raise RuntimeError("this RollContext was not made by the engine: it cannot run lines")
+        return self.line_runner(line, self)
 
     def table_packs_dir(self) -> str | None:
         """Where the table packs are: :attr:`tables_dir`, else ``$GM_TABLES_DIR`` as it
@@ -177,37 +205,32 @@ class GameSystem:
         return success if compare(total, op, target) else failure
 
 
-_S = TypeVar("_S", bound=type[GameSystem])
-_SYSTEMS: dict[str, type[GameSystem]] = {}
-
-
-def register_system(cls: _S) -> _S:
-    """Class decorator: file a game system under its ``id``."""
-    _SYSTEMS[cls.id] = cls
-    return cls
-
-
 def get_system(system_id: str) -> GameSystem:
-    """A fresh instance of the system registered as ``system_id``.
+    """A fresh instance of the system registered as ``system_id``
+    (see :mod:`gm_engine.systems.registry`).
 
     Raises:
         UnknownSystemError: no such system; the message lists the known ones.
     """
-    load_all()
+    # The registry imports the systems, which import this module: it is read here,
+    # when a system is asked for by name, and never imported at this module's load.
+    from gm_engine.systems.registry import SYSTEMS_BY_ID
+
     try:
-        return _SYSTEMS[system_id]()
+        return SYSTEMS_BY_ID[system_id]()
     except KeyError:
-        known = ", ".join(sorted(_SYSTEMS))
+        known = ", ".join(sorted(SYSTEMS_BY_ID))
         # ids are matched exactly, as in BCDice; a difference of case only is named
-        alike = [name for name in sorted(_SYSTEMS) if name.lower() == system_id.lower()]
+        alike = [name for name in sorted(SYSTEMS_BY_ID) if name.lower() == system_id.lower()]
         hint = f" (did you mean {alike[0]!r}?)" if alike else ""
         raise UnknownSystemError(f"unknown game system {system_id!r}{hint}; known: {known}") from None
 
 
 def all_systems() -> list[type[GameSystem]]:
     """Every registered system, DiceBot first, then by id."""
-    load_all()
-    return sorted(_SYSTEMS.values(), key=lambda cls: (cls.id != "DiceBot", cls.id))
+    from gm_engine.systems.registry import SYSTEMS_BY_ID
+
+    return sorted(SYSTEMS_BY_ID.values(), key=lambda cls: (cls.id != "DiceBot", cls.id))
 
 
 CommandFunc = Callable[[str, RollContext], Outcome | None]
@@ -215,56 +238,17 @@ CommandFunc = Callable[[str, RollContext], Outcome | None]
 
 @dataclass(frozen=True)
 class CommonCommand:
-    """A command every system answers. ``order`` follows BCDice's order of trial."""
+    """A command every system answers (see :mod:`gm_engine.dice.commands.registry`).
 
-    name: str
-    order: int
-    prefix: re.Pattern[str]
-    evaluate: CommandFunc
-
-
-_COMMANDS: list[CommonCommand] = []
-#: ``_COMMANDS`` as the engine reads it for every line, rebuilt on each registration.
-_ORDERED: tuple[CommonCommand, ...] = ()
-
-
-def register_command(name: str, order: int, prefix: str) -> Callable[[CommandFunc], CommandFunc]:
-    """Decorator: register ``func(command, ctx)`` as a common command.
-
-    As in BCDice, ``command`` is the chat line as typed: not upcased, the comment
+    ``evaluate(command, ctx)`` gets the chat line as typed: not upcased, the comment
     after the first space included, a secret ``S`` prefix not removed (the engine
-    marks the result secret when the line starts with one). ``prefix`` is a regular
-    expression matched case-insensitively at the start of the line, a cheap test
-    before the handler runs.
+    marks the result secret when the line starts with one). ``prefix`` is matched at
+    the start of the line, a cheap test before the handler runs.
     """
 
-    def decorate(func: CommandFunc) -> CommandFunc:
-        global _ORDERED
-        _COMMANDS.append(CommonCommand(name, order, re.compile(prefix, re.IGNORECASE), func))
-        _COMMANDS.sort(key=lambda c: c.order)
-        _ORDERED = tuple(_COMMANDS)
-        return func
-
-    return decorate
-
-
-def common_commands() -> tuple[CommonCommand, ...]:
-    """The registered common commands in order of trial."""
-    load_all()
-    return _ORDERED
-
-
-_loaded = False
-
-
-def load_all() -> None:
-    """Import every module of :mod:`gm_engine.systems` and :mod:`gm_engine.dice.commands`."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for package_name in ("gm_engine.dice.commands", "gm_engine.systems"):
-        package = importlib.import_module(package_name)
-        for info in pkgutil.iter_modules(package.__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{package_name}.{info.name}")
+    name: str
+    prefix: re.Pattern[str]
+    evaluate: CommandFunc
+    #: Whether its text is made of the results of lines it ran (a repeat), whose
+    #: text was counted against the line's output budget as they ran.
+    composes: bool = False

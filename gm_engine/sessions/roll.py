@@ -35,6 +35,7 @@ from gm_engine.dice import (
     evaluate,
     get_system,
 )
+from gm_engine.dice.limits import ErrorDetail
 from gm_engine.events import DiceEvent, HumanInputEvent, StateEvent, ToolResultEvent
 from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
@@ -176,6 +177,9 @@ class RollSession:
         if result is None:
             refusal = f"not a command under {self.system_id}: {line!r}"
             return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal)
+        if isinstance(result.detail, ErrorDetail):  # over a limit: BCDice's error text, nothing rolled
+            self.source.restore(mark)
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {result.text}")
         shown = f"(secret) {result.text}" if result.secret else result.text
         return RollStep(
             tool="roll",

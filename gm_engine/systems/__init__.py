@@ -1,1 +1,1 @@
-"""Game systems. Each module registers its system with :func:`gm_engine.dice.system.register_system`."""
+"""Game systems, one module each, listed in :mod:`gm_engine.systems.registry`."""

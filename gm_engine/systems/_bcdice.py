@@ -1,45 +1,21 @@
-"""BCDice's input conventions, shared by the game systems of this package.
+"""What the game systems of this package build their answers with: the outcome made
+without re-validation, and the detail of a command refused with a message.
 
-BCDice reads a command after two steps the game systems rely on: parenthesised
-arithmetic such as ``(1+1)`` or ``(-1)`` is computed in place (so ``CC(-1)<=50`` is
-read as ``CC-1<=50``), and the command is upper-cased. :func:`normalize` performs both
-with the engine's own preprocessor (:func:`gm_engine.dice.commands._arith.fold_parentheses`);
-it is idempotent, so a command the engine already preprocessed loses nothing, and a
-system called directly reads its command the same way.
-
-Also here: the outcome a system builds without re-validation, and the detail a
-system returns when it refuses a command with a message.
+A system reads its command as the engine hands it over, preprocessed as BCDice does
+(:func:`gm_engine.dice.engine.preprocess`): parenthesised arithmetic computed in place
+before the upcase (so ``CC(-1)<=50`` is read as ``CC-1<=50`` while a lower-case
+``(3/2r)`` stays as written), then upcased. A system never preprocesses again: the
+second pass would fold what BCDice leaves.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Literal
 
-from gm_engine.dice.commands._arith import fold_parentheses
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Outcome
-from gm_engine.dice.system import RoundType
+from gm_engine.dice.result import Detail, Outcome, new_outcome
 
-
-def outcome(
-    text: str,
-    detail: Detail | None,
-    success: bool = False,
-    failure: bool = False,
-    critical: bool = False,
-    fumble: bool = False,
-) -> Outcome:
-    """An :class:`Outcome` built without validation (see :func:`gm_engine.dice.engine.construct`)."""
-    return construct(
-        Outcome,
-        text=text,
-        success=success,
-        failure=failure,
-        critical=critical,
-        fumble=fumble,
-        detail=detail,
-    )
+#: An :class:`Outcome` built without validation (see :func:`gm_engine.dice.result.construct`).
+outcome = new_outcome
 
 
 class SystemRefusalDetail(Detail):
@@ -55,9 +31,3 @@ def refusal(system: str, command: str, text: str) -> Outcome:
     """An outcome with only a message (BCDice answers bad arguments this way: no flags)."""
     detail = SystemRefusalDetail(system=system, command=command, reason=text)
     return Outcome(text=text, detail=detail)
-
-
-@lru_cache(maxsize=4096)
-def normalize(command: str, round_type: RoundType = "floor") -> str:
-    """Compute parenthesised arithmetic in place, then upper-case, as BCDice does."""
-    return fold_parentheses(command, round_type).upper()

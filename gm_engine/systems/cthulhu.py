@@ -3,13 +3,16 @@
 Commands (the ``B`` forms use the 5% rule, the others the 1% rule):
 
 * ``CC<=n`` / ``CCB<=n`` percentile skill roll; ``CC(x)<=n`` adds a malfunction
-  number x; ``n`` may be arithmetic (``CCB<=(12*5)-20``). ``CC`` alone just rolls 1D100.
+  number x; ``n`` may be arithmetic of ``+ - * /`` (``CCB<=(12*5)-20``, whose
+  parenthesis the preprocessor computes first). As in BCDice, ``CC`` alone, a target of
+  0 or less, or one that is not arithmetic BCDice reads (``10.5``, ``5+``, ``2**3``, a
+  division by zero) just rolls 1D100 with no verdict.
 * ``RES(a-p)`` / ``RESB(a-p)`` resistance roll: the target is (a - p) * 5 + 50,
   automatic failure under 5, automatic success over 95.
 * ``CBR(x,y)`` / ``CBRB(x,y)`` combined roll against two targets.
 
-A roll at or under the target (and under 100) succeeds; at or under target/5 it is a
-special; at or under 1 (5 for the B forms) a critical. A failure at or over 100 (96)
+A roll at or under the target (and under 100) succeeds; at or under target/5 (at
+least 1) it is a special; at or under 1 (5 for the B forms) a critical. A failure at or over 100 (96)
 is a fumble. A roll at or over the malfunction number is a malfunction whatever else.
 """
 
@@ -21,16 +24,13 @@ from typing import ClassVar, Literal
 
 from gm_engine.dice.commands._arith import (
     ArithmeticFailure,
-    ExpressionCursor,
-    Node,
-    ParseFailure,
+    TooComplexError,
     evaluate_arithmetic,
-    tokenize,
+    parse_arithmetic,
 )
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Outcome
-from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import normalize, outcome
+from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.system import GameSystem, RollContext
+from gm_engine.systems._bcdice import outcome
 
 SYSTEM_ID = "Cthulhu"
 
@@ -116,7 +116,8 @@ class _Check:
         self.failure = self.fumble = self.malfunction = False
         if total <= target and total < 100:
             self.success = True
-            self.special = total <= target // 5
+            # BCDice: (target * 20 / 100).clamp(1, 100)
+            self.special = total <= min(max(target * 20 // 100, 1), 100)
             self.critical = total <= critical_range
         else:
             self.failure = True
@@ -138,41 +139,46 @@ class _Check:
         return "fumble" if self.fumble else "failure"
 
 
-@lru_cache(maxsize=4096)
-def parse_skill_check(command: str) -> tuple[str, int | None, int | None] | None:
-    """Read ``CC[B][x][±modifier][<=target]`` as BCDice's command parser does.
+# BCDice's %r{^CCB?(\d+)?(?:<=([+-/*\d]+))?$}i: the class "+-/" is the range from + to
+# /, so the target may hold the characters + , - . / * and digits.
+_SKILL_CHECK = re.compile(r"CCB?([0-9]+)?(?:<=([+,\-./*0-9]+))?", re.IGNORECASE)
 
-    Returns (notation, malfunction number, target) with target None when there is no
-    ``<=``, or None when the text is not such a command. A modifier is accepted and
-    ignored, as in BCDice; any comparison other than ``<=`` is refused.
+
+@lru_cache(maxsize=4096)
+def parse_skill_check(command: str) -> tuple[str, int, int] | None:
+    """Read ``CC[B][x][<=target]`` as BCDice's Cthulhu does (after preprocessing).
+
+    Returns (notation, malfunction number, target), or None when the text is not such a
+    command. A missing malfunction number is 0; the target is BCDice's
+    ``ArithmeticEvaluator.eval``: the arithmetic's value, 0 when it is absent, cannot
+    be read (``10.5``, ``2**3``, ``5+``) or divides by zero.
     """
-    notation = _NOTATION.match(command)
-    if notation is None:
+    match = _SKILL_CHECK.fullmatch(command)
+    if match is None:
         return None
-    cursor = ExpressionCursor(tokenize(command[notation.end() :]))
-    malfunction_node: Node | None = None
-    target_node: Node | None = None
-    modifiers: list[Node] = []
+    digits, expression = match.group(1), match.group(2)
+    malfunction = 0 if digits is None else _ruby_int(digits)
+    target = 0 if expression is None else _ruby_arithmetic(expression)
+    notation = "CCB" if command[:3].upper() == "CCB" else "CC"
+    return notation, malfunction, target
+
+
+def _ruby_int(digits: str) -> int:
+    # Python refuses to read more than sys.get_int_max_str_digits() digits at once;
+    # a malfunction number that long is in any case past every d100 roll.
+    stripped = digits.lstrip("0")
+    return int(stripped or "0") if len(stripped) <= 100 else 10**100
+
+
+def _ruby_arithmetic(expression: str) -> int:
+    """BCDice's ``ArithmeticEvaluator.eval`` with its default rounding (floor)."""
     try:
-        if cursor.starts_term():
-            malfunction_node = cursor.term()
-        while cursor.accept("+") or cursor.accept("-"):
-            # read and computed (a division by zero refuses the command), then ignored
-            modifiers.append(cursor.mul())
-        op = cursor.comparison()
-        if op is not None:
-            if op != "<=":
-                return None
-            target_node = cursor.add()
-        if not cursor.at_end():
-            return None
-        malfunction = None if malfunction_node is None else evaluate_arithmetic(malfunction_node, "floor")
-        for modifier in modifiers:
-            evaluate_arithmetic(modifier, "floor")
-        target = None if target_node is None else evaluate_arithmetic(target_node, "floor")
-    except (ParseFailure, ArithmeticFailure):
-        return None
-    return notation.group(0), malfunction, target
+        node = parse_arithmetic(expression)
+        return 0 if node is None else evaluate_arithmetic(node, "floor")
+    except TooComplexError:
+        raise  # nested past what the parser reads: refused with its own text
+    except (ArithmeticFailure, ValueError):  # division by zero; a number too long to read
+        return 0
 
 
 def _judged(
@@ -209,7 +215,6 @@ def _judged(
     )
 
 
-@register_system
 class Cthulhu(GameSystem):
     """Call of Cthulhu 6th edition: CC, CCB, RES, RESB, CBR, CBRB."""
 
@@ -224,7 +229,6 @@ class Cthulhu(GameSystem):
 
     def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
         """Evaluate a CC, RES or CBR family command; None when ``command`` is not one."""
-        command = normalize(command)
         if command.startswith("CC"):
             return self._skill_check(command, ctx)
         if command.startswith("RES"):
@@ -237,12 +241,13 @@ class Cthulhu(GameSystem):
         parsed = parse_skill_check(command)
         if parsed is None:
             return None
-        notation, malfunction_number, target = parsed
+        notation, malfunction, target = parsed
         name: Literal["CC", "CCB"] = "CCB" if notation == "CCB" else "CC"
         critical_range = 1 if name == "CC" else 5
         english = ctx.locale == "en"
         arrow = ">" if english else "＞"
-        if target is None:
+        if target <= 0:
+            # BCDice: a target of 0 or less (or none, or one it cannot read) is a bare d100
             value = ctx.source.roll(100)
             detail = construct(
                 CoC6CheckDetail,
@@ -250,18 +255,17 @@ class Cthulhu(GameSystem):
                 command=name,
                 critical_range=critical_range,
                 target=None,
-                malfunction=malfunction_number,
+                malfunction=malfunction or None,
                 value=value,
                 result=None,
             )
             return outcome(f"(1D100) {arrow} {value}", detail)
-        malfunction = malfunction_number if malfunction_number is not None and malfunction_number > 0 else 0
         expr = f"(1D100<={target})"
         if malfunction > 0:
             expr += f" Malfunction number[{malfunction}]" if english else f" 故障ナンバー[{malfunction}]"
         value = ctx.source.roll(100)
         check = _Check(value, target, critical_range, malfunction)
-        return _judged(name, critical_range, target, malfunction_number, value, check, expr, english)
+        return _judged(name, critical_range, target, malfunction or None, value, check, expr, english)
 
     def _resistance(self, command: str, ctx: RollContext) -> Outcome | None:
         match = _RES.fullmatch(command)
@@ -342,4 +346,3 @@ class Cthulhu(GameSystem):
             critical=check_1.critical or check_2.critical,
             fumble=check_1.fumble or check_2.fumble,
         )
-

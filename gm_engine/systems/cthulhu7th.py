@@ -25,11 +25,10 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Outcome
+from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.source import DiceSource
-from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import normalize, outcome, refusal
+from gm_engine.dice.system import GameSystem, RollContext
+from gm_engine.systems._bcdice import outcome, refusal
 from gm_engine.systems.tables import FollowUp, roll_table
 
 SYSTEM_ID = "Cthulhu7th"
@@ -184,25 +183,21 @@ def level_against_difficulty(total: int, target: int) -> Level:
     return SUCCESS if total <= target else FAILURE
 
 
-def roll_d100_with_bonus(
-    source: DiceSource, bonus: int
-) -> tuple[int, tuple[int, ...], int, tuple[int, ...]]:
+def roll_d100_with_bonus(source: DiceSource, bonus: int) -> tuple[int, tuple[int, ...], int, tuple[int, ...]]:
     """Roll ``|bonus| + 1`` tens dice then the ones die; keep the lowest (bonus) or highest.
 
     Returns (kept total, tens values, ones value, candidate totals).
     """
-    roll = source.roll
     count = bonus + 1 if bonus >= 0 else 1 - bonus
-    if count == 1:
-        die = roll(10)
-        tens: tuple[int, ...] = (0 if die == 10 else die * 10,)
-    else:
-        tens = tuple([0 if die == 10 else die * 10 for die in source.roll_many(count, 10)])
-    ones_die = roll(10)
+    # one draw of every die, tens first and the ones die last, as BCDice rolls them
+    *tens_dice, ones_die = source.roll_many(count + 1, 10)
     ones = 0 if ones_die == 10 else ones_die
     if count == 1:
-        total = (tens[0] + ones) or 100
-        return total, tens, ones, (total,)
+        ten = tens_dice[0]
+        ten = 0 if ten == 10 else ten * 10
+        total = (ten + ones) or 100
+        return total, (ten,), ones, (total,)
+    tens = tuple([0 if die == 10 else die * 10 for die in tens_dice])
     candidates = tuple([(ten + ones) or 100 for ten in tens])
     return (min(candidates) if bonus >= 0 else max(candidates)), tens, ones, candidates
 
@@ -309,8 +304,7 @@ def _far_warning(code: FarWarning, args: _FarArgs, english: bool) -> str:
         if english:
             return "With a skill of 39 or less a volley is 3 bullets: the volley is set to 3."
         return (
-            "技能値が39以下ではボレーの弾丸の数の上限および下限は3発です。"
-            "ボレーの弾丸の数を3発に変更します。"
+            "技能値が39以下ではボレーの弾丸の数の上限および下限は3発です。ボレーの弾丸の数を3発に変更します。"
         )
     if code == "volley_raised":
         if english:
@@ -332,7 +326,6 @@ _FAR_ERRORS: dict[str, tuple[str, str]] = {
 }
 
 
-@register_system
 class Cthulhu7th(GameSystem):
     """Call of Cthulhu 7th edition: CC, CBR, FAR and the madness and casting tables."""
 
@@ -350,7 +343,6 @@ class Cthulhu7th(GameSystem):
 
     def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
         """Evaluate CC, CBR, FAR or a table command; None when ``command`` is none of them."""
-        command = normalize(command)
         head = command[:2]
         if head == "CC":
             return self._skill_roll(command, ctx)

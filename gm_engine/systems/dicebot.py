@@ -1,9 +1,8 @@
 """DiceBot: the system with no commands of its own; it answers the common commands."""
 
-from gm_engine.dice.system import GameSystem, register_system
+from gm_engine.dice.system import GameSystem
 
 
-@register_system
 class DiceBot(GameSystem):
     """The generic dice bot."""
 

@@ -244,9 +244,7 @@ def _unavailable(
             f"表{command}：表パックが壊れています：{problem}。"
             f"修正するか、環境変数{TABLES_ENV}を設定し直してください。"
         )
-    detail = TableUnavailableDetail(
-        system=system_id, command=command, reason=reason, pack=pack, message=text
-    )
+    detail = TableUnavailableDetail(system=system_id, command=command, reason=reason, pack=pack, message=text)
     return Outcome(text=text, detail=detail)
 
 

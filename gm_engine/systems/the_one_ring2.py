@@ -22,10 +22,10 @@ import re
 from functools import lru_cache
 from typing import ClassVar, Literal, NamedTuple
 
-from gm_engine.dice.engine import MAX_DICE_PER_LINE, construct
-from gm_engine.dice.result import Detail, Outcome
-from gm_engine.dice.system import GameSystem, RollContext, register_system
-from gm_engine.systems._bcdice import normalize, outcome, refusal
+from gm_engine.dice.limits import MAX_DICE_PER_LINE
+from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.system import GameSystem, RollContext
+from gm_engine.systems._bcdice import outcome, refusal
 
 SYSTEM_ID = "TheOneRing2nd"
 
@@ -36,6 +36,9 @@ CHOSEN_MARK = "◎"
 #: Most success dice one roll may ask for (BCDice has no limit; this keeps a typo such
 #: as 9RG99999999 from rolling for minutes even outside the engine's dice budget).
 MAX_SUCCESS_DICE = MAX_DICE_PER_LINE
+#: Most dice BCDice's randomizer rolls at once (``UPPER_LIMIT_DICE_TIMES``); a larger
+#: pool of success dice rolls none.
+MAX_DICE_AT_ONCE = 200
 
 Favour = Literal["favoured", "ill_favoured"]
 SkillResult = Literal["automatic_success", "automatic_failure", "success", "failure"]
@@ -205,7 +208,6 @@ def _parse_feat(command: str) -> tuple[int, Favour | None] | None:
     return _number(match.group(1)), favour
 
 
-@register_system
 class TheOneRing2nd(GameSystem):
     """The One Ring 2nd edition: nRG skill rolls and FD feat dice."""
 
@@ -220,7 +222,6 @@ class TheOneRing2nd(GameSystem):
 
     def eval_system_command(self, command: str, ctx: RollContext) -> Outcome | None:
         """Evaluate nRG or FD; None when ``command`` is neither."""
-        command = normalize(command)
         if command.startswith("FD"):
             return self._feat_die(command, ctx)
         return self._skill_roll(command, ctx)
@@ -248,7 +249,9 @@ class TheOneRing2nd(GameSystem):
         success_dice: tuple[int, ...] = ()
         icons = 0
         if success_count > 0:
-            success_dice = tuple(ctx.source.roll_many(success_count, 6))
+            # BCDice's roll_barabara: past 200 dice at once the pool is empty (+[])
+            rolled = success_count <= MAX_DICE_AT_ONCE
+            success_dice = tuple(ctx.source.roll_many(success_count, 6)) if rolled else ()
             icons = success_dice.count(6)
             total += sum(d for d in success_dice if d > 3) if weary else sum(success_dice)
             header += f"+{success_count}D6"

@@ -14,7 +14,6 @@ from typing import ClassVar
 from pydantic import Field
 
 from gm_engine.dice import DiceSource, RollResult, evaluate
-from gm_engine.dice.engine import CommandTooLongError
 from gm_engine.dice.system import GameSystem, get_system
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
 
@@ -61,10 +60,7 @@ def roll(command: str, system: GameSystem | str, source: DiceSource) -> RollResu
             or the engine refuses it; no die is consumed.
     """
     game = get_system(system) if isinstance(system, str) else system
-    try:
-        result = evaluate(command, game, source=source)
-    except CommandTooLongError as exc:
-        raise ModelRetry(str(exc)) from None
+    result = evaluate(command, game, source=source)
     if result is None:
         raise ModelRetry(f"{command!r} is not a dice command of {game.id}; see `gm systems` for its commands")
     return result

@@ -32,10 +32,9 @@ from gm_engine.dice.commands._arith import (
     parse_add_dice,
     without_secret,
 )
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Outcome
+from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.source import Die
-from gm_engine.dice.system import CompareOp, RollContext, RoundType, register_command
+from gm_engine.dice.system import CompareOp, RollContext, RoundType
 
 #: A single ``xDy`` rolls nothing when x is over this (BCDice's UPPER_LIMIT_DICE_TIMES).
 MAX_DICE_PER_TERM = 200
@@ -345,7 +344,10 @@ def run_add_dice(plan: _Plan, ctx: RollContext) -> Outcome:
     )
 
 
-@register_command("add_dice", 10, r"[ \t\n\v\f\r]*[S\u017f]?[0-9(+\-D]")
+#: The cheap test of the engine before :func:`add_dice` runs (matched at the line's start).
+PREFIX = r"[ \t\n\v\f\r]*[S\u017f]?[0-9(+\-D]"
+
+
 def add_dice(command: str, ctx: RollContext) -> Outcome | None:
     """``xDy`` arithmetic with an optional target; None when the line is not one."""
     system = ctx.system

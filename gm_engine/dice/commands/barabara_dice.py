@@ -26,15 +26,13 @@ from gm_engine.dice.commands._arith import (
     evaluate_arithmetic,
     first_word,
 )
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Locale, Outcome
+from gm_engine.dice.limits import MAX_OUTPUT_PER_LINE, TooMuchOutputError
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
 from gm_engine.dice.system import (
     COMPARISONS,
     CompareOp,
     RollContext,
     RoundType,
-    TooManyDiceError,
-    register_command,
 )
 
 # --------------------------------------------------------------------------------------
@@ -56,7 +54,8 @@ MAX_TIMES_PER_ROLL: Final = 200
 """More dice than this in one roll of a term give no dice at all, as in BCDice."""
 MAX_SIDES: Final = 10000
 """A die with more sides than this (or fewer than one) shows 0 and is not rolled."""
-MAX_VALUES_PER_COMMAND: Final = 100000
+#: Most faces one command may show: each prints at least a digit and a separator.
+MAX_VALUES_PER_COMMAND: Final = MAX_OUTPUT_PER_LINE // 2
 """Faces, rolled or shown as 0, one command may list; BCDice has no such cap, but a
 reroll loop over 0-sided dice would otherwise print millions of zeros."""
 
@@ -117,7 +116,8 @@ class DiceRoller:
     checked, as BCDice does, before the per-roll cap.
 
     Raises (from its methods):
-        TooManyDiceError: the line's budget, or :data:`MAX_VALUES_PER_COMMAND`, is spent.
+        TooManyDiceError: the line's dice budget is spent.
+        TooMuchOutputError: more than :data:`MAX_VALUES_PER_COMMAND` faces.
     """
 
     __slots__ = ("_roll", "ctx", "values")
@@ -130,7 +130,9 @@ class DiceRoller:
     def _count(self, values: int) -> None:
         self.values += values
         if self.values > MAX_VALUES_PER_COMMAND:
-            raise TooManyDiceError(f"more than {MAX_VALUES_PER_COMMAND} faces in one command")
+            # faces shown without a roll (0 for a die of too many sides) cost no dice,
+            # but each is printed: past this many the text is over the output budget
+            raise TooMuchOutputError(f"more than {MAX_VALUES_PER_COMMAND} faces in one command")
 
     def roll_once(self, sides: int) -> int:
         """One die; 0 without rolling when ``sides`` is out of range."""
@@ -251,7 +253,10 @@ def build_outcome(detail: Detail, text: str) -> Outcome:
     return construct(Outcome, text=text, detail=detail)
 
 
-@register_command("BarabaraDice", 20, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*B")
+#: The cheap test of the engine before :func:`barabara_dice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*B"
+
+
 def barabara_dice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``xBy`` (BCDice's BarabaraDice); None if ``command`` is not one.
 

@@ -18,9 +18,9 @@ from gm_engine.dice.commands._arith import (
     render_arithmetic,
     without_secret,
 )
-from gm_engine.dice.engine import construct, error_outcome
-from gm_engine.dice.result import Detail, Outcome
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.limits import error_outcome
+from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.system import RollContext
 
 _ZERO_DIVISION = {
     "ja": "ゼロ除算が発生したため計算できませんでした",
@@ -38,7 +38,10 @@ class CalcDetail(Detail):
     error: Literal["zero_division"] | None = None
 
 
-@register_command("calc", 30, r"[ \t\n\v\f\r]*[S\u017f]?C")
+#: The cheap test of the engine before :func:`calc` runs (matched at the line's start).
+PREFIX = r"[ \t\n\v\f\r]*[S\u017f]?C"
+
+
 def calc(command: str, ctx: RollContext) -> Outcome | None:
     """``C`` followed by arithmetic; None when the line is not one."""
     parsed = parse_calc(without_secret(first_word(command)))

@@ -16,9 +16,9 @@ import re
 from typing import Final, Literal
 
 from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.limits import SECRET_FLAG
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
+from gm_engine.dice.system import RollContext
 
 #: The most items a choice may list.
 MAX_ITEMS: Final = 100
@@ -28,7 +28,9 @@ ChoiceStyle = Literal["bracket", "paren", "space"]
 _RUBY_SPACE = " \t\n\v\f\r"
 #: Ruby's String#strip also removes NUL characters.
 _RUBY_STRIP = _RUBY_SPACE + "\0"
-_HEAD = re.compile(r"[ \t\n\v\f\r]*S?choice([0-9]*)(\(|\[|[ \t\n\v\f\r]+)?", re.IGNORECASE)
+# Ruby's /i does not fold the dotless and dotted I (U+0131, U+0130) to i, and Python's
+# would: the i of choice is matched case-sensitively.
+_HEAD = re.compile(r"[ \t\n\v\f\r]*S?cho(?-i:[iI])ce([0-9]*)(\(|\[|[ \t\n\v\f\r]+)?", re.IGNORECASE)
 _SPACE_RUN = re.compile(r"[ \t\n\v\f\r]+")
 # Ruby's ^ and $ are line anchors, and match searches: a range on any line counts.
 _NUMBER_RANGE = re.compile(r"^([0-9]+)-([0-9]+)$", re.MULTILINE)
@@ -141,7 +143,10 @@ def parse_choice(command: str) -> tuple[ChoiceStyle, int, list[str] | _Range] | 
     return style, takes, chosen_from
 
 
-@register_command("Choice", 40, LINE_HEAD + "choice")
+#: The cheap test of the engine before :func:`choice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + "choice"
+
+
 def choice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``choice[...]``, ``choice(...)`` or ``choice ...``; None if not one.
 
@@ -153,10 +158,8 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
     style, takes, listed = parsed
     count = listed.size if isinstance(listed, _Range) else len(listed)
     if count > MAX_ITEMS:
-        detail = construct(
-            ChoiceDetail,
-            style=style, takes=takes, item_count=count, error="too_many_items"
-        )
+        detail = construct(ChoiceDetail, style=style, takes=takes, item_count=count, error="too_many_items")
+        ctx.extras[SECRET_FLAG] = False  # BCDice's message is a plain Result: never secret
         return build_outcome(detail, render_choice(detail, ctx.locale))
     items = listed.items() if isinstance(listed, _Range) else listed
     remaining = list(items)
@@ -171,7 +174,6 @@ def choice(command: str, ctx: RollContext) -> Outcome | None:
         else:
             chosen.append(None)
     detail = construct(
-        ChoiceDetail,
-        style=style, takes=takes, items=tuple(items), item_count=count, chosen=tuple(chosen)
+        ChoiceDetail, style=style, takes=takes, items=tuple(items), item_count=count, chosen=tuple(chosen)
     )
     return build_outcome(detail, render_choice(detail, ctx.locale))

@@ -13,9 +13,8 @@ from typing import Literal
 
 from gm_engine.dice.commands._arith import first_word
 from gm_engine.dice.commands.barabara_dice import LINE_HEAD, build_outcome
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
+from gm_engine.dice.system import RollContext
 
 D66Sort = Literal["no_sort", "asc", "desc"]
 
@@ -41,7 +40,10 @@ def render_d66(detail: D66Detail, locale: Locale) -> str:
     return f"(D66{detail.suffix or ''}) ＞ {detail.value}"
 
 
-@register_command("D66Dice", 50, LINE_HEAD + "D66")
+#: The cheap test of the engine before :func:`d66_dice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + "D66"
+
+
 def d66_dice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``D66``, ``D66A``/``D66S``, ``D66D`` or ``D66N``; None if not one.
 
@@ -64,8 +66,5 @@ def d66_dice(command: str, ctx: RollContext) -> Outcome | None:
         tens, units = high, low
     else:
         tens, units = first, second
-    detail = construct(
-        D66Detail,
-        suffix=suffix, sort=sort, dice=(first, second), value=tens * 10 + units
-    )
+    detail = construct(D66Detail, suffix=suffix, sort=sort, dice=(first, second), value=tens * 10 + units)
     return build_outcome(detail, render_d66(detail, ctx.locale))

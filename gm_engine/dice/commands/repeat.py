@@ -4,7 +4,7 @@
 The text after the space is run as a chat line of its own, ``times`` times (1 to 100),
 and the results are joined as ``#1\\n...\\n\\n#2\\n...``. As in BCDice a repeat may not
 directly repeat a lower-case repeat (``x2 rep3 1D6``); the engine further bounds nested
-repeats written in capitals to :data:`~gm_engine.dice.engine.MAX_REPEATED_COMMANDS`
+repeats written in capitals to :data:`~gm_engine.dice.limits.MAX_RUNS_PER_LINE`
 runs in all, and every line to its dice budget.
 """
 
@@ -16,16 +16,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.dice.engine import (
-    MAX_REPEATED_COMMANDS,
-    REPEAT_FACTOR,
-    SECRET_FLAG,
-    TooManyRepeatsError,
-    construct,
-    run_line,
-)
-from gm_engine.dice.result import Detail, Outcome, RollResult
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.limits import MAX_RUNS_PER_LINE, REPEAT_FACTOR, SECRET_FLAG, TooManyRepeatsError
+from gm_engine.dice.result import Detail, Outcome, RollResult, construct
+from gm_engine.dice.system import RollContext
 
 #: Most times one repeat runs its command (BCDice's REPEAT_LIMIT).
 REPEAT_LIMIT = 100
@@ -80,7 +73,10 @@ def _refusal(reason: RepeatError, command: str, times: int, ctx: RollContext) ->
     return construct(Outcome, text=text, detail=detail)
 
 
-@register_command("repeat", 60, r"[S\u017f]?(?:repeat|rep|x)[0-9]")
+#: The cheap test of the engine before :func:`repeat` runs (matched at the line's start).
+PREFIX = r"[S\u017f]?(?:repeat|rep|x)[0-9]"
+
+
 def repeat(command: str, ctx: RollContext) -> Outcome | None:
     """``x<n> <command>``, ``rep<n> ...`` or ``repeat<n> ...``; None when not one."""
     head = _HEAD.match(command)
@@ -96,8 +92,8 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
         return _refusal("times", trailer, times, ctx)
     factor = ctx.extras.get(REPEAT_FACTOR, 1)
     assert isinstance(factor, int)
-    if factor * times > MAX_REPEATED_COMMANDS:
-        raise TooManyRepeatsError(f"more than {MAX_REPEATED_COMMANDS} repeated commands in one line")
+    if factor * times > MAX_RUNS_PER_LINE:
+        raise TooManyRepeatsError(f"more than {MAX_RUNS_PER_LINE} repeated commands in one line")
 
     source = ctx.source
     runs: list[RepeatRun] = []
@@ -106,13 +102,15 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
     try:
         for index in range(1, times + 1):
             start = len(source.history)
-            found = run_line(trailer, replace(ctx))
+            found = replace(ctx).run_line(trailer)
             # every command's dice count against the line's budget, whoever rolled them
             ctx.reserve_dice(0)
             if found is None:
                 runs.append(construct(RepeatRun, index=index, result=None))
                 continue
             outcome, secret, word = found
+            # the run's own text was counted when it ran; the heading and gap are new
+            ctx.budget.charge_output(len(str(index)) + 4)
             any_secret = any_secret or secret
             result = construct(
                 RollResult,

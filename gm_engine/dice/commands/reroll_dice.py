@@ -35,9 +35,8 @@ from gm_engine.dice.commands.barabara_dice import (
     read_dice_terms,
     success_words,
 )
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import COMPARISONS, CompareOp, RollContext, register_command
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
+from gm_engine.dice.system import COMPARISONS, CompareOp, RollContext
 
 #: BCDice stops rolling after this many rolls of a group (its ``REROLL_LIMIT``).
 REROLL_LIMIT: Final = 10000
@@ -131,7 +130,10 @@ def _parse(command: str) -> _Parsed:
     return notations, op, target, reroll_op, reroll_node
 
 
-@register_command("RerollDice", 70, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*R")
+#: The cheap test of the engine before :func:`reroll_dice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*R"
+
+
 def reroll_dice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``xRy`` (BCDice's RerollDice); None if ``command`` is not one.
 

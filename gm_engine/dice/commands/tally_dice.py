@@ -26,9 +26,9 @@ from gm_engine.dice.commands.barabara_dice import (
     evaluate_all,
     join_ints,
 )
-from gm_engine.dice.engine import construct
-from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import RollContext, register_command
+from gm_engine.dice.limits import SECRET_FLAG
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
+from gm_engine.dice.system import RollContext
 
 #: The most sides a tallied die may have.
 MAX_TALLY_SIDES: Final = 20
@@ -66,9 +66,7 @@ def render_tally(detail: TallyDiceDetail, locale: Locale) -> str:
     if detail.error is not None:
         return error_text(detail.expression, detail.error, locale)
     counts = ", ".join(
-        f"[{face}]×{count}"
-        for face, count in enumerate(detail.counts, start=1)
-        if count or detail.show_zeros
+        f"[{face}]×{count}" for face, count in enumerate(detail.counts, start=1) if count or detail.show_zeros
     )
     return f"({detail.expression}) ＞ {join_ints(detail.values)} ＞ {counts}"
 
@@ -93,7 +91,10 @@ def _parse(command: str) -> tuple[Node, bool, Node]:
     return times, show_zeros, sides
 
 
-@register_command("TallyDice", 80, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*T[YZ]")
+#: The cheap test of the engine before :func:`tally_dice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*T[YZ]"
+
+
 def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``xTYy`` / ``xTZy`` (BCDice's TallyDice); None if ``command`` is not one.
 
@@ -117,8 +118,13 @@ def tally_dice(command: str, ctx: RollContext) -> Outcome | None:
     if sides > MAX_TALLY_SIDES:
         detail = construct(
             TallyDiceDetail,
-            expression=expression, times=times, sides=sides, show_zeros=show_zeros, error="too_many_sides"
+            expression=expression,
+            times=times,
+            sides=sides,
+            show_zeros=show_zeros,
+            error="too_many_sides",
         )
+        ctx.extras[SECRET_FLAG] = False  # BCDice's message is a plain Result: never secret
         return build_outcome(detail, render_tally(detail, ctx.locale))
     rolled = DiceRoller(ctx).roll_many(times, sides)
     counts = [0] * (sides + 1)

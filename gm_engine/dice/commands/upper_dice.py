@@ -38,9 +38,9 @@ from gm_engine.dice.commands.barabara_dice import (
     pair_up,
     success_words,
 )
-from gm_engine.dice.engine import TooManyDiceError, construct
-from gm_engine.dice.result import Detail, Locale, Outcome
-from gm_engine.dice.system import CompareOp, RollContext, compare, register_command
+from gm_engine.dice.limits import TooManyDiceError
+from gm_engine.dice.result import Detail, Locale, Outcome, construct
+from gm_engine.dice.system import CompareOp, RollContext, compare
 
 _INVALID_TEXT: Final = {
     "ja": "無限ロールの条件がまちがっています",
@@ -157,7 +157,10 @@ def _dice(cursor: ExpressionCursor) -> tuple[Node, Node]:
     return times, cursor.term()
 
 
-@register_command("UpperDice", 90, LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*U")
+#: The cheap test of the engine before :func:`upper_dice` runs (matched at the line's start).
+PREFIX = LINE_HEAD + r"[0-9(][^ \t\n\v\f\r]*U"
+
+
 def upper_dice(command: str, ctx: RollContext) -> Outcome | None:
     """Evaluate ``xUy`` (BCDice's UpperDice); None if ``command`` is not one.
 
