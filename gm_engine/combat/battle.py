@@ -42,8 +42,9 @@ from gm_engine.combat.enemies import (
     AbilityKind,
     Encounter,
     Enemy,
-    expected_enemy_side_ap,
+    difficulty_ap,
     expected_party_ap,
+    expected_side_ap,
     swarm_bonus,
 )
 from gm_engine.combat.errors import CombatError, IllegalActionError, InvalidCharacterError, OutOfOrderError
@@ -483,8 +484,8 @@ def _explain_narrative(state: BattleState) -> CombatError | None:
 
 
 def _expected_enemy_ap(state: BattleState) -> float:
-    encounter = Encounter(enemies=tuple(state.enemies), difficulty=state.difficulty)
-    return expected_enemy_side_ap(encounter, state.options)
+    # the state's enemies already carry §3.3's HP adjustments, so no Encounter is rebuilt from them
+    return expected_side_ap(state.enemies, state.difficulty, state.options)
 
 
 def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
@@ -578,6 +579,13 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
     if spell is Spell.FORESIGHT and phase == "ROLL" and not _live(state, "pc") and not _live(state, "enemy"):
         return IllegalActionError("no combat roll to roll again", "§4.5")
     if spell is Spell.FORESIGHT and phase == "JUDGE" and _last_check(state) is None:
+        live = [g for g in state.current.dice if not g.discarded]
+        if live and live[-1].purpose == "生死判定" and _revived_at_judge(state, live[-1].owner):
+            return IllegalActionError(
+                f"{live[-1].owner}'s life-or-death check was made an automatic success by 【蘇生】; "
+                "【予見】 cannot roll it again",
+                "§4.5, §6.2.4",
+            )
         return IllegalActionError(
             "at JUDGE 【予見】 re-rolls a life-or-death check, and the last roll of this round was not one",
             "§4.5",
@@ -586,11 +594,24 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
 
 
 def _last_check(state: BattleState) -> DieGroup | None:
-    """The round's last live die group if it is a life-or-death check."""
+    """The round's last live die group if it is a life-or-death check that is still open.
+
+    A check whose failure 【蘇生】 has overturned at this JUDGE is settled: §6.2.4 makes it
+    an automatic success, so there is nothing left for 【予見】 to roll again.
+    """
     live = [g for g in state.current.dice if not g.discarded]
     if live and live[-1].phase == "JUDGE" and live[-1].purpose == "生死判定":
+        if _revived_at_judge(state, live[-1].owner):
+            return None
         return live[-1]
     return None
+
+
+def _revived_at_judge(state: BattleState, name: str) -> bool:
+    return any(
+        c.spell is Spell.REVIVE and c.target == name and c.phase in ("JUDGE", "NARRATIVE")
+        for c in state.current.declarations.casts
+    )
 
 
 # -- candidates for legal_actions ------------------------------------------------------------------
@@ -874,11 +895,11 @@ def pc_terms(state: BattleState) -> list[Term]:
     situational = sum(decl.situational.get(c.name, 0) for c in members)
     if situational:
         terms.append(Term(label="状況補正", value=situational))
-    for cast in casts_of(state, Spell.FIREBALL):
-        if rolled:
-            die = next((g for g in _live(state, "pc", "火弾") if g.owner == cast.caster), None)
-            if die is not None:
-                terms.append(Term(label=f"【火弾】({cast.caster})", value=die.total))
+    if rolled:
+        # one die group per cast, rolled in the order of the casts: a caster who casts
+        # 【火弾】 twice has two dice, so they are paired by position, never by name
+        for die in _live(state, "pc", "火弾"):
+            terms.append(Term(label=f"【火弾】({die.owner})", value=die.total))
     for cast in casts_of(state, Spell.LIGHTNING):
         terms.append(Term(label=f"【雷撃】({cast.caster})", value=4))
     if rolled:
@@ -908,7 +929,7 @@ def enemy_terms(state: BattleState) -> list[Term]:
     swarm = swarm_bonus(len(standing), state.options)
     if swarm:
         terms.append(Term(label="群れ補正", value=swarm))
-    adjustment = Encounter(enemies=tuple(state.enemies), difficulty=state.difficulty).ap_adjustment
+    adjustment = difficulty_ap(state.difficulty)
     if adjustment:
         terms.append(Term(label="難易度", value=adjustment))
     slows = _slow_casts(state)

@@ -74,6 +74,10 @@ class Ability(BaseModel):
         return f"再生{self.amount}"
 
 
+#: The most HP an enemy may have (a bound on bad input, 瞬殺 included).
+MAX_ENEMY_HP = 500
+
+
 class Enemy(BaseModel):
     """An enemy: a unique name in its encounter, kind, fixed AP, HP and abilities."""
 
@@ -82,8 +86,8 @@ class Enemy(BaseModel):
     name: str = Field(min_length=1, max_length=40)
     kind: EnemyKind
     ap: int = Field(ge=0, le=60)
-    max_hp: int = Field(ge=1, le=500)
-    hp: int = Field(ge=0, le=500)
+    max_hp: int = Field(ge=1, le=MAX_ENEMY_HP)
+    hp: int = Field(ge=0, le=MAX_ENEMY_HP)
     abilities: tuple[Ability, ...] = ()
 
     @model_validator(mode="after")
@@ -177,6 +181,13 @@ class Encounter(BaseModel):
             raise ValueError("§3.3: 弱い and 強い cancel out; choose one")
         if {Difficulty.DRAGS_ON, Difficulty.TOO_QUICK} <= set(self.difficulty):
             raise ValueError("§3.3: 長引く and 瞬殺 cancel out; choose one")
+        if Difficulty.TOO_QUICK in self.difficulty:
+            for enemy in self.enemies:
+                if _scaled(enemy.max_hp, 12) > MAX_ENEMY_HP:
+                    raise ValueError(
+                        f"§3.3: 瞬殺 (HP +20%) would give {enemy.name} HP {_scaled(enemy.max_hp, 12)}, "
+                        f"above the limit {MAX_ENEMY_HP}; give it at most {MAX_ENEMY_HP * 10 // 12} HP"
+                    )
         return self
 
     def check_composition(self) -> None:
@@ -194,9 +205,7 @@ class Encounter(BaseModel):
     @property
     def ap_adjustment(self) -> int:
         """弱い −1, 強い +1 (§3.3)."""
-        return (-1 if Difficulty.WEAK in self.difficulty else 0) + (
-            1 if Difficulty.STRONG in self.difficulty else 0
-        )
+        return difficulty_ap(self.difficulty)
 
     def adjusted_enemies(self) -> tuple[Enemy, ...]:
         """The enemies with §3.3's HP adjustments applied (長引く −20%, 瞬殺 +20%)."""
@@ -208,10 +217,21 @@ class Encounter(BaseModel):
             return self.enemies
         out = []
         for enemy in self.enemies:
-            max_hp = max(1, (enemy.max_hp * factor + 5) // 10)
-            hp = max(0, (enemy.hp * factor + 5) // 10) if enemy.hp < enemy.max_hp else max_hp
-            out.append(enemy.model_copy(update={"max_hp": max_hp, "hp": min(hp, max_hp)}))
+            max_hp = max(1, _scaled(enemy.max_hp, factor))
+            hp = max(0, _scaled(enemy.hp, factor)) if enemy.hp < enemy.max_hp else max_hp
+            # validated, not copied: an adjusted enemy obeys the same limits as any other
+            out.append(Enemy.model_validate({**enemy.model_dump(), "max_hp": max_hp, "hp": min(hp, max_hp)}))
         return tuple(out)
+
+
+def difficulty_ap(difficulty: Sequence[Difficulty]) -> int:
+    """The enemy side's AP term of §3.3's adjustments: 弱い −1, 強い +1."""
+    return (-1 if Difficulty.WEAK in difficulty else 0) + (1 if Difficulty.STRONG in difficulty else 0)
+
+
+def _scaled(hp: int, tenths: int) -> int:
+    """``hp`` × ``tenths``/10, rounded half up (§3.3's ±20%)."""
+    return (hp * tenths + 5) // 10
 
 
 def swarm_bonus(standing_enemies: int, options: CombatOptions = DEFAULT_OPTIONS) -> int:
@@ -231,12 +251,16 @@ def expected_party_ap(party: Sequence[Character]) -> float:
 
 def expected_enemy_side_ap(encounter: Encounter, options: CombatOptions = DEFAULT_OPTIONS) -> float:
     """The enemy side's expected AP, 群れ補正 and difficulty included."""
-    standing = [e for e in encounter.enemies if e.standing]
-    return (
-        sum(e.expected_ap for e in standing)
-        + swarm_bonus(len(standing), options)
-        + encounter.ap_adjustment
-    )
+    return expected_side_ap(encounter.enemies, encounter.difficulty, options)
+
+
+def expected_side_ap(
+    enemies: Sequence[Enemy], difficulty: Sequence[Difficulty], options: CombatOptions = DEFAULT_OPTIONS
+) -> float:
+    """The expected AP of the standing ``enemies`` as a side, 群れ補正 and difficulty included."""
+    standing = [e for e in enemies if e.standing]
+    swarm = swarm_bonus(len(standing), options)
+    return sum(e.expected_ap for e in standing) + swarm + difficulty_ap(difficulty)
 
 
 def _sum_distribution(dice: int) -> list[int]:
