@@ -87,6 +87,7 @@ PARTY = (create_auto("A", "熟練"), create_auto("B", "熟練"), create_characte
 
 
 SIDE = CombatOptions(encounter_basis="side_total")
+MEMBER = CombatOptions(encounter_basis="member_average")
 RANGES = [
     (EncounterKind.MOBS, -4, -2, 2.0), (EncounterKind.ELITE, 0, 2, 2.5), (EncounterKind.BOSS, 3, 6, 3.0)
 ]
@@ -99,10 +100,10 @@ LEADS = {
 
 @pytest.mark.parametrize(("kind", "low", "high", "factor"), RANGES)
 @pytest.mark.parametrize("party", [PARTY, PARTY[:1], (create_auto("S", "駆け出し"),)])
-def test_encounter_helper_2_3_relative_to_the_party_average(
+def test_encounter_helper_2_3_relative_to_the_party_average_option(
     kind: EncounterKind, low: int, high: int, factor: float, party: tuple[Character, ...]
 ) -> None:
-    proposal = propose_encounter(party, kind)
+    proposal = propose_encounter(party, kind, options=MEMBER)
     average = expected_party_ap(party) / len(party)
     assert proposal.party_average_ap == pytest.approx(average)
     for enemy in proposal.encounter.enemies:
@@ -112,7 +113,7 @@ def test_encounter_helper_2_3_relative_to_the_party_average(
         else:
             assert -4.5 <= offset <= -1.5  # the 雑魚 that come along
         assert proposal.margin * factor <= enemy.max_hp < proposal.margin * factor + 1  # HP, rounded up
-    assert proposal.enemy_side_ap == pytest.approx(expected_enemy_side_ap(proposal.encounter))
+    assert proposal.enemy_side_ap == pytest.approx(expected_enemy_side_ap(proposal.encounter, MEMBER))
     assert proposal.margin >= 3
     proposal.encounter.check_composition()
     assert "期待差分" in proposal.explanation
@@ -136,9 +137,10 @@ def test_a_mob_fight_is_weaker_than_the_party() -> None:
     for size in range(1, 7):
         party = tuple(create_auto(f"P{i}", "熟練") for i in range(size))
         assert propose_encounter(party, "雑魚戦", options=SIDE).enemy_side_ap < expected_party_ap(party)
-        per_member = propose_encounter(party, "雑魚戦")
+        per_member = propose_encounter(party, "雑魚戦", options=MEMBER)
         assert (per_member.enemy_side_ap < per_member.party_ap) is (size >= 2)
-    solo = propose_encounter(PARTY[:1], "雑魚戦")
+        assert propose_encounter(party, "雑魚戦").enemy_side_ap < expected_party_ap(party) - 3
+    solo = propose_encounter(PARTY[:1], "雑魚戦", options=MEMBER)
     assert "上回る" in solo.explanation  # a lone PC is told its 雑魚戦 is the stronger side
 
 
@@ -155,10 +157,15 @@ def test_encounter_helper_counts_3_2() -> None:
 
 
 def test_encounter_helper_offset_and_difficulty() -> None:
-    strong = propose_encounter(PARTY, "ボス戦", offset=6, difficulty=["強い", "瞬殺"])
+    strong = propose_encounter(PARTY, "ボス戦", offset=6, difficulty=["強い", "瞬殺"], options=MEMBER)
     assert strong.encounter.difficulty == (Difficulty.STRONG, Difficulty.TOO_QUICK)
-    weak = propose_encounter(PARTY, "ボス戦", offset=3)
+    weak = propose_encounter(PARTY, "ボス戦", offset=3, options=MEMBER)
     assert strong.encounter.enemies[0].ap == weak.encounter.enemies[0].ap + 3
+    # rank_dice: a boss's offset counts once per PC (3 PCs: +18 against +9, shared by weight)
+    boss_strong = propose_encounter(PARTY, "ボス戦", offset=6).encounter.enemies
+    boss_weak = propose_encounter(PARTY, "ボス戦", offset=3).encounter.enemies
+    gap = sum(e.ap for e in boss_strong) - sum(e.ap for e in boss_weak)
+    assert gap == pytest.approx(9, abs=len(boss_weak))
     side_strong = propose_encounter(PARTY, "ボス戦", offset=6, options=SIDE)
     side_weak = propose_encounter(PARTY, "ボス戦", offset=3, options=SIDE)
     strong_ap = sum(e.ap for e in side_strong.encounter.enemies)
