@@ -1,4 +1,5 @@
-"""The adventure GM's combat tools: character creation and status, every battle step, spells.
+"""The adventure GM's combat tools: character creation and status, every battle step, spells,
+and outside a battle a day's rest and the [魔法変更: …] instruction.
 
 A :class:`CombatTable` holds what these tools act on: the party, the battle in
 progress (a :class:`~gm_engine.combat.battle.Battle`) and the session's one dice source.
