@@ -170,3 +170,11 @@ def test_status_is_compact_and_the_footer_shows_the_slots(table: CombatTable) ->
     footer = "【セッション状況】\n・カイ: HP 15/15 / 【魔法スロットの残り】 2/2 / 状態 正常"
     assert table.session_footer() == footer
     assert CombatTable(SeededSource(0)).session_footer() == ""
+
+
+def test_the_players_wish_to_fight_is_recorded_by_a_tool(table: CombatTable) -> None:
+    call(table, "start_battle", kind="雑魚戦", difficulty=[], enemy_name="狼")
+    assert "fight_it_out" in by_name(table)
+    call(table, "fight_it_out")
+    assert table.battle is not None and table.battle.state.fight_requested
+    assert {"fight_it_out", "resolve_by_narrative"}.isdisjoint(by_name(table))

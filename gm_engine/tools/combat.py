@@ -25,6 +25,7 @@ from pydantic import Field
 from gm_engine.combat.actions import (
     Action,
     CastSpell,
+    FightItOut,
     ResolveByNarrative,
     SetSituationalBonus,
     TargetCharacter,
@@ -142,6 +143,13 @@ class ResolveByNarrativeTool(Tool):
 
     tool_name: ClassVar[str] = "resolve_by_narrative"
     reason: str = Field(max_length=300)
+
+
+class FightItOutTool(Tool):
+    """At the first SETUP, record that the player wants the fight played out with dice (§0);
+    【ナラティブ優先の原則】 is then refused for this battle."""
+
+    tool_name: ClassVar[str] = "fight_it_out"
 
 
 class HealOutOfCombat(Tool):
@@ -321,6 +329,8 @@ class CombatTable:
             offers.append(Offer.of(CastSpellTool, self._cast, **legal_choices))
         if any(isinstance(a, ResolveByNarrative) for a in legal):
             offers.append(Offer.of(ResolveByNarrativeTool, self._resolve_by_narrative))
+        if any(isinstance(a, FightItOut) for a in legal):
+            offers.append(Offer.of(FightItOutTool, self._fight_it_out))
         return offers
 
     # -- handlers --------------------------------------------------------------------------------
@@ -470,6 +480,9 @@ class CombatTable:
         changed = self.change_spells(args.character, args.spells)
         data = {"character": changed.model_dump(mode="json")}
         return ToolOutput(text=f"changed:\n{master_data(changed)}", data=data)
+
+    def _fight_it_out(self, args: FightItOutTool) -> ToolOutput:
+        return self._apply(FightItOut(), "fight_it_out")
 
     def _heal_out(self, args: HealOutOfCombat) -> ToolOutput:
         result = cast_out_of_combat(
