@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from gm_engine.combat import (
@@ -194,3 +196,36 @@ def test_malformed_abilities_are_refused() -> None:
     for bad in [[("ap",)], [("ap", "x")], [3], [("fly", 1)]]:
         with pytest.raises(InvalidCharacterError):
             make_enemy("X", "雑魚", 3, 5, bad)  # type: ignore[arg-type]
+
+
+OFFSETS = {EncounterKind.MOBS: -3, EncounterKind.ELITE: 0, EncounterKind.BOSS: 3}
+
+
+@pytest.mark.parametrize("kind", list(EncounterKind))
+@pytest.mark.parametrize("rank", ["一般人", "駆け出し", "熟練", "英雄"])
+def test_rank_dice_helper_2_3_3_2_11_2(kind: EncounterKind, rank: str) -> None:
+    for size in range(1, 7):
+        party = tuple(create_auto(f"P{i}", rank) for i in range(size))
+        proposal = propose_encounter(party, kind)
+        enemies = proposal.encounter.enemies
+        mobs = [e for e in enemies if e.kind is EnemyKind.MOB]
+        assert len(mobs) == 0 or 2 <= len(mobs) <= 5  # §3.2: 雑魚 come in groups
+        assert list(enemies[: len(mobs)]) == mobs  # listed first: the overflow reaches the leader
+        proposal.encounter.check_composition()
+        # §2.3 against the dice expectation; a boss's offset counts once per PC
+        per_pc = size if kind is EncounterKind.BOSS else 1
+        wanted = sum(3.5 * c.ap_dice for c in party) + OFFSETS[kind] * per_pc
+        if all(e.ap > 0 for e in enemies):  # fixed AP stops at 0 when dice and 群れ補正 exceed the aim
+            assert wanted - len(enemies) < proposal.enemy_side_ap <= wanted + 1e-9  # each rounded down
+        # §2.3 / §11.2: the group's HP is the margin times the kind's factor, shared by weight
+        factor = {EncounterKind.MOBS: 2.0, EncounterKind.ELITE: 2.5, EncounterKind.BOSS: 3.0}[kind]
+        group = max(len(enemies), math.ceil(proposal.margin * factor))
+        assert abs(sum(e.max_hp for e in enemies) - group) <= len(enemies)
+        assert proposal.margin == pytest.approx(max(1.0, proposal.party_ap - proposal.enemy_side_ap))
+
+
+def test_a_lone_pc_outmatches_its_mobs_2_3() -> None:
+    for rank in ("一般人", "駆け出し", "熟練", "英雄"):
+        proposal = propose_encounter((create_auto("A", rank),), "雑魚戦")
+        assert proposal.enemy_side_ap < proposal.party_ap
+        assert "上回る" not in proposal.explanation
