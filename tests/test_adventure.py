@@ -44,7 +44,7 @@ def test_offline_adventure_plays_a_fight_to_the_end() -> None:
     outcome, sink, shown, human = play(OfflineBackend(), ["アリア 駆け出し おまかせ", "慎重に進む"], seed=0)
     assert outcome.summary == "アリアは小鬼の頭目を退けた（PC陣営の勝利）"
     assert outcome.figures["battles"] == 1
-    assert outcome.figures["model_calls"] == outcome.figures["turns"] + 6  # tool round trips within turns
+    assert outcome.figures["model_calls"] == outcome.figures["turns"] + 7  # tool round trips within turns
     text = "\n".join(shown)
     labels = (
         "【キャラクターマスターデータ】",
@@ -57,6 +57,8 @@ def test_offline_adventure_plays_a_fight_to_the_end() -> None:
         assert label in text
     assert "(3D6>=10)" in text  # the check went through the dice engine
     assert "【火弾】" in text  # the spell was cast through the engine
+    assert "一日休息した" in text  # the offline GM rests the party after the fight
+    assert "【セッション状況】" in shown[-2] and "【魔法スロットの残り】 2/2" in shown[-2]
     kinds = [k for k, _ in sink.payloads()]
     assert kinds.count("human_input") == human.asked
     assert "dice" in kinds and "state" in kinds
@@ -215,3 +217,28 @@ def test_status_and_help_are_answered_by_the_engine_without_a_gm_turn() -> None:
     greetings = [text for text in said if "ようこそ" in text]
     assert len(greetings) == 1
     assert outcome.summary.startswith("ロイは")
+
+
+def test_player_commands_rest_and_spell_change_are_answered_by_the_engine() -> None:
+    lines = ["ロイ 熟練 おまかせ", "[魔法変更: 雷撃, 予見, 大爆発]", "[魔法変更: 雷撃, 予見, 治癒, 火弾]",
+             "［魔法変更：雷撃、【予見】］", "/rest", "慎重に進む"]
+    outcome, sink, shown, _ = play(OfflineBackend(), lines, seed=3)
+    text = "\n".join(shown)
+    assert "魔法変更できません: 知らない魔法 大爆発" in text
+    assert "スロットの数（3）まで" in text
+    assert "■ 魔法：スロット(3/3) / 【雷撃】、【予見】" in text
+    assert "戦闘中は" not in text
+    steps = [p["step"] for k, p in sink.payloads() if k == "state"]
+    assert steps.count("change_spells") == 1 and "rest" in steps
+    said = [p["content"] or "" for k, p in sink.payloads() if k == "model_response"]
+    assert not any("呪文書" in line for line in said)  # the bracket command is the engine's, not the GM's
+    footers = [line for line in shown if line.startswith("【セッション状況】")]
+    assert footers and all("【魔法スロットの残り】" in line for line in footers)
+    assert outcome.summary.startswith("ロイは")
+
+
+def test_offline_gm_changes_spells_the_player_asks_for_in_words() -> None:
+    _, sink, shown, _ = play(OfflineBackend(), ["ミナ 駆け出し おまかせ", "魔法は雷撃と予見にしたい"], seed=4)
+    assert "■ 魔法：スロット(2/2) / 【雷撃】、【予見】" in "\n".join(shown)
+    calls = [p for k, p in sink.payloads() if k == "tool_result" and p.get("tool") == "change_spells"]
+    assert calls and all(p["ok"] for p in calls)

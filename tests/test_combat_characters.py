@@ -131,7 +131,7 @@ def test_character_invariants() -> None:
 
 def test_bad_choices_name_what_is_wrong() -> None:
     with pytest.raises(InvalidCharacterError, match=r"unknown rank"):
-        create_character("A", "伝説", "長剣", "革")
+        create_character("A", "大魔王", "長剣", "革")
     with pytest.raises(InvalidCharacterError, match=r"no weapon"):
         create_character("A", "熟練", "光線銃", "革")
     with pytest.raises(InvalidCharacterError, match=r"no armour"):

@@ -48,10 +48,16 @@ def test_show_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert code == 2 and "member 1" in err
 
 
-def test_simulate_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["combat", "simulate", "--party", "熟練,駆け出し", "--kind", "ボス戦", "--battles", "5"]
+def test_simulate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["combat", "simulate", "--ranks", "熟練,騎士", "--sizes", "1,2", "--kind", "雑魚戦",
+            "--fights", "5"]
     code, out, _ = run(capsys, *argv)
     assert code == 0
-    assert "期待差分" in out and "battles 5: PC勝利" in out and "battles/s" in out
-    code, _, err = run(capsys, "combat", "simulate", "--party", "伝説", "--battles", "5")
-    assert code == 2 and "unknown rank" in err
+    lines = out.splitlines()
+    assert lines[0].split()[:4] == ["種別", "ランク", "人数", "勝率"]
+    assert len([line for line in lines if line.startswith("雑魚戦")]) == 4
+    assert "20 fights (5 per cell, seeds 0..4)" in out
+    for bad in (["--ranks", "大魔王"], ["--sizes", "7"], ["--kind", "竜退治"], ["--fights", "0"],
+                ["--options", '{"nope": 1}']):
+        code, _, err = run(capsys, "combat", "simulate", *bad)
+        assert code == 2 and err.startswith("gm combat simulate:")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from gm_engine.combat import (
@@ -87,6 +89,7 @@ PARTY = (create_auto("A", "熟練"), create_auto("B", "熟練"), create_characte
 
 
 SIDE = CombatOptions(encounter_basis="side_total")
+MEMBER = CombatOptions(encounter_basis="member_average")
 RANGES = [
     (EncounterKind.MOBS, -4, -2, 2.0), (EncounterKind.ELITE, 0, 2, 2.5), (EncounterKind.BOSS, 3, 6, 3.0)
 ]
@@ -99,10 +102,10 @@ LEADS = {
 
 @pytest.mark.parametrize(("kind", "low", "high", "factor"), RANGES)
 @pytest.mark.parametrize("party", [PARTY, PARTY[:1], (create_auto("S", "駆け出し"),)])
-def test_encounter_helper_2_3_relative_to_the_party_average(
+def test_encounter_helper_2_3_relative_to_the_party_average_option(
     kind: EncounterKind, low: int, high: int, factor: float, party: tuple[Character, ...]
 ) -> None:
-    proposal = propose_encounter(party, kind)
+    proposal = propose_encounter(party, kind, options=MEMBER)
     average = expected_party_ap(party) / len(party)
     assert proposal.party_average_ap == pytest.approx(average)
     for enemy in proposal.encounter.enemies:
@@ -112,7 +115,7 @@ def test_encounter_helper_2_3_relative_to_the_party_average(
         else:
             assert -4.5 <= offset <= -1.5  # the 雑魚 that come along
         assert proposal.margin * factor <= enemy.max_hp < proposal.margin * factor + 1  # HP, rounded up
-    assert proposal.enemy_side_ap == pytest.approx(expected_enemy_side_ap(proposal.encounter))
+    assert proposal.enemy_side_ap == pytest.approx(expected_enemy_side_ap(proposal.encounter, MEMBER))
     assert proposal.margin >= 3
     proposal.encounter.check_composition()
     assert "期待差分" in proposal.explanation
@@ -136,9 +139,10 @@ def test_a_mob_fight_is_weaker_than_the_party() -> None:
     for size in range(1, 7):
         party = tuple(create_auto(f"P{i}", "熟練") for i in range(size))
         assert propose_encounter(party, "雑魚戦", options=SIDE).enemy_side_ap < expected_party_ap(party)
-        per_member = propose_encounter(party, "雑魚戦")
+        per_member = propose_encounter(party, "雑魚戦", options=MEMBER)
         assert (per_member.enemy_side_ap < per_member.party_ap) is (size >= 2)
-    solo = propose_encounter(PARTY[:1], "雑魚戦")
+        assert propose_encounter(party, "雑魚戦").enemy_side_ap < expected_party_ap(party) - 3
+    solo = propose_encounter(PARTY[:1], "雑魚戦", options=MEMBER)
     assert "上回る" in solo.explanation  # a lone PC is told its 雑魚戦 is the stronger side
 
 
@@ -155,10 +159,15 @@ def test_encounter_helper_counts_3_2() -> None:
 
 
 def test_encounter_helper_offset_and_difficulty() -> None:
-    strong = propose_encounter(PARTY, "ボス戦", offset=6, difficulty=["強い", "瞬殺"])
+    strong = propose_encounter(PARTY, "ボス戦", offset=6, difficulty=["強い", "瞬殺"], options=MEMBER)
     assert strong.encounter.difficulty == (Difficulty.STRONG, Difficulty.TOO_QUICK)
-    weak = propose_encounter(PARTY, "ボス戦", offset=3)
+    weak = propose_encounter(PARTY, "ボス戦", offset=3, options=MEMBER)
     assert strong.encounter.enemies[0].ap == weak.encounter.enemies[0].ap + 3
+    # rank_dice: a boss's offset counts once per PC (3 PCs: +18 against +9, shared by weight)
+    boss_strong = propose_encounter(PARTY, "ボス戦", offset=6).encounter.enemies
+    boss_weak = propose_encounter(PARTY, "ボス戦", offset=3).encounter.enemies
+    gap = sum(e.ap for e in boss_strong) - sum(e.ap for e in boss_weak)
+    assert gap == pytest.approx(9, abs=len(boss_weak))
     side_strong = propose_encounter(PARTY, "ボス戦", offset=6, options=SIDE)
     side_weak = propose_encounter(PARTY, "ボス戦", offset=3, options=SIDE)
     strong_ap = sum(e.ap for e in side_strong.encounter.enemies)
@@ -187,3 +196,36 @@ def test_malformed_abilities_are_refused() -> None:
     for bad in [[("ap",)], [("ap", "x")], [3], [("fly", 1)]]:
         with pytest.raises(InvalidCharacterError):
             make_enemy("X", "雑魚", 3, 5, bad)  # type: ignore[arg-type]
+
+
+OFFSETS = {EncounterKind.MOBS: -3, EncounterKind.ELITE: 0, EncounterKind.BOSS: 3}
+
+
+@pytest.mark.parametrize("kind", list(EncounterKind))
+@pytest.mark.parametrize("rank", ["一般人", "駆け出し", "熟練", "英雄"])
+def test_rank_dice_helper_2_3_3_2_11_2(kind: EncounterKind, rank: str) -> None:
+    for size in range(1, 7):
+        party = tuple(create_auto(f"P{i}", rank) for i in range(size))
+        proposal = propose_encounter(party, kind)
+        enemies = proposal.encounter.enemies
+        mobs = [e for e in enemies if e.kind is EnemyKind.MOB]
+        assert len(mobs) == 0 or 2 <= len(mobs) <= 5  # §3.2: 雑魚 come in groups
+        assert list(enemies[: len(mobs)]) == mobs  # listed first: the overflow reaches the leader
+        proposal.encounter.check_composition()
+        # §2.3 against the dice expectation; a boss's offset counts once per PC
+        per_pc = size if kind is EncounterKind.BOSS else 1
+        wanted = sum(3.5 * c.ap_dice for c in party) + OFFSETS[kind] * per_pc
+        if all(e.ap > 0 for e in enemies):  # fixed AP stops at 0 when dice and 群れ補正 exceed the aim
+            assert wanted - len(enemies) < proposal.enemy_side_ap <= wanted + 1e-9  # each rounded down
+        # §2.3 / §11.2: the group's HP is the margin times the kind's factor, shared by weight
+        factor = {EncounterKind.MOBS: 2.0, EncounterKind.ELITE: 2.5, EncounterKind.BOSS: 3.0}[kind]
+        group = max(len(enemies), math.ceil(proposal.margin * factor))
+        assert abs(sum(e.max_hp for e in enemies) - group) <= len(enemies)
+        assert proposal.margin == pytest.approx(max(1.0, proposal.party_ap - proposal.enemy_side_ap))
+
+
+def test_a_lone_pc_outmatches_its_mobs_2_3() -> None:
+    for rank in ("一般人", "駆け出し", "熟練", "英雄"):
+        proposal = propose_encounter((create_auto("A", rank),), "雑魚戦")
+        assert proposal.enemy_side_ap < proposal.party_ap
+        assert "上回る" not in proposal.explanation

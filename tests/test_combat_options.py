@@ -16,7 +16,10 @@ def test_defaults_are_notes_readings() -> None:
     assert options.life_check_target == 10  # NOTES: 3d6 ≥ 10
     assert options.slow_no_dice_penalty == 4  # §6.2.2
     assert options.swarm_bonus_per_enemy == 1  # §12
-    assert options.encounter_basis == "member_average"  # NOTES: relative to the party average
+    assert options.encounter_basis == "rank_dice"  # §2.3: against the dice expectation
+    assert options.healing_wave_halves == "final_damage"  # NOTES: halves this round's damage
+    assert options.narrative_priority_test == "rules_example"  # §0's own example
+    assert options.damage_overflow  # §1.1: the sides resolve as units
     assert options == DEFAULT_OPTIONS
 
 
@@ -24,7 +27,8 @@ def test_defaults_are_notes_readings() -> None:
     "bad",
     [{"mana_shield_amount": 0}, {"life_check_target": 19}, {"slow_effect": "half"},
      {"foresight_rerolls": "enemy"}, {"narrative_priority_ratio": 0.5}, {"no_such_option": 1},
-     {"overcast_max_hp_cost": -1}, {"healing_wave_halves": "both"}, {"encounter_basis": "party"}],
+     {"overcast_max_hp_cost": -1}, {"healing_wave_halves": "both"}, {"encounter_basis": "party"},
+     {"narrative_priority_test": "never"}, {"damage_overflow": "sometimes"}],
 )
 def test_bad_options_are_refused(bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):

@@ -64,10 +64,12 @@ def test_logs_4_1_to_4_4() -> None:
     )
     assert setup[-1] == PAUSE
     roll = battle.apply(RollDice()).text.splitlines()
-    assert roll[:5] == [
+    assert roll[:7] == [
         "〈ROLL_LOG〉ラウンド 1",
-        "PC_Dice: [2, 3, 4, 5] (Total: 14)",
-        "  アリア AP 3d6 [2, 3, 4] / アリア 火弾 1d6 [5]",
+        "PC_Dice: [2, 3, 4] (Total: 9)",  # the rank dice only (§4.2's code)
+        "  アリア AP 3d6 [2, 3, 4]",
+        "Spell_Dice: [5] (Total: 5)",
+        "  アリア 火弾 1d6 [5]",
         "Enemy_Dice: [6, 6, 1] (Total: 13)",
         "  首領 AP 3d6 [6, 6, 1]",
     ]

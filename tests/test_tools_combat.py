@@ -40,8 +40,9 @@ def table() -> CombatTable:
 def test_offers_outside_a_battle(table: CombatTable) -> None:
     offers = by_name(table)
     assert set(offers) == {
-        "show_status", "create_character", "create_character_preset", "start_battle", "cast_out_of_combat"
-    }
+        "show_status", "create_character", "create_character_preset", "start_battle", "cast_out_of_combat",
+        "change_spells",
+    }  # rest only once a slot has been spent
     create = props(offers["create_character"])
     assert create["rank"]["enum"] == ["一般人", "駆け出し", "熟練", "英雄"]
     assert "伝説武器" in create["weapon"]["enum"]
@@ -136,3 +137,44 @@ def test_spell_fields_are_narrowed_to_values_of_legal_casts() -> None:
     out = call(t, "cast_spell", caster="レイ", spell="限界突破", amount=5)
     assert "限界突破" in out.text
     assert t.current_party()[0].hp == 25
+
+
+def test_rest_and_spell_change_outside_a_battle(table: CombatTable) -> None:
+    call(table, "cast_out_of_combat", caster="カイ", spell="治癒", target="カイ")
+    assert table.party[0].slots_left == 1
+    assert "rest" in by_name(table)
+    out = call(table, "rest")
+    assert table.party[0].slots_left == 2 and "【魔法スロットの残り】 2/2" in out.text
+    assert "rest" not in by_name(table)
+    changed = call(table, "change_spells", character="カイ", spells=["火弾", "予見"])
+    assert "【火弾】、【予見】" in changed.text
+    assert [s.value for s in table.party[0].spells] == ["火弾", "予見"]
+    before = table.state_hash()
+    for bad in (["火弾", "予見", "治癒"], ["火弾", "火弾"]):
+        with pytest.raises(ValueError, match=r"§5\.1"):
+            call(table, "change_spells", character="カイ", spells=bad)
+    with pytest.raises(ValueError, match="no character"):
+        table.change_spells("ゼン", ["火弾"])
+    assert table.state_hash() == before
+    call(table, "start_battle", kind="雑魚戦", difficulty=[], enemy_name="狼")
+    assert {"rest", "change_spells"}.isdisjoint(by_name(table))
+    with pytest.raises(ValueError, match="battle"):
+        table.rest()
+    with pytest.raises(ValueError, match="battle"):
+        table.change_spells("カイ", ["治癒"])
+
+
+def test_status_is_compact_and_the_footer_shows_the_slots(table: CombatTable) -> None:
+    status = table.status_text()
+    assert "魔法スロット: 残り 2" in status and "残り 2 / 2" not in status  # §13.2
+    footer = "【セッション状況】\n・カイ: HP 15/15 / 【魔法スロットの残り】 2/2 / 状態 正常"
+    assert table.session_footer() == footer
+    assert CombatTable(SeededSource(0)).session_footer() == ""
+
+
+def test_the_players_wish_to_fight_is_recorded_by_a_tool(table: CombatTable) -> None:
+    call(table, "start_battle", kind="雑魚戦", difficulty=[], enemy_name="狼")
+    assert "fight_it_out" in by_name(table)
+    call(table, "fight_it_out")
+    assert table.battle is not None and table.battle.state.fight_requested
+    assert {"fight_it_out", "resolve_by_narrative"}.isdisjoint(by_name(table))

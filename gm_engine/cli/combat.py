@@ -24,24 +24,22 @@ from gm_engine.combat import (
     Judge,
     Narrate,
     NextRound,
-    Outcome,
     Phase,
     RollDice,
     SetSituationalBonus,
     Spell,
-    Status,
     StepResult,
     TargetCharacter,
     TargetEnemy,
     create_auto,
     create_character,
     make_enemy,
-    propose_encounter,
     render,
     storage,
 )
 from gm_engine.combat.actions import Action
-from gm_engine.combat.characters import Character
+from gm_engine.combat.balance import balance_table, format_table
+from gm_engine.combat.characters import Character, parse_rank
 from gm_engine.dice.source import SeededSource
 
 #: A fight that has not ended after this many rounds is stopped (none should get near it).
@@ -60,13 +58,16 @@ def register(subparsers: Any) -> None:
     demo.add_argument("--hash", action="store_true", help="print the state hash after every step")
     demo.set_defaults(handler=_demo)
     simulate = sub.add_parser(
-        "simulate", help="play many helper-proposed fights without spells; print win rate and speed"
+        "simulate",
+        help="play many helper-proposed fights without spells; print win rate, rounds and PCs down per cell",
     )
-    simulate.add_argument("--party", default="熟練", help="ranks of the おまかせ party, comma separated")
-    simulate.add_argument("--kind", default="雑魚戦", choices=[k.value for k in EncounterKind])
-    simulate.add_argument("--difficulty", default="", help="comma separated: 弱い,強い,長引く,瞬殺")
-    simulate.add_argument("--battles", type=int, default=200)
-    simulate.add_argument("--seed", type=int, default=0, help="seed of the first battle (then +1 each)")
+    simulate.add_argument("--ranks", default="一般人,駆け出し,熟練,英雄", help="ranks, comma separated")
+    simulate.add_argument("--sizes", default="1,2,3,4", help="party sizes (おまかせ PCs), comma separated")
+    simulate.add_argument(
+        "--kind", default="", help="雑魚戦, エリート戦 or ボス戦, comma separated (default all)"
+    )
+    simulate.add_argument("--fights", type=int, default=200, help="fights per cell (default 200)")
+    simulate.add_argument("--seed", type=int, default=0, help="seed of the first fight (then +1 each)")
     simulate.add_argument(
         "--options", default=None, help="rule options as JSON, e.g. '{\"encounter_basis\": \"side_total\"}'"
     )
@@ -180,43 +181,28 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _advance(battle: Battle) -> Action:
-    """The action that moves a battle to its next pause, with no decision taken."""
-    steps: dict[Phase, Action] = {Phase.SETUP: RollDice(), Phase.ROLL: Judge(), Phase.JUDGE: Narrate()}
-    return steps.get(battle.phase) or (EndBattle() if battle.outcome else NextRound())
-
-
 def _simulate(args: argparse.Namespace) -> int:
     try:
-        ranks = [r.strip() for r in args.party.split(",") if r.strip()]
-        party = tuple(create_auto(f"PC{i + 1}", rank) for i, rank in enumerate(ranks))
-        difficulty = [d.strip() for d in args.difficulty.split(",") if d.strip()]
+        ranks = [parse_rank(r.strip()) for r in args.ranks.split(",") if r.strip()]
+        sizes = [int(n) for n in args.sizes.split(",") if n.strip()]
+        kinds = [EncounterKind(k.strip()) for k in args.kind.split(",") if k.strip()] or list(EncounterKind)
         options = CombatOptions.model_validate_json(args.options) if args.options else CombatOptions()
-        proposal = propose_encounter(party, args.kind, difficulty, options=options)
-        if not 1 <= args.battles <= 100_000:
-            raise CombatError("--battles is 1..100000")
-    except ValueError as exc:  # CombatError and pydantic's ValidationError
+        if not ranks or not sizes or not all(1 <= n <= 6 for n in sizes):
+            raise CombatError("--ranks needs a rank and --sizes party sizes of 1..6")
+        if not 1 <= args.fights <= 100_000:
+            raise CombatError("--fights is 1..100000")
+    except ValueError as exc:  # CombatError, pydantic's ValidationError, a bad number or kind
         print(f"gm combat simulate: {exc}", file=sys.stderr)
         return 2
-    print(proposal.explanation)
-    for enemy in proposal.encounter.enemies:
-        print(render.enemy_line(enemy))
-    wins = rounds = deaths = dice = 0
-    started = time.perf_counter()
-    for n in range(args.battles):
-        battle = Battle.start(party, proposal.encounter, seed=args.seed + n, options=options)
-        while not battle.is_over and battle.round_number <= MAX_ROUNDS:
-            battle.apply(_advance(battle))
-        wins += battle.outcome is Outcome.PC_VICTORY
-        rounds += battle.round_number
-        deaths += sum(c.status is Status.DEAD for c in battle.party)
-        dice += len(battle.source.history)
-    elapsed = time.perf_counter() - started
-    n = args.battles
-    print(
-        f"battles {n}: PC勝利 {wins / n:.1%}, 平均ラウンド {rounds / n:.2f}, 死亡 {deaths / n:.2f}/戦, "
-        f"dice {dice}, {n / elapsed:.0f} battles/s ({elapsed:.2f} s)"
+    started = time.process_time()
+    cells = balance_table(
+        sizes, kinds=kinds, ranks=ranks, fights=args.fights, seed=args.seed, options=options
     )
+    elapsed = time.process_time() - started
+    print(format_table(cells))
+    total = args.fights * len(cells)
+    print(f"{total} fights ({args.fights} per cell, seeds {args.seed}..{args.seed + args.fights - 1}), "
+          f"{elapsed:.1f} s CPU")
     return 0
 
 

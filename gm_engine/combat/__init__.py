@@ -78,49 +78,51 @@ Out of combat: :func:`cast_out_of_combat` (治癒; 治癒の波動 heals the par
 
 Readings chosen where NOTES.md is silent (options in brackets)
 --------------------------------------------------------------
+docs/combat.md gives each with its reason; in short:
+
 * Large shield: protection 1 plus 2 "when defending" = 3 whenever its bearer is hit.
-* Damage goes to one target per side: the named one, else the first standing; no overflow.
-  Enemy damage is the difference minus its 防御補正; PC damage is the difference minus
-  armour and shield, then 魔力盾 [mana_shield_amount=6], then 聖域 (0), never below 0.
-* 治癒の波動 halves the difference before armour [healing_wave_halves="difference"], or
-  keeps a named PC at HP 1 instead of a life-or-death check (mode ``endure``).
+* A PC win's damage goes to the named enemy (else the first standing), less its 防御補正,
+  and what is left once it falls goes on to the next standing enemy [damage_overflow=True].
+  Enemy damage goes to one PC: the difference minus armour and shield, then 魔力盾
+  [mana_shield_amount=6], then 聖域 (0), never below 0.
+* 治癒の波動 halves this round's damage after armour [healing_wave_halves="final_damage"],
+  or keeps a named PC at HP 1 instead of a life-or-death check (mode ``endure``).
 * 鈍足 removes one die from the enemy pool, the boss's first [slow_effect="one_die_fewer"];
-  −4 AP when no standing enemy has dice [slow_no_dice_penalty=4].
-* 予見 re-rolls both sides, as the document's single code execution did
-  [foresight_rerolls="both_sides"]; at JUDGE it re-rolls a life-or-death check when that
-  was the round's last roll (a check is a combat roll too).
+  −4 AP when no standing enemy has dice [slow_no_dice_penalty=4]; a cast beyond the enemy
+  side's dice is refused (it would spend a slot for nothing).
+* 予見 re-rolls both sides [foresight_rerolls="both_sides"]; at JUDGE it re-rolls the
+  life-or-death check just rolled, unless 【蘇生】 has already made it a success.
 * 崩壊 resolves in the next round's ROLL; it fizzles if its caster is down by then
   [collapse_needs_standing_caster=True]; the caster still adds AP in the casting round.
-* 聖域: its caster rolls no AP dice and adds no equipment, situational bonus or AP spell
-  (火弾, 雷撃, 限界突破, a 崩壊 resolving that round) that round; such combinations are refused.
+* 聖域: its caster adds no AP of any kind that round; such combinations are refused.
 * 限界突破: HP is paid at the cast; HP cannot go below 1.
-* 治癒 may raise a downed PC (HP 0) back to its feet; the dead are beyond it. Its dice are
-  the *target's* rank dice, rolled at JUDGE after the comparison and before damage.
-* 蘇生 on a living PC wards its next check in this battle (automatic success, no dice); on
-  one who died in this battle it turns the failed check into success (down at 0 HP).
+* 治癒 may raise a downed PC (HP 0); the dead are beyond it. Its dice are the *target's*
+  rank dice, rolled at JUDGE after the comparison and before damage.
+* 蘇生 on a living PC wards its next check in this battle; on one who died in this battle
+  it turns the failed check into success (down at 0 HP).
 * Out of slots: one cast per character ever [overcasts_per_character=1], paying max HP −5
   for good [overcast_max_hp_cost=5], recorded as a lasting cost (特記事項).
 * Life-or-death: 3d6 ≥ 10 [life_check_target=10]; success = down at 0 HP, failure = dead.
-  Enemies at 0 HP are simply defeated.
 * Situational bonuses may be negative down to −cap [allow_negative_situational=True].
-* 群れ補正: +1 per standing enemy while two or more stand [swarm_bonus_per_enemy=1],
-  recomputed each round. 弱い/強い are ±1 on the enemy side's AP; 長引く/瞬殺 scale HP
-  by 0.8/1.2 (rounded half up) when the battle starts. 再生 heals at each later SETUP.
-* 【ナラティブ優先の原則】 needs the PC side's expected AP ≥ 1.5× the enemy side's
-  [narrative_priority_ratio=1.5; None leaves it to the GM]; enemy HP is left as it was.
+* 群れ補正: +1 per standing enemy while two or more stand [swarm_bonus_per_enemy=1].
+  弱い/強い are ±1 on the enemy side's AP; 長引く/瞬殺 scale HP by 0.8/1.2 (rounded half up)
+  when the battle starts, and an encounter whose HP would pass 500 is refused.
+* 【ナラティブ優先の原則】: §0's own example (a 熟練 or 英雄 against at most three 雑魚) or
+  an expected-AP ratio of 1.5 [narrative_priority_test="rules_example",
+  narrative_priority_ratio=1.5]; :class:`FightItOut` records the player's wish to fight.
 * §3.2 numbers (≤5 雑魚, ≤2 エリート, 1 ボス) are enforced [enforce_composition=True].
-* §8.1's 行動補正 is not modelled separately: a defensive situation is a situational bonus.
-* Encounter helper: each enemy's AP relative to the party's average member, as NOTES says
-  (雑魚 −3, エリート +1, ボス +4 by default) [encounter_basis="member_average"]; or the whole
-  enemy side against the whole PC side, which keeps a lone PC's 雑魚戦 winnable
-  [encounter_basis="side_total"]. HP = max(3, |expected margin|) × 2 / 2.5 / 3 (NOTES).
-  ``gm combat simulate`` prints win rates and rounds for a party and kind without spells.
+* Rank aliases: 熟練者 and 騎士 are 熟練, 伝説 is 英雄 (``parse_rank``).
+* ROLL_LOG: PC_Dice is the rank dice only; spell dice are on a Spell_Dice line.
+* Encounter helper: §2.3 against the PC side's rank dice expectation, group HP, 雑魚 in
+  groups of 2–5 [encounter_basis="rank_dice"; "member_average" and "side_total" are the
+  earlier readings]. :mod:`gm_engine.combat.balance` and ``gm combat simulate`` measure it.
 """
 
 from gm_engine.combat.actions import (
     Action,
     CastSpell,
     EndBattle,
+    FightItOut,
     Judge,
     Narrate,
     NextRound,
@@ -188,6 +190,7 @@ __all__ = [
     "EndBattle",
     "Enemy",
     "EnemyKind",
+    "FightItOut",
     "HealingWaveMode",
     "IllegalActionError",
     "InvalidCharacterError",

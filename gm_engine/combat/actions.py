@@ -95,6 +95,13 @@ class ResolveByNarrative(_Action):
     reason: str = Field(default="", max_length=300)
 
 
+class FightItOut(_Action):
+    """SETUP of round 1: the player wants the fight played out (§0: 「プレイヤーが戦闘描写を求めて
+    いる場合は戦闘フェーズに入る」); 【ナラティブ優先の原則】 is refused from then on."""
+
+    kind: Literal["fight_it_out"] = "fight_it_out"
+
+
 Action = Annotated[
     SetSituationalBonus
     | TargetEnemy
@@ -105,7 +112,8 @@ Action = Annotated[
     | Narrate
     | NextRound
     | EndBattle
-    | ResolveByNarrative,
+    | ResolveByNarrative
+    | FightItOut,
     Field(discriminator="kind"),
 ]
 
@@ -123,6 +131,7 @@ ACTION_PHASES: dict[str, frozenset[str]] = {
     "next_round": frozenset({"NARRATIVE"}),
     "end": frozenset({"NARRATIVE"}),
     "narrative_priority": frozenset({"SETUP"}),
+    "fight_it_out": frozenset({"SETUP"}),
 }
 
 

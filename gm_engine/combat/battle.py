@@ -21,6 +21,7 @@ from gm_engine.combat.actions import (
     Action,
     CastSpell,
     EndBattle,
+    FightItOut,
     Judge,
     Narrate,
     NextRound,
@@ -42,8 +43,9 @@ from gm_engine.combat.enemies import (
     AbilityKind,
     Encounter,
     Enemy,
-    expected_enemy_side_ap,
+    EnemyKind,
     expected_party_ap,
+    expected_side_ap,
 )
 from gm_engine.combat.errors import CombatError, IllegalActionError, InvalidCharacterError, OutOfOrderError
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
@@ -75,6 +77,7 @@ from gm_engine.combat.terms import (
 )
 from gm_engine.combat.terms import live_dice as _live
 from gm_engine.combat.terms import sanctuary_casters as _sanctuary_casters
+from gm_engine.combat.terms import slow_casts as _slow_casts
 from gm_engine.combat.terms import standing_enemies as _standing_enemies
 from gm_engine.dice.source import DiceError, DiceSource, SeededSource
 
@@ -434,6 +437,11 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
                 )
         elif isinstance(action, ResolveByNarrative):
             return _explain_narrative(state)
+        elif isinstance(action, FightItOut):
+            if state.round != 1 or state.current.dice or state.casts:
+                return IllegalActionError("the fight is already being played out", "§0 ナラティブ優先の原則")
+            if state.fight_requested:
+                return IllegalActionError("the player's wish to fight it out is already recorded")
     except CombatError as exc:
         return exc
     return None
@@ -455,22 +463,47 @@ def _explain_narrative(state: BattleState) -> CombatError | None:
         return IllegalActionError(
             "narrative priority ends a fight before any die is rolled or spell cast", rule
         )
+    if state.fight_requested:
+        return IllegalActionError(
+            "the player asked for the fight to be played out; it is fought with dice", rule
+        )
     ratio = state.options.narrative_priority_ratio
-    if ratio is not None:
-        pc_ap = expected_party_ap(state.party)
-        enemy_ap = _expected_enemy_ap(state)
-        if pc_ap < ratio * enemy_ap:
-            return IllegalActionError(
-                f"the PC side is not overwhelming: expected AP {pc_ap:.1f} vs {enemy_ap:.1f} "
-                f"(needs {ratio:g}×, option narrative_priority_ratio)",
-                rule,
-            )
+    if ratio is None:
+        return None
+    if state.options.narrative_priority_test == "rules_example" and _rules_example(state):
+        return None
+    pc_ap = expected_party_ap(state.party)
+    enemy_ap = _expected_enemy_ap(state)
+    if pc_ap < ratio * enemy_ap:
+        example = (
+            "no PC of 熟練 or 英雄 against at most three 雑魚, and "
+            if state.options.narrative_priority_test == "rules_example" else ""
+        )
+        return IllegalActionError(
+            f"the PC side is not overwhelming: {example}expected AP {pc_ap:.1f} vs {enemy_ap:.1f} "
+            f"(needs {ratio:g}×, option narrative_priority_ratio)",
+            rule,
+        )
     return None
 
 
+#: §0's example of an overwhelming difference: PCs of these ranks ...
+_OVERWHELMING_RANKS = frozenset({Rank.VETERAN, Rank.HERO})
+#: ... against no more than this many 雑魚 (「少数の雑魚」) and nothing else.
+_FEW_MOBS = 3
+
+
+def _rules_example(state: BattleState) -> bool:
+    """§0's own example: a standing PC of 熟練 or 英雄, and the enemies are a few 雑魚 only."""
+    standing = _standing_enemies(state)
+    strong = any(c.standing and c.rank in _OVERWHELMING_RANKS for c in state.party)
+    few_mobs = len(standing) <= _FEW_MOBS and all(e.kind is EnemyKind.MOB for e in standing)
+    return strong and few_mobs
+
+
 def _expected_enemy_ap(state: BattleState) -> float:
-    encounter = Encounter(enemies=tuple(state.enemies), difficulty=state.difficulty)
-    return expected_enemy_side_ap(encounter, state.options)
+    # the state's enemies already carry §3.3's HP adjustments, so no Encounter is rebuilt from them
+    return expected_side_ap(state.enemies, state.difficulty, state.options)
 
 
 def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
@@ -526,6 +559,10 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
                 f"not {action.amount}",
                 "§6.2.3",
             )
+    if spell is Spell.SLOW:
+        problem = _explain_slow(state)
+        if problem is not None:
+            return problem
     if spell is Spell.SANCTUARY and caster.name in _sanctuary_casters(state):
         return IllegalActionError(f"{caster.name} already holds 【聖域】 this round")
     ap_spells = (Spell.FIREBALL, Spell.LIGHTNING, Spell.LIMIT_BREAK)
@@ -564,6 +601,13 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
     if spell is Spell.FORESIGHT and phase == "ROLL" and not _live(state, "pc") and not _live(state, "enemy"):
         return IllegalActionError("no combat roll to roll again", "§4.5")
     if spell is Spell.FORESIGHT and phase == "JUDGE" and _last_check(state) is None:
+        live = [g for g in state.current.dice if not g.discarded]
+        if live and live[-1].purpose == "生死判定" and _revived_at_judge(state, live[-1].owner):
+            return IllegalActionError(
+                f"{live[-1].owner}'s life-or-death check was made an automatic success by 【蘇生】; "
+                "【予見】 cannot roll it again",
+                "§4.5, §6.2.4",
+            )
         return IllegalActionError(
             "at JUDGE 【予見】 re-rolls a life-or-death check, and the last roll of this round was not one",
             "§4.5",
@@ -571,12 +615,44 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
     return None
 
 
+def _explain_slow(state: BattleState) -> CombatError | None:
+    """A 【鈍足】 that would do nothing is refused rather than spending a slot for nothing.
+
+    Against enemies with dice each cast takes one die (``one_die_fewer``) or one point of
+    their dice total (``minus_one``, which a side rolling k dice can always lose k times),
+    so a side with k dice takes at most k casts; against diceless enemies each cast is
+    −``slow_no_dice_penalty`` and always does something.
+    """
+    standing = _standing_enemies(state)
+    dice = sum(e.dice for e in standing)
+    if dice and _slow_casts(state) >= dice:
+        return IllegalActionError(
+            f"【鈍足】 has already taken all {dice} of the enemies' dice this round; "
+            "another would do nothing",
+            "§6.2.2 鈍足",
+        )
+    return None
+
+
 def _last_check(state: BattleState) -> DieGroup | None:
-    """The round's last live die group if it is a life-or-death check."""
+    """The round's last live die group if it is a life-or-death check that is still open.
+
+    A check whose failure 【蘇生】 has overturned at this JUDGE is settled: §6.2.4 makes it
+    an automatic success, so there is nothing left for 【予見】 to roll again.
+    """
     live = [g for g in state.current.dice if not g.discarded]
     if live and live[-1].phase == "JUDGE" and live[-1].purpose == "生死判定":
+        if _revived_at_judge(state, live[-1].owner):
+            return None
         return live[-1]
     return None
+
+
+def _revived_at_judge(state: BattleState, name: str) -> bool:
+    return any(
+        c.spell is Spell.REVIVE and c.target == name and c.phase in ("JUDGE", "NARRATIVE")
+        for c in state.current.declarations.casts
+    )
 
 
 # -- candidates for legal_actions ------------------------------------------------------------------
@@ -591,6 +667,7 @@ def _candidates(state: BattleState) -> list[Action]:
     if phase is Phase.SETUP:
         out.append(RollDice())
         out.append(ResolveByNarrative())
+        out.append(FightItOut())
         for c in standing:
             out.extend(SetSituationalBonus(character=c.name, bonus=b)
                        for b in range(-c.situational_cap, c.situational_cap + 1))
@@ -659,6 +736,9 @@ def _execute(state: BattleState, action: Action, source: DiceSource) -> list[str
         state.pending_collapses = []
         state.revive_wards = []
         return [f"戦闘終了: {state.outcome.value if state.outcome else ''}"]
+    if isinstance(action, FightItOut):
+        state.fight_requested = True
+        return ["プレイヤーは戦闘描写を求めた: ダイスで戦う（【ナラティブ優先の原則】は使わない）"]
     assert isinstance(action, ResolveByNarrative)
     state.narrative_resolution = NarrativeResolution(
         reason=action.reason,
@@ -855,17 +935,7 @@ def _judge(state: BattleState, source: DiceSource) -> None:
     damage: list[DamageLine] = []
     checks: list[LifeCheck] = []
     if winner == "pc":
-        standing = _standing_enemies(state)
-        target_enemy = next((e for e in standing if e.name == decl.enemy_target), standing[0])
-        diff = pc_ap - enemy_ap
-        steps = []
-        if target_enemy.armour:
-            steps.append(Term(label="防御補正", value=-target_enemy.armour))
-        dealt = max(0, diff - target_enemy.armour)
-        hp_after = max(0, target_enemy.hp - dealt)
-        _replace_enemy(state, target_enemy.model_copy(update={"hp": hp_after}))
-        damage.append(DamageLine(target=target_enemy.name, side="enemy", difference=diff, steps=tuple(steps),
-                                 damage=dealt, hp_before=target_enemy.hp, hp_after=hp_after))
+        damage.extend(_damage_enemies(state, pc_ap - enemy_ap, decl.enemy_target))
     elif winner == "enemy":
         standing_pcs = [c for c in state.party if c.standing]
         if standing_pcs:
@@ -882,6 +952,33 @@ def _judge(state: BattleState, source: DiceSource) -> None:
         state.outcome = Outcome.PC_VICTORY
     elif not any(c.standing for c in state.party):
         state.outcome = Outcome.ENEMY_VICTORY
+
+
+def _damage_enemies(state: BattleState, diff: int, named: str | None) -> list[DamageLine]:
+    """The PC side's win: ``diff`` goes to the named enemy (default the first standing).
+
+    With ``options.damage_overflow`` what is left once it falls goes on to the next
+    standing enemy in the encounter's order, and so on (§1.1: the sides resolve as
+    units). Each enemy's 防御補正 is taken from the part that reaches it.
+    """
+    standing = _standing_enemies(state)
+    first = next((e for e in standing if e.name == named), standing[0])
+    order = [first, *(e for e in standing if e is not first)]
+    lines: list[DamageLine] = []
+    remaining = diff
+    for enemy in order:
+        if remaining <= 0:
+            break
+        steps = (Term(label="防御補正", value=-enemy.armour),) if enemy.armour else ()
+        dealt = min(enemy.hp, max(0, remaining - enemy.armour))
+        hp_after = enemy.hp - dealt
+        _replace_enemy(state, enemy.model_copy(update={"hp": hp_after}))
+        lines.append(DamageLine(target=enemy.name, side="enemy", difference=remaining, steps=steps,
+                                damage=dealt, hp_before=enemy.hp, hp_after=hp_after))
+        if hp_after > 0 or not state.options.damage_overflow:
+            break
+        remaining -= dealt + enemy.armour
+    return lines
 
 
 def _damage_pc(

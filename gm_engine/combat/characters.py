@@ -216,13 +216,26 @@ def _shield(value: Shield | str) -> Shield:
         ) from None
 
 
-def _rank(value: Rank | str) -> Rank:
+#: Other names the document gives the ranks: 熟練者 (§5.1), 熟練・騎士 and 英雄・伝説 (§14.1).
+RANK_ALIASES: dict[str, Rank] = {"熟練者": Rank.VETERAN, "騎士": Rank.VETERAN, "伝説": Rank.HERO}
+
+
+def parse_rank(value: Rank | str) -> Rank:
+    """A rank from its name or one of the document's aliases (:data:`RANK_ALIASES`).
+
+    Raises:
+        InvalidCharacterError: no rank has that name.
+    """
+    if isinstance(value, str) and value in RANK_ALIASES:
+        return RANK_ALIASES[value]
     try:
         return Rank(value)
     except ValueError:
-        raise InvalidCharacterError(
-            f"unknown rank {value!r}; choose {', '.join(r.value for r in Rank)}", "§14.1"
-        ) from None
+        known = [r.value for r in Rank] + list(RANK_ALIASES)
+        raise InvalidCharacterError(f"unknown rank {value!r}; choose {', '.join(known)}", "§14.1") from None
+
+
+_rank = parse_rank
 
 
 def create_character(

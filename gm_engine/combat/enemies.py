@@ -74,6 +74,10 @@ class Ability(BaseModel):
         return f"再生{self.amount}"
 
 
+#: The most HP an enemy may have (a bound on bad input, 瞬殺 included).
+MAX_ENEMY_HP = 500
+
+
 class Enemy(BaseModel):
     """An enemy: a unique name in its encounter, kind, fixed AP, HP and abilities."""
 
@@ -82,8 +86,8 @@ class Enemy(BaseModel):
     name: str = Field(min_length=1, max_length=40)
     kind: EnemyKind
     ap: int = Field(ge=0, le=60)
-    max_hp: int = Field(ge=1, le=500)
-    hp: int = Field(ge=0, le=500)
+    max_hp: int = Field(ge=1, le=MAX_ENEMY_HP)
+    hp: int = Field(ge=0, le=MAX_ENEMY_HP)
     abilities: tuple[Ability, ...] = ()
 
     @model_validator(mode="after")
@@ -177,6 +181,13 @@ class Encounter(BaseModel):
             raise ValueError("§3.3: 弱い and 強い cancel out; choose one")
         if {Difficulty.DRAGS_ON, Difficulty.TOO_QUICK} <= set(self.difficulty):
             raise ValueError("§3.3: 長引く and 瞬殺 cancel out; choose one")
+        if Difficulty.TOO_QUICK in self.difficulty:
+            for enemy in self.enemies:
+                if _scaled(enemy.max_hp, 12) > MAX_ENEMY_HP:
+                    raise ValueError(
+                        f"§3.3: 瞬殺 (HP +20%) would give {enemy.name} HP {_scaled(enemy.max_hp, 12)}, "
+                        f"above the limit {MAX_ENEMY_HP}; give it at most {MAX_ENEMY_HP * 10 // 12} HP"
+                    )
         return self
 
     def check_composition(self) -> None:
@@ -194,9 +205,7 @@ class Encounter(BaseModel):
     @property
     def ap_adjustment(self) -> int:
         """弱い −1, 強い +1 (§3.3)."""
-        return (-1 if Difficulty.WEAK in self.difficulty else 0) + (
-            1 if Difficulty.STRONG in self.difficulty else 0
-        )
+        return difficulty_ap(self.difficulty)
 
     def adjusted_enemies(self) -> tuple[Enemy, ...]:
         """The enemies with §3.3's HP adjustments applied (長引く −20%, 瞬殺 +20%)."""
@@ -208,10 +217,21 @@ class Encounter(BaseModel):
             return self.enemies
         out = []
         for enemy in self.enemies:
-            max_hp = max(1, (enemy.max_hp * factor + 5) // 10)
-            hp = max(0, (enemy.hp * factor + 5) // 10) if enemy.hp < enemy.max_hp else max_hp
-            out.append(enemy.model_copy(update={"max_hp": max_hp, "hp": min(hp, max_hp)}))
+            max_hp = max(1, _scaled(enemy.max_hp, factor))
+            hp = max(0, _scaled(enemy.hp, factor)) if enemy.hp < enemy.max_hp else max_hp
+            # validated, not copied: an adjusted enemy obeys the same limits as any other
+            out.append(Enemy.model_validate({**enemy.model_dump(), "max_hp": max_hp, "hp": min(hp, max_hp)}))
         return tuple(out)
+
+
+def difficulty_ap(difficulty: Sequence[Difficulty]) -> int:
+    """The enemy side's AP term of §3.3's adjustments: 弱い −1, 強い +1."""
+    return (-1 if Difficulty.WEAK in difficulty else 0) + (1 if Difficulty.STRONG in difficulty else 0)
+
+
+def _scaled(hp: int, tenths: int) -> int:
+    """``hp`` × ``tenths``/10, rounded half up (§3.3's ±20%)."""
+    return (hp * tenths + 5) // 10
 
 
 def swarm_bonus(standing_enemies: int, options: CombatOptions = DEFAULT_OPTIONS) -> int:
@@ -231,12 +251,16 @@ def expected_party_ap(party: Sequence[Character]) -> float:
 
 def expected_enemy_side_ap(encounter: Encounter, options: CombatOptions = DEFAULT_OPTIONS) -> float:
     """The enemy side's expected AP, 群れ補正 and difficulty included."""
-    standing = [e for e in encounter.enemies if e.standing]
-    return (
-        sum(e.expected_ap for e in standing)
-        + swarm_bonus(len(standing), options)
-        + encounter.ap_adjustment
-    )
+    return expected_side_ap(encounter.enemies, encounter.difficulty, options)
+
+
+def expected_side_ap(
+    enemies: Sequence[Enemy], difficulty: Sequence[Difficulty], options: CombatOptions = DEFAULT_OPTIONS
+) -> float:
+    """The expected AP of the standing ``enemies`` as a side, 群れ補正 and difficulty included."""
+    standing = [e for e in enemies if e.standing]
+    swarm = swarm_bonus(len(standing), options)
+    return sum(e.expected_ap for e in standing) + swarm + difficulty_ap(difficulty)
 
 
 def _sum_distribution(dice: int) -> list[int]:
@@ -305,11 +329,14 @@ class EncounterProposal(BaseModel):
     explanation: str
 
 
-#: §2.3: AP relative to the party average, and HP per point of expected margin.
+#: §2.3's AP offsets, by kind. rank_dice: the enemy side against the PC side's dice
+#: expectation (雑魚 and エリート for the side, ボス per PC); the others: see propose_encounter.
+_RANK_DICE_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 0, EnemyKind.BOSS: 3}
 _MEMBER_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 4}
 _SIDE_OFFSET = {EnemyKind.MOB: -3, EnemyKind.ELITE: 1, EnemyKind.BOSS: 3}
 _AP_RANGE = {EnemyKind.MOB: (-4, -2), EnemyKind.ELITE: (0, 2), EnemyKind.BOSS: (3, 6)}
 _WEIGHT = {EnemyKind.MOB: 1, EnemyKind.ELITE: 2, EnemyKind.BOSS: 4}
+#: §2.3 / §11.2: HP per point of margin, which with §11.1 is the rounds a fight should take.
 _HP_FACTOR = {EnemyKind.MOB: 2.0, EnemyKind.ELITE: 2.5, EnemyKind.BOSS: 3.0}
 _MOB_NAMES = "ABCDE"
 
@@ -327,25 +354,32 @@ def propose_encounter(
 ) -> EncounterProposal:
     """Propose enemies for ``party`` by §2.3 and §3.
 
-    ``options.encounter_basis`` chooses how §2.3's differences are read:
+    ``options.encounter_basis`` chooses how §2.3's differences are read. The default,
+    ``"rank_dice"``, takes §2.3 at its word: enemies are measured against the PC side's
+    dice expectation (3.5 per rank die of every standing member, §2.3 「平均ランク（ダイス
+    期待値）」 summed over the party as §3.3 asks), so the PCs' equipment is their edge:
 
-    * ``"member_average"`` (default, NOTES.md: "relative to the party average"): each
-      enemy's expected AP is the party's average member AP (3.5 per die plus equipment,
-      standing members) plus its kind's offset — 雑魚 −2..−4 (default −3), エリート
-      0..+2 (default +1), ボス +3..+6 (default +4); ``offset`` overrides the lead kind's.
-      A lone PC then meets a 雑魚戦 stronger than itself (two 雑魚 and 群れ補正); the
-      explanation says so.
-    * ``"side_total"``: the whole enemy side's expected AP is the PC side's plus the lead
-      kind's offset (ボス default +3), shared by weight (雑魚 1, エリート 2, ボス 4) after
-      群れ補正 — §3.3's last paragraph ("戦力すべてを足したAP期待値分") read for the side,
-      which keeps a lone PC's 雑魚戦 winnable.
+    * numbers (§3.2; a group of 雑魚 is 2..5, never one): a 雑魚戦 has one 雑魚 more than
+      there are PCs (2..5); an エリート戦 one エリート for a lone PC, two otherwise, and
+      from three PCs on a group of 雑魚 (PCs − 1, 2..5); a ボス戦 one ボス, and from two
+      PCs on a group of 雑魚 (PCs, 2..5). The 雑魚 are listed first, so the default target
+      cuts through them and the overflow reaches the leader;
+    * AP: the enemy side's expected AP is the PC side's dice expectation plus the kind's
+      offset — 雑魚 −3 and エリート 0 for the side, ボス +3 for each PC (§3.3: a party
+      meets a stronger boss) — less 群れ補正, shared by weight (雑魚 1, エリート 2, ボス
+      4); each fixed AP is its share minus 3.5 per die, rounded down, at least 0.
+      ``offset`` overrides the lead kind's offset (within §2.3's range);
+    * HP (§2.3, §11.1, §11.2): the group's HP is the expected margin (PC side expected
+      AP − enemy side expected AP, at least 1) × 2 / 2.5 / 3, shared by weight — with
+      damage overflowing from one enemy to the next (``options.damage_overflow``) the
+      PCs wear the group down in about as many winning rounds as §11.1 aims at.
 
-    Fixed AP is the wanted expectation minus 3.5 per die, rounded. Numbers (§3.2): a 雑魚戦
-    has one 雑魚 per PC (2..5); an エリート戦 one エリート per PC beyond the first (1..2)
-    and a 雑魚 per PC beyond that; a ボス戦 one ボス and a 雑魚 per PC beyond the second.
-    HP (§2.3, §11.2, NOTES) is the expected margin between the sides (at least 3) times
-    2 / 2.5 / 3 for a 雑魚戦 / エリート戦 / ボス戦. Difficulty (§3.3) is attached to the
-    encounter and applies when the battle starts.
+    ``"member_average"`` (each enemy against the party's average member: 雑魚 −3, エリート
+    +1, ボス +4, one enemy per PC, HP = max(3, |margin|) × factor on every enemy) and
+    ``"side_total"`` (the whole enemy side against the whole PC side AP, shared by
+    weight) are the two earlier readings, kept as options.
+
+    Difficulty (§3.3) is attached to the encounter and applies when the battle starts.
 
     Raises:
         InvalidCharacterError: empty party, an offset outside §2.3's range, bad kind.
@@ -359,55 +393,52 @@ def propose_encounter(
     standing = [c for c in members if c.standing]
     if not standing:
         raise InvalidCharacterError("nobody in the party is standing")
-    party_ap = expected_party_ap(standing)
-    size = len(standing)
-    average = party_ap / size
-    if fight is EncounterKind.MOBS:
-        plan = [EnemyKind.MOB] * min(5, max(2, size))
-    elif fight is EncounterKind.ELITE:
-        elites = min(2, max(1, size - 1))
-        plan = [EnemyKind.ELITE] * elites + [EnemyKind.MOB] * min(5, max(0, size - 1 - elites))
-    else:
-        plan = [EnemyKind.BOSS] + [EnemyKind.MOB] * min(5, max(0, size - 2))
-    lead = plan[0]
+    rank_dice = options.encounter_basis == "rank_dice"
+    plan = _plan(fight, len(standing)) if rank_dice else _legacy_plan(fight, len(standing))
+    lead = next(k for k in (EnemyKind.BOSS, EnemyKind.ELITE, EnemyKind.MOB) if k in plan)
     low, high = _AP_RANGE[lead]
     if offset is not None and not low <= offset <= high:
         raise InvalidCharacterError(
             f"a {lead.value}'s AP offset is {low:+d}..{high:+d}, not {offset:+d}",
             "§2.3",
         )
-    per_side = options.encounter_basis == "side_total"
-    default_offsets = _SIDE_OFFSET if per_side else _MEMBER_OFFSET
-    lead_offset = offset if offset is not None else default_offsets[lead]
-    # side_total: the whole enemy side (before 弱い/強い) sits at the PC side plus the offset,
-    # shared by weight; member_average: each enemy sits at the PC average plus its kind's offset.
-    pool = party_ap + lead_offset - swarm_bonus(len(plan), options)
-    total_weight = sum(_WEIGHT[k] for k in plan)
     names = {EnemyKind.MOB: mob_name, EnemyKind.ELITE: elite_name, EnemyKind.BOSS: boss_name}
     counts = {k: plan.count(k) for k in set(plan)}
     seen: dict[EnemyKind, int] = {}
-    drafts = []
+    labels = []
     for enemy_kind in plan:
         seen[enemy_kind] = seen.get(enemy_kind, 0) + 1
-        name = names[enemy_kind] + (_MOB_NAMES[seen[enemy_kind] - 1] if counts[enemy_kind] > 1 else "")
-        if per_side:
-            wanted = pool * _WEIGHT[enemy_kind] / total_weight
-        else:
-            wanted = average + (lead_offset if enemy_kind is lead else default_offsets[enemy_kind])
-        fixed = max(0, math.floor(wanted - 3.5 * enemy_kind.dice + 0.5))
-        drafts.append(Enemy(name=name, kind=enemy_kind, ap=fixed, max_hp=1, hp=1))
+        suffix = _MOB_NAMES[seen[enemy_kind] - 1] if counts[enemy_kind] > 1 else ""
+        labels.append(names[enemy_kind] + suffix)
+    party_ap = expected_party_ap(standing)
+    if rank_dice:
+        fixed = _rank_dice_ap(standing, plan, lead, offset, options)
+    else:
+        fixed = _legacy_ap(standing, plan, lead, offset, options)
+    rows = zip(labels, plan, fixed, strict=True)
+    drafts = [Enemy(name=label, kind=k, ap=ap, max_hp=1, hp=1) for label, k, ap in rows]
     draft = Encounter(enemies=tuple(drafts), difficulty=adjustments)
     enemy_ap = expected_enemy_side_ap(draft, options)
     raw_margin = party_ap - enemy_ap
-    margin = max(3.0, abs(raw_margin))
     factor = _HP_FACTOR[lead]
-    hp = max(1, math.ceil(margin * factor))
-    enemies = tuple(e.model_copy(update={"max_hp": hp, "hp": hp}) for e in drafts)
+    if rank_dice:
+        margin = max(1.0, raw_margin)
+        group_hp = max(len(plan), math.ceil(margin * factor))
+        total_weight = sum(_WEIGHT[k] for k in plan)
+        hps = [max(1, math.floor(group_hp * _WEIGHT[k] / total_weight + 0.5)) for k in plan]
+        hp_text = f"群れのHP {group_hp}（重みで配分）"
+    else:
+        margin = max(3.0, abs(raw_margin))
+        hps = [max(1, math.ceil(margin * factor))] * len(plan)
+        hp_text = f"HP {hps[0]}（各自）"
+    enemies = tuple(e.model_copy(update={"max_hp": hp, "hp": hp}) for e, hp in zip(drafts, hps, strict=True))
     damage = expected_damage_per_round(standing, draft, options)
     encounter = Encounter(enemies=enemies, difficulty=adjustments)
+    average = party_ap / len(standing)
+    dice_expectation = sum(3.5 * c.ap_dice for c in standing)
     explanation = (
-        f"PC平均AP {average:.1f}（陣営 {party_ap:.1f}）; 敵陣営期待AP {enemy_ap:.1f}; "
-        f"期待差分 {margin:.1f} → HP × {factor}（{lead.value}）; "
+        f"PC陣営期待AP {party_ap:.1f}（ダイス期待値 {dice_expectation:.1f}、平均 {average:.1f}）; "
+        f"敵陣営期待AP {enemy_ap:.1f}; 期待差分 {margin:.1f} × {factor}（{lead.value}）→ {hp_text}; "
         f"PC陣営の1ラウンド期待ダメージ {damage:.1f}（魔法・状況補正なし）"
     )
     if raw_margin < 0:
@@ -421,3 +452,58 @@ def propose_encounter(
         expected_damage=damage,
         explanation=explanation,
     )
+
+
+def _plan(fight: EncounterKind, size: int) -> list[EnemyKind]:
+    """rank_dice numbers (§3.2), 雑魚 first."""
+    if fight is EncounterKind.MOBS:
+        return [EnemyKind.MOB] * min(5, max(2, size + 1))
+    if fight is EncounterKind.ELITE:
+        mobs = 0 if size <= 2 else min(5, max(2, size - 1))
+        return [EnemyKind.MOB] * mobs + [EnemyKind.ELITE] * (1 if size == 1 else 2)
+    mobs = 0 if size == 1 else min(5, max(2, size))
+    return [EnemyKind.MOB] * mobs + [EnemyKind.BOSS]
+
+
+def _legacy_plan(fight: EncounterKind, size: int) -> list[EnemyKind]:
+    """member_average / side_total numbers: the lead kind first."""
+    if fight is EncounterKind.MOBS:
+        return [EnemyKind.MOB] * min(5, max(2, size))
+    if fight is EncounterKind.ELITE:
+        elites = min(2, max(1, size - 1))
+        return [EnemyKind.ELITE] * elites + [EnemyKind.MOB] * min(5, max(0, size - 1 - elites))
+    return [EnemyKind.BOSS] + [EnemyKind.MOB] * min(5, max(0, size - 2))
+
+
+def _rank_dice_ap(
+    standing: Sequence[Character], plan: Sequence[EnemyKind], lead: EnemyKind, offset: int | None,
+    options: CombatOptions,
+) -> list[int]:
+    lead_offset = offset if offset is not None else _RANK_DICE_OFFSET[lead]
+    if lead is EnemyKind.BOSS:
+        lead_offset *= len(standing)
+    wanted_side = sum(3.5 * c.ap_dice for c in standing) + lead_offset
+    pool = wanted_side - swarm_bonus(len(plan), options)
+    total_weight = sum(_WEIGHT[k] for k in plan)
+    return [max(0, math.floor(pool * _WEIGHT[k] / total_weight - 3.5 * k.dice)) for k in plan]
+
+
+def _legacy_ap(
+    standing: Sequence[Character], plan: Sequence[EnemyKind], lead: EnemyKind, offset: int | None,
+    options: CombatOptions,
+) -> list[int]:
+    party_ap = expected_party_ap(standing)
+    average = party_ap / len(standing)
+    per_side = options.encounter_basis == "side_total"
+    default_offsets = _SIDE_OFFSET if per_side else _MEMBER_OFFSET
+    lead_offset = offset if offset is not None else default_offsets[lead]
+    pool = party_ap + lead_offset - swarm_bonus(len(plan), options)
+    total_weight = sum(_WEIGHT[k] for k in plan)
+    out = []
+    for enemy_kind in plan:
+        if per_side:
+            wanted = pool * _WEIGHT[enemy_kind] / total_weight
+        else:
+            wanted = average + (lead_offset if enemy_kind is lead else default_offsets[enemy_kind])
+        out.append(max(0, math.floor(wanted - 3.5 * enemy_kind.dice + 0.5)))
+    return out

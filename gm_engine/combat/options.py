@@ -29,23 +29,33 @@ class CombatOptions(BaseModel):
         foresight_rerolls: what 【予見】 rolls again: the whole last roll as the
             document's one code execution did (``"both_sides"``) or the PC side's dice
             only (``"pc_side"``).
-        healing_wave_halves: in combat 【治癒の波動】 halves the AP difference before
-            armour (``"difference"``, the document's 差分ダメージ) or the final damage
-            (``"final_damage"``).
+        healing_wave_halves: in combat 【治癒の波動】 halves this round's damage after
+            armour, shield and 【魔力盾】 (``"final_damage"``, NOTES.md: "halves this round's
+            damage"), or the AP difference before armour (``"difference"``, the document's
+            差分ダメージ taken as the raw difference).
         collapse_needs_standing_caster: 【崩壊】 fizzles when its caster is down or dead
             by the round it resolves in.
-        narrative_priority_ratio: 【ナラティブ優先の原則】 is refused unless the PC
-            side's expected AP is at least this many times the enemy side's; ``None``
-            leaves the judgement to the GM alone.
+        narrative_priority_test: when 【ナラティブ優先の原則】 is accepted.
+            ``"rules_example"`` (default): the document's own example — a PC of 熟練 or
+            英雄 against only 雑魚, at most three of them — or an expected-AP ratio of at
+            least ``narrative_priority_ratio``; ``"expected_ratio"``: the ratio alone.
+        narrative_priority_ratio: the expected-AP ratio (PC side ÷ enemy side) that counts
+            as overwhelming; ``None`` leaves the judgement to the GM alone (any fight).
         swarm_bonus_per_enemy: 群れ補正, AP per standing enemy when several stand (§12).
         enforce_composition: refuse encounters over §3.2's numbers (5 雑魚, 2 エリート,
             1 ボス).
         allow_negative_situational: situational bonuses may be negative down to −cap
             (a hindering situation); the cap only bounds them above (§9.1).
-        encounter_basis: how the encounter helper reads §2.3's AP differences: each enemy
-            against the party's average member (``"member_average"``, NOTES.md) or the
-            whole enemy side against the whole PC side (``"side_total"``, which keeps a
-            lone PC's 雑魚戦 winnable); see :func:`~gm_engine.combat.enemies.propose_encounter`.
+        damage_overflow: when the PC side wins, damage left over once the target enemy
+            falls goes on to the next standing enemy (§1.1: the sides resolve as units);
+            ``False`` stops at the target.
+        encounter_basis: how the encounter helper reads §2.3's AP differences.
+            ``"rank_dice"`` (default): the enemy side against the PC side's dice
+            expectation (3.5 per rank die, §2.3's ダイス期待値; equipment is the PCs'
+            edge), group HP from the expected margin; ``"member_average"``: each enemy
+            against the party's average member AP, one enemy per PC (the first reading);
+            ``"side_total"``: the whole enemy side against the whole PC side AP. See
+            :func:`~gm_engine.combat.enemies.propose_encounter`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -57,13 +67,15 @@ class CombatOptions(BaseModel):
     slow_effect: Literal["one_die_fewer", "minus_one"] = "one_die_fewer"
     slow_no_dice_penalty: int = Field(default=4, ge=0, le=20)
     foresight_rerolls: Literal["both_sides", "pc_side"] = "both_sides"
-    healing_wave_halves: Literal["difference", "final_damage"] = "difference"
+    healing_wave_halves: Literal["final_damage", "difference"] = "final_damage"
     collapse_needs_standing_caster: bool = True
+    narrative_priority_test: Literal["rules_example", "expected_ratio"] = "rules_example"
     narrative_priority_ratio: float | None = Field(default=1.5, ge=1.0, le=100.0)
     swarm_bonus_per_enemy: int = Field(default=1, ge=0, le=5)
     enforce_composition: bool = True
     allow_negative_situational: bool = True
-    encounter_basis: Literal["member_average", "side_total"] = "member_average"
+    damage_overflow: bool = True
+    encounter_basis: Literal["rank_dice", "member_average", "side_total"] = "rank_dice"
 
 
 DEFAULT_OPTIONS = CombatOptions()

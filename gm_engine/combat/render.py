@@ -194,11 +194,16 @@ def _dice_block(label: str, groups: Sequence[DieGroup]) -> list[str]:
 
 
 def roll_log(state: BattleState) -> str:
-    """〈ROLL_LOG〉 (§4.2): every die of the roll by owner; 【予見】's discarded dice kept."""
+    """〈ROLL_LOG〉 (§4.2): every die of the roll by owner — PC_Dice the rank dice, Spell_Dice
+    【火弾】/【崩壊】, Enemy_Dice; 【予見】's discarded dice kept."""
     record = state.current
     live = [g for g in record.dice if g.phase == "ROLL" and not g.discarded]
     lines = [f"〈ROLL_LOG〉ラウンド {state.round}"]
-    lines.extend(_dice_block("PC_Dice", [g for g in live if g.side == "pc"]))
+    # PC_Dice is the rank dice alone, as §4.2's code prints it; spell dice get their own line
+    lines.extend(_dice_block("PC_Dice", [g for g in live if g.side == "pc" and g.purpose == "AP"]))
+    spell_dice = [g for g in live if g.side == "pc" and g.purpose != "AP"]
+    if spell_dice:
+        lines.extend(_dice_block("Spell_Dice", spell_dice))
     lines.extend(_dice_block("Enemy_Dice", [g for g in live if g.side == "enemy"]))
     discarded = [g for g in record.dice if g.discarded and g.phase == "ROLL"]
     if discarded:

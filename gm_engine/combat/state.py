@@ -184,7 +184,8 @@ class NarrativeResolution(BaseModel):
 
 
 class BattleState(BaseModel):
-    """A battle, whole. ``actions`` is every accepted action in order."""
+    """A battle, whole. ``actions`` is every accepted action in order; ``fight_requested``
+    records the player's wish to fight it out (no 【ナラティブ優先の原則】)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -203,6 +204,7 @@ class BattleState(BaseModel):
     casts: list[CastRecord] = Field(default_factory=list)
     outcome: Outcome | None = None
     narrative_resolution: NarrativeResolution | None = None
+    fight_requested: bool = False
     actions: list[Action] = Field(default_factory=list)
     seed: int | str | None = None
 

@@ -9,7 +9,7 @@ need; they live here so that neither of those modules has to import the other.
 from __future__ import annotations
 
 from gm_engine.combat.characters import Character
-from gm_engine.combat.enemies import AbilityKind, Encounter, Enemy, swarm_bonus
+from gm_engine.combat.enemies import AbilityKind, Enemy, difficulty_ap, swarm_bonus
 from gm_engine.combat.spells import Spell
 from gm_engine.combat.state import BattleState, CastRecord, DieGroup, PendingCollapse, Phase, Term
 
@@ -81,11 +81,11 @@ def pc_terms(state: BattleState) -> list[Term]:
     situational = sum(decl.situational.get(c.name, 0) for c in members)
     if situational:
         terms.append(Term(label="状況補正", value=situational))
-    for cast in casts_of(state, Spell.FIREBALL):
-        if rolled:
-            die = next((g for g in live_dice(state, "pc", "火弾") if g.owner == cast.caster), None)
-            if die is not None:
-                terms.append(Term(label=f"【火弾】({cast.caster})", value=die.total))
+    if rolled:
+        # one die group per cast, rolled in the order of the casts: a caster who casts
+        # 【火弾】 twice has two dice, so they are paired by position, never by name
+        for die in live_dice(state, "pc", "火弾"):
+            terms.append(Term(label=f"【火弾】({die.owner})", value=die.total))
     for cast in casts_of(state, Spell.LIGHTNING):
         terms.append(Term(label=f"【雷撃】({cast.caster})", value=4))
     if rolled:
@@ -115,7 +115,7 @@ def enemy_terms(state: BattleState) -> list[Term]:
     swarm = swarm_bonus(len(standing), state.options)
     if swarm:
         terms.append(Term(label="群れ補正", value=swarm))
-    adjustment = Encounter(enemies=tuple(state.enemies), difficulty=state.difficulty).ap_adjustment
+    adjustment = difficulty_ap(state.difficulty)
     if adjustment:
         terms.append(Term(label="難易度", value=adjustment))
     slows = slow_casts(state)

@@ -9,9 +9,15 @@ then the turn goes back to the player. The engine's logs are shown to the player
 the engine wrote them, so a number the player sees never passed through the model.
 
 With the offline backend the GM is :func:`offline_gm`, a short scripted adventure:
-it greets, creates the player's character from the player's answer, rolls a check,
-starts a fight, drives each step (casting 【火弾】 in the first round when it can),
-narrates from the engine's facts and ends.
+it greets, creates the player's character from the player's answer, changes its spells
+when the player asks for others in words (``change_spells``), rolls a check, starts a
+fight, drives each step (casting 【火弾】 in the first round when it can), narrates from
+the engine's facts, rests the party when slots were spent (``rest``) and ends.
+
+The player's own commands are answered by the engine without a GM turn: ``/status``
+(the compact §13.2 status), ``/help``, ``/rest`` and the meta instruction ``[魔法変更:
+…]`` (§5.2); every GM turn ends with the 【セッション状況】 footer and its 【魔法スロットの
+残り】.
 
 When the GM's retry budget runs out, :meth:`Adventure.fallback` decides: in a battle the
 step that moves it on, elsewhere nothing; either way a ``fallback`` event is recorded and
@@ -35,7 +41,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gm_engine.combat.actions import CastSpell
-from gm_engine.combat.characters import Character
+from gm_engine.combat.characters import Character, Status
 from gm_engine.combat.ranks import Rank
 from gm_engine.combat.spells import Spell
 from gm_engine.combat.state import Phase
@@ -78,8 +84,14 @@ PROMPT = "あなた> "
 HELP_TEXT = (
     "GMに話しかけてください（行動、作戦、魔法の宣言、『戦闘開始』など）。\n"
     "  /status  キャラクターと戦闘の状態（エンジンが表示）\n"
+    "  /rest    一日休息して魔法スロットを回復（戦闘の外で）\n"
+    "  [魔法変更: 火弾, 治癒]  覚えている魔法を入れ替える（戦闘の外で）\n"
+    "                          仲間の魔法は先頭に名前: [魔法変更: ミナ, 治癒]\n"
     "  /quit    終了"
 )
+
+#: The meta instruction of §5.2: ``[魔法変更: 魔法名, 魔法名...]`` (full-width brackets and colon too).
+SPELL_CHANGE = re.compile(r"^[\[［]\s*魔法変更\s*[:：]\s*(.*?)\s*[\]］]$")
 
 #: Example commands shown in the GM prompt per game system.
 _EXAMPLES: dict[str, list[str]] = {
@@ -229,12 +241,62 @@ class Adventure:
             if command in QUIT_WORDS:
                 return text  # not recorded: resuming the transcript asks again from here
             self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
+            spell_change = SPELL_CHANGE.match(command)
             if command == "/status":
                 self.io.show(self.table.status_text())
             elif command == "/help":
                 self.io.show(HELP_TEXT)
+            elif command == "/rest":
+                self._player_rest()
+            elif spell_change is not None:
+                self._player_spell_change(spell_change.group(1))
             else:
                 return text
+
+    def _player_rest(self) -> None:
+        """``/rest``: the engine rests the party itself (its log is shown), or says why not."""
+        if self.table.battle is not None:
+            self.io.show("戦闘中は休息できません。")
+        elif not self.table.party:
+            self.io.show("休息するキャラクターがまだいません。")
+        else:
+            self.table.rest()
+
+    def _player_spell_change(self, body: str) -> None:
+        """``[魔法変更: …]``: the engine changes the spells known (the new sheet is shown), or
+        says why not; the party is then exactly as before."""
+        party = self.table.party
+        items = [w for w in re.split(r"[\s、，,]+", body) if w]
+        if self.table.battle is not None:
+            self.io.show("戦闘中は魔法を変更できません。")
+            return
+        if not party:
+            self.io.show("魔法を変更するキャラクターがまだいません。")
+            return
+        names = {c.name for c in party}
+        name = items.pop(0) if items and items[0] in names else party[0].name
+        spells = [w.strip("【】") for w in items]
+        known = [s.value for s in Spell]
+        unknown = [w for w in spells if w not in known]
+        character = next(c for c in party if c.name == name)
+        if character.status is Status.DEAD:
+            self.io.show(f"魔法変更できません: {name} は死亡しています。")
+        elif unknown:
+            self.io.show(
+                f"魔法変更できません: 知らない魔法 {'、'.join(unknown)}（使える魔法: {'、'.join(known)}）"
+            )
+        elif len(set(spells)) != len(spells):
+            self.io.show("魔法変更できません: 同じ魔法が二度書かれています。")
+        elif len(spells) > character.max_slots:
+            self.io.show(
+                f"魔法変更できません: {name} が覚えられる魔法はスロットの数（{character.max_slots}）までです"
+                f"（{len(spells)}個指定）。"
+            )
+        else:
+            try:
+                self.table.change_spells(name, spells)
+            except ValueError as exc:  # dead, or a rule the checks above do not cover
+                self.io.show(f"魔法変更できません: {exc}")
 
     def window(self) -> list[JsonDict]:
         """The conversation sent to the GM: the system prompt, then everything since the start
@@ -294,6 +356,9 @@ class Adventure:
             )
             self.messages = list(result.messages)
             self.turn += 1
+            footer = self.table.session_footer()
+            if footer:
+                self.io.show(footer)  # §5.2: every reply ends with the slots left
             if self.finished:
                 break
             text = self._ask()
@@ -408,6 +473,21 @@ def parse_character_answer(text: str) -> tuple[str, str, str]:
     return name, rank, preset
 
 
+_SPELL_WORDS = re.compile("|".join(sorted((s.value for s in Spell), key=len, reverse=True)))
+
+
+def spells_asked_for(text: str) -> list[str]:
+    """The spells a player's line asks to know, in the order named, when it speaks of 魔法
+    (e.g. ``"魔法を雷撃と治癒にしたい"`` → ``["雷撃", "治癒"]``); else none."""
+    if "魔法" not in text:
+        return []
+    found: list[str] = []
+    for match in _SPELL_WORDS.finditer(text):
+        if match.group() not in found:
+            found.append(match.group())
+    return found
+
+
 def _last_tool_text(request: ModelRequest) -> str:
     last = request.messages[-1] if request.messages else {}
     return str(last.get("content") or "") if last.get("role") == "tool" else ""
@@ -458,6 +538,18 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
             )
         name, rank, preset = parse_character_answer(view.human_lines[-1])
         return _say(request, "", ("create_character_preset", {"name": name, "rank": rank, "preset": preset}))
+
+    wanted = spells_asked_for(view.human_lines[-1]) if view.human_lines else []
+    first = party[0]
+    if (
+        view.phase is None and "change_spells" in offered and wanted
+        and list(wanted) != [s.value for s in first.spells] and len(wanted) <= first.max_slots
+    ):
+        return _say(
+            request,
+            f"{hero}は呪文書をめくり、覚える魔法を入れ替えた。",
+            ("change_spells", {"character": hero, "spells": wanted}),
+        )
 
     if not view.checks and view.battles_started == 0:
         return _say(
@@ -520,6 +612,8 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     # the battle is over
     outcome = view.outcomes[-1] if view.outcomes else ""
     standing = [c for c in party if c.standing]
+    if standing and "rest" in offered:
+        return _say(request, f"{hero}は祠のそばで一夜を明かし、魔力を取り戻した。", ("rest", {}))
     if standing:
         closing = f"小鬼の頭目は森の奥へ逃げ去った。{hero}は祠にたどり着き、村に平穏が戻った。"
         summary = f"{hero}は小鬼の頭目を退けた（{outcome}）"

@@ -1,4 +1,5 @@
-"""The adventure GM's combat tools: character creation and status, every battle step, spells.
+"""The adventure GM's combat tools: character creation and status, every battle step, spells,
+and outside a battle a day's rest and the [魔法変更: …] instruction.
 
 A :class:`CombatTable` holds what these tools act on: the party, the battle in
 progress (a :class:`~gm_engine.combat.battle.Battle`) and the session's one dice source.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -26,20 +27,21 @@ from pydantic import Field
 from gm_engine.combat.actions import (
     Action,
     CastSpell,
+    FightItOut,
     ResolveByNarrative,
     SetSituationalBonus,
     TargetCharacter,
     TargetEnemy,
     parse_action,
 )
-from gm_engine.combat.battle import Battle, StepResult, cast_out_of_combat
-from gm_engine.combat.characters import Character, create_auto, create_character, create_unselected
+from gm_engine.combat.battle import Battle, StepResult, cast_out_of_combat, rest_party
+from gm_engine.combat.characters import Character, Status, create_auto, create_character, create_unselected
 from gm_engine.combat.enemies import Difficulty, EncounterKind, propose_encounter
 from gm_engine.combat.equipment import ARMOURS, WEAPONS, Shield
-from gm_engine.combat.errors import CombatError
+from gm_engine.combat.errors import CombatError, IllegalActionError
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 from gm_engine.combat.ranks import Rank
-from gm_engine.combat.render import master_data, party_status
+from gm_engine.combat.render import master_data, party_status, session_status
 from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice.source import DiceSource
@@ -146,6 +148,13 @@ class ResolveByNarrativeTool(Tool):
     reason: str = Field(max_length=300)
 
 
+class FightItOutTool(Tool):
+    """At the first SETUP, record that the player wants the fight played out with dice (§0);
+    【ナラティブ優先の原則】 is then refused for this battle."""
+
+    tool_name: ClassVar[str] = "fight_it_out"
+
+
 class HealOutOfCombat(Tool):
     """Outside a battle, cast 治癒 on one PC or 治癒の波動 on the whole party (costs a slot)."""
 
@@ -153,6 +162,22 @@ class HealOutOfCombat(Tool):
     caster: str
     spell: str
     target: str | None = None
+
+
+class Rest(Tool):
+    """Outside a battle, the party rests for a day: every living character's magic slots are
+    refilled (§5.1; HP is not restored by resting)."""
+
+    tool_name: ClassVar[str] = "rest"
+
+
+class ChangeSpells(Tool):
+    """Outside a battle, the player's [魔法変更: …] (§5.2): replace one character's spells known
+    with this list (at most its slots)."""
+
+    tool_name: ClassVar[str] = "change_spells"
+    character: str
+    spells: list[str] = Field(description="the new spells known; at most the character's slots")
 
 
 LogFunc = Callable[[str, str], None]
@@ -203,15 +228,20 @@ class CombatTable:
         return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
     def status_text(self) -> str:
-        """The party's status (§13.2) and, in a battle, its phase and the enemies."""
+        """The party's compact status (§13.2) and, in a battle, its phase and the enemies."""
         party = self.current_party()
         if not party:
             return "（キャラクターはまだいない）"
-        lines = [party_status(party)]
+        lines = [party_status(party, compact=True)]
         if self.battle is not None:
             lines.append(f"戦闘中: ラウンド {self.battle.round_number} / {self.battle.phase.value}")
             lines.extend(f"・{e.name} HP {e.hp}/{e.max_hp}" for e in self.battle.enemies)
         return "\n".join(lines)
+
+    def session_footer(self) -> str:
+        """The 【セッション状況】 footer with 【魔法スロットの残り】 (§5.2), or "" before any character."""
+        party = self.current_party()
+        return session_status(party) if party else ""
 
     # -- the offers of the moment ---------------------------------------------------------------
 
@@ -244,6 +274,13 @@ class CombatTable:
                         difficulty=[d.value for d in Difficulty],
                     )
                 )
+            living = [c.name for c in self.party if c.status is not Status.DEAD]
+            if any(c.slots_left < c.max_slots for c in self.party if c.status is not Status.DEAD):
+                offers.append(Offer.of(Rest, self._rest))
+            learners = [c.name for c in self.party if c.max_slots > 0 and c.name in living]
+            if learners:
+                spells = [s.value for s in Spell]
+                offers.append(Offer.of(ChangeSpells, self._change_spells, character=learners, spells=spells))
             casters = [c.name for c in self.party if c.standing and set(c.spells) & OUT_OF_COMBAT]
             if casters:
                 offers.append(
@@ -295,6 +332,8 @@ class CombatTable:
             offers.append(Offer.of(CastSpellTool, self._cast, **legal_choices))
         if any(isinstance(a, ResolveByNarrative) for a in legal):
             offers.append(Offer.of(ResolveByNarrativeTool, self._resolve_by_narrative))
+        if any(isinstance(a, FightItOut) for a in legal):
+            offers.append(Offer.of(FightItOutTool, self._fight_it_out))
         return offers
 
     # -- handlers --------------------------------------------------------------------------------
@@ -408,6 +447,58 @@ class CombatTable:
     @retry_on(CombatError)
     def _resolve_by_narrative(self, args: ResolveByNarrativeTool) -> ToolOutput:
         return self._apply(ResolveByNarrative(reason=args.reason), "resolve_by_narrative")
+
+    def rest(self) -> str:
+        """A day's rest outside a battle (§5.1): every living character's slots are refilled.
+
+        Raises:
+            IllegalActionError: a battle is in progress, or there is no character.
+        """
+        if self.battle is not None:
+            raise IllegalActionError("no rest during a battle")
+        if not self.party:
+            raise IllegalActionError("there is no character to rest")
+        self.party = list(rest_party(self.party))
+        text = "一日休息した: 魔法スロットが回復した（HPは回復しない）\n" + session_status(self.party)
+        self._log("REST", text)
+        self._changed("rest")
+        return text
+
+    def change_spells(self, name: str, spells: Sequence[str]) -> Character:
+        """The [魔法変更: …] meta instruction (§5.2) outside a battle: ``name``'s new spells.
+
+        Raises:
+            CombatError: a battle is in progress, no such character, the character is dead
+                (:class:`IllegalActionError`), or the spells break §5.1/§6.2 (unknown, repeated,
+                more than the slots).
+        """
+        if self.battle is not None:
+            raise IllegalActionError("spells cannot be changed during a battle")
+        character = next((c for c in self.party if c.name == name), None)
+        if character is None:
+            names = ", ".join(c.name for c in self.party)
+            raise IllegalActionError(f"no character called {name!r}; the party is {names}")
+        if character.status is Status.DEAD:
+            raise IllegalActionError(f"{name} is dead")
+        changed = character.with_spells(spells)
+        self.party = [changed if c.name == name else c for c in self.party]
+        self._log("CHARACTER", master_data(changed))
+        self._changed("change_spells")
+        return changed
+
+    @retry_on(CombatError)
+    def _rest(self, args: Rest) -> ToolOutput:
+        return ToolOutput(text=self.rest())
+
+    @retry_on(CombatError)
+    def _change_spells(self, args: ChangeSpells) -> ToolOutput:
+        changed = self.change_spells(args.character, args.spells)
+        data = {"character": changed.model_dump(mode="json")}
+        return ToolOutput(text=f"changed:\n{master_data(changed)}", data=data)
+
+    @retry_on(CombatError)
+    def _fight_it_out(self, args: FightItOutTool) -> ToolOutput:
+        return self._apply(FightItOut(), "fight_it_out")
 
     @retry_on(CombatError)
     def _heal_out(self, args: HealOutOfCombat) -> ToolOutput:
