@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from gm_engine.dice import (
     Die,
+    ErrorDetail,
     Locale,
     SeededSource,
     UnknownSystemError,
@@ -175,6 +176,9 @@ class RollSession:
         if result is None:
             refusal = f"not a command under {self.system_id}: {line!r}"
             return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal)
+        if isinstance(result.detail, ErrorDetail):
+            # refused by the engine (too many dice, too long ...): no die was drawn
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {result.text}")
         shown = f"(secret) {result.text}" if result.secret else result.text
         return RollStep(
             tool="roll",
