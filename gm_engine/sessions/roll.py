@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from gm_engine.dice import (
     Die,
+    ErrorDetail,
     Locale,
     SeededSource,
     UnknownSystemError,
@@ -35,7 +36,6 @@ from gm_engine.dice import (
     evaluate,
     get_system,
 )
-from gm_engine.dice.limits import ErrorDetail
 from gm_engine.events import DiceEvent, HumanInputEvent, StateEvent, ToolResultEvent
 from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
