@@ -24,7 +24,8 @@ from gm_engine.dice.commands.tally_dice import TallyDiceDetail, tally_dice
 from gm_engine.dice.commands.upper_dice import UpperDiceDetail, upper_dice
 from gm_engine.dice.conformance import format_failure, load_cases, run_case
 from gm_engine.dice.result import Locale
-from gm_engine.dice.system import GameSystem, RollContext, get_system
+from gm_engine.dice.system import GameSystem, RollContext
+from gm_engine.dice.systems.registry import get_system
 
 HANDLERS = (barabara_dice, reroll_dice, upper_dice, tally_dice, choice, d66_dice)
 

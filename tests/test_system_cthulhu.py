@@ -13,7 +13,7 @@ from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import QueueSource, SeededSource
 from gm_engine.dice.system import RollContext
-from gm_engine.systems.cthulhu import CoC6CheckDetail, CoC6CombinedDetail, Cthulhu, parse_skill_check
+from gm_engine.dice.systems.cthulhu import CoC6CheckDetail, CoC6CombinedDetail, Cthulhu, parse_skill_check
 
 SYSTEM = "Cthulhu"
 

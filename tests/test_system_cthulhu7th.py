@@ -13,8 +13,8 @@ from gm_engine.dice.engine import construct, evaluate
 from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import QueueSource, SeededSource
 from gm_engine.dice.system import RollContext
-from gm_engine.systems._bcdice import SystemRefusalDetail
-from gm_engine.systems.cthulhu7th import (
+from gm_engine.dice.systems._bcdice import SystemRefusalDetail
+from gm_engine.dice.systems.cthulhu7th import (
     CoC7CombinedDetail,
     CoC7FullAutoDetail,
     CoC7SkillDetail,
@@ -22,7 +22,7 @@ from gm_engine.systems.cthulhu7th import (
     Cthulhu7th,
     level_of,
 )
-from gm_engine.systems.tables import TableRollDetail
+from gm_engine.dice.systems.tables import TableRollDetail
 
 SYSTEM = "Cthulhu7th"
 

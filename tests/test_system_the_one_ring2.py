@@ -13,7 +13,7 @@ from gm_engine.dice.engine import evaluate
 from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import QueueSource, SeededSource
 from gm_engine.dice.system import RollContext
-from gm_engine.systems.the_one_ring2 import TheOneRing2nd, TORFeatDetail, TORSkillDetail
+from gm_engine.dice.systems.the_one_ring2 import TheOneRing2nd, TORFeatDetail, TORSkillDetail
 
 SYSTEM = "TheOneRing2nd"
 

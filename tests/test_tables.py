@@ -11,9 +11,10 @@ import pytest
 from gm_engine.dice.engine import evaluate
 from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import QueueSource, SeededSource
-from gm_engine.dice.system import RollContext, get_system
-from gm_engine.systems import tables
-from gm_engine.systems.tables import TablePackError, TableRollDetail, TableUnavailableDetail, load_pack
+from gm_engine.dice.system import RollContext
+from gm_engine.dice.systems import tables
+from gm_engine.dice.systems.registry import get_system
+from gm_engine.dice.systems.tables import TablePackError, TableRollDetail, TableUnavailableDetail, load_pack
 
 SYSTEM = "Cthulhu7th"
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from gm_engine.dice.engine import evaluate
 from gm_engine.dice.source import SeededSource
-from gm_engine.dice.system import GameSystem, UnknownSystemError, get_system
+from gm_engine.dice.system import GameSystem, UnknownSystemError
+from gm_engine.dice.systems.registry import get_system
 
 #: The benchmark mix: (system id, command), evaluated round-robin.
 DICE_MIX: tuple[tuple[str, str], ...] = (

@@ -10,7 +10,8 @@ from typing import Any
 from gm_engine.dice.conformance import Report, VectorFileError, format_failure, load_cases, run_case
 from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
-from gm_engine.dice.system import UnknownSystemError, all_systems
+from gm_engine.dice.system import UnknownSystemError
+from gm_engine.dice.systems.registry import all_systems
 from gm_engine.messages import render
 from gm_engine.messages.texts import DiceLeftOver, NotACommand, SecretRoll
 

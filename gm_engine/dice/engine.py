@@ -53,7 +53,8 @@ from gm_engine.dice.limits import (
 )
 from gm_engine.dice.result import Locale, RollResult, construct
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
-from gm_engine.dice.system import GameSystem, LineRun, RollContext, RoundType, get_system
+from gm_engine.dice.system import GameSystem, LineRun, RollContext, RoundType
+from gm_engine.dice.systems.registry import get_system
 
 # Names callers have imported from here; they live in the modules above.
 __all__ = [

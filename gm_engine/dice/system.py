@@ -2,10 +2,10 @@
 
 A game system (Cthulhu7th, TheOneRing2nd, ...) answers its own commands first; every
 system, as in BCDice, also answers the common commands (add dice, xBy, choice, ...).
-The systems are listed in :mod:`gm_engine.systems.registry` and the common commands in
+The systems are listed in :mod:`gm_engine.dice.systems.registry` and the common commands in
 :mod:`gm_engine.dice.commands.registry`; this module imports neither (the systems and
-the commands import it), and :func:`get_system` reads the systems' registry only when
-it is called.
+the commands import it). A system is looked up by id with
+:func:`gm_engine.dice.systems.registry.get_system`.
 """
 
 from __future__ import annotations
@@ -68,9 +68,7 @@ __all__ = [
     "RoundType",
     "TooManyDiceError",
     "UnknownSystemError",
-    "all_systems",
     "compare",
-    "get_system",
 ]
 
 #: What running one line gives: the outcome, whether it is secret, and the command word.
@@ -203,34 +201,6 @@ class GameSystem:
             return None
         success, failure = _JUDGEMENTS.get(ctx.locale, _JUDGEMENTS["ja"])
         return success if compare(total, op, target) else failure
-
-
-def get_system(system_id: str) -> GameSystem:
-    """A fresh instance of the system registered as ``system_id``
-    (see :mod:`gm_engine.systems.registry`).
-
-    Raises:
-        UnknownSystemError: no such system; the message lists the known ones.
-    """
-    # The registry imports the systems, which import this module: it is read here,
-    # when a system is asked for by name, and never imported at this module's load.
-    from gm_engine.systems.registry import SYSTEMS_BY_ID
-
-    try:
-        return SYSTEMS_BY_ID[system_id]()
-    except KeyError:
-        known = ", ".join(sorted(SYSTEMS_BY_ID))
-        # ids are matched exactly, as in BCDice; a difference of case only is named
-        alike = [name for name in sorted(SYSTEMS_BY_ID) if name.lower() == system_id.lower()]
-        hint = f" (did you mean {alike[0]!r}?)" if alike else ""
-        raise UnknownSystemError(f"unknown game system {system_id!r}{hint}; known: {known}") from None
-
-
-def all_systems() -> list[type[GameSystem]]:
-    """Every registered system, DiceBot first, then by id."""
-    from gm_engine.systems.registry import SYSTEMS_BY_ID
-
-    return sorted(SYSTEMS_BY_ID.values(), key=lambda cls: (cls.id != "DiceBot", cls.id))
 
 
 CommandFunc = Callable[[str, RollContext], Outcome | None]

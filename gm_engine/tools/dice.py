@@ -14,7 +14,8 @@ from typing import ClassVar
 from pydantic import Field
 
 from gm_engine.dice import DiceSource, RollResult, evaluate
-from gm_engine.dice.system import GameSystem, get_system
+from gm_engine.dice.system import GameSystem
+from gm_engine.dice.systems.registry import get_system
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
 
 

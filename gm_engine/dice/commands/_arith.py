@@ -4,7 +4,7 @@ operators, the expression trees of add dice (``2D6+1``) and of plain arithmetic
 integer and rounding rules (``/U /C /R /F``).
 
 Every reader of command text uses it: the engine's preprocessor of system commands
-(:func:`fold_parentheses`, also behind ``gm_engine.systems._bcdice.normalize``), add
+(:func:`fold_parentheses`, also behind ``gm_engine.dice.systems._bcdice.normalize``), add
 dice and ``C()``, the dice-pool commands (``xBy``, ``xRy``, ``xUy``, ``xTYy``) and the
 game systems' argument parsers through :class:`ExpressionCursor`.
 

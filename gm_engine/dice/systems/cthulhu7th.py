@@ -9,7 +9,7 @@ Commands:
 * ``FAR(w,x,y[,z][,d][,v])`` full-auto fire: w bullets, skill x, malfunction number y,
   bonus dice z (-2..2), stop at difficulty d (r, h, e), volley size v.
 * ``BMR BMS PH MA FCL FCM`` tables, read from the Cthulhu7th table pack
-  (see :mod:`gm_engine.systems.tables`).
+  (see :mod:`gm_engine.dice.systems.tables`).
 
 Rules, as BCDice applies them: a d100 is a tens d10 (10 reads 0) plus a ones d10 (10
 reads 0), 00 reading 100; each bonus/penalty die adds a tens die and the lowest/highest
@@ -28,8 +28,8 @@ from pydantic import BaseModel, ConfigDict
 from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext
-from gm_engine.systems._bcdice import outcome, refusal
-from gm_engine.systems.tables import FollowUp, roll_table
+from gm_engine.dice.systems._bcdice import outcome, refusal
+from gm_engine.dice.systems.tables import FollowUp, roll_table
 
 SYSTEM_ID = "Cthulhu7th"
 

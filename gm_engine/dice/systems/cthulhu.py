@@ -30,7 +30,7 @@ from gm_engine.dice.commands._arith import (
 )
 from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.system import GameSystem, RollContext
-from gm_engine.systems._bcdice import outcome
+from gm_engine.dice.systems._bcdice import outcome
 
 SYSTEM_ID = "Cthulhu"
 

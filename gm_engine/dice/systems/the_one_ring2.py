@@ -25,7 +25,7 @@ from typing import ClassVar, Literal, NamedTuple
 from gm_engine.dice.limits import MAX_DICE_PER_LINE
 from gm_engine.dice.result import Detail, Outcome, construct
 from gm_engine.dice.system import GameSystem, RollContext
-from gm_engine.systems._bcdice import outcome, refusal
+from gm_engine.dice.systems._bcdice import outcome, refusal
 
 SYSTEM_ID = "TheOneRing2nd"
 

@@ -1,0 +1,1 @@
+"""Game systems, one module each, listed in :mod:`gm_engine.dice.systems.registry`."""

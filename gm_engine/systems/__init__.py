@@ -1,1 +1,0 @@
-"""Game systems, one module each, listed in :mod:`gm_engine.systems.registry`."""
