@@ -1483,9 +1483,10 @@ class Game:
 
     # ------------------------------------------------------------------ serialisation
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole state as plain JSON data (GM knowledge: every secret is in here)."""
-        return {
+    def to_dict(self, *, logs: bool = True) -> dict[str, Any]:
+        """The whole state as plain JSON data (GM knowledge: every secret is in here); without
+        the public and private logs when ``logs`` is False."""
+        state = {
             "options": self.options.model_dump(mode="json"),
             "names": {str(k): v for k, v in self.names.items()},
             "players": [asdict(p) for p in self.players[1:]],
@@ -1509,13 +1510,31 @@ class Game:
             "executed_today": self._executed_today,
             "victims": self.victims,
             "winner": None if self.winner is None else self.winner.value,
-            "public_log": [_entry_dict(e) for e in self.public_log],
-            "private_logs": {str(s): [_entry_dict(e) for e in log] for s, log in self.private_logs.items()},
         }
+        if logs:
+            state["public_log"] = [_entry_dict(e) for e in self.public_log]
+            private = self.private_logs.items()
+            state["private_logs"] = {str(s): [_entry_dict(e) for e in log] for s, log in private}
+        return state
 
     def state_hash(self) -> str:
-        """SHA-256 of the canonical JSON of :meth:`to_dict`."""
-        text = json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        """SHA-256 of the canonical JSON of :meth:`to_dict`.
+
+        The logs, which only grow, are most of that text: each entry's JSON is made once per
+        entry value (:func:`_entry_text`, through the interning table) and spliced in, so the
+        text is byte for byte what ``json.dumps(self.to_dict(), sort_keys=True, ...)`` gives
+        (a test checks it) while a step costs what is new rather than the whole game.
+        """
+        state = self.to_dict(logs=False)
+        public = "[" + ",".join([interned(_entry_text, e) for e in self.public_log]) + "]"
+        private = "{" + ",".join(
+            f'"{seat}":[' + ",".join([interned(_entry_text, e) for e in log]) + "]"
+            for seat, log in sorted((str(s), log) for s, log in self.private_logs.items())
+        ) + "}"
+        parts = {key: _canonical(value) for key, value in state.items()}
+        parts["public_log"] = public
+        parts["private_logs"] = private
+        text = "{" + ",".join(f"{_canonical(key)}:{parts[key]}" for key in sorted(parts)) + "}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -1532,6 +1551,15 @@ _shared_get = shared_get  # the interning table's lookup, for the hot paths (a g
 
 def _entry_dict(entry: object) -> dict[str, Any]:
     return asdict(entry)  # type: ignore[call-overload, no-any-return]
+
+
+def _canonical(value: object) -> str:
+    """The canonical JSON text the state hash is taken over."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _entry_text(entry: object) -> str:
+    return _canonical(_entry_dict(entry))
 
 
 def _normalised(action: Action) -> Action:
