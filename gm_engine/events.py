@@ -22,8 +22,9 @@ class                       ``type``              what happened
 written by the transcript writer when the session is over, never emitted by a session.
 
 :meth:`payload` is an event exactly as a transcript line carries it after ``type``,
-``seq`` and ``prev`` (the keys in the order of the fields), and :func:`parse_event` reads
-such a line back: ``parse_event({"type": e.type, **e.payload()}) == e``.
+``seq`` (and the ``chain`` checkpoint or, in older files, ``prev``; the keys in the order
+of the fields), and :func:`parse_event` reads such a line back:
+``parse_event({"type": e.type, **e.payload()}) == e``.
 
 Errors: :class:`EventFormatError` (a ValueError), a line that is no known event.
 """
@@ -49,7 +50,7 @@ class _Event(BaseModel):
 
     def payload(self) -> JsonDict:
         """The event as JSON, without its ``type``: what a transcript line holds after
-        ``type``, ``seq`` and ``prev``."""
+        ``type``, ``seq`` and (on some lines) ``chain``."""
         return self.model_dump(mode="json", exclude={"type"})
 
 
@@ -224,7 +225,7 @@ _ADAPTER: TypeAdapter[SessionEvent] = TypeAdapter(SessionEvent)
 
 
 def parse_event(obj: Mapping[str, Any]) -> SessionEvent:
-    """The event a transcript line (``type`` and payload; ``seq`` and ``prev`` removed) records.
+    """The event a transcript line (``type`` and payload; ``seq``, ``chain`` and ``prev`` removed) records.
 
     Raises:
         EventFormatError: the type is unknown or a field is missing or wrong (the message

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionOutcome, Se
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend, RollSession, run_roll_session
 from gm_engine.transcripts.format import (
+    CHECKPOINT_EVERY,
     TranscriptError,
     TranscriptFormatError,
     TranscriptTampered,
@@ -40,6 +42,7 @@ from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.replay import replay_file, replay_transcript
 from gm_engine.transcripts.resume import ResumeError, resume_session
 from gm_engine.transcripts.signing import public_key_text, sign_end
+from tests.forge_chain import rechain
 
 LINES = ["2d6+1", "/system Cthulhu7th", "CC<=50", "hello", "/system Nope", "1d100<=40", "x" * 1200, "3d6"]
 
@@ -73,20 +76,7 @@ def rewrite(path: Path, edit: dict[int, dict[str, object]] | None = None, drop: 
     if drop is not None:
         del objs[drop - 1]
     objs[0]["signer"] = public_key_text(FORGER_KEY)
-    out = [dumps(objs[0]).encode()]
-    seq = 0
-    for obj in objs[1:]:
-        if obj["type"] != "blob":
-            seq += 1
-            obj["seq"] = seq
-        obj["prev"] = hashlib.sha256(out[-1]).hexdigest()
-        if obj["type"] == "end":
-            obj.pop("hash", None)
-            obj.pop("signature", None)
-            obj["hash"] = hashlib.sha256(dumps(obj).encode()).hexdigest()
-            obj["signature"] = sign_end(FORGER_KEY, obj["hash"])
-        out.append(dumps(obj).encode())
-    path.write_bytes(b"\n".join(out) + b"\n")
+    path.write_bytes(rechain(objs, sign=lambda digest: sign_end(FORGER_KEY, digest), renumber=True))
 
 
 def line_of(path: Path, event_type: str, nth: int = 0) -> int:
@@ -105,7 +95,7 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     assert lines[-1] == b""
     objs = [json.loads(line) for line in lines[:-1]]
     header = objs[0]
-    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 2
+    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 3
     assert header["seed_sha256"] == hashlib.sha256(b"42").hexdigest()
     assert set(header) == {
         "type", "format", "engine", "kind", "system", "options", "backend", "model", "assets", "seed_sha256",
@@ -116,8 +106,23 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     events = [obj for obj in objs[1:] if obj["type"] != "blob"]
     assert [obj["seq"] for obj in events] == list(range(1, len(events) + 1))
     assert "seq" not in {key for obj in objs if obj["type"] == "blob" for key in obj}
-    for number in range(1, len(objs)):
-        assert objs[number]["prev"] == hashlib.sha256(lines[number - 1]).hexdigest()
+    # no line holds a link to the one before: a running hash over every byte stands in for
+    # them, held by every CHECKPOINT_EVERY-th event and, whole, by the end line
+    assert not any("prev" in obj for obj in objs)
+    running = hashlib.sha256()
+    checkpoints = 0
+    for line, obj in zip(lines, objs, strict=False):
+        if obj["type"] not in ("header", "blob", "end"):
+            assert ("chain" in obj) == (obj["seq"] % CHECKPOINT_EVERY == 0)
+            if "chain" in obj:
+                assert obj["chain"] == running.hexdigest()[:32]
+                checkpoints += 1
+        if obj["type"] == "end":
+            body = {name: value for name, value in obj.items() if name not in ("hash", "signature")}
+            running.update(dumps(body).encode())
+            assert obj["hash"] == running.hexdigest()
+        running.update(line + b"\n")
+    assert checkpoints == (len(events) - 1) // CHECKPOINT_EVERY >= 1
     assert objs[-1]["type"] == "end" and objs[-1]["seed"] == 42
     assert objs[-1]["summary"] == outcome.summary
     types = {obj["type"] for obj in objs}
@@ -147,8 +152,10 @@ def test_edited_line_is_detected_with_its_line_number(tmp_path: Path) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(TranscriptTampered) as info:
         read_transcript(path)
-    assert info.value.line == number + 1
-    assert f"line {number}" in str(info.value)
+    # found at the next checkpoint, which names the lines the edit lies between
+    found = re.search(r"after line (\d+) and before this one", str(info.value))
+    assert found is not None, str(info.value)
+    assert int(found.group(1)) < number < info.value.line
 
 
 @pytest.mark.parametrize("field", ["summary", "seed"])
@@ -160,7 +167,7 @@ def test_edited_end_line_is_detected(tmp_path: Path, field: str) -> None:
     end[field] = 41 if field == "seed" else "a different ending"
     lines[-2] = dumps(end)
     path.write_text("\n".join(lines), encoding="utf-8")
-    with pytest.raises(TranscriptTampered, match="end line's own hash"):
+    with pytest.raises(TranscriptTampered, match="end line's hash is not the running hash"):
         read_transcript(path)
 
 
@@ -505,7 +512,7 @@ def test_cli_replay_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str
     truncated.write_bytes(b"\n".join(good.read_bytes().split(b"\n")[:-2]) + b"\n")
     assert main(["replay", str(good), str(bad), str(truncated)]) == 1
     out = capsys.readouterr().out
-    assert "bad.jsonl: TAMPERED: line 3" in out
+    assert re.search(r"bad\.jsonl: TAMPERED: line \d+: the running hash does not match", out), out
     assert "cut.jsonl: TRUNCATED" in out
     assert "1 of 3 transcripts match" in out
 

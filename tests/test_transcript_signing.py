@@ -10,11 +10,11 @@ would. Before format 2 every one of them replayed as genuine."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import stat
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.replay import replay_transcript
 from gm_engine.transcripts.resume import ResumeError, resume_session
 from gm_engine.transcripts.signing import key_file, load_or_create_key, public_key_text, sign_end
+from tests.forge_chain import rechain
 
 Objs = list[dict[str, Any]]
 FORGER = Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64)))
@@ -82,19 +83,12 @@ def forge(path: Path, objs: Objs, *, key: Ed25519PrivateKey | None = None, strip
         objs[0]["signer"] = public_key_text(key)
     if strip:
         objs[0]["signer"] = None
-    out = [dumps(objs[0]).encode()]
-    for obj in objs[1:]:
-        obj["prev"] = hashlib.sha256(out[-1]).hexdigest()
-        if obj["type"] == "end":
-            signature = obj.pop("signature", None)
-            obj.pop("hash", None)
-            obj["hash"] = hashlib.sha256(dumps(obj).encode()).hexdigest()
-            if key is not None:
-                obj["signature"] = sign_end(key, obj["hash"])
-            elif not strip and signature is not None:
-                obj["signature"] = signature
-        out.append(dumps(obj).encode())
-    path.write_bytes(b"\n".join(out) + b"\n")
+    sign: Callable[[str], str | None] | None = None
+    if key is not None:
+        sign = partial(sign_end, key)
+    elif strip:
+        sign = lambda digest: None  # noqa: E731
+    path.write_bytes(rechain(objs, sign=sign))
 
 
 def first(
@@ -241,24 +235,22 @@ def test_a_stripped_signature_is_tampering_and_a_stripped_signer_is_unsigned(
 def test_a_blob_rewritten_with_its_key_recomputed_fails_the_signature(
     recorded: dict[str, Path], tmp_path: Path
 ) -> None:
-    from gm_engine.transcripts.blobs import KEY_LENGTH, blob_key
-
     path = copy(recorded, "adventure", tmp_path)
     objs = load(path)
     blob = first(objs, "blob", lambda o: isinstance(o["body"], str))
     blob["body"] = blob["body"].replace("。", "！")
-    # every key that changes with it (the blob's own, those of blobs that refer to it...)
-    # recomputed in order, and put in place wherever it is referred to
-    for index, obj in enumerate(objs):
-        if obj["type"] != "blob":
-            continue
-        content: dict[str, Any] = {name: obj[name] for name in ("base", "refs", "body") if name in obj}
-        old_key, new_key = obj["sha256"], blob_key(content)[:KEY_LENGTH]
-        if old_key != new_key:
-            text = json.dumps(objs[index:], ensure_ascii=False).replace(old_key, new_key)
-            objs[index:] = json.loads(text)
+    # a format-3 blob is named by its number, and its content covered by the running
+    # hash: the forger recomputes that (checkpoints and the end's hash), and the
+    # signature over it still fails
     forge(path, objs)
     with pytest.raises(TranscriptTampered, match="signature"):
+        read_transcript(path)
+    copy(recorded, "adventure", tmp_path)  # the same edit, hashes left as they were
+    objs = load(path)
+    edited = first(objs, "blob", lambda o: isinstance(o["body"], str))
+    edited["body"] = edited["body"].replace("。", "！")
+    path.write_bytes(b"".join(dumps(obj).encode() + b"\n" for obj in objs))
+    with pytest.raises(TranscriptTampered, match="running hash"):
         read_transcript(path)
 
 

@@ -24,16 +24,23 @@ from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.blobs import MIN_TEXT
 from gm_engine.transcripts.format import (
+    CHECKPOINT_EVERY,
+    CHECKPOINT_LENGTH,
     TranscriptFormatError,
+    TranscriptTampered,
     TranscriptWriter,
     dumps,
     read_transcript,
 )
 from gm_engine.transcripts.record import record_session
-from gm_engine.transcripts.replay import replay_file
+from gm_engine.transcripts.replay import replay_file, replay_transcript
 from gm_engine.transcripts.resume import ResumeError, resume_session
+from tests.forge_chain import rechain
 
 FORMAT1 = Path(__file__).parent / "data" / "format1_roll.jsonl"
+# recorded by the code before format 3 (a ``prev`` link on every line, blobs named by hash)
+FORMAT2_ROLL = Path(__file__).parent / "data" / "format2_roll.jsonl"
+FORMAT2_ADVENTURE = Path(__file__).parent / "data" / "format2_adventure.jsonl"
 ROLL = SessionSpec(kind="roll", seed=7, options={"system": "DiceBot"}, backend="none")
 SYSTEM = "あなたはボードゲーム部の人狼ゲームの参加者です。\n" + "".join(
     f"- ルール{i}: 推理に使えるのは公開情報と自分だけが知っていることです。\n" for i in range(30)
@@ -50,6 +57,13 @@ def request_payload(turn: int, user: str) -> dict[str, Any]:
         "tools": [{"name": "speak", "description": "議論で発言する。", "parameters": {"type": "object"}}],
         "model": None,
     }
+
+
+def without_checkpoints(growth: list[int]) -> list[int]:
+    """Each event's growth of the file (the first event's left out, as ``pairwise`` does),
+    less the running-hash checkpoint every CHECKPOINT_EVERY-th event carries."""
+    checkpoint = len(',"chain":""') + CHECKPOINT_LENGTH
+    return [size - checkpoint * ((index + 2) % CHECKPOINT_EVERY == 0) for index, size in enumerate(growth)]
 
 
 async def no_sleep(seconds: float) -> None:
@@ -70,7 +84,7 @@ def test_a_repeated_prompt_is_stored_once(tmp_path: Path) -> None:
     data = path.read_text(encoding="utf-8")
     assert data.count("ルール29") == 1  # the system text, 40 times in the requests, is in the file once
     # each request adds what is new (one line of the log, its skeleton), not the whole prompt again
-    growth = [b - a for a, b in itertools.pairwise(sizes)]
+    growth = without_checkpoints([b - a for a, b in itertools.pairwise(sizes)])
     assert max(growth) < len(SYSTEM.encode()) / 2
     assert max(growth[30:]) <= max(growth[5:10]) + 20  # the same at turn 39 as at turn 5, though the log grew
     events = read_transcript(path).events
@@ -192,6 +206,103 @@ def test_a_format_1_file_with_format_2_lines_is_refused(tmp_path: Path) -> None:
         read_transcript(path)
 
 
+# --------------------------------------------------------------------------- format 2
+
+
+def test_a_format_2_transcript_still_reads_checks_and_replays(capsys: pytest.CaptureFixture[str]) -> None:
+    transcript = read_transcript(FORMAT2_ROLL)
+    assert transcript.header.format == 2 and transcript.complete
+    # signed, by the key of the installation that recorded it (not this test's)
+    assert transcript.authenticity.status == "signed" and not transcript.authenticity.trusted
+    assert main(["replay", str(FORMAT2_ROLL)]) == 0
+    assert "OK" in capsys.readouterr().out
+    adventure = read_transcript(FORMAT2_ADVENTURE)
+    assert adventure.header.format == 2 and adventure.authenticity.status == "signed"
+    requests = [e for e in adventure.events if e.type == "model_request"]
+    # the blobs, edits among them, are put back: each request's conversation is whole
+    lengths = [len(e.payload["messages"]) for e in requests]
+    assert lengths == sorted(lengths) and lengths[-1] > lengths[0] >= 2
+    assert all(isinstance(m, dict) and "role" in m for e in requests for m in e.payload["messages"])
+    assert all(len(e.payload["messages"][0]["content"]) >= MIN_TEXT for e in requests)
+    assert replay_transcript(adventure, tolerant=True).ok
+
+
+def test_a_format_2_line_edited_breaks_its_prev_chain(tmp_path: Path) -> None:
+    lines = FORMAT2_ROLL.read_bytes().split(b"\n")
+    number = next(i for i, line in enumerate(lines) if b'"type":"human_input"' in line) + 1
+    lines[number - 1] = lines[number - 1].replace(b'"text":"', b'"text":"x', 1)
+    edited = tmp_path / "edited.jsonl"
+    edited.write_bytes(b"\n".join(lines))
+    with pytest.raises(TranscriptTampered, match="hash chain is broken") as info:
+        read_transcript(edited)
+    assert info.value.line == number + 1
+
+
+def test_a_format_2_blob_whose_content_is_not_its_key_is_refused(tmp_path: Path) -> None:
+    lines = FORMAT2_ADVENTURE.read_bytes().split(b"\n")
+    number = next(i for i, line in enumerate(lines) if line.startswith(b'{"type":"blob"')) + 1
+    blob = json.loads(lines[number - 1])
+    assert isinstance(blob["body"], str)
+    blob["body"] += "x"
+    lines[number - 1] = dumps(blob).encode()
+    edited = tmp_path / "edited.jsonl"
+    edited.write_bytes(b"\n".join(lines))
+    with pytest.raises(TranscriptFormatError, match="does not hash to its key") as info:
+        read_transcript(edited)
+    assert info.value.line == number
+
+
+def test_a_cut_off_format_2_transcript_is_refused_by_resume_naming_its_version(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"\n".join(FORMAT2_ROLL.read_bytes().split(b"\n")[:8]) + b"\n")
+    before = cut.read_bytes()
+    io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(["/quit"]), show=lambda _: None)
+    with pytest.raises(ResumeError, match=r"format-2 transcript .* can be replayed but not continued"):
+        resume_session(cut, io, seed=1)
+    assert cut.read_bytes() == before
+
+
+# --------------------------------------------------------------------------- format 3
+
+
+def test_format_3_blobs_are_numbered_in_order_and_a_renumbered_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "n.jsonl"
+    writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False)
+    for turn in range(4):
+        text = "【指示】\n" + "発言です。\n" * (turn + 20)
+        writer.write_event("model_request", request_payload(turn, text))
+    writer.finish(7, SessionOutcome(summary="done"))
+    objs = [json.loads(line) for line in path.read_bytes().splitlines()]
+    blobs = [obj for obj in objs if obj["type"] == "blob"]
+    assert len(blobs) >= 3 and any("base" in blob for blob in blobs)
+    assert [blob["id"] for blob in blobs] == list(range(1, len(blobs) + 1))
+    assert not any("sha256" in blob or "prev" in blob for blob in blobs)
+    blobs[1]["id"] = 1  # the same number twice, every hash recomputed
+    path.write_bytes(rechain(objs))
+    with pytest.raises(TranscriptFormatError, match="a blob numbered 1 where 2 was expected"):
+        read_transcript(path)
+
+
+def test_format_3_an_event_line_with_a_prev_or_a_misplaced_checkpoint_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False)
+    for turn in range(3):
+        writer.write_event("note", {"turn": turn})
+    writer.finish(7, SessionOutcome(summary="done"))
+    objs = [json.loads(line) for line in path.read_bytes().splitlines()]
+    objs[2]["prev"] = "0" * 64
+    forged = tmp_path / "forged.jsonl"
+    forged.write_bytes(rechain(objs))  # every hash recomputed: still no place for a prev
+    with pytest.raises(TranscriptFormatError, match="a format-3 event line has no prev"):
+        read_transcript(forged)
+    objs = [json.loads(line) for line in path.read_bytes().splitlines()]
+    objs[2]["chain"] = "0" * 32  # a checkpoint on event 2, where none belongs
+    forged.write_bytes(b"".join(dumps(obj).encode() + b"\n" for obj in objs))
+    with pytest.raises(TranscriptTampered, match="checkpoint") as info:
+        read_transcript(forged)
+    assert info.value.line == 3
+
+
 def test_a_write_cut_after_its_blob_lines_is_dropped_whole_and_resumed_to_the_same_bytes(
     tmp_path: Path,
 ) -> None:
@@ -226,14 +337,13 @@ MUTATIONS = st.sampled_from(
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    choice=st.integers(0, 10**6), field=st.sampled_from(["sha256", "refs", "body", "base"]), value=MUTATIONS
+    choice=st.integers(0, 10**6), field=st.sampled_from(["id", "refs", "body", "base"]), value=MUTATIONS
 )
 def test_no_mangled_blob_or_reference_crashes_the_reader(
     tmp_path: Path, choice: int, field: str, value: object
 ) -> None:
     """Blobs and references edited any way (the chain recomputed, unsigned): always a
     TranscriptError that says what is wrong, never another exception."""
-    import hashlib
 
     from gm_engine.transcripts.format import TranscriptError
 
@@ -251,15 +361,8 @@ def test_no_mangled_blob_or_reference_crashes_the_reader(
         del target[field]
     else:
         target[field] = value
-    out = [dumps(objs[0]).encode()]
-    for obj in objs[1:]:
-        obj["prev"] = hashlib.sha256(out[-1]).hexdigest()
-        if obj["type"] == "end":
-            obj.pop("hash")
-            obj["hash"] = hashlib.sha256(dumps(obj).encode()).hexdigest()
-        out.append(dumps(obj).encode())
     mangled = tmp_path / "mangled.jsonl"
-    mangled.write_bytes(b"\n".join(out) + b"\n")
+    mangled.write_bytes(rechain(objs))
     try:
         read_transcript(mangled)
     except TranscriptError as exc:
@@ -279,7 +382,7 @@ def test_a_growing_conversation_adds_only_its_new_messages(tmp_path: Path) -> No
         convo.append({"role": "assistant", "content": f"（GM）{turn}番目の場面。小鬼の頭目が迫る。"})
         sizes.append(path.stat().st_size)
     writer.finish(7, SessionOutcome(summary="done"))
-    growth = [b - a for a, b in itertools.pairwise(sizes)]
+    growth = without_checkpoints([b - a for a, b in itertools.pairwise(sizes)])
     assert max(growth[40:]) <= max(growth[5:10]) + 20  # 120 messages deep as at 12
     events = read_transcript(path).events
     assert events[-1].payload["messages"] == convo[:-1]

@@ -16,24 +16,27 @@ hundreds of times. Instead, when an event is written:
   items with arrays stored before is written as an edit of them, so a conversation
   resent with every request costs the file its new messages only.
 
-Lines:
+Lines (format 3; format 2 had ``"prev", "sha256"`` where ``"id"`` is, see below):
 
-* a blob line is ``{"type": "blob", "prev", "sha256", "refs"?, "body"}``: ``body`` is the
+* a blob line is ``{"type": "blob", "id", "refs"?, "body"}``: ``body`` is the
   value with each of its own blobs replaced by ``null`` and named in ``refs``;
 * a text that shares lines with texts stored before (the next prompt of a game: the same
-  sections, one more speech) is stored as an edit of them: ``{"type": "blob", "prev",
-  "sha256", "base", "body"}``, ``base`` listing those texts' keys and ``body`` listing
+  sections, one more speech) is stored as an edit of them: ``{"type": "blob", "id",
+  "base", "body"}``, ``base`` listing those texts' keys and ``body`` listing
   ``[base index, first line, count]`` (copy those lines) and texts (new lines); an array
   is edited the same way, ``body`` listing ``[base index, first item, count]`` and
   ``{"items": [...]}`` (new items, with their own blobs in ``refs``);
 * ``refs`` (on a blob or an event line) lists ``[key, index, ..., sha256]``: the path to a
   ``null`` in the line's value and the key of the blob that stands there.
 
-The key is the SHA-256 of the blob's content as written (:func:`blob_key`: the JSON of
-``base`` or ``refs`` and ``body``, which is the blob line after its key), as hex cut to
-:data:`KEY_LENGTH` digits (the whole digest where two blobs of a file share those).
-The reader checks it against the line's own bytes, so a blob is exactly what its key
-says; the hash chain and the signature cover the rest. The writer knows every value it
+A blob's key (its ``id``) is its number in the file: 1 for the first blob line, 2 for the
+next, and so on. What a blob holds is vouched for by the file's running hash and the
+signature over it, like every other line's bytes (:mod:`gm_engine.transcripts.format`),
+so the key only has to name it. In format 2 the key was the SHA-256 of the blob's
+content as written (:func:`blob_key`: the JSON of ``base`` or ``refs`` and ``body``), cut
+to :data:`KEY_LENGTH` hex digits, and checked against the line's bytes; those files are
+still read that way (:class:`BlobTable`). Numbers save the file about 33 bytes per blob
+line and per reference (about 9% of the shipped transcripts in format 2). The writer knows every value it
 stored by the value's own SHA-256 (:func:`content_digest`), so a value is stored once
 however often, and wherever, it comes. A blob line comes before the first line that refers to it;
 the reader puts each blob back where it was referred to, so every event reads as it
@@ -63,8 +66,12 @@ MAX_EDIT_SHARE = 0.8
 MIN_EDIT_ITEMS = 3
 MIN_EDIT_LIST = 300
 
-#: Hex digits of a blob's digest that name it (128 bits; a file holds thousands, not 2**64).
+#: Hex digits of a blob's digest that named it in format 2 (128 bits); format 3 numbers
+#: its blobs 1, 2, 3, ... instead (see :class:`BlobTable`).
 KEY_LENGTH = 32
+
+#: About how many bytes a reference to a base costs an edit (a number and its comma).
+BASE_COST = 5
 
 #: How many base texts' lines a reader keeps split (the rest are split again when needed).
 LINE_CACHE = 256
@@ -105,25 +112,27 @@ class BlobPacker:
     """
 
     def __init__(self) -> None:
-        #: The key of every blob the file holds, by its whole digest (hex).
-        self.keys: dict[str, str] = {}
-        self._taken: set[str] = set()
+        #: The number of every blob the file holds, by its content's digest (hex).
+        self.keys: dict[str, int] = {}
+        self._taken: set[int] = set()
         #: Digests of the objects and arrays met once: the next time, a blob.
         self._seen: set[bytes] = set()
         #: Each stored text's lines, by key, and where each line was last stored.
-        self._lines: dict[str, list[str]] = {}
-        self._line_index: dict[str, tuple[str, int]] = {}
+        self._lines: dict[int, list[str]] = {}
+        self._line_index: dict[str, tuple[int, int]] = {}
         #: The same for long arrays: each one's items (by digest), where each item was last.
-        self._items: dict[str, list[bytes]] = {}
-        self._item_index: dict[bytes, tuple[str, int]] = {}
+        self._items: dict[int, list[bytes]] = {}
+        self._item_index: dict[bytes, tuple[int, int]] = {}
         # what the last pack would add, applied by commit
         self._new: dict[str, dict[str, Any]] = {}
         self._new_seen: set[bytes] = set()
-        self._new_texts: list[tuple[str, list[str]]] = []
-        self._new_lists: list[tuple[str, list[bytes]]] = []
+        self._new_texts: list[tuple[int, list[str]]] = []
+        self._new_lists: list[tuple[int, list[bytes]]] = []
 
     @classmethod
-    def rebuild(cls, payloads: Iterable[Mapping[str, Any]], file_keys: Iterable[str] = ()) -> BlobPacker:
+    def rebuild(
+        cls, payloads: Iterable[Mapping[str, Any]], file_keys: Iterable[str | int] = ()
+    ) -> BlobPacker:
         """The packer as it stood after writing ``payloads`` (the events of a file, as read
         back). ``file_keys``, the blobs the file holds, must all be known then; one that is
         not (a write cut short after its blob lines) is refused.
@@ -144,7 +153,7 @@ class BlobPacker:
         self, payload: Mapping[str, Any]
     ) -> tuple[dict[str, Any], list[list[Any]], list[dict[str, Any]]]:
         """``payload`` (JSON values only) as written: the packed payload, its refs, and the
-        new blob lines' content (``sha256``, then ``base`` or ``refs``, then ``body``),
+        new blob lines' content (``id``, then ``base`` or ``refs``, then ``body``),
         children before parents."""
         self._new = {}
         self._new_seen = set()
@@ -161,8 +170,8 @@ class BlobPacker:
     def commit(self) -> None:
         """Note that the blobs of the last :meth:`pack` are now in the file."""
         for digest, blob in self._new.items():
-            self.keys[digest] = blob["sha256"]
-            self._taken.add(blob["sha256"])
+            self.keys[digest] = blob["id"]
+            self._taken.add(blob["id"])
         self._seen.update(self._new_seen)
         for key, lines in self._new_texts:
             self._lines[key] = lines
@@ -208,22 +217,19 @@ class BlobPacker:
             self._new_seen.add(digest)
         return inline, refs
 
-    def _store(self, digest: bytes, content: dict[str, Any]) -> str:
+    def _store(self, digest: bytes, content: dict[str, Any]) -> int:
         hexdigest = digest.hex()
         key = self.keys.get(hexdigest)
         if key is not None:
             return key
         pending = self._new.get(hexdigest)
         if pending is not None:
-            return str(pending["sha256"])
-        full = blob_key(content)
-        key = full[:KEY_LENGTH]
-        if key in self._taken or any(blob["sha256"] == key for blob in self._new.values()):
-            key = full  # two blobs, one short key: name this one in full
-        self._new[hexdigest] = {"sha256": key, **content}
+            return int(pending["id"])
+        key = len(self._taken) + len(self._new) + 1
+        self._new[hexdigest] = {"id": key, **content}
         return key
 
-    def _store_text(self, text: str) -> str:
+    def _store_text(self, text: str) -> int:
         digest = content_digest(text)
         hexdigest = digest.hex()
         if hexdigest in self.keys or hexdigest in self._new:
@@ -234,7 +240,7 @@ class BlobPacker:
         self._new_texts.append((key, lines))
         return key
 
-    def _store_list(self, value: list[Any]) -> str:
+    def _store_list(self, value: list[Any]) -> int:
         """A long array as a blob: as runs of the items of arrays stored before and its new
         items when it shares any, else whole; only the items written out are packed."""
         digest = content_digest(value)
@@ -254,7 +260,7 @@ class BlobPacker:
     def _list_edit(self, value: list[Any], items: list[bytes]) -> dict[str, Any] | None:
         """Runs of items of arrays stored before (``[base, first, count]``) and new items
         (``{"items": [...]}``, their references in ``refs``); None when no run is found."""
-        runs: list[tuple[str, int, int] | int] = []  # a run of a base, or the index of a new item
+        runs: list[tuple[int, int, int] | int] = []  # a run of a base, or the index of a new item
         index = 0
         while index < len(items):
             hit = self._item_index.get(items[index])
@@ -275,7 +281,7 @@ class BlobPacker:
             index += count
         if all(isinstance(run, int) for run in runs):
             return None
-        bases: list[str] = []
+        bases: list[int] = []
         ops: list[Any] = []
         refs: list[list[Any]] = []
         for run in runs:
@@ -301,7 +307,7 @@ class BlobPacker:
         """``text`` as copies of runs of lines stored before and new text, if that is smaller."""
         if len(lines) < 2 or not self._line_index:
             return None
-        bases: list[str] = []
+        bases: list[int] = []
         ops: list[Any] = []
         new: list[str] = []
         index = 0
@@ -331,39 +337,47 @@ class BlobPacker:
             ops.append("".join(new))
         if not bases:
             return None
-        size = len(_dumps(ops).encode("utf-8")) + (KEY_LENGTH + 3) * len(bases)
+        size = len(_dumps(ops).encode("utf-8")) + BASE_COST * len(bases)
         if size > MAX_EDIT_SHARE * len(text.encode("utf-8")):
             return None
         return {"base": bases, "body": ops}
 
 
 class BlobTable:
-    """The reader's side: every blob read so far, by key, with its references resolved."""
+    """The reader's side: every blob read so far, by key, with its references resolved.
 
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self._split: OrderedDict[str, list[str]] = OrderedDict()
+    In format 2 a blob is named by (a prefix of) its SHA-256, checked here against the
+    line's bytes. In format 3 blobs are numbered 1, 2, 3, ... in the order they come, and
+    their content is covered by the file's running hash like every other line's (see
+    :mod:`gm_engine.transcripts.format`): a key that only names a blob need not hash it
+    again, and a number is 30 bytes shorter, in every reference too.
+    """
+
+    def __init__(self, version: int = 3) -> None:
+        self.version = version
+        self.values: dict[str | int, Any] = {}
+        self._split: OrderedDict[str | int, list[str]] = OrderedDict()
 
     def add(self, line: Mapping[str, Any], raw: bytes) -> None:
-        """Check and keep one blob line's content (``sha256``, ``base`` or ``refs``, ``body``);
-        ``raw`` is the line as read, whose bytes after the key are what the key hashes.
+        """Check and keep one blob line's content (its key, ``base`` or ``refs``, ``body``);
+        ``raw`` is the line as read (in format 2, its bytes after the key are what the key
+        hashes).
 
         Raises:
-            BlobError: the key is not the content's, is stored twice, the line is not laid
-                out as written, or a reference or an edit is bad.
+            BlobError: the key is not the content's (format 2) or not the next number
+                (format 3), is stored twice, the line is not laid out as written, or a
+                reference or an edit is bad.
         """
-        key = line.get("sha256")
-        if not isinstance(key, str) or not KEY_LENGTH <= len(key) <= 64:
-            raise BlobError("a blob line without its key (sha256)")
-        if key in self.values:
-            raise BlobError(f"blob {key[:16]}... is stored twice")
-        if "body" not in line or set(line) - {"type", "prev", "sha256", "base", "refs", "body"}:
-            raise BlobError("a blob line needs a body and holds nothing but base, refs and body")
-        head = f'{{"type":"blob","prev":"{line.get("prev")}","sha256":"{key}",'.encode()
-        if not raw.startswith(head):
-            raise BlobError("a blob line must begin with its type, prev and sha256, as written")
-        if not hashlib.sha256(b"{" + raw[len(head) :]).hexdigest().startswith(key):
-            raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
+        key: str | int
+        if self.version >= 3:
+            number = line.get("id")
+            if type(number) is not int or number != len(self.values) + 1:
+                raise BlobError(f"a blob numbered {number!r} where {len(self.values) + 1} was expected")
+            if "body" not in line or set(line) - {"type", "id", "base", "refs", "body"}:
+                raise BlobError("a blob line needs a body and holds nothing but base, refs and body")
+            key = number
+        else:
+            key = self._hashed_key(line, raw)
         bases = line.get("base")
         if bases is not None and self._edits_lists(bases):
             value: Any = self._apply_list_edit(bases, self.resolve(line["body"], line.get("refs")))
@@ -376,6 +390,22 @@ class BlobTable:
         else:
             value = self.resolve(line["body"], line.get("refs"))
         self.values[key] = value
+
+    def _hashed_key(self, line: Mapping[str, Any], raw: bytes) -> str:
+        """A format-2 blob's key, checked against the line's bytes."""
+        key = line.get("sha256")
+        if not isinstance(key, str) or not KEY_LENGTH <= len(key) <= 64:
+            raise BlobError("a blob line without its key (sha256)")
+        if key in self.values:
+            raise BlobError(f"blob {key[:16]}... is stored twice")
+        if "body" not in line or set(line) - {"type", "prev", "sha256", "base", "refs", "body"}:
+            raise BlobError("a blob line needs a body and holds nothing but base, refs and body")
+        head = f'{{"type":"blob","prev":"{line.get("prev")}","sha256":"{key}",'.encode()
+        if not raw.startswith(head):
+            raise BlobError("a blob line must begin with its type, prev and sha256, as written")
+        if not hashlib.sha256(b"{" + raw[len(head) :]).hexdigest().startswith(key):
+            raise BlobError(f"blob {key[:16]}...: its content does not hash to its key")
+        return key
 
     def resolve(self, value: Any, refs: object) -> Any:
         """``value`` with each reference in ``refs`` replaced by its blob.
@@ -395,7 +425,7 @@ class BlobTable:
             if not isinstance(ref, list) or len(ref) < 2:
                 raise BlobError("a reference needs a path and a key")
             *path, key = ref
-            if not isinstance(key, str) or key not in self.values:
+            if not isinstance(key, (str, int)) or isinstance(key, bool) or key not in self.values:
                 raise BlobError(f"a reference to a blob not stored before it: {str(key)[:16]}...")
             holder = value
             for step in path[:-1]:
@@ -408,7 +438,7 @@ class BlobTable:
             holder[last] = blob
         return value
 
-    def _lines_of(self, key: str) -> list[str]:
+    def _lines_of(self, key: str | int) -> list[str]:
         lines = self._split.get(key)
         if lines is None:
             lines = self.values[key].splitlines(keepends=True)
@@ -417,7 +447,7 @@ class BlobTable:
             self._split.move_to_end(key)
         return lines
 
-    def _keep_lines(self, key: str, lines: list[str]) -> None:
+    def _keep_lines(self, key: str | int, lines: list[str]) -> None:
         self._split[key] = lines
         if len(self._split) > LINE_CACHE:
             self._split.popitem(last=False)
@@ -426,14 +456,14 @@ class BlobTable:
         """Whether an edit's bases are arrays (else they must all be texts)."""
         if not isinstance(bases, list) or not bases:
             raise BlobError("an edit's base is not a list of blobs")
-        kinds = {type(self.values.get(base)) if isinstance(base, str) else None for base in bases}
+        kinds = {type(self.values.get(base)) if _is_key(base) else None for base in bases}
         if kinds == {list}:
             return True
         if kinds == {str}:
             return False
         raise BlobError("an edit's bases are not all texts or all arrays stored before it")
 
-    def _apply_list_edit(self, bases: list[str], ops: object) -> list[Any]:
+    def _apply_list_edit(self, bases: list[str | int], ops: object) -> list[Any]:
         if not isinstance(ops, list):
             raise BlobError("an edit's body is not a list")
         items: list[Any] = []
@@ -456,7 +486,7 @@ class BlobTable:
         if not isinstance(bases, list) or not bases:
             raise BlobError("an edit's base is not a list of texts")
         for base in bases:
-            if not isinstance(base, str) or not isinstance(self.values.get(base), str):
+            if not _is_key(base) or not isinstance(self.values.get(base), str):
                 raise BlobError(f"an edit of a text not stored before it: {str(base)[:16]}...")
         if not isinstance(ops, list):
             raise BlobError("an edit's body is not a list")
@@ -476,6 +506,11 @@ class BlobTable:
                         continue
             raise BlobError(f"an edit step {str(op)[:40]} is neither new text nor lines of its base")
         return parts
+
+
+def _is_key(value: object) -> bool:
+    """Whether ``value`` can name a blob: a format-2 hex key or a format-3 number."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _step(holder: Any, step: object) -> Any:

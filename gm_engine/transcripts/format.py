@@ -1,6 +1,6 @@
-"""The transcript file: one JSON object per line, chained by SHA-256, its end signed.
+"""The transcript file: one JSON object per line, covered by a running SHA-256, its end signed.
 
-Layout of a transcript (format 2; JSON Lines, UTF-8, ``\\n`` after every line):
+Layout of a transcript (format 3; JSON Lines, UTF-8, ``\\n`` after every line):
 
 * line 1, the header: ``{"type": "header", "format", "engine", "kind", "system", "options",
   "backend", "model", "assets", "seed_sha256", "signer"}`` (``system``: the game system of
@@ -9,17 +9,44 @@ Layout of a transcript (format 2; JSON Lines, UTF-8, ``\\n`` after every line):
   ``seed_sha256`` is ``sha256(str(seed))``, a commitment to the seed made before the
   first move; ``signer`` names the key that signs the end (``ed25519:<hex>``, see
   :mod:`.signing`), or is null for a recording made without one;
-* one line per event: ``{"type", "seq", "prev", ...payload, "refs"?}`` where ``seq`` counts
-  events from 1 and ``prev`` is the SHA-256 hex of the previous line's bytes (without its
-  newline), so that editing, inserting or removing any line breaks the chain;
-* blob lines ``{"type": "blob", "prev", "sha256", "base" or "refs"?, "body"}`` among them,
-  in the chain too (they carry no ``seq``): content stored once and referred to by key
-  from the lines after (``refs``, see :mod:`.blobs`); the reader puts the content back,
-  so every event reads as it was emitted;
-* the last line, ``{"type": "end", "seq", "prev", "seed", "summary", "figures", "hash",
-  "signature"}``, reveals the seed; its ``hash`` is the SHA-256 of the line written
-  without ``hash`` and ``signature``, and ``signature`` is the signer's Ed25519
-  signature over that hash: the whole chain, header included, is signed.
+* one line per event: ``{"type", "seq", "chain"?, ...payload, "refs"?}`` where ``seq``
+  counts events from 1, and every :data:`CHECKPOINT_EVERY`-th event carries ``chain``,
+  the running hash (below) of every byte before its line, cut to
+  :data:`CHECKPOINT_LENGTH` hex digits;
+* blob lines ``{"type": "blob", "id", "base" or "refs"?, "body"}`` among them (they carry
+  no ``seq``): content stored once and referred to by its number from the lines after
+  (``refs``, see :mod:`.blobs`); the reader puts the content back, so every event reads
+  as it was emitted;
+* the last line, ``{"type": "end", "seq", "seed", "summary", "figures", "hash",
+  "signature"}``, reveals the seed; its ``hash`` is the running hash of every line
+  before it and of this line written without ``hash`` and ``signature``, and
+  ``signature`` is the signer's Ed25519 signature over that hash.
+
+The running hash is one SHA-256 fed every byte of the file in order, newlines
+included, from the header on. Why this is as forgery-evident as a ``prev`` link on every
+line (format 2), at 70 bytes a line less:
+
+* The end's ``hash`` is a digest of the whole file before the signature, so the
+  signature covers every byte of every line, header and blobs included, exactly as
+  the signed end of a ``prev`` chain did (that chain's end hash depended on every
+  line through the links). Changing, inserting, removing or reordering any line
+  changes the digest (SHA-256 is collision resistant), so a file edited after it was
+  signed fails the signature; a forger who recomputes the digest cannot sign it
+  without the private key. That is all the ``prev`` links ever proved against an
+  adversary: anyone can recompute a chain of plain hashes, too.
+* For a file without a signature (recorded without a key, or cut off before its end)
+  neither layout proves anything against someone who rewrites it whole; both catch an
+  edit made without recomputing the hashes. Format 2 caught it on the next line;
+  format 3 on the next checkpoint (at most :data:`CHECKPOINT_EVERY` events on) or, for
+  the lines after the last one, at the end line's hash. The reader names the lines
+  the edit lies between. A cut-off file's lines after its last checkpoint are checked
+  by no hash until the session goes on: ``gm resume`` reads the file, continues the
+  running hash from its bytes, and the end it finally signs covers them, so an edit
+  made to them before the resume is signed as if recorded (the same held in format 2
+  for the last line of a cut-off file, which no ``prev`` covered).
+* Because every blob's bytes are in the running hash, a blob need not be named by its
+  own hash (format 2 checked a 32-digit key on every blob line): format 3 numbers
+  blobs 1, 2, 3, ... in the order they come, which the reader checks.
 
 A file without an ``end`` line belongs to a session that was cut off: the reader says so
 (:class:`TranscriptTruncated`) and :mod:`gm_engine.transcripts.resume` continues it. The
@@ -31,8 +58,10 @@ with the blob lines written with it. The reader streams the file line by line.
 The writer creates a file anew (never truncating one) and holds an advisory lock on it
 (``flock``) while its session runs; ``gm resume`` takes the same lock before reading.
 
-Format 1 (before blobs and signatures) is still read and replayed, and reported as
-unsigned; it is not resumed.
+Format 2 (each line's ``prev``: the SHA-256 of the line before; blobs keyed by their
+content's SHA-256, checked; the end's ``hash`` over its own line) and format 1 (before
+blobs and signatures) are still read, verified as they were written, and replayed; a
+format-1 file is reported as unsigned. Neither is resumed.
 """
 
 from __future__ import annotations
@@ -67,13 +96,20 @@ from gm_engine.transcripts.signing import (
 )
 
 #: Version of the file layout written; a reader refuses files of a later version.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
-#: Versions this reader reads (format 1: no blobs, no signature).
-READABLE_FORMATS = frozenset({1, 2})
+#: Versions this reader reads (format 1: no blobs, no signature; format 2: a ``prev`` link
+#: on every line and blobs named by their hash).
+READABLE_FORMATS = frozenset({1, 2, 3})
 
 #: Keys every event line carries besides its payload; a payload may not use them.
-RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs"})
+RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs", "chain"})
+
+#: Every this many events, the event line carries ``chain``: the running hash so far.
+CHECKPOINT_EVERY = 16
+
+#: Hex digits of the running hash a checkpoint holds (128 bits).
+CHECKPOINT_LENGTH = 32
 
 #: Line types that are not events: an event may not have them.
 RESERVED_TYPES = frozenset({"header", "end", "blob"})
@@ -340,7 +376,8 @@ class Transcript:
     ``good_length`` is the byte length of the lines up to the last complete event;
     ``partial_line`` holds the bytes after it (a half-written last line, with the blob
     lines written with it), dropped, if there were any; ``last_hash`` is the hash of the
-    last line kept (what the next line's ``prev`` must be);
+    last line kept (what the next line's ``prev`` must be, format 2) and ``chain`` the
+    running SHA-256 over every byte kept (format 3, a ``hashlib`` object to go on with);
     ``blob_keys`` the keys of the blobs kept; ``authenticity`` what the signature showed.
     """
 
@@ -351,7 +388,8 @@ class Transcript:
     good_length: int = 0
     partial_line: bytes | None = None
     last_hash: str = ""
-    blob_keys: frozenset[str] = frozenset()
+    chain: Any = None
+    blob_keys: frozenset[str | int] = frozenset()
     authenticity: Authenticity = Authenticity("open")
 
     @property
@@ -404,9 +442,13 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
         raise TranscriptTruncated(f"{path}: the header line is half-written; nothing was recorded")
     header = _header(first[:-1])
     transcript = Transcript(path=path, header=header)
-    blobs = BlobTable()
     version = header.format
+    blobs = BlobTable(version)
     prev = line_hash(first[:-1])
+    running = hashlib.sha256(first)  # format 3: every byte, newlines included
+    kept_running = running.copy()
+    before = running.copy()
+    checked = 1  # format 3: the line of the last checkpoint that held (the header's, to begin)
     # An event goes out in one write with the blob lines before it: blob lines after the
     # last complete event belong to a write cut short, and are set aside with it.
     kept_length = offset = len(first)
@@ -426,7 +468,7 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
         obj = _parse(raw, number)
         if transcript.end is not None:
             raise TranscriptTampered("a line follows the end line", number)
-        if obj.get("prev") != prev:
+        if version < 3 and obj.get("prev") != prev:
             raise TranscriptTampered(
                 f"the hash chain is broken: this line's prev does not match line {number - 1} "
                 "(one of the two was edited, or a line was inserted or removed here)",
@@ -435,7 +477,11 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
         kind = obj.get("type")
         if not isinstance(kind, str) or not kind:
             raise TranscriptFormatError("the event has no type", number)
-        prev = line_hash(raw)
+        if version < 3:
+            prev = line_hash(raw)
+        else:
+            before = running.copy()
+            running.update(chunk)
         offset += len(chunk)
         if kind == "blob" and version >= 2:
             try:
@@ -443,7 +489,7 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
             except BlobError as exc:
                 raise TranscriptFormatError(str(exc), number) from None
             tail.append(chunk)
-            tail_keys.append(str(obj["sha256"]))
+            tail_keys.append(obj["id"] if version >= 3 else str(obj["sha256"]))
             continue
         seq += 1
         if obj.get("seq") != seq:
@@ -451,13 +497,21 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
         if kind == "end":
             if tail:
                 raise TranscriptFormatError("blob lines before the end line, which refers to none", number)
-            transcript.end = _end_record(obj, raw, number, header)
+            transcript.end = _end_record(obj, raw, number, header, before if version >= 3 else None, checked)
         elif kind == "header":
             raise TranscriptFormatError("a second header", number)
         else:
             refs = obj.pop("refs", None) if version >= 2 else None
-            for name in ("type", "seq", "prev"):
-                del obj[name]
+            if version >= 3:
+                if _check_point(obj.pop("chain", None), before, seq, number, checked):
+                    checked = number
+                if "prev" in obj:  # the writer never puts one on a format-3 line
+                    raise TranscriptFormatError("a format-3 event line has no prev", number)
+                for name in ("type", "seq"):
+                    del obj[name]
+            else:
+                for name in ("type", "seq", "prev"):
+                    del obj[name]
             payload = obj  # what is left of the line, parsed for this event alone
             if refs is not None:
                 try:
@@ -466,13 +520,33 @@ def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
                     raise TranscriptFormatError(str(exc), number) from None
             transcript.events.append(Event(seq=seq, type=kind, payload=payload, line=number))
         kept_length, kept_hash = offset, prev
+        if version >= 3:
+            kept_running = running.copy()
         tail, tail_keys = [], []
     if tail:
         transcript.partial_line = b"".join(tail)
     transcript.good_length = kept_length
     transcript.last_hash = kept_hash
+    transcript.chain = kept_running if version >= 3 else None
     transcript.blob_keys = frozenset(blobs.values).difference(tail_keys)
     return transcript
+
+
+def _check_point(claimed: object, before: Any, seq: int, number: int, since: int) -> bool:
+    """Check a format-3 event's checkpoint, and say whether it had one: every
+    :data:`CHECKPOINT_EVERY`-th event holds the running hash of the bytes before it, so an
+    edit is found where the file is read (and before ``gm resume`` goes on from it), not
+    only at the signed end. ``since`` is the line of the last checkpoint that held."""
+    expected = seq % CHECKPOINT_EVERY == 0
+    if claimed is None and not expected:
+        return False
+    if not expected or claimed != before.hexdigest()[:CHECKPOINT_LENGTH]:
+        raise TranscriptTampered(
+            f"the running hash does not match this line's checkpoint: a line after line {since} and "
+            "before this one was edited, inserted or removed",
+            number,
+        )
+    return True
 
 
 def _header(raw: bytes) -> TranscriptHeader:
@@ -514,7 +588,14 @@ def _parse(raw: bytes, number: int) -> dict[str, Any]:
     return obj
 
 
-def _end_record(obj: dict[str, Any], raw: bytes, number: int, header: TranscriptHeader) -> EndRecord:
+def _end_record(
+    obj: dict[str, Any],
+    raw: bytes,
+    number: int,
+    header: TranscriptHeader,
+    running: Any = None,
+    since: int = 1,
+) -> EndRecord:
     body = dict(obj)
     claimed = body.pop("hash", None)
     signature = body.pop("signature", None) if header.format >= 2 else None
@@ -522,9 +603,20 @@ def _end_record(obj: dict[str, Any], raw: bytes, number: int, header: Transcript
         canonical = dumps(body)
     except (TypeError, ValueError):  # e.g. 1e999 read back as infinity
         raise TranscriptFormatError("the end line holds a value a transcript cannot", number) from None
-    end_hash = line_hash(canonical.encode("utf-8"))
-    if claimed != end_hash:
-        raise TranscriptTampered("the end line's own hash does not match its content", number)
+    if running is None:  # formats 1 and 2: the line's own hash; ``prev`` chains the rest
+        end_hash = line_hash(canonical.encode("utf-8"))
+        if claimed != end_hash:
+            raise TranscriptTampered("the end line's own hash does not match its content", number)
+    else:  # format 3: the running hash over every line before and this one's content
+        digest = running.copy()
+        digest.update(canonical.encode("utf-8"))
+        end_hash = digest.hexdigest()
+        if claimed != end_hash:
+            raise TranscriptTampered(
+                f"the end line's hash is not the running hash of the file: this line or one after "
+                f"line {since} was edited, inserted or removed",
+                number,
+            )
     # No line follows the end line to chain its bytes, so they must be exactly as written
     # (``1e0`` for ``1.0`` reads the same, yet is an edit).
     if dumps(obj).encode("utf-8") != raw:
@@ -608,15 +700,16 @@ class TranscriptWriter:
         fd: int,
         *,
         seq: int,
-        prev: str,
         durable: bool = True,
         signing_key: Ed25519PrivateKey | None = None,
         packer: BlobPacker | None = None,
+        chain: Any = None,
     ) -> None:
         self.path = path
         self._fd: int | None = fd
         self._seq = seq
-        self._prev = prev
+        # the running SHA-256 over every byte written (format 3), continued on resume
+        self._chain = chain if chain is not None else hashlib.sha256()
         self._durable = durable
         self._signing_key = signing_key
         self._packer = packer or BlobPacker()
@@ -659,7 +752,7 @@ class TranscriptWriter:
             os.close(fd)
             raise
         key = signing_key_or_none() if sign else None
-        writer = cls(path, fd, seq=0, prev="", durable=durable, signing_key=key)
+        writer = cls(path, fd, seq=0, durable=durable, signing_key=key)
         signer = public_key_text(key) if key is not None else None
         header = TranscriptHeader.for_spec(spec, assets=assets, signer=signer)
         writer._write([dumps(header.model_dump(mode="json"))])
@@ -708,10 +801,10 @@ class TranscriptWriter:
             transcript.path,
             fd,
             seq=seq,
-            prev=transcript.last_hash,
             durable=durable,
             signing_key=signing_key,
             packer=packer,
+            chain=transcript.chain.copy() if transcript.chain is not None else None,
         )
 
     @property
@@ -743,13 +836,15 @@ class TranscriptWriter:
             packed, refs, blobs = self._packer.pack(normalize(dict(payload)))
         except (TypeError, ValueError) as exc:
             raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
-        lines = []
-        prev = self._prev
-        for blob in blobs:
-            line = dumps({"type": "blob", "prev": prev, **blob})
-            lines.append(line)
-            prev = line_hash(line.encode("utf-8"))
-        obj: dict[str, Any] = {"type": event_type, "seq": self._seq + 1, "prev": prev, **packed}
+        lines = [dumps({"type": "blob", **blob}) for blob in blobs]
+        seq = self._seq + 1
+        obj: dict[str, Any] = {"type": event_type, "seq": seq}
+        if seq % CHECKPOINT_EVERY == 0:
+            running = self._chain.copy()
+            for line in lines:
+                running.update(line.encode("utf-8") + b"\n")
+            obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
+        obj.update(packed)
         if refs:
             obj["refs"] = refs
         lines.append(dumps(obj))
@@ -760,8 +855,10 @@ class TranscriptWriter:
     def finish(self, seed: int, outcome: SessionOutcome) -> None:
         """Write the end line (revealing ``seed``, signing the chain's end) and close the file."""
         end = EndEvent(seed=seed, summary=outcome.summary, figures=normalize(outcome.figures))
-        body: dict[str, Any] = {"type": end.type, "seq": self._seq + 1, "prev": self._prev, **end.payload()}
-        body["hash"] = line_hash(dumps(body).encode("utf-8"))
+        body: dict[str, Any] = {"type": end.type, "seq": self._seq + 1, **end.payload()}
+        running = self._chain.copy()
+        running.update(dumps(body).encode("utf-8"))
+        body["hash"] = running.hexdigest()
         if self._signing_key is not None:
             body["signature"] = sign_end(self._signing_key, body["hash"])
         self._write([dumps(body)])
@@ -785,7 +882,7 @@ class TranscriptWriter:
             written += os.write(self._fd, buffer[written:])
         if self._durable:
             os.fsync(self._fd)
-        self._prev = line_hash(encoded[-1])
+        self._chain.update(buffer)
 
     def __enter__(self) -> TranscriptWriter:
         return self

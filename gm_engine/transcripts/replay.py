@@ -10,8 +10,8 @@ A replay re-runs the session from its spec and revealed seed, with
 * :class:`CheckingSink` comparing every event the session emits with the recorded one
   (in tolerant mode, model requests by where they stand and human inputs by their text).
 
-Before that, :func:`~.format.read_transcript` checks every line against the hash chain
-and the chain's end against its signature (the header's fields, a model's answers,
+Before that, :func:`~.format.read_transcript` checks every line against the running hash
+(or, in format 2, the hash chain) and its end against the signature (the header's fields, a model's answers,
 their usage and call ids included: a replay cannot re-derive those, the signature
 covers them), and the report says what the signature showed.
 

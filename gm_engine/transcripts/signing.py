@@ -1,15 +1,18 @@
 """The installation's transcript signing key (Ed25519) and the signature over a transcript's end.
 
-Why a signature: the hash chain shows that a file was not edited after it was written,
-but anyone can rewrite a transcript and recompute every hash. The recorder therefore
-signs the end of the chain with a private key it keeps apart from every transcript, in
-the user data directory (``keys/transcript-ed25519.key``, readable by the user only,
-created on first use). The header names the public key (``ed25519:<64 hex>``), so a
-reader can check the signature and compare the key with one it trusts; a rewritten
-transcript fails unless the forger also holds that private key.
+Why a signature: the running hash (the hash chain in format 2) shows that a file was
+not edited after it was written, but anyone can rewrite a transcript and recompute
+every hash. The recorder therefore signs the final running hash with a private key it
+keeps apart from every transcript, in the user data directory
+(``keys/transcript-ed25519.key``, readable by the user only, created on first use).
+The header names the public key (``ed25519:<64 hex>``), so a reader can check the
+signature and compare the key with one it trusts; a rewritten transcript fails unless
+the forger also holds that private key.
 
-What is signed: the SHA-256 of the end line (which holds the hash of the line before
-it, and so on back to the header), prefixed with :data:`SIGNATURE_CONTEXT` so that a
+What is signed: the end line's ``hash``, which (format 3) is a running SHA-256 over
+every byte of the file from the header to the end line's own content (in format 2: the
+SHA-256 of the end line, which holds the hash of the line before it, and so on back to
+the header), prefixed with :data:`SIGNATURE_CONTEXT` so that a
 signature over a transcript can never be mistaken for one over anything else.
 """
 
