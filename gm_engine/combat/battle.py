@@ -160,7 +160,7 @@ class Battle:
             party=list(members),
             enemies=enemies,
             difficulty=encounter.difficulty,
-            seed=seed if source is None else getattr(source, "seed", None),
+            seed=seed if source is None else source.seed,
         )
         state.rounds.append(RoundRecord(number=1))
         return cls(state, dice)

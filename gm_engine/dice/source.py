@@ -43,6 +43,9 @@ class SourceMark(NamedTuple):
 class DiceSource:
     """Base class: subclasses implement :meth:`_draw`; :meth:`roll` records every die."""
 
+    seed: int | str | None = None
+    """The seed the source draws from, when it has one (a queue of given dice has none)."""
+
     def __init__(self) -> None:
         self.history: list[Die] = []
 
