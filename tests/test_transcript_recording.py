@@ -40,6 +40,13 @@ def record(path: Path, lines: list[str], seed: int = 5) -> None:
     record_session(roll_spec(seed), io, path, durable=False)
 
 
+def _step_written(data: bytes) -> bool:
+    """The first step's lines are all in the file: it ends with that step's ``state`` line
+    (a step writes several lines; the refusal checks compare the bytes, so none may follow)."""
+    lines = data.splitlines()
+    return data.endswith(b"\n") and len(lines) >= 4 and lines[-1].startswith(b'{"type":"state"')
+
+
 @pytest.fixture
 def running_session(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
     """A real `gm roll-session --record F` process, waiting at its prompt with F open and locked."""
@@ -57,11 +64,11 @@ def running_session(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Pat
     proc.stdin.flush()
     deadline = time.monotonic() + 60  # a generous bound for a loaded machine, not a timing assertion
     while time.monotonic() < deadline and proc.poll() is None:
-        if path.exists() and path.read_bytes().count(b"\n") >= 4:
+        if path.exists() and _step_written(path.read_bytes()):
             break
         time.sleep(0.05)
     assert proc.poll() is None, proc.communicate()
-    assert path.read_bytes().count(b"\n") >= 4
+    assert _step_written(path.read_bytes())
     try:
         yield proc, path
     finally:
