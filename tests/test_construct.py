@@ -85,3 +85,21 @@ def test_constructed_tool_specs_equal_validated_ones() -> None:
         assert ToolSpec.model_validate(spec.model_dump()) == spec
     for (tool, legal), spec in zip(narrowings, specs, strict=False):
         assert Offer.of(tool, lambda args: "ok", **legal).spec() == spec
+
+
+def test_model_builder_gives_the_validated_model_with_defaults_filled() -> None:
+    from gm_engine.dice.commands.add_dice import DiceTerm
+    from gm_engine.dice.result import model_builder
+
+    build = model_builder(DiceTerm)
+    assert model_builder(DiceTerm) is build  # generated once per class
+    # ``filter`` and ``filter_count`` are optional and left out; ``total`` comes after them
+    built = build(notation="2D6", times=2, sides=6, values=(2, 5), kept=(2, 5), total=7)
+    validated = DiceTerm.model_validate(
+        {"notation": "2D6", "times": 2, "sides": 6, "values": (2, 5), "kept": (2, 5), "total": 7}
+    )
+    assert built == validated
+    assert built.model_dump_json() == validated.model_dump_json()
+    assert list(built.__dict__) == list(DiceTerm.model_fields)
+    with pytest.raises(TypeError):
+        build(notation="2D6", times=2, sides=6, values=(2, 5), kept=(2, 5))  # total is required

@@ -112,7 +112,8 @@ def evaluate(
     start = len(history)
     # Snapshotting a seeded generator (random.Random.getstate) costs more than a whole
     # command; a seeded source is therefore marked by its history alone.
-    mark = SourceMark(start, _NO_STATE) if dice.__class__ is SeededSource else dice.mark()
+    # (a NamedTuple's own __new__ is a Python frame; tuple.__new__ builds the same value)
+    mark = _new_tuple(SourceMark, (start, _NO_STATE)) if dice.__class__ is SeededSource else dice.mark()
     # positional, in the dataclass's order: this runs for every line
     budget = LineBudget()
     ctx = RollContext(dice, game, locale, tables_dir, {}, "", start + MAX_DICE_PER_LINE, budget, run_line)
@@ -171,6 +172,7 @@ def evaluate(
 _RESULT_FIELDS = tuple(RollResult.model_fields)
 _new_object = object.__new__
 _set_slot = object.__setattr__
+_new_tuple = tuple.__new__
 
 
 def _without_surrogates(line: str) -> str:

@@ -84,6 +84,21 @@ class DiceSource:
 
 _new_tuple = tuple.__new__
 
+#: Dice with this many sides or fewer are recorded as shared :class:`Die` values (a
+#: die is immutable), so that rolling one allocates nothing.
+_SHARED_FACES_UP_TO = 100
+_FACES: dict[int, tuple[Die, ...]] = {}
+
+
+def _faces(sides: int) -> tuple[Die, ...]:
+    """Every face of a die of ``sides`` sides (1 <= sides <= _SHARED_FACES_UP_TO), by
+    value (index 0 unused)."""
+    faces = _FACES.get(sides)
+    if faces is None:
+        faces = _FACES[sides] = (Die(0, sides), *(Die(value, sides) for value in range(1, sides + 1)))
+    return faces
+
+
 # Random.randint(1, n) draws 1 + Random._randbelow(n), which is this interpreter's
 # _randbelow_with_getrandbits (getrandbits(n.bit_length()) until under n); the seeded
 # source makes that very draw inline, where it is that method.
@@ -125,7 +140,10 @@ class SeededSource(DiceSource):
             value += 1
         else:
             value = self._below(sides) + 1
-        self.history.append(_new_tuple(Die, (value, sides)))
+        if sides <= _SHARED_FACES_UP_TO:
+            self.history.append((_FACES.get(sides) or _faces(sides))[value])
+        else:
+            self.history.append(_new_tuple(Die, (value, sides)))
         return value
 
     def roll_many(self, count: int, sides: int) -> list[int]:
@@ -135,6 +153,7 @@ class SeededSource(DiceSource):
         record = self.history.append
         values: list[int] = []
         keep = values.append
+        faces = (_FACES.get(sides) or _faces(sides)) if 0 < sides <= _SHARED_FACES_UP_TO else None
         # a plain loop: pools are small, and a comprehension costs a frame of its own
         if _INLINE_DRAW:
             bits = self._bits
@@ -144,13 +163,13 @@ class SeededSource(DiceSource):
                 while value >= sides:
                     value = bits(k)
                 value += 1
-                record(_new_tuple(Die, (value, sides)))
+                record(faces[value] if faces is not None else _new_tuple(Die, (value, sides)))
                 keep(value)
             return values
         below = self._below
         for _ in range(count):
             value = below(sides) + 1
-            record(_new_tuple(Die, (value, sides)))
+            record(faces[value] if faces is not None else _new_tuple(Die, (value, sides)))
             keep(value)
         return values
 

@@ -32,7 +32,7 @@ from gm_engine.dice.commands._arith import (
     parse_add_dice,
     without_secret,
 )
-from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.result import Detail, Outcome, model_builder, new_outcome
 from gm_engine.dice.source import Die
 from gm_engine.dice.system import CompareOp, RollContext, RoundType
 
@@ -111,8 +111,7 @@ class _Roll:
                 kept = values[keep:]
         total = sum(kept)
         self.terms.append(
-            construct(
-                DiceTerm,
+            _new_dice_term(
                 notation=spec.notation,
                 times=spec.times,
                 sides=spec.sides,
@@ -318,8 +317,7 @@ def run_add_dice(plan: _Plan, ctx: RollContext) -> Outcome:
         if judged is not None and judged.text:
             judgement = judged.text
             text = f"{text}{_SEPARATOR}{judgement}"
-    detail = construct(
-        AddDiceDetail,
+    detail = _new_add_dice_detail(
         kind="add_dice",
         expression=plan.expression,
         terms=tuple(roll.terms),
@@ -330,18 +328,8 @@ def run_add_dice(plan: _Plan, ctx: RollContext) -> Outcome:
         judgement=judgement,
     )
     if judged is None:
-        return construct(
-            Outcome, text=text, success=False, failure=False, critical=False, fumble=False, detail=detail
-        )
-    return construct(
-        Outcome,
-        text=text,
-        success=judged.success,
-        failure=judged.failure,
-        critical=judged.critical,
-        fumble=judged.fumble,
-        detail=detail,
-    )
+        return new_outcome(text, detail)
+    return new_outcome(text, detail, judged.success, judged.failure, judged.critical, judged.fumble)
 
 
 #: The cheap test of the engine before :func:`add_dice` runs (matched at the line's start).
@@ -355,3 +343,8 @@ def add_dice(command: str, ctx: RollContext) -> Outcome | None:
     if plan is None:
         return None
     return run_add_dice(plan, ctx)
+
+
+# Builders of the models this module makes on every roll (see model_builder).
+_new_dice_term = model_builder(DiceTerm)
+_new_add_dice_detail = model_builder(AddDiceDetail)

@@ -25,7 +25,7 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.result import Detail, Outcome, model_builder
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext
 from gm_engine.dice.systems._bcdice import outcome, refusal
@@ -364,8 +364,7 @@ class Cthulhu7th(GameSystem):
         english = ctx.locale == "en"
         if bonus == 0 and target is None:
             value = ctx.source.roll(100)
-            detail = construct(
-                CoC7SkillDetail,
+            detail = _new_coc7_skill_detail(
                 kind="coc7_skill",
                 skill=skill,
                 difficulty=difficulty,
@@ -394,8 +393,7 @@ class Cthulhu7th(GameSystem):
         level: Level | None = None
         if target is not None:
             level = level_against_difficulty(total, target) if difficulty else level_of(total, target)
-        detail = construct(
-            CoC7SkillDetail,
+        detail = _new_coc7_skill_detail(
             kind="coc7_skill",
             skill=skill,
             difficulty=difficulty,
@@ -435,8 +433,7 @@ class Cthulhu7th(GameSystem):
         result: Literal["success", "partial_success", "failure"] = (
             "success" if ok_1 and ok_2 else "partial_success" if ok_1 or ok_2 else "failure"
         )
-        detail = construct(
-            CoC7CombinedDetail,
+        detail = _new_coc7_combined_detail(
             kind="coc7_combined",
             targets=(first, second),
             value=total,
@@ -486,7 +483,7 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
     dice = args.bonus
     number = 0
     stop_reason: FullAutoStop = "no_harder_difficulty"
-    source = ctx.source
+    roll_many = ctx.source.roll_many
     for harder in range(4):
         difficulty = _DIFFICULTIES[harder]
         hit_types = _HIT_TYPES[harder]
@@ -498,9 +495,22 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
                 parts.append(f"\n【難易度が{_DIFFICULTY_JA[difficulty]}に変更】")
         while dice >= FAR_BONUS_MIN:
             number += 1
-            total, tens, ones, candidates = roll_d100_with_bonus(source, dice)
+            # roll_d100_with_bonus, inlined: a FAR line rolls up to a dozen volleys
+            count = dice + 1 if dice >= 0 else 1 - dice
+            rolled = roll_many(count + 1, 10)
+            ones = rolled[-1] % 10  # a 10 on the ones die reads 0
+            if count == 1:
+                ten = rolled[0] % 10 * 10
+                total = (ten + ones) or 100
+                tens: tuple[int, ...] = (ten,)
+                candidates: tuple[int, ...] = (total,)
+                listed = str(total)
+            else:
+                tens = tuple([die % 10 * 10 for die in rolled[:-1]])
+                candidates = tuple([(ten + ones) or 100 for ten in tens])
+                total = min(candidates) if dice >= 0 else max(candidates)
+                listed = ", ".join(map(str, candidates))
             level = level_of(total, skill, wide_fumble)
-            listed = ", ".join(map(str, candidates)) if len(candidates) > 1 else str(total)
             if english:
                 parts.append(f"\nVolley {number}: > {listed} > {names[level]}")
             else:
@@ -524,8 +534,7 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
                 if left <= 0:
                     stop_reason = "out_of_bullets"
             volleys.append(
-                construct(
-                    CoC7Volley,
+                _new_volley(
                     number=number,
                     difficulty=difficulty,
                     bonus_dice=dice,
@@ -558,8 +567,7 @@ def _fire(ctx: RollContext, args: _FarArgs, english: bool) -> Outcome:
         parts.append(f"\n> {hits} regular hits, {impales} impales, {left} bullets left")
     else:
         parts.append(f"\n＞ {hits}発が通常命中、{impales}発が貫通、残弾{left}発")
-    detail = construct(
-        CoC7FullAutoDetail,
+    detail = _new_coc7_full_auto_detail(
         kind="coc7_full_auto",
         bullets=args.bullets,
         skill=skill,
@@ -610,3 +618,10 @@ def _volley_hits(
     if hit_type == "impale":
         return left - half, half, left
     return 0, 0, left
+
+
+# Builders of the models this module makes on every roll (see model_builder).
+_new_volley = model_builder(CoC7Volley)
+_new_coc7_skill_detail = model_builder(CoC7SkillDetail)
+_new_coc7_combined_detail = model_builder(CoC7CombinedDetail)
+_new_coc7_full_auto_detail = model_builder(CoC7FullAutoDetail)

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import ClassVar, Literal, NamedTuple
 
 from gm_engine.dice.limits import MAX_DICE_PER_LINE
-from gm_engine.dice.result import Detail, Outcome, construct
+from gm_engine.dice.result import Detail, Outcome, model_builder
 from gm_engine.dice.system import GameSystem, RollContext
 from gm_engine.dice.systems._bcdice import outcome, refusal
 
@@ -302,8 +302,7 @@ class TheOneRing2nd(GameSystem):
                     f"{head} {numbers}{colon}{'Success' if english else '成功'}[{icons_text}]"
                     f"{piercing_text}{condition}"
                 )
-        detail = construct(
-            TORSkillDetail,
+        detail = _new_tor_skill_detail(
             kind="tor_skill",
             target_number=target_number,
             feat_dice=tuple(feat_dice),
@@ -336,8 +335,7 @@ class TheOneRing2nd(GameSystem):
         text = f"({len(feat_dice)}D12{signed}) {arrow} {feat_text}{signed}"
         if modifier != 0 or len(feat_dice) != 1:
             text += f" {arrow} [{_face(result, words)}]"
-        detail = construct(
-            TORFeatDetail,
+        detail = _new_tor_feat_detail(
             kind="tor_feat",
             feat_dice=tuple(feat_dice),
             kept_feat=kept,
@@ -346,3 +344,8 @@ class TheOneRing2nd(GameSystem):
             favour=favour,
         )
         return outcome(text, detail)
+
+
+# Builders of the models this module makes on every roll (see model_builder).
+_new_tor_skill_detail = model_builder(TORSkillDetail)
+_new_tor_feat_detail = model_builder(TORFeatDetail)
