@@ -224,12 +224,7 @@ class WerewolfSession:
         for entry in new:
             if isinstance(entry, GameEnded):
                 continue
-            lines = render_entries([entry], view)
-            # a claim made without a word: the renderer's speech line is the bare name
-            silent = isinstance(entry, ClaimMade | ResultStated) and not entry.text
-            if silent and lines[:1] == [view.public.name(_speaker(entry))]:
-                lines = lines[1:]
-            for line in lines:
+            for line in render_entries([entry], view):
                 self.show(line)
         self._shown_public = len(view.public.log)
         for fact in view.private.log[self._shown_private :]:
@@ -732,11 +727,6 @@ _ROUND_TASKS: dict[Stage, TaskKind] = {
     Stage.PRE_DIVINATION: "pre_divination",
     Stage.NIGHT: "night",
 }
-
-
-def _speaker(entry: PublicEntry) -> int:
-    """Who spoke ``entry`` (0: nobody; the entries that are not speech)."""
-    return entry.speaker if isinstance(entry, Speech | ClaimMade | ResultStated | ClaimRequested) else 0
 
 
 def _human_label(stage: Stage, legal: Sequence[Action]) -> str:
