@@ -263,3 +263,39 @@ def test_no_unforced_claim_in_games_where_the_model_never_acts(monkeypatch: pyte
     forced_claims = [action for _, action, _ in announced]
     assert forced_claims, "the real holders came out when called, as the rules force"
     assert FALLBACK_SPEECH not in {a.text for a in forced_claims}
+
+
+def test_a_reasked_persona_is_told_to_state_its_result() -> None:
+    """The 霊媒師 that came out on day 1 without a result, asked again on day 2: its prompt
+    asks for state_result, the only tool offered, and its answer is recorded."""
+    from gm_engine.werewolf import Attack, Guard
+
+    answer = response_with_calls(("state_result", {"target": "P3", "result": "黒"}))
+    backend = ScriptedBackend([("P8", answer)])
+    session, _ = session_at(backend, 8)
+    game = session.game
+    game.apply(Claim(8, Role.MEDIUM))
+    while game.to_act():
+        game.apply(Speak(game.to_act()[0], ""))
+    game.advance()
+    for seat in game.to_act():
+        game.apply(Vote(seat, 3 if seat != 3 else 4, "理由"))
+    game.advance()  # tally: 人狼 P3 executed next
+    game.advance()
+    game.advance()  # night
+    game.apply(Divine(2, 5))
+    game.apply(Guard(7, 2))
+    game.apply(Attack(4, 6))
+    game.advance()  # day 2
+    while game.to_act() != [5]:
+        game.apply(Speak(game.to_act()[0], ""))
+    game.apply(RequestClaim(5, Role.MEDIUM))
+    while game.to_act() != [8]:
+        game.apply(Decline(game.to_act()[0]))
+    turn(session, 8)
+    backend.assert_done()
+    request = backend.requests[0]
+    assert [t.name for t in request.tools if t.name != "update_notes"] == ["state_result"]
+    assert "state_result で" in str(request.messages[-1]["content"])
+    last = game.public_log[-1]
+    assert isinstance(last, ResultStated) and (last.speaker, last.target, last.colour) == (8, 3, Colour.BLACK)
