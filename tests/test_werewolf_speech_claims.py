@@ -299,3 +299,50 @@ def test_a_reasked_persona_is_told_to_state_its_result() -> None:
     assert "state_result で" in str(request.messages[-1]["content"])
     last = game.public_log[-1]
     assert isinstance(last, ResultStated) and (last.speaker, last.target, last.colour) == (8, 3, Colour.BLACK)
+
+
+def test_the_human_reasked_is_offered_its_results() -> None:
+    """P1, a 霊媒師 that came out on day 1 without a result, answers day 2's call: its prompt
+    lists the /result it may give (and no /decline), and typing it states the result."""
+    from gm_engine.sessions.humans import ScriptedHuman
+    from gm_engine.werewolf import Attack, Guard
+
+    prompts: list[str] = []
+
+    class Recording(ScriptedHuman):
+        def ask(self, prompt: str, choices: Any = None) -> str:
+            prompts.append(prompt)
+            return super().ask(prompt, choices)
+
+    # P1 霊媒師, P2 占い師, P3 P4 人狼, P5 P6 P8 村人, P7 狩人, P9 狂人
+    spec = SessionSpec(
+        kind="werewolf", seed=5, options={"deal": [5, 3, 1, 1, 2, 2, 4, 2, 6], "narrator": False},
+        backend="scripted",
+    )
+    io = SessionIO(backend=ScriptedBackend([]), human=Recording(["/result P3 黒"]), show=lambda _: None)
+    session = WerewolfSession(spec, session_options(spec), io)
+    game = session.game
+    game.apply(Divine(2, 4))
+    game.advance()
+    game.apply(Claim(1, Role.MEDIUM))
+    while game.to_act():
+        game.apply(Speak(game.to_act()[0], ""))
+    game.advance()
+    for seat in game.to_act():
+        game.apply(Vote(seat, 3 if seat != 3 else 4, "理由"))
+    game.advance()
+    game.advance()
+    game.advance()
+    game.apply(Divine(2, 5))
+    game.apply(Guard(7, 2))
+    game.apply(Attack(4, 6))
+    game.advance()
+    while game.to_act() != [5]:
+        game.apply(Speak(game.to_act()[0], ""))
+    game.apply(RequestClaim(5, Role.MEDIUM))
+    while game.to_act() != [1]:
+        game.apply(Decline(game.to_act()[0]))
+    session._human_discussion()
+    assert "/result P3 黒" in prompts[0] and "/decline" not in prompts[0]
+    last = game.public_log[-1]
+    assert isinstance(last, ResultStated) and (last.speaker, last.target, last.colour) == (1, 3, Colour.BLACK)
