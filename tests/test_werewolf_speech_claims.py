@@ -205,6 +205,8 @@ def test_the_guard_withholds_unforced_claims_and_keeps_forced_ones() -> None:
     reasked: list[Action] = [StateResult(8, 2, Colour.BLACK)]
     assert unforced_claim_withheld(reasked[0], reasked) == reasked[0]
     assert unforced_claim_withheld(Vote(4, 2), [Vote(4, 2)]) == Vote(4, 2)
+    # the line said instead of words that would read as a claim is itself plain talk
+    assert isinstance(read_line(FALLBACK_SPEECH, Table()).meaning, SpeechMeaning)
 
 
 class NeverActs(BackendDefaults):
