@@ -31,7 +31,7 @@ from gm_engine.werewolf.agents import OfflineAgent
 
 FAULTS = ("malformed_json", "unknown_tool", "invalid_arguments", "illegal_action", "text_only", "empty")
 ROUNDS = ("discussion", "vote", "runoff", "night", "pre_divination")
-SEED = 11
+SEED = 12
 #: Another stage's action for each round (what "an illegal action" is where the offered
 #: schema admits no illegal choice: a legal-looking call of a tool the stage does not allow).
 OTHER_STAGE = {"vote": "attack", "runoff": "attack", "night": "vote", "pre_divination": "vote"}

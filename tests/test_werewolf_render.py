@@ -76,13 +76,14 @@ def test_morning_then_public_info_then_discussion_cue() -> None:
 
 
 def test_pre_divination_text_for_the_seer_and_for_the_others() -> None:
-    """CMD_事前占い: the human seer sees its result; anyone else only 「占い師が事前占いを完了しました」."""
+    """CMD_事前占い: the human seer sees its result (not the completion line); anyone else only
+    「占い師が事前占いを完了しました」."""
     game = new_game(SEER_DEAL)
     game.apply(Divine(1, 5))
     entries = game.advance()
     mine = render_entries(entries, player_view(game, 1))
     theirs = render_entries(entries, player_view(game, 5))
-    assert PRE_DIVINATION_DONE in mine and PRE_DIVINATION_DONE in theirs
+    assert PRE_DIVINATION_DONE not in mine and PRE_DIVINATION_DONE in theirs
     assert "（あなただけに）事前占いの結果：ミスノは白" in mine
     assert not any("白" in line for line in theirs)
 

@@ -660,6 +660,7 @@ class Reason(StrEnum):
     NOTHING_TO_DECLINE = "nothing_to_decline"
     ANSWER_WITH_REQUESTED_ROLE = "answer_with_requested_role"
     MUST_COME_OUT = "must_come_out"
+    STATE_RESULT_NOW = "state_result_now"
     ANSWER_FIRST = "answer_first"
     RESULT_NEEDS_CLAIM = "result_needs_claim"
     VOTE_TARGET = "vote_target"

@@ -102,7 +102,7 @@ class SpeakTool(Tool):
 
 
 class ClaimTool(Tool):
-    """役職をCOする（公開情報になる）。占い師・霊媒師のCOには結果を一つ添えられる（CO要求への回答では必須）。"""
+    """役職をCOする（公開情報になる）。占い師・霊媒師のCOには、結果が出ていれば一つ添える（本物は事前占い・最新の結果）。"""
 
     tool_name: ClassVar[str] = "claim"
     role: str = Field(description="COする役職")

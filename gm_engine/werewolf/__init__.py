@@ -123,7 +123,7 @@ from gm_engine.werewolf.game import (
     WerewolfError,
     check_composition,
 )
-from gm_engine.werewolf.options import MadmanClaims, WerewolfOptions
+from gm_engine.werewolf.options import ClaimResult, MadmanClaims, WerewolfOptions
 from gm_engine.werewolf.records import COMPOSITION, PERSONA_NAMES, Colour, Role, Team
 from gm_engine.werewolf.views import Observation, PlayerView, PrivateView, PublicView, observe, player_view
 
@@ -134,6 +134,7 @@ __all__ = [
     "Attack",
     "ChooseRole",
     "Claim",
+    "ClaimResult",
     "Colour",
     "DealError",
     "Decline",

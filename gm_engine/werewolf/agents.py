@@ -690,8 +690,13 @@ class OfflineAgent:
         return self._notes.last_statement.get(self.seat, 0) < obs.day
 
     def _answer(self, obs: Observation, legal: Sequence[Action], wanted: Role) -> Action:
-        """Answer a CO要求: the real holder must come out; a liar may; everyone else declines."""
+        """Answer a CO要求: the real holder must come out; a liar may; everyone else declines.
+        A seat that came out without a result is asked again: it states one, real or fake."""
         role = self._role
+        own_claim = self._claims.get(self.seat)
+        if own_claim is not None:
+            states = [a for a in legal if isinstance(a, StateResult)]
+            return self._state_best(obs, states) if role == own_claim else self._fake_state(obs, states)
         if role == wanted:
             return self._claim_with_best(obs, [a for a in legal if isinstance(a, Claim)])
         if role in (WEREWOLF, MADMAN) and (

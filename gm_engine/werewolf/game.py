@@ -72,7 +72,7 @@ from gm_engine.werewolf.log import (
     VoteTally,
     VotingOpened,
 )
-from gm_engine.werewolf.options import MadmanClaims, WerewolfOptions
+from gm_engine.werewolf.options import ClaimResult, MadmanClaims, WerewolfOptions
 from gm_engine.werewolf.records import (
     ABILITY_ATTACK,
     ABILITY_DIVINE,
@@ -234,6 +234,10 @@ RULE_CO_ROLE = "CMD_CO: COできる役職は占い師・狩人・霊媒師"
 RULE_CO_RESULT = "CMD_CO要求: 名乗り出る際は事前占いの結果/霊媒結果を発言する; 結果は自分の能力で得たもの"
 RULE_CO_REQUEST = "CMD_CO要求: 初日は「占い師は名乗り出ろ」、2日目以降は「霊媒師は名乗り出ろ」"
 RULE_CO_FORCED = "CMD_CO要求: 真占い師・真霊媒師は必ず名乗り出ること"
+RULE_CO_RESTATE = (
+    "CMD_CO要求: 占い師/霊媒師が名乗り出る際は結果を発言すること"
+    " (結果なしで名乗り出た者は、CO要求で結果を発言する)"
+)
 RULE_RESULT = "結果の公開: 占い/霊媒結果を発言できるのは占い師/霊媒師COをした本人のみ"
 RULE_VOTE = "CMD_投票: 自分自身や、死亡者への投票は無効; 無投票は禁止"
 RULE_VOTE_ONCE = "CMD_投票: 一人一票"
@@ -720,7 +724,8 @@ class Game:
                 actor, act.role, act.target, act.colour
             )
         if kind is StateResult:
-            return self._result_refusal(actor, self.claims[actor], act.target, act.colour, False)
+            forced = bool(self._responses)  # a re-asked claimant gives the result a claim would
+            return self._result_refusal(actor, self.claims[actor], act.target, act.colour, forced)
         if kind is RequestClaim:
             return self._request_refusal(act.role)
         return self._target_refusal(kind, actor, act.target)
@@ -837,10 +842,15 @@ class Game:
         if kind is Decline:
             if not self._responses:
                 return (RULE_CO_REQUEST, "nothing to decline: no CO要求 is being answered", ())
+            if seat in self.claims:
+                # only a claimant still owing its result is asked again (see _apply_discussion)
+                return (RULE_CO_RESTATE, "P{} came out without a result: state it now", (seat,))
             if self._response_role == self.players[seat].R:
                 return (RULE_CO_FORCED, "the real {0.label} must come out", (ROLES[self.players[seat].R],))
             return None
         if self._responses:
+            if kind is StateResult and seat in self.claims:
+                return None  # a re-asked claimant answers with its result
             return _ANSWER_FIRST
         if kind is StateResult and self.claims.get(seat, 0) not in (SEER, MEDIUM):
             return (RULE_RESULT, "only a claimed 占い師/霊媒師 states results", ())
@@ -911,17 +921,31 @@ class Game:
         self, seat: int, role: int, target: int | None, colour: int | None
     ) -> _Refused | None:
         """The clauses on the result a Claim carries (none, or ``target`` and ``colour``)."""
-        forced = bool(self._responses)
+        forced = self._claim_states_result()
         if (target is None) != (colour is None):
             return (RULE_CO_RESULT, "a result names both its target and its colour", ())
         if role == BODYGUARD:
             return None if target is None else (RULE_CO_RESULT, "a 狩人 claim carries no result", ())
         if target is None or colour is None:
-            day = self.phase.day
-            if forced and (role == SEER or any(d < day for d, _ in self.executions)):
-                return (RULE_CO_RESULT, "answering a CO要求 the claim must state its result", ())
+            if forced and self._result_due(role):
+                return (RULE_CO_RESULT, "a {0.label} coming out states its result", (ROLES[role],))
             return None
         return self._result_refusal(seat, role, target, colour, forced)
+
+    def _claim_states_result(self) -> bool:
+        """Whether a claim now must carry the result a real claimant would give (and only
+        that one): always an answer to a CO要求, and every claim under the document's reading
+        (option ``claim_result``)."""
+        return bool(self._responses) or self.options.claim_result is ClaimResult.ALWAYS
+
+    def _result_due(self, role: int) -> bool:
+        """Whether a real ``role`` claimant has a result to state by now: the 占い師 always
+        (the 事前占い), the 霊媒師 once somebody was executed on an earlier day (a living
+        霊媒師 was alive that night, so it has that result)."""
+        if role == SEER:
+            return True
+        day = self.phase.day
+        return role == MEDIUM and any(d < day for d, _ in self.executions)
 
     def _result_refusal(
         self, seat: int, role: int, target: int, colour: int, forced: bool
@@ -1018,7 +1042,7 @@ class Game:
             elif kind is ChooseRole:
                 yield from _CHOOSE_ROLES
             elif kind is Claim:
-                forced = bool(self._responses)
+                forced = self._claim_states_result()
                 for role in CLAIMABLE_ROLES:
                     if self._claim_refusal(seat, role) is not None:
                         continue
@@ -1031,9 +1055,10 @@ class Game:
                                 yield interned(Claim, seat, role, target, colour)
             elif kind is StateResult:
                 claimed = self.claims[seat]
+                forced = bool(self._responses)
                 if self._results_refusal(seat, claimed) is None:
                     for target, colour in self._result_candidates(seat, claimed):
-                        if self._result_target_refusal(seat, claimed, target, colour, False) is None:
+                        if self._result_target_refusal(seat, claimed, target, colour, forced) is None:
                             yield interned(StateResult, seat, target, colour)
             elif kind is RequestClaim:  # a CO要求 names a claimable role
                 for role in CLAIMABLE_ROLES:
@@ -1218,10 +1243,21 @@ class Game:
         self._next_turn()
         if isinstance(action, RequestClaim):
             # Everyone alive who has not claimed answers, in seat order after the requester,
-            # the requester last: asking everyone keeps who may claim a secret.
+            # the requester last: asking everyone keeps who may claim a secret. A seat that
+            # claimed the called role without a result is asked again, to state the result
+            # due by now (real or fake alike, so the form tells nothing).
             order = [(seat + i - 1) % 9 + 1 for i in range(1, 10)]
             alive = self._alive
-            self._responses = [s for s in order if alive[s] and s not in self.claims]
+            owing = self._result_due(action.role)
+            self._responses = [
+                s
+                for s in order
+                if alive[s]
+                and (
+                    s not in self.claims
+                    or (owing and self.claims[s] == action.role and not self._stated.get(s))
+                )
+            ]
             self._response_role = action.role
             self._find_speaker()
 
@@ -1433,8 +1469,8 @@ class Game:
                 self._refresh_alive()
                 self.victims = (*self.victims, (day, victim))
             resolved = interned(AttackResolved, day, attack.T, attack.S, not guarded)
-            for wolf in SEATS:
-                if players[wolf].R == WEREWOLF:
+            for wolf in SEATS:  # a dead 人狼 takes no part in the night: it learns nothing of it
+                if players[wolf].R == WEREWOLF and players[wolf].L == ALIVE:
                     self.private_logs[wolf].append(resolved)
         # 4. the announcement (5. 【公開情報】 is rendered from the public view)
         self.public_log.append(interned(MorningReport, day, victim))

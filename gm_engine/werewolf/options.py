@@ -16,6 +16,23 @@ class MadmanClaims(StrEnum):
     """Nothing, like a 村人."""
 
 
+class ClaimResult(StrEnum):
+    """When a 占い師 / 霊媒師 claim must carry its result.
+
+    The document (CMD_CO要求): 「占い師が名乗り出る際は、事前占いの結果を発言すること」 and
+    「霊媒師が名乗り出る際は、霊媒結果を発言すること」. Neither sentence is limited to an answer
+    to a CO要求, so by default every coming-out states the result.
+    """
+
+    ALWAYS = "always"
+    """Every 占い師 / 霊媒師 claim states its result where one is due: the 占い師 always (the
+    事前占い result on day 1, the latest result after), the 霊媒師 once somebody was executed
+    on an earlier day (its latest result). Fakes give one in the same way. The default."""
+    WHEN_REQUESTED = "when_requested"
+    """Only an answer to a CO要求 must carry the result; a claim of one's own accord may come
+    without one (and may carry any result it could state)."""
+
+
 class WerewolfOptions(BaseModel):
     """A table's rule options, validated. Construct with keywords; unknown keys are refused.
 
@@ -27,6 +44,9 @@ class WerewolfOptions(BaseModel):
 
     madman_claims: MadmanClaims = MadmanClaims.LIKE_WEREWOLF
     """CO rule for the 狂人 (NOTES.md: by default it may claim like a werewolf)."""
+
+    claim_result: ClaimResult = ClaimResult.ALWAYS
+    """When a 占い師 / 霊媒師 claim must carry its result (the document: every coming-out)."""
 
     discussion_rounds: int = Field(default=2, ge=1, le=10)
     """Discussion turns each living player gets per day (the document leaves the length open)."""

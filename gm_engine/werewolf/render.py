@@ -2,7 +2,7 @@
 
 * 【投票結果】 参加者名 → 投票先(投票理由) and 【投票集計】 参加者名：〇票 (names, never numbers);
 * 【〇〇が退席しました】 (nothing else on an execution);
-* 「占い師が事前占いを完了しました」;
+* 「占い師が事前占いを完了しました」 (to everyone but the 占い師, who is told its result instead);
 * 【公開情報】 追放者 / 襲撃死者 / 占い結果 / 霊媒結果 / CO状況;
 * 【ゲーム終了】 勝利陣営 / 生存者 / 死亡者 / 最終役職一覧;
 * the 【CMD_…】 cues of what comes next.
@@ -40,6 +40,10 @@ from gm_engine.werewolf.views import PlayerView, PublicView
 PRE_DIVINATION_DONE = "占い師が事前占いを完了しました"
 
 CUES_AFTER_EXECUTION = "【CMD_夜開始】【CMD_占い】【CMD_襲撃】【CMD_護衛】【CMD_霊媒】"
+
+#: CMD_投票: 「投票後、【CMD_処刑】と表示」, after every tally (one that goes to the 決選投票 or
+#: ends without execution too: CMD_処刑 is what decides that nobody leaves).
+CUE_EXECUTION = "【CMD_処刑】"
 
 
 def _names(names: Sequence[str], seats: Iterable[int]) -> str:
@@ -113,12 +117,13 @@ def entry_lines(entry: PublicEntry, view: PublicView) -> list[str]:
         result = ""
         if entry.target is not None and entry.colour is not None:
             result = f" 結果：{names[entry.target]}は{entry.colour.label}"
-        said = f"「{entry.text}」" if entry.text else ""
-        return [f"{names[entry.speaker]}{said}", f"（{names[entry.speaker]}が{entry.role.label}CO{result}）"]
+        line = f"（{names[entry.speaker]}が{entry.role.label}CO{result}）"
+        return [*_said(names[entry.speaker], entry.text), line]
     if isinstance(entry, ResultStated):
-        said = f"「{entry.text}」" if entry.text else ""
-        result = f"（{entry.role.label}結果：{names[entry.target]}は{entry.colour.label}）"
-        return [f"{names[entry.speaker]}{said}", result]
+        # the line names its speaker: without words it is the only line of the statement
+        result = f"{names[entry.target]}は{entry.colour.label}"
+        line = f"（{names[entry.speaker]}の{entry.role.label}結果：{result}）"
+        return [*_said(names[entry.speaker], entry.text), line]
     if isinstance(entry, ClaimRequested):
         said = entry.text or f"{entry.role.label}は名乗り出ろ"
         return [f"{names[entry.speaker]}「{said}」", f"（CO要求：{entry.role.label}）"]
@@ -131,10 +136,8 @@ def entry_lines(entry: PublicEntry, view: PublicView) -> list[str]:
             return [f"同票のため決選投票です。候補：{candidates}", "投票先を決めてください"]
         return ["議論を終了します。投票先を決めてください", "【CMD_投票】"]
     if isinstance(entry, VoteTally):
-        lines = vote_result_lines(entry, names)
-        if entry.outcome == "execute":
-            lines.append("【CMD_処刑】")
-        elif entry.outcome == "no_execution":
+        lines = [*vote_result_lines(entry, names), CUE_EXECUTION]
+        if entry.outcome == "no_execution":
             lines.append("決選投票も同票のため、本日の処刑はありません。")
         return lines
     if isinstance(entry, Executed):
@@ -151,22 +154,29 @@ def entry_lines(entry: PublicEntry, view: PublicView) -> list[str]:
     return game_end_lines(entry, names)
 
 
+def _said(speaker: str, text: str) -> list[str]:
+    """The speech line of a claim or a statement: none when it came without words."""
+    return [f"{speaker}「{text}」"] if text else []
+
+
 def render_entries(entries: Iterable[PublicEntry], view: PlayerView | PublicView) -> list[str]:
     """The lines for ``entries`` as the owner of ``view`` sees them.
 
     With a seat's :class:`PlayerView`, the seat's own private facts that the document says to
-    tell it at that moment are added (the 占い師's 事前占い result); a morning is followed by
-    【公開情報】.
+    tell it at that moment take their place: the 占い師 is told its 事前占い result instead of
+    「占い師が事前占いを完了しました」, which CMD_事前占い outputs only when {{user}} is not the
+    占い師. A morning is followed by 【公開情報】.
     """
     public = view.public if isinstance(view, PlayerView) else view
     lines: list[str] = []
     for entry in entries:
-        lines += entry_lines(entry, public)
         if isinstance(entry, PreDivinationDone) and isinstance(view, PlayerView):
             pre = [r for r in view.private.divine_results if r.pre]
             if pre:
                 target = public.name(pre[0].target)
                 lines.append(f"（あなただけに）事前占いの結果：{target}は{pre[0].colour.label}")
+                continue
+        lines += entry_lines(entry, public)
         if isinstance(entry, MorningReport):
             lines += public_info_lines(public)
     return lines

@@ -16,6 +16,7 @@ from gm_engine.tools.werewolf import (
     seat_label,
 )
 from gm_engine.werewolf import (
+    ClaimResult,
     MadmanClaims,
     Role,
     WerewolfOptions,
@@ -246,7 +247,10 @@ def persona_system_prompt(persona: Persona, view: PlayerView, rules: WerewolfOpt
         "persona_system.j2",
         persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),
         roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
-        rules={"madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF},
+        rules={
+            "madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF,
+            "claim_states_result": rules.claim_result is ClaimResult.ALWAYS,
+        },
     )
 
 

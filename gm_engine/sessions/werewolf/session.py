@@ -77,14 +77,19 @@ from gm_engine.werewolf import (
     Game,
     Guard,
     IllegalActionError,
+    RequestClaim,
     Role,
+    Speak,
     Stage,
+    StateResult,
     Vote,
     WerewolfOptions,
     check_composition,
     observe,
     player_view,
+    with_text,
 )
+from gm_engine.werewolf.actions import describe
 from gm_engine.werewolf.agents import OfflineAgent
 from gm_engine.werewolf.log import (
     ClaimMade,
@@ -92,11 +97,11 @@ from gm_engine.werewolf.log import (
     DivineResult,
     GameEnded,
     MorningReport,
-    PublicEntry,
     ResultStated,
     Speech,
 )
-from gm_engine.werewolf.phrases import Table
+from gm_engine.werewolf.phrases import Passing, Table, meaning_action, read_line
+from gm_engine.werewolf.phrases import Speech as SpeechMeaning
 from gm_engine.werewolf.records import HUMAN_SEAT, PERSONA_NAMES
 from gm_engine.werewolf.render import render_entries
 
@@ -224,12 +229,7 @@ class WerewolfSession:
         for entry in new:
             if isinstance(entry, GameEnded):
                 continue
-            lines = render_entries([entry], view)
-            # a claim made without a word: the renderer's speech line is the bare name
-            silent = isinstance(entry, ClaimMade | ResultStated) and not entry.text
-            if silent and lines[:1] == [view.public.name(_speaker(entry))]:
-                lines = lines[1:]
-            for line in lines:
+            for line in render_entries([entry], view):
                 self.show(line)
         self._shown_public = len(view.public.log)
         for fact in view.private.log[self._shown_private :]:
@@ -281,6 +281,9 @@ class WerewolfSession:
             # P1's own legal answers (its own knowledge): the exact commands it may type
             legal = self.game.legal_actions(HUMAN_SEAT)
             commands = [claim_command(a) for a in legal if isinstance(a, Claim)]
+            # re-asked after coming out without a result: the results it may state now
+            states = [a for a in legal if isinstance(a, StateResult)]
+            commands += [f"/result {seat_label(a.target)} {a.colour.label}" for a in states]
             if any(isinstance(a, Decline) for a in legal):
                 commands.append("/decline")
             shown = "、".join(commands[:6]) + ("、…" if len(commands) > 6 else "")
@@ -302,11 +305,35 @@ class WerewolfSession:
             self._show_new()
             return
 
-    def _reader_table(self) -> Table:
-        """What the phrase reader needs to know of P1's situation."""
-        pub = player_view(self.game, HUMAN_SEAT).public
-        names = {seat: pub.name(seat) for seat in range(1, 10)}
-        return Table.of(names, self.game.awaiting_claim, self.game.claims.get(HUMAN_SEAT))
+    def _reader_table(self, seat: int = HUMAN_SEAT) -> Table:
+        """What the phrase reader needs to know of ``seat``'s situation (public facts only:
+        the names, the CO要求 being answered, the seat's own claim)."""
+        pub = player_view(self.game, seat).public
+        names = {other: pub.name(other) for other in range(1, 10)}
+        return Table.of(names, self.game.awaiting_claim, self.game.claims.get(seat))
+
+    def _speech_as_said(self, action: Action) -> Action:
+        """A persona's speech read as what it says: a sure CO要求, claim, result or pass in
+        words is that action (the document: 「参加者が自分の役職を公に宣言した場合、COとして扱う」),
+        under the same rules as the structured form; an unsure reading stays speech.
+
+        Raises:
+            ModelRetry: the engine refuses what the words say (e.g. a 村人 declaring a role);
+                the message quotes the reading and the rule, and nothing changed.
+        """
+        if not isinstance(action, Speak) or not action.text:
+            return action
+        reading = read_line(action.text, self._reader_table(action.actor))
+        if not reading.sure or isinstance(reading.meaning, SpeechMeaning):
+            return action
+        said = meaning_action(reading.meaning, action.actor, action.text)
+        refusal = self.game.refusal(said)
+        if refusal is not None:
+            raise ModelRetry(
+                f"この発言は「{describe(said)}」として扱われますが、できません: {refusal} "
+                "（役職を名乗る・結果を言う・CO要求をする言葉を使わずに話すか、ルールに合う行動を選んでください）"
+            )
+        return said
 
     def _human_target(self, kind: str, legal: Sequence[Action]) -> Action:
         targets = [seat_label(a.target) for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]
@@ -362,10 +389,20 @@ class WerewolfSession:
 
     def _fallback_tool(self, seat: int, task: TaskKind, legal: Sequence[Action], number: int) -> Tool:
         """The fallback agent's choice for turn ``number`` of ``seat``: a function of the
-        recorded game (its state, the seat's notes, its own dice), not of when it is asked."""
+        recorded game (its state, the seat's notes, its own dice), not of when it is asked.
+
+        The engine plays it in the persona's name, and 「COは参加者本人が行う。GMが参加者の代わりに
+        COしてはならない」: it may pass, speak, decline, vote or act at night, and makes a claim
+        (or states a result, or calls for a claim) only where the rules force one, that is
+        where the legal actions hold nothing else (the real holder answering a CO要求, a
+        claimant re-asked for its result). Its words never read as a claim either.
+        """
         ctx = self._context(seat, task, legal, number)
         ctx.agent = self.fallback_agents[seat]
-        name, arguments = tool_call_for(ctx, decide_action(ctx))
+        action = unforced_claim_withheld(decide_action(ctx), legal)
+        name, arguments = tool_call_for(ctx, action)
+        if name == "speak" and _reads_as_claim(str(arguments["text"]), self._reader_table(seat)):
+            arguments = {"text": FALLBACK_SPEECH}
         tool = TOOLS_BY_NAME[name]
         return tool.model_validate(arguments)
 
@@ -425,6 +462,7 @@ class WerewolfSession:
         def build(turn: _Turn) -> list[Offer[Any]]:
             @retry_on(IllegalActionError)  # the engine's refusal goes back to the model
             def apply(action: Action) -> ToolOutput:
+                action = self._speech_as_said(action)
                 self.game.apply(action)
                 turn.chosen = action
                 self._state(f"discussion P{seat}", turn.sink)
@@ -440,7 +478,7 @@ class WerewolfSession:
         if awaiting is not None:
             requester = self._last_requester()
             must = not any(isinstance(a, Decline) for a in legal)
-            claims = [a for a in legal if isinstance(a, Claim) and a.target is not None]
+            claims = [a for a in legal if isinstance(a, Claim | StateResult) and a.target is not None]
             hint = ""
             if must and claims:
                 pub = player_view(self.game, seat).public
@@ -734,9 +772,27 @@ _ROUND_TASKS: dict[Stage, TaskKind] = {
 }
 
 
-def _speaker(entry: PublicEntry) -> int:
-    """Who spoke ``entry`` (0: nobody; the entries that are not speech)."""
-    return entry.speaker if isinstance(entry, Speech | ClaimMade | ResultStated | ClaimRequested) else 0
+#: What the fallback says in a persona's name when the agent's words would read as a claim.
+FALLBACK_SPEECH = "今は様子を見ます。"
+
+#: The actions that announce something in a seat's name: a claim, a stated result, a CO要求.
+_CLAIMING = (Claim, StateResult, RequestClaim)
+
+
+def unforced_claim_withheld(action: Action, legal: Sequence[Action]) -> Action:
+    """``action``, unless it claims, states a result or calls for a claim while the rules
+    leave another choice: then a pass (a speech turn) or a decline (a CO要求 answer)."""
+    if not isinstance(action, _CLAIMING):
+        return action
+    for other in legal:
+        if isinstance(other, Speak | Decline):
+            return with_text(other, "")
+    return action  # forced: every legal action claims (the real holder, a re-asked claimant)
+
+
+def _reads_as_claim(text: str, table: Table) -> bool:
+    """Whether ``text`` reads, surely or not, as anything but plain talk or a pass."""
+    return not isinstance(read_line(text, table).meaning, SpeechMeaning | Passing)
 
 
 def _human_label(stage: Stage, legal: Sequence[Action]) -> str:
