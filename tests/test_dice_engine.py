@@ -27,6 +27,7 @@ from gm_engine.dice.limits import (
     MAX_READ_PER_LINE,
     MAX_RUNS_PER_LINE,
 )
+from gm_engine.dice.result import new_outcome
 
 
 class EchoSystem(GameSystem):
@@ -354,12 +355,17 @@ def test_nuls_around_a_system_command_are_stripped_as_ruby_does() -> None:
 
 
 def test_construct_builds_the_same_model_as_validation() -> None:
-    built = construct(Outcome, text="成功", success=True)
-    validated = Outcome(text="成功", success=True)
+    built = construct(ErrorDetail, reason="too_many_dice", message="多すぎます")
+    validated = ErrorDetail(reason="too_many_dice", message="多すぎます")
     assert built == validated
     assert built.model_dump() == validated.model_dump()
-    assert built.model_fields_set == {"text", "success"}
-    assert Outcome.model_validate_json(built.model_dump_json()) == validated
+    assert built.model_fields_set == {"reason", "message"}
+    assert ErrorDetail.model_validate_json(built.model_dump_json()) == validated
     # the JSON bytes too, whatever order the fields were given in
-    shuffled = construct(Outcome, detail=None, success=True, text="成功")
+    shuffled = construct(ErrorDetail, message="多すぎます", cause=None, reason="too_many_dice")
     assert shuffled.model_dump_json() == validated.model_dump_json()
+
+
+def test_a_command_outcome_is_a_plain_value_with_default_flags() -> None:
+    assert new_outcome("成功", None, True) == Outcome(text="成功", success=True)
+    assert Outcome(text="x") == ("x", False, False, False, False, None)

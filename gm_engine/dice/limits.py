@@ -168,4 +168,4 @@ def error_outcome(reason: ErrorReason, locale: Locale, *, cause: str | None = No
     """The result of a refused command: the message in ``locale`` and an :class:`ErrorDetail`."""
     message = _ERROR_TEXTS[reason].get(locale, _ERROR_TEXTS[reason]["ja"])
     detail = construct(ErrorDetail, reason=reason, message=message, cause=cause)
-    return construct(Outcome, text=message, detail=detail)
+    return Outcome(text=message, detail=detail)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, SerializeAsAny, field_validator
 
@@ -45,20 +45,20 @@ class Detail(BaseModel):
             raise ValueError(f"unknown detail kind {kind!r}") from None
 
 
-class Outcome(BaseModel):
+class Outcome(NamedTuple):
     """What a command handler returns: the text, the flags and the structured detail.
 
-    The dice are not here: the engine takes them from the source it handed in.
+    The dice are not here: the engine takes them from the source it handed in. A plain
+    immutable tuple rather than a pydantic model: it never leaves the engine (the
+    engine copies its fields into the :class:`RollResult`), and every command builds one.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     text: str
     success: bool = False
     failure: bool = False
     critical: bool = False
     fumble: bool = False
-    detail: SerializeAsAny[Detail] | None = None
+    detail: Detail | None = None
 
 
 class RollResult(BaseModel):
@@ -107,6 +107,7 @@ _FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], dict[str, Any]]] = {}
 _NAMES: dict[type[BaseModel], tuple[str, ...]] = {}
 _set_slot = object.__setattr__
 _new_object = object.__new__
+_new_tuple = tuple.__new__
 
 
 def construct(cls: type[_M], **values: Any) -> _M:
@@ -200,9 +201,6 @@ def model_builder(cls: type[_M]) -> Callable[..., _M]:
 _BUILDERS: dict[type[BaseModel], Callable[..., BaseModel]] = {}
 
 
-_OUTCOME_FIELDS = ("text", "success", "failure", "critical", "fumble", "detail")
-
-
 def new_outcome(
     text: str,
     detail: Detail | None = None,
@@ -211,22 +209,6 @@ def new_outcome(
     critical: bool = False,
     fumble: bool = False,
 ) -> Outcome:
-    """An :class:`Outcome` from values known to be valid: :func:`construct`'s result,
-    built directly (every command returns one)."""
-    model = _new_object(Outcome)
-    _set_slot(
-        model,
-        "__dict__",
-        {
-            "text": text,
-            "success": success,
-            "failure": failure,
-            "critical": critical,
-            "fumble": fumble,
-            "detail": detail,
-        },
-    )
-    _set_slot(model, "__pydantic_fields_set__", set(_OUTCOME_FIELDS))
-    _set_slot(model, "__pydantic_extra__", None)
-    _set_slot(model, "__pydantic_private__", None)
-    return model
+    """An :class:`Outcome` with ``detail`` second, as the commands give it (built
+    without the NamedTuple's own ``__new__`` frame: every command returns one)."""
+    return _new_tuple(Outcome, (text, success, failure, critical, fumble, detail))

@@ -86,13 +86,13 @@ _new_tuple = tuple.__new__
 
 #: Dice with this many sides or fewer are recorded as shared :class:`Die` values (a
 #: die is immutable), so that rolling one allocates nothing.
-_SHARED_FACES_UP_TO = 100
+SHARED_FACES_UP_TO = 100
 _FACES: dict[int, tuple[Die, ...]] = {}
 
 
-def _faces(sides: int) -> tuple[Die, ...]:
-    """Every face of a die of ``sides`` sides (1 <= sides <= _SHARED_FACES_UP_TO), by
-    value (index 0 unused)."""
+def die_faces(sides: int) -> tuple[Die, ...]:
+    """Every face of a die of ``sides`` sides (1 <= sides <= :data:`SHARED_FACES_UP_TO`),
+    as shared :class:`Die` values indexed by the face (index 0 unused)."""
     faces = _FACES.get(sides)
     if faces is None:
         faces = _FACES[sides] = (Die(0, sides), *(Die(value, sides) for value in range(1, sides + 1)))
@@ -140,8 +140,8 @@ class SeededSource(DiceSource):
             value += 1
         else:
             value = self._below(sides) + 1
-        if sides <= _SHARED_FACES_UP_TO:
-            self.history.append((_FACES.get(sides) or _faces(sides))[value])
+        if sides <= SHARED_FACES_UP_TO:
+            self.history.append((_FACES.get(sides) or die_faces(sides))[value])
         else:
             self.history.append(_new_tuple(Die, (value, sides)))
         return value
@@ -153,7 +153,7 @@ class SeededSource(DiceSource):
         record = self.history.append
         values: list[int] = []
         keep = values.append
-        faces = (_FACES.get(sides) or _faces(sides)) if 0 < sides <= _SHARED_FACES_UP_TO else None
+        faces = (_FACES.get(sides) or die_faces(sides)) if 0 < sides <= SHARED_FACES_UP_TO else None
         # a plain loop: pools are small, and a comprehension costs a frame of its own
         if _INLINE_DRAW:
             bits = self._bits

@@ -33,7 +33,7 @@ from gm_engine.dice.commands._arith import (
     without_secret,
 )
 from gm_engine.dice.result import Detail, Outcome, model_builder, new_outcome
-from gm_engine.dice.source import Die
+from gm_engine.dice.source import SHARED_FACES_UP_TO, Die, die_faces
 from gm_engine.dice.system import CompareOp, RollContext, RoundType
 
 #: A single ``xDy`` rolls nothing when x is over this (BCDice's UPPER_LIMIT_DICE_TIMES).
@@ -142,7 +142,11 @@ class _Roll:
             values = [0] * times  # sides out of range: BCDice shows 0 without rolling
         if ctx.system.sort_add_dice:
             values.sort()
-        self.dice.extend([Die(v, sides) for v in values])
+        if 0 < sides <= SHARED_FACES_UP_TO:
+            # values are faces of such a die here (d66 values 11..66 included)
+            self.dice.extend(map(die_faces(sides).__getitem__, values))
+        else:
+            self.dice.extend([Die(v, sides) for v in values])
         return values
 
     def d66(self) -> int:

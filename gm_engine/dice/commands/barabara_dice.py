@@ -250,7 +250,7 @@ def pair_up(values: list[int | None]) -> list[tuple[int, int]]:
 
 def build_outcome(detail: Detail, text: str) -> Outcome:
     """An :class:`Outcome` (no flags) carrying ``detail``, built without re-validation."""
-    return construct(Outcome, text=text, detail=detail)
+    return Outcome(text=text, detail=detail)
 
 
 #: The cheap test of the engine before :func:`barabara_dice` runs (matched at the line's start).

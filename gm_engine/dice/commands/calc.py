@@ -58,6 +58,6 @@ def calc(command: str, ctx: RollContext) -> Outcome | None:
             return error_outcome("overflow", ctx.locale)
         message = _ZERO_DIVISION.get(ctx.locale, _ZERO_DIVISION["ja"])
         detail = construct(CalcDetail, expression=shown, error="zero_division")
-        return construct(Outcome, text=f"c{shown} ＞ {message}", detail=detail)
+        return Outcome(text=f"c{shown} ＞ {message}", detail=detail)
     detail = construct(CalcDetail, expression=shown, value=value)
-    return construct(Outcome, text=f"c{shown} ＞ {value}", detail=detail)
+    return Outcome(text=f"c{shown} ＞ {value}", detail=detail)

@@ -70,7 +70,7 @@ def _refusal(reason: RepeatError, command: str, times: int, ctx: RollContext) ->
     texts = _TEXTS[reason]
     text = texts.get(ctx.locale, texts["ja"]).format(command)
     detail = construct(RepeatDetail, command=command, times=times, runs=(), error=reason)
-    return construct(Outcome, text=text, detail=detail)
+    return Outcome(text=text, detail=detail)
 
 
 #: The cheap test of the engine before :func:`repeat` runs (matched at the line's start).
@@ -137,4 +137,4 @@ def repeat(command: str, ctx: RollContext) -> Outcome | None:
     if any_secret:
         ctx.extras[SECRET_FLAG] = True
     detail = construct(RepeatDetail, command=trailer, times=times, runs=tuple(runs))
-    return construct(Outcome, text=text, detail=detail)
+    return Outcome(text=text, detail=detail)

@@ -37,4 +37,4 @@ def version(command: str, ctx: RollContext) -> Outcome | None:
     if _WORD.fullmatch(first_word(command)) is None:
         return None
     detail = construct(VersionDetail, version=BCDICE_VERSION)
-    return construct(Outcome, text=f"BCDice {BCDICE_VERSION}", detail=detail)
+    return Outcome(text=f"BCDice {BCDICE_VERSION}", detail=detail)
