@@ -356,7 +356,7 @@ class BlobPacker:
 SPILL_CHARS = 32_768
 
 #: How many characters of spilled texts a reader keeps at hand (most recently used first).
-SPILL_CACHE_CHARS = 8_000_000
+SPILL_CACHE_CHARS = 2_000_000
 
 
 class _Spilled:

@@ -191,6 +191,8 @@ class EventFeed:
         self._offset = 0  # the index of _buffer[0]
         self._marks: dict[str, int] = {}
         self._skipped = 0  # events read by drain and not kept
+        self._sought: set[str] = set()
+        self._kept: dict[int, Event] = {}  # events of the sought types let go by the others
         self.ended = False
         self.error: TranscriptError | None = None
         #: The most events held at once (what a replay's memory grows with).
@@ -235,9 +237,35 @@ class EventFeed:
         """``reader`` needs no event before ``index`` any more."""
         self._marks[reader] = index
         drop = min(self._marks.values()) - self._offset
-        if drop > 64 and drop * 2 > len(self._buffer):
+        if drop > 8:
+            for event in self._buffer[:drop]:
+                if event.type in self._sought:
+                    self._kept[event.seq - 1] = event
             del self._buffer[:drop]
             self._offset += drop
+
+    def seek(self, kind: str) -> None:
+        """Keep the events of ``kind`` for :meth:`find` when the others let them go (the
+        human's inputs: a reader of those alone must not hold every event in between)."""
+        self._sought.add(kind)
+
+    def find(self, start: int, kind: str) -> tuple[int, Event] | None:
+        """The first event of ``kind`` (see :meth:`seek`) at ``start`` or later, with its index."""
+        if start < self._offset:
+            for index, kept in self._kept.items():  # in the order they were let go
+                if index >= start and kept.type == kind:
+                    return index, kept
+            start = self._offset
+        while (event := self.get(start)) is not None:
+            if event.type == kind:
+                return start, event
+            start += 1
+        return None
+
+    def forget(self, before: int) -> None:
+        """Drop the events kept for :meth:`find` before ``before``."""
+        for index in [index for index in self._kept if index < before]:
+            del self._kept[index]
 
     def drain(self) -> int:
         """Read to the end, keeping none of the events not read yet (the replay is over);
@@ -608,7 +636,7 @@ class ReplayHuman:
         log: DivergenceLog | None = None,
     ) -> None:
         self.feed = EventFeed.of(events)
-        self.feed.release("human", 0)
+        self.feed.seek("human_input")
         self._scanned = 0  # the next event to look at for an input
         self._next: tuple[Event, HumanInputEvent] | None = None
         self.tolerant = tolerant
@@ -619,15 +647,16 @@ class ReplayHuman:
 
     def _upcoming(self) -> tuple[Event, HumanInputEvent] | None:
         """The next recorded input, read as far as it is."""
-        while self._next is None:
-            event = self.feed.get(self._scanned)
-            if event is None:
+        if self._next is None:
+            found = self.feed.find(self._scanned, "human_input")
+            if found is None:
                 return None
-            self._scanned += 1
-            if event.type == "human_input":
-                answer = typed_event(event)
-                assert isinstance(answer, HumanInputEvent)
-                self._next = (event, answer)
+            index, event = found
+            self._scanned = index + 1
+            self.feed.forget(self._scanned)
+            answer = typed_event(event)
+            assert isinstance(answer, HumanInputEvent)
+            self._next = (event, answer)
         return self._next
 
     @property
@@ -638,11 +667,11 @@ class ReplayHuman:
     @property
     def recorded(self) -> int:
         """How many inputs are recorded: those given and those still to come (all are read)."""
-        count = self.given + (self._upcoming() is not None)
-        scanned = self._scanned
-        while (event := self.feed.get(scanned)) is not None:
-            scanned += 1
-            count += event.type == "human_input"
+        count = self.given
+        scanned = self._scanned if self._next is None else self._next[0].seq - 1
+        while (found := self.feed.find(scanned, "human_input")) is not None:
+            scanned = found[0] + 1
+            count += 1
         return count
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
@@ -685,7 +714,6 @@ class ReplayHuman:
             self.fallback.ask(prompt, choices)  # an automatic player lives through it too
         self.given += 1
         self._next = None
-        self.feed.release("human", self._scanned)
         return text
 
     @property
