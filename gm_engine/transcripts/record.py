@@ -15,6 +15,7 @@ from gm_engine.sessions.base import (
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import TranscriptWriter
 from gm_engine.transcripts.paths import default_transcript_path
+from gm_engine.transcripts.sealing import GameKey
 
 
 class TeeSink:
@@ -42,6 +43,7 @@ def record_session(
     runner: SessionRunner | None = None,
     durable: bool = True,
     remember_seed: bool = True,
+    game_key: GameKey | None = None,
 ) -> SessionOutcome:
     """Run the session of ``spec`` and record it to ``path`` (default: a new file in
     :func:`~.paths.transcripts_dir`, see :func:`~.paths.default_transcript_path`).
@@ -53,6 +55,9 @@ def record_session(
     runner raises (or the process dies), or the session stops unfinished (the player's
     ``/quit``, :attr:`SessionOutcome.finished` False), the file stays without an end line:
     resumable.
+
+    ``game_key`` seals its private lines instead of a fresh random key (for files that must
+    come out the same every time, as the shipped transcripts do; see :mod:`.sealing`).
 
     The file is created anew and locked while the session runs (see
     :meth:`~.format.TranscriptWriter.create`).
@@ -66,7 +71,9 @@ def record_session(
     target = Path(path) if path is not None else default_transcript_path(spec.kind, spec.seed)
     run = runner or get_runner(spec.kind)
     # the seed is kept in the game's key file (never on its own: it would tell the deal)
-    writer = TranscriptWriter.create(target, spec, durable=durable, remember_seed=remember_seed)
+    writer = TranscriptWriter.create(
+        target, spec, durable=durable, remember_seed=remember_seed, game_key=game_key
+    )
     try:
         outcome = run(spec, with_sink(io, writer))
     except BaseException:
