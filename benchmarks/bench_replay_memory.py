@@ -72,11 +72,10 @@ def record(path: Path, kb: int, session: str) -> None:
 
 
 def replay(path: Path) -> int:
-    from gm_engine.transcripts.format import read_transcript
-    from gm_engine.transcripts.replay import replay_transcript
+    from gm_engine.transcripts.replay import replay_file
 
     started = time.process_time()
-    report = replay_transcript(read_transcript(path))
+    report = replay_file(path)  # reads the file as it replays where the code streams it
     cpu = time.process_time() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(

@@ -15,6 +15,7 @@ for model-driven sessions, the backend it was recorded against).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,6 +25,15 @@ from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.record import record_session
+from gm_engine.transcripts.sealing import GameKey
+
+
+def shipped_key(path: Path) -> GameKey:
+    """The sealing key of a shipped transcript, made from its name: the files must come out
+    the same on every run, and a finished game's key is on its last line anyway."""
+    digest = hashlib.sha256(f"gm_engine shipped transcript {path.name}".encode()).digest()
+    return GameKey(key_id=digest[:16].hex(), key=digest)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "transcripts"
@@ -71,7 +81,9 @@ ROLL_ALL_SYSTEMS = [
 def roll_all_systems(path: Path) -> str:
     spec = SessionSpec(kind="roll", seed=20261129, options={"system": "DiceBot"}, backend="none")
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(ROLL_ALL_SYSTEMS), show=lambda _: None)
-    return record_session(spec, io, path, durable=False, remember_seed=False).summary
+    return record_session(
+        spec, io, path, durable=False, remember_seed=False, game_key=shipped_key(path)
+    ).summary
 
 
 class ScriptThenAuto(HumanDefaults):
@@ -102,7 +114,9 @@ def werewolf_game(role: int, seed: int) -> Callable[[Path], str]:
         lines = [str(role), "/help", "/bogus", "おはようございます。今日はよろしくお願いします。"]
         spec = SessionSpec(kind="werewolf", seed=seed, options={}, backend="offline")
         io = SessionIO(backend=OfflineBackend(), human=ScriptThenAuto(lines, seed), show=lambda _: None)
-        return record_session(spec, io, path, durable=False, remember_seed=False).summary
+        return record_session(
+            spec, io, path, durable=False, remember_seed=False, game_key=shipped_key(path)
+        ).summary
 
     return make
 
@@ -124,7 +138,9 @@ def werewolf_over_the_wire(path: Path) -> str:
     with FakeChatServer(responder=responder) as server:
         backend = OpenAIBackend(model="fake-model", base_url=server.base_url, api_key="test-key")
         io = SessionIO(backend=backend, human=ScriptThenAuto(lines, seed), show=lambda _: None)
-        return record_session(spec, io, path, durable=False, remember_seed=False).summary
+        return record_session(
+            spec, io, path, durable=False, remember_seed=False, game_key=shipped_key(path)
+        ).summary
 
 
 def adventure(seed: int, system: str, lines: list[str]) -> Callable[[Path], str]:
@@ -134,7 +150,9 @@ def adventure(seed: int, system: str, lines: list[str]) -> Callable[[Path], str]
         spec = SessionSpec(kind="adventure", seed=seed, options={"system": system}, backend="offline")
         human = ScriptedHuman(lines, when_done="次へ")
         io = SessionIO(backend=OfflineBackend(), human=human, show=lambda _: None)
-        return record_session(spec, io, path, durable=False, remember_seed=False).summary
+        return record_session(
+            spec, io, path, durable=False, remember_seed=False, game_key=shipped_key(path)
+        ).summary
 
     return make
 

@@ -5,15 +5,75 @@ rewriting the file would, to show that what still catches the edit is the signat
 the replay), not a hash anyone can recompute. Format 3 (the one written now) has a
 running SHA-256 over every line's bytes: each ``CHECKPOINT_EVERY``-th event line holds
 it, and the end line's ``hash`` is it.
+
+A sealed transcript (format 4) is edited as its opened lines (:func:`opened`, with the
+game key its end line reveals, as a forger of a finished game has it); :func:`rechain`
+seals them again with that key before it recomputes the hashes over the sealed bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from gm_engine.transcripts.format import CHECKPOINT_EVERY, CHECKPOINT_LENGTH, dumps
+from gm_engine.transcripts.format import CHECKPOINT_EVERY, CHECKPOINT_LENGTH, TranscriptStream, dumps
+from gm_engine.transcripts.sealing import GameKey, blob_place, event_place, is_public
+
+
+def opened(path: Path) -> list[dict[str, Any]]:
+    """Every line of the transcript at ``path`` as JSON, its sealed lines opened (an event
+    as ``{"type", "seq", "chain"?, ...}``, a blob as ``{"type": "blob", "id", ...}``)."""
+    with TranscriptStream(path) as stream:
+        key, header = stream.key, stream.header
+    objs = [json.loads(line) for line in path.read_bytes().splitlines()]
+    if header.sealing is None:
+        return objs
+    assert key is not None
+    out: list[dict[str, Any]] = []
+    for obj in objs:
+        if obj["type"] == "sealed":
+            inner = json.loads(key.open(obj["box"], event_place(header.seed_sha256, obj["seq"])))
+            head = {"type": inner.pop("type"), "seq": obj["seq"]}
+            if "chain" in obj:
+                head["chain"] = obj["chain"]
+            out.append({**head, **inner})
+        elif obj["type"] == "blob":
+            inner = json.loads(key.open(obj["box"], blob_place(header.seed_sha256, obj["id"])))
+            out.append({"type": "blob", "id": obj["id"], **inner})
+        else:
+            out.append(obj)
+    return out
+
+
+def sealed(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``objs`` (opened lines) sealed again with the key their end line reveals, as the
+    writer seals them; unsealed transcripts as they are."""
+    header, end = objs[0], objs[-1]
+    if not header.get("sealing") or "key" not in end:
+        return objs
+    key = GameKey.from_hex(header["sealing"]["key_id"], end["key"])
+    commitment = header["seed_sha256"]
+    out: list[dict[str, Any]] = [header]
+    for obj in objs[1:-1]:
+        if obj["type"] == "blob":
+            content = {name: value for name, value in obj.items() if name not in ("type", "id")}
+            box = key.seal(dumps(content).encode(), blob_place(commitment, obj["id"]))
+            out.append({"type": "blob", "id": obj["id"], "box": box})
+        elif obj["type"] != "sealed" and not is_public(obj["type"]):
+            inner = {"type": obj["type"]}
+            inner.update((name, value) for name, value in obj.items() if name not in ("type", "seq", "chain"))
+            line: dict[str, Any] = {"type": "sealed", "seq": obj["seq"]}
+            if "chain" in obj:
+                line["chain"] = obj["chain"]
+            line["box"] = key.seal(dumps(inner).encode(), event_place(commitment, obj["seq"]))
+            out.append(line)
+        else:
+            out.append(obj)
+    out.append(end)
+    return out
 
 
 def rechain(
@@ -22,7 +82,15 @@ def rechain(
     """The file's bytes for ``objs`` (header first, end last) with the checkpoints and the
     end's hash recomputed. ``sign`` makes the end's signature from its hash (None: the
     signature stays as it was, or is left off when ``sign`` returns None); ``renumber``
-    numbers the events 1, 2, ... again (after a line was dropped or inserted)."""
+    numbers the events 1, 2, ... again (after a line was dropped or inserted). Opened lines
+    of a sealed transcript are sealed again first (:func:`sealed`)."""
+    if renumber:
+        seq = 0
+        for index, obj in enumerate(objs):
+            if index and obj["type"] != "blob":
+                seq += 1
+                obj["seq"] = seq
+    objs = sealed(objs)
     running = hashlib.sha256()
     out: list[bytes] = []
     seq = 0
@@ -56,3 +124,14 @@ def rechain(
         running.update(line + b"\n")
     return b"".join(line + b"\n" for line in out)
 
+
+
+def content(path: Path) -> list[dict[str, Any]]:
+    """The transcript's lines opened, without what depends on its game key or its bytes
+    (the checkpoints, the end's hash and signature, the key and its commitment): what two
+    recordings of the same game under two keys have alike."""
+    objs = opened(path)
+    for obj in objs:
+        for name in ("chain", "hash", "signature", "key", "sealing"):
+            obj.pop(name, None)
+    return objs

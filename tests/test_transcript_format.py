@@ -42,7 +42,7 @@ from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.replay import replay_file, replay_transcript
 from gm_engine.transcripts.resume import ResumeError, resume_session
 from gm_engine.transcripts.signing import public_key_text, sign_end
-from tests.forge_chain import rechain
+from tests.forge_chain import opened, rechain
 
 LINES = ["2d6+1", "/system Cthulhu7th", "CC<=50", "hello", "/system Nope", "1d100<=40", "x" * 1200, "3d6"]
 
@@ -69,8 +69,7 @@ FORGER_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 def rewrite(path: Path, edit: dict[int, dict[str, object]] | None = None, drop: int | None = None) -> None:
     """Edit lines (by 1-based line number) and recompute the chain, as a forger would: with
     a key of the forger's own, since the recorder's is not in the file."""
-    lines = path.read_bytes().split(b"\n")[:-1]
-    objs = [json.loads(line) for line in lines]
+    objs = opened(path)  # a sealed transcript's lines opened with the key its end reveals
     for number, changes in (edit or {}).items():
         objs[number - 1].update(changes)
     if drop is not None:
@@ -80,8 +79,7 @@ def rewrite(path: Path, edit: dict[int, dict[str, object]] | None = None, drop: 
 
 
 def line_of(path: Path, event_type: str, nth: int = 0) -> int:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    hits = [i + 1 for i, line in enumerate(lines) if json.loads(line)["type"] == event_type]
+    hits = [i + 1 for i, obj in enumerate(opened(path)) if obj["type"] == event_type]
     return hits[nth]
 
 
@@ -95,12 +93,13 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     assert lines[-1] == b""
     objs = [json.loads(line) for line in lines[:-1]]
     header = objs[0]
-    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 3
+    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 4
     assert header["seed_sha256"] == hashlib.sha256(b"42").hexdigest()
     assert set(header) == {
         "type", "format", "engine", "kind", "system", "options", "backend", "model", "assets", "seed_sha256",
-        "signer",
+        "signer", "sealing",
     }
+    assert header["sealing"] is None  # a roll session hides nothing: written in the clear
     assert header["system"] == "DiceBot"
     assert any(name.startswith("prompts/") for name in header["assets"])
     events = [obj for obj in objs[1:] if obj["type"] != "blob"]

@@ -10,7 +10,6 @@ would. Before format 2 every one of them replayed as genuine."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import stat
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.replay import replay_transcript
 from gm_engine.transcripts.resume import ResumeError, resume_session
 from gm_engine.transcripts.signing import key_file, load_or_create_key, public_key_text, sign_end
-from tests.forge_chain import rechain
+from tests.forge_chain import opened, rechain, sealed
 
 Objs = list[dict[str, Any]]
 FORGER = Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64)))
@@ -72,7 +71,7 @@ def copy(recorded: dict[str, Path], name: str, tmp_path: Path) -> Path:
 
 
 def load(path: Path) -> Objs:
-    return [json.loads(line) for line in path.read_bytes().splitlines()]
+    return opened(path)
 
 
 def forge(path: Path, objs: Objs, *, key: Ed25519PrivateKey | None = None, strip: bool = False) -> None:
@@ -249,7 +248,7 @@ def test_a_blob_rewritten_with_its_key_recomputed_fails_the_signature(
     objs = load(path)
     edited = first(objs, "blob", lambda o: isinstance(o["body"], str))
     edited["body"] = edited["body"].replace("。", "！")
-    path.write_bytes(b"".join(dumps(obj).encode() + b"\n" for obj in objs))
+    path.write_bytes(b"".join(dumps(obj).encode() + b"\n" for obj in sealed(objs)))
     with pytest.raises(TranscriptTampered, match="running hash"):
         read_transcript(path)
 

@@ -28,6 +28,7 @@ from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.resume import resume_session
 from gm_engine.werewolf.agents import OfflineAgent
+from tests.forge_chain import opened
 
 FAULTS = ("malformed_json", "unknown_tool", "invalid_arguments", "illegal_action", "text_only", "empty")
 ROUNDS = ("discussion", "vote", "runoff", "night", "pre_divination")
@@ -139,7 +140,7 @@ def test_faulty_games_replay_and_resume_exactly(fault: str, tmp_path: Path) -> N
 
     lines = whole.read_bytes().splitlines(keepends=True)
     # cut inside a concurrent round the fallback agent played in: the resumed game re-runs it
-    kinds = [json.loads(line) for line in lines]
+    kinds = opened(whole)  # the lines as written, the sealed ones opened
     cut_at = next(
         i
         for i, obj in enumerate(kinds)

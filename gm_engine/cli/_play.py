@@ -14,7 +14,7 @@ from gm_engine.llm.base import BackendError, TransientBackendError
 from gm_engine.llm.retry import parse_deadline
 from gm_engine.safe_text import printable
 from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, SessionSpec
-from gm_engine.transcripts.format import read_transcript
+from gm_engine.transcripts.format import TranscriptStream
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
 
@@ -55,7 +55,9 @@ def resumable(path: Path | None) -> bool:
     if path is None or not path.is_file():
         return False
     try:
-        transcript = read_transcript(path, require_end=False)
+        with TranscriptStream(path) as transcript:
+            for _ in transcript:  # every line checked, one at a time
+                pass
     except (OSError, ValueError):  # TranscriptError is a ValueError
         return False
     return transcript.end is None

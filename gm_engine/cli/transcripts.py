@@ -20,12 +20,12 @@ from gm_engine.transcripts.format import (
     TranscriptError,
     TranscriptFormatError,
     TranscriptHeader,
+    TranscriptStream,
     TranscriptTampered,
     TranscriptTruncated,
-    read_transcript,
 )
 from gm_engine.transcripts.record import play_session
-from gm_engine.transcripts.replay import replay_transcript
+from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.resume import resolve_seed, resume_session
 
 
@@ -105,8 +105,7 @@ def _replay(args: argparse.Namespace) -> int:
     total_seconds = 0.0
     for path in files:
         try:
-            transcript = read_transcript(path, trusted_keys=args.trust_key)
-            report = replay_transcript(transcript, tolerant=args.tolerant)
+            report = replay_file(path, tolerant=args.tolerant, trusted_keys=args.trust_key)
         except OSError as exc:
             safe_print(f"{path}: UNREADABLE: {exc}")
             failed += 1
@@ -175,8 +174,8 @@ def live_human(header: TranscriptHeader, seed: int) -> tuple[HumanInput, bool]:
 def _resume(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
-        transcript = read_transcript(path, require_end=False)
-        seed = resolve_seed(transcript, args.seed)
+        with TranscriptStream(path) as transcript:  # the header (and a sealed game's kept seed) only
+            seed = resolve_seed(transcript, args.seed)
         backend = live_backend(transcript.header, args)
         human, shadow_human = live_human(transcript.header, seed)
     except (OSError, TranscriptError, SessionError, BackendError) as exc:

@@ -48,7 +48,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 #: Texts at least this long (UTF-8 bytes) are stored as blobs.
@@ -72,6 +72,9 @@ KEY_LENGTH = 32
 
 #: About how many bytes a reference to a base costs an edit (a number and its comma).
 BASE_COST = 5
+
+#: Lines of this many characters or more the writer knows by their digest (:func:`_line_form`).
+LONG_LINE = 512
 
 #: How many base texts' lines a reader keeps split (the rest are split again when needed).
 LINE_CACHE = 256
@@ -118,15 +121,17 @@ class BlobPacker:
         #: Digests of the objects and arrays met once: the next time, a blob.
         self._seen: set[bytes] = set()
         #: Each stored text's lines, by key, and where each line was last stored.
-        self._lines: dict[int, list[str]] = {}
-        self._line_index: dict[str, tuple[int, int]] = {}
+        #: (Lines are known by :func:`_line_form`: a long line by its digest, so the writer's
+        #: memory does not grow with the long answers it stored.)
+        self._lines: dict[int, list[str | bytes]] = {}
+        self._line_index: dict[str | bytes, tuple[int, int]] = {}
         #: The same for long arrays: each one's items (by digest), where each item was last.
         self._items: dict[int, list[bytes]] = {}
         self._item_index: dict[bytes, tuple[int, int]] = {}
         # what the last pack would add, applied by commit
         self._new: dict[str, dict[str, Any]] = {}
         self._new_seen: set[bytes] = set()
-        self._new_texts: list[tuple[int, list[str]]] = []
+        self._new_texts: list[tuple[int, list[str | bytes]]] = []
         self._new_lists: list[tuple[int, list[bytes]]] = []
 
     @classmethod
@@ -235,9 +240,10 @@ class BlobPacker:
         if hexdigest in self.keys or hexdigest in self._new:
             return self._store(digest, {})
         lines = text.splitlines(keepends=True)
-        content = self._edit(text, lines) or {"body": text}
+        forms = [_line_form(line) for line in lines]
+        content = self._edit(text, lines, forms) or {"body": text}
         key = self._store(digest, content)
-        self._new_texts.append((key, lines))
+        self._new_texts.append((key, forms))
         return key
 
     def _store_list(self, value: list[Any]) -> int:
@@ -303,8 +309,9 @@ class BlobPacker:
         edit["body"] = ops
         return edit
 
-    def _edit(self, text: str, lines: list[str]) -> dict[str, Any] | None:
-        """``text`` as copies of runs of lines stored before and new text, if that is smaller."""
+    def _edit(self, text: str, lines: list[str], forms: list[str | bytes]) -> dict[str, Any] | None:
+        """``text`` as copies of runs of lines stored before and new text, if that is smaller
+        (``forms``: its lines' :func:`_line_form`)."""
         if len(lines) < 2 or not self._line_index:
             return None
         bases: list[int] = []
@@ -312,7 +319,7 @@ class BlobPacker:
         new: list[str] = []
         index = 0
         while index < len(lines):
-            hit = self._line_index.get(lines[index])
+            hit = self._line_index.get(forms[index])
             if hit is None:
                 new.append(lines[index])
                 index += 1
@@ -323,7 +330,7 @@ class BlobPacker:
             while (
                 index + count < len(lines)
                 and first + count < len(base_lines)
-                and base_lines[first + count] == lines[index + count]
+                and base_lines[first + count] == forms[index + count]
             ):
                 count += 1
             if new:
@@ -343,6 +350,31 @@ class BlobPacker:
         return {"base": bases, "body": ops}
 
 
+#: A text blob this long (characters) or longer is not kept in memory by a reader that
+#: can read its line again (:attr:`BlobTable.reload`): it is read back when referred to,
+#: so a reader's memory grows with the largest blob, not with the file.
+SPILL_CHARS = 32_768
+
+#: How many characters of spilled texts a reader keeps at hand (most recently used first).
+SPILL_CACHE_CHARS = 2_000_000
+
+
+class _Spilled:
+    """Where a text blob not kept in memory is: the reader's handle to read its line again."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, where: object) -> None:
+        self.where = where
+
+
+def _line_form(line: str) -> str | bytes:
+    """How the writer knows a line of a stored text: itself when short, else its digest."""
+    if len(line) < LONG_LINE:
+        return line
+    return hashlib.blake2b(line.encode("utf-8"), digest_size=20).digest()
+
+
 class BlobTable:
     """The reader's side: every blob read so far, by key, with its references resolved.
 
@@ -351,17 +383,26 @@ class BlobTable:
     their content is covered by the file's running hash like every other line's (see
     :mod:`gm_engine.transcripts.format`): a key that only names a blob need not hash it
     again, and a number is 30 bytes shorter, in every reference too.
+
+    With :attr:`reload` set (a function that reads a blob line again from the handle
+    :meth:`add` was given, checked against what was read the first time), a text of
+    :data:`SPILL_CHARS` or more is not kept: it is made again from its line when it is
+    referred to, and the last few are kept at hand.
     """
 
-    def __init__(self, version: int = 3) -> None:
+    def __init__(self, version: int = 3, reload: Callable[[object], Mapping[str, Any]] | None = None) -> None:
         self.version = version
+        self.reload = reload
         self.values: dict[str | int, Any] = {}
         self._split: OrderedDict[str | int, list[str]] = OrderedDict()
+        self._split_chars = 0
+        self._at_hand: OrderedDict[str | int, str] = OrderedDict()
+        self._at_hand_chars = 0
 
-    def add(self, line: Mapping[str, Any], raw: bytes) -> None:
+    def add(self, line: Mapping[str, Any], raw: bytes, where: object = None) -> None:
         """Check and keep one blob line's content (its key, ``base`` or ``refs``, ``body``);
         ``raw`` is the line as read (in format 2, its bytes after the key are what the key
-        hashes).
+        hashes), ``where`` the handle :attr:`reload` reads it again by.
 
         Raises:
             BlobError: the key is not the content's (format 2) or not the next number
@@ -378,18 +419,57 @@ class BlobTable:
             key = number
         else:
             key = self._hashed_key(line, raw)
+        value = self._decode(key, line)
+        if self.reload is not None and where is not None and type(value) is str and len(value) >= SPILL_CHARS:
+            self.values[key] = _Spilled(where)
+            self._keep_at_hand(key, value)
+        else:
+            self.values[key] = value
+
+    def _decode(self, key: str | int, line: Mapping[str, Any]) -> Any:
+        """The value a blob line holds (its edits applied, its references resolved)."""
         bases = line.get("base")
         if bases is not None and self._edits_lists(bases):
-            value: Any = self._apply_list_edit(bases, self.resolve(line["body"], line.get("refs")))
-        elif bases is not None:
+            return self._apply_list_edit(bases, self.resolve(line["body"], line.get("refs")))
+        if bases is not None:
             if "refs" in line:
                 raise BlobError("an edited text has no references")
             lines = self._apply_edit(bases, line["body"])
-            value = "".join(lines)
             self._keep_lines(key, lines)
-        else:
-            value = self.resolve(line["body"], line.get("refs"))
-        self.values[key] = value
+            return "".join(lines)
+        return self.resolve(line["body"], line.get("refs"))
+
+    def value(self, key: str | int) -> Any:
+        """The value of blob ``key`` (read again if it was not kept).
+
+        Raises:
+            BlobError: its line, read again, is not what it was (the file changed meanwhile).
+        """
+        value = self.values[key]
+        if type(value) is not _Spilled:
+            return value
+        text = self._at_hand.get(key)
+        if text is not None:
+            self._at_hand.move_to_end(key)
+            return text
+        assert self.reload is not None
+        text = self._decode(key, self.reload(value.where))
+        self._keep_at_hand(key, text)
+        return text
+
+    def _keep_at_hand(self, key: str | int, text: str) -> None:
+        self._at_hand[key] = text
+        self._at_hand_chars += len(text)
+        while self._at_hand_chars > SPILL_CACHE_CHARS and len(self._at_hand) > 1:
+            _, old = self._at_hand.popitem(last=False)
+            self._at_hand_chars -= len(old)
+
+    def _kind(self, key: object) -> type | None:
+        """The type of blob ``key``'s value (``str`` for a text not kept), None if unknown."""
+        if not isinstance(key, (str, int)) or isinstance(key, bool):
+            return None
+        value = self.values.get(key)
+        return str if type(value) is _Spilled else type(value)
 
     def _hashed_key(self, line: Mapping[str, Any], raw: bytes) -> str:
         """A format-2 blob's key, checked against the line's bytes."""
@@ -420,7 +500,7 @@ class BlobTable:
             return value
         if not isinstance(refs, list):
             raise BlobError("refs is not a list of references")
-        places: list[tuple[Any, str | int, Any]] = []
+        places: list[tuple[Any, str | int, str | int]] = []
         for ref in refs:
             if not isinstance(ref, list) or len(ref) < 2:
                 raise BlobError("a reference needs a path and a key")
@@ -433,30 +513,37 @@ class BlobTable:
             last = path[-1]
             if _step(holder, last) is not None:
                 raise BlobError(f"a reference at {path} where the value is not null")
-            places.append((holder, last, self.values[key]))
-        for holder, last, blob in places:
-            holder[last] = blob
+            places.append((holder, last, key))
+        for holder, last, key in places:
+            holder[last] = self.value(key)
         return value
 
     def _lines_of(self, key: str | int) -> list[str]:
         lines = self._split.get(key)
         if lines is None:
-            lines = self.values[key].splitlines(keepends=True)
+            lines = self.value(key).splitlines(keepends=True)
             self._keep_lines(key, lines)
         else:
             self._split.move_to_end(key)
         return lines
 
     def _keep_lines(self, key: str | int, lines: list[str]) -> None:
+        old = self._split.pop(key, None)
+        if old is not None:
+            self._split_chars -= _chars(old)
         self._split[key] = lines
-        if len(self._split) > LINE_CACHE:
-            self._split.popitem(last=False)
+        self._split_chars += _chars(lines)
+        while len(self._split) > 1 and (
+            len(self._split) > LINE_CACHE or self._split_chars > SPILL_CACHE_CHARS
+        ):
+            _, dropped = self._split.popitem(last=False)
+            self._split_chars -= _chars(dropped)
 
     def _edits_lists(self, bases: object) -> bool:
         """Whether an edit's bases are arrays (else they must all be texts)."""
         if not isinstance(bases, list) or not bases:
             raise BlobError("an edit's base is not a list of blobs")
-        kinds = {type(self.values.get(base)) if _is_key(base) else None for base in bases}
+        kinds = {self._kind(base) for base in bases}
         if kinds == {list}:
             return True
         if kinds == {str}:
@@ -486,7 +573,7 @@ class BlobTable:
         if not isinstance(bases, list) or not bases:
             raise BlobError("an edit's base is not a list of texts")
         for base in bases:
-            if not _is_key(base) or not isinstance(self.values.get(base), str):
+            if self._kind(base) is not str:
                 raise BlobError(f"an edit of a text not stored before it: {str(base)[:16]}...")
         if not isinstance(ops, list):
             raise BlobError("an edit's body is not a list")
@@ -506,6 +593,10 @@ class BlobTable:
                         continue
             raise BlobError(f"an edit step {str(op)[:40]} is neither new text nor lines of its base")
         return parts
+
+
+def _chars(lines: list[str]) -> int:
+    return sum(map(len, lines))
 
 
 def _is_key(value: object) -> bool:

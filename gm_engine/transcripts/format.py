@@ -1,4 +1,16 @@
-"""The transcript file: one JSON object per line, covered by a running SHA-256, its end signed.
+"""The transcript file: one JSON object per line, covered by a running SHA-256, its end signed,
+its private lines sealed.
+
+Format 4 is format 3 (below) with the lines P1 may not read yet sealed (:mod:`.sealing`):
+the header's ``sealing`` (``{"cipher", "key_id", "key_sha256"}``, or null for a session
+kind that hides nothing) names the game's key file and commits to its key; a private
+event line is ``{"type": "sealed", "seq", "chain"?, "box"}`` and a blob line ``{"type":
+"blob", "id", "box"}``, where ``box`` is the base64 AES-256-GCM box of the line as format 3
+would write it (an event line without its ``seq`` and ``chain``; a blob line without its
+``type`` and ``id``); the end line carries ``key``, the game key, after ``seed``. The
+running hash, the checkpoints and the signature cover the sealed bytes as written.
+:class:`TranscriptStream` opens the boxes with the key the end line reveals or, while the
+game runs, with its key file.
 
 Layout of a transcript (format 3; JSON Lines, UTF-8, ``\\n`` after every line):
 
@@ -53,7 +65,8 @@ A file without an ``end`` line belongs to a session that was cut off: the reader
 writer writes each event, with the blob lines it needs before it, in one ``write``
 followed by ``fsync``, so a killed process loses at most the event it was writing: the
 reader recognises its half-written last line by the missing newline and sets it aside
-with the blob lines written with it. The reader streams the file line by line.
+with the blob lines written with it. The reader streams the file line by line
+(:class:`TranscriptStream`): replay and resume consume the events as they are read.
 
 The writer creates a file anew (never truncating one) and holds an advisory lock on it
 (``flock``) while its session runs; ``gm resume`` takes the same lock before reading.
@@ -72,7 +85,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -84,8 +97,19 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from gm_engine import __version__
 from gm_engine.events import EndEvent, SessionEvent
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
-from gm_engine.transcripts.blobs import BlobError, BlobPacker, BlobTable
-from gm_engine.transcripts.paths import make_private_dir, seed_commitment
+from gm_engine.transcripts.blobs import SPILL_CHARS, BlobError, BlobPacker, BlobTable
+from gm_engine.transcripts.paths import keep_seed, make_private_dir, seed_commitment
+from gm_engine.transcripts.sealing import (
+    GameKey,
+    SealError,
+    blob_place,
+    event_place,
+    find_key,
+    is_public,
+    keep_key,
+    key_file,
+    seals,
+)
 from gm_engine.transcripts.signing import (
     SigningKeyError,
     installation_public_key,
@@ -96,11 +120,11 @@ from gm_engine.transcripts.signing import (
 )
 
 #: Version of the file layout written; a reader refuses files of a later version.
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 #: Versions this reader reads (format 1: no blobs, no signature; format 2: a ``prev`` link
 #: on every line and blobs named by their hash).
-READABLE_FORMATS = frozenset({1, 2, 3})
+READABLE_FORMATS = frozenset({1, 2, 3, 4})
 
 #: Keys every event line carries besides its payload; a payload may not use them.
 RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs", "chain"})
@@ -112,7 +136,7 @@ CHECKPOINT_EVERY = 16
 CHECKPOINT_LENGTH = 32
 
 #: Line types that are not events: an event may not have them.
-RESERVED_TYPES = frozenset({"header", "end", "blob"})
+RESERVED_TYPES = frozenset({"header", "end", "blob", "sealed"})
 
 #: File suffixes under the package that are prompt templates, persona sheets or other
 #: data a model's prompts are built from (their hashes go into the header).
@@ -254,6 +278,17 @@ def _asset_hashes(roots: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
     return tuple(hashes.items())
 
 
+class Sealing(BaseModel):
+    """How a format-4 transcript's private lines are sealed: the cipher, the id of the
+    game's key file and a commitment to the key (see :mod:`.sealing`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cipher: Literal["AES-256-GCM"] = "AES-256-GCM"
+    key_id: str
+    key_sha256: str
+
+
 class TranscriptHeader(BaseModel):
     """The first line: what fixes the session before its first input, with the seed committed."""
 
@@ -270,6 +305,7 @@ class TranscriptHeader(BaseModel):
     assets: dict[str, str] = {}
     seed_sha256: str
     signer: str | None = None
+    sealing: Sealing | None = None
 
     @model_validator(mode="after")
     def _system_follows_the_options(self) -> TranscriptHeader:
@@ -280,9 +316,15 @@ class TranscriptHeader(BaseModel):
 
     @classmethod
     def for_spec(
-        cls, spec: SessionSpec, *, assets: Mapping[str, str] | None = None, signer: str | None = None
+        cls,
+        spec: SessionSpec,
+        *,
+        assets: Mapping[str, str] | None = None,
+        signer: str | None = None,
+        sealing: Sealing | None = None,
     ) -> TranscriptHeader:
-        """The header of a session about to run under ``spec``, its end to be signed by ``signer``."""
+        """The header of a session about to run under ``spec``, its end to be signed by
+        ``signer``, its private lines sealed as ``sealing`` says."""
         return cls(
             kind=spec.kind,
             system=str(spec.options.get("system", spec.kind)),
@@ -292,6 +334,7 @@ class TranscriptHeader(BaseModel):
             assets=dict(asset_hashes() if assets is None else assets),
             seed_sha256=seed_commitment(spec.seed),
             signer=signer,
+            sealing=sealing,
         )
 
     def spec(self, seed: int) -> SessionSpec:
@@ -378,7 +421,9 @@ class Transcript:
     lines written with it), dropped, if there were any; ``last_hash`` is the hash of the
     last line kept (what the next line's ``prev`` must be, format 2) and ``chain`` the
     running SHA-256 over every byte kept (format 3, a ``hashlib`` object to go on with);
-    ``blob_keys`` the keys of the blobs kept; ``authenticity`` what the signature showed.
+    ``blob_keys`` the keys of the blobs kept; ``authenticity`` what the signature showed;
+    ``key`` the game key that opened its sealed lines (format 4) and ``kept_seed`` the
+    seed its key file holds, if it was found.
     """
 
     path: Path
@@ -391,6 +436,8 @@ class Transcript:
     chain: Any = None
     blob_keys: frozenset[str | int] = frozenset()
     authenticity: Authenticity = Authenticity("open")
+    key: GameKey | None = None
+    kept_seed: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -401,7 +448,9 @@ class Transcript:
 def read_transcript(
     path: str | Path, *, require_end: bool = True, trusted_keys: Collection[str] = ()
 ) -> Transcript:
-    """Read ``path`` line by line, verify its hash chain, its blobs and the signature of its end.
+    """Read ``path`` line by line, verify its hash chain, its blobs and the signature of its
+    end, and keep every event (for a file of any size, :class:`TranscriptStream` reads the
+    events one at a time instead).
 
     A half-written last line (no newline at the end of the file) is set aside in
     :attr:`Transcript.partial_line`, never trusted. The signature is checked against the
@@ -413,123 +462,384 @@ def read_transcript(
         TranscriptFormatError: a line is not a valid transcript line, or the file is of a
             format this reader does not read.
         TranscriptTampered: a line's ``prev``, the end line's ``hash``, seed or signature is wrong.
+        TranscriptSealed: a line is sealed and the game's key is not at hand.
         TranscriptTruncated: ``require_end`` and the file has no ``end`` line.
     """
-    path = Path(path)
-    with path.open("rb") as stream:
-        transcript = _read(path, stream)
-    partial = transcript.partial_line
-    if require_end and transcript.end is None:
-        tail = (
-            f"; its last line ({len(partial)} bytes) is half-written and was dropped"
-            if partial is not None
-            else ""
+    with TranscriptStream(path) as stream:
+        events = list(stream)
+        transcript = stream.transcript(events)
+    if require_end:
+        stream.require_end()
+    transcript.authenticity = stream.authenticity(trusted_keys)
+    return transcript
+
+
+class TranscriptSealed(TranscriptError):
+    """The transcript's private lines are sealed and the game's key is not at hand: the
+    game is not over (no end line reveals it) and its key file is gone."""
+
+
+#: The longest end line the reader looks for before reading the file (a key it reveals).
+MAX_END_LINE = 1 << 20
+
+
+def _last_line(fd: int, size: int) -> bytes | None:
+    """The file's last complete line (without its newline) if it is at most
+    :data:`MAX_END_LINE` bytes long and the file ends with a newline; else None."""
+    if size == 0 or os.pread(fd, 1, size - 1) != b"\n":
+        return None
+    position = size - 1  # the final newline
+    pieces: list[bytes] = []
+    while position > 0 and size - position <= MAX_END_LINE:
+        step = min(1 << 14, position)
+        data = os.pread(fd, step, position - step)
+        position -= step
+        cut = data.rfind(b"\n")
+        if cut >= 0:
+            pieces.append(data[cut + 1 :])
+            return b"".join(reversed(pieces))
+        pieces.append(data)
+    return b"".join(reversed(pieces)) if position == 0 else None
+
+
+class TranscriptStream:
+    """A transcript read as a stream: the header at once, then each event verified as it
+    is read (:meth:`__iter__`, once), so that memory grows with the largest event, not
+    with the file.
+
+    What a line's event needs is checked before the event is given out: its place in the
+    running hash's checkpoints, its number, its blobs (a long text blob is not kept, but
+    read again when referred to, see :class:`~.blobs.BlobTable`) and, for a sealed line,
+    its box. What only the end can show (the signature, the hash over the lines after the
+    last checkpoint) is checked when the end line is read; a consumer learns the verdict
+    from :meth:`authenticity` after the last event, or from the exception the iteration
+    raises. After the iteration, :attr:`end`, :attr:`partial_line`, :attr:`good_length`,
+    :attr:`chain` and :attr:`blob_keys` say what :class:`Transcript` would.
+
+    Sealed lines (format 4) are opened with the key the end line reveals, else with the
+    game's key file (:mod:`.sealing`), else :class:`TranscriptSealed` is raised when the
+    first one comes.
+
+    Raises (on opening):
+        OSError: the file cannot be read.
+        TranscriptFormatError: the header is not a valid header.
+        TranscriptTruncated: the header is half-written.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._file = self.path.open("rb")
+        try:
+            first = self._file.readline()
+            if not first:
+                raise TranscriptFormatError(f"{self.path}: the file is empty")
+            if not first.endswith(b"\n"):
+                raise TranscriptTruncated(
+                    f"{self.path}: the header line is half-written; nothing was recorded"
+                )
+            self.header = _header(first[:-1])
+            self._first = first
+            self.key: GameKey | None = None
+            self.kept_seed: int | None = None
+            self._key_problem = ""
+            self.peeked_end = self._peek_end()
+            if self.header.sealing is not None:
+                self._find_key()
+        except BaseException:
+            self._file.close()
+            raise
+        self.end: EndRecord | None = None
+        self.partial_line: bytes | None = None
+        self.good_length = len(first)
+        self.last_hash = ""
+        self.chain: Any = None
+        self.blob_keys: frozenset[str | int] = frozenset()
+        self.events_read = 0
+        self.done = False
+        self._started = False
+        self._blob_digests: dict[object, bytes] = {}
+
+    def _peek_end(self) -> dict[str, Any] | None:
+        """The last line if it looks like an end line (checked in full when it is read)."""
+        fd = self._file.fileno()
+        last = _last_line(fd, os.fstat(fd).st_size)
+        if last is None or not last.startswith(b'{"type":"end"'):
+            return None
+        try:
+            obj = json.loads(last)
+        except ValueError:
+            return None
+        return obj if isinstance(obj, dict) else None
+
+    @property
+    def revealed_seed(self) -> int | None:
+        """The seed the end line reveals, read before the rest of the file (None when the
+        file does not end with an end line whose seed matches the header's commitment)."""
+        seed = (self.peeked_end or {}).get("seed")
+        if type(seed) is not int or seed_commitment(seed) != self.header.seed_sha256:
+            return None
+        return seed
+
+    @property
+    def ends(self) -> bool:
+        """Whether the file's last line looks like an end line (before it is checked)."""
+        return self.peeked_end is not None
+
+    def _find_key(self) -> None:
+        sealing = self.header.sealing
+        assert sealing is not None
+        if self.peeked_end is not None:
+            try:
+                key = GameKey.from_hex(sealing.key_id, self.peeked_end.get("key"))
+            except SealError:
+                key = None
+            if key is not None and key.commitment == sealing.key_sha256:
+                self.key = key  # the end line is checked in full when it is read
+                return
+        try:
+            kept = find_key(sealing.key_id, sealing.key_sha256)
+        except SealError as exc:
+            self._key_problem = str(exc)
+            return
+        if kept is None:
+            self._key_problem = (
+                f"its key file ({key_file(sealing.key_id)}) is not there and no end line reveals the key"
+            )
+            return
+        self.key, self.kept_seed = kept.key, kept.seed
+
+    def __enter__(self) -> TranscriptStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the file (an iteration still going on then fails)."""
+        self._file.close()
+
+    def transcript(self, events: list[Event] | None = None) -> Transcript:
+        """What was read, as a :class:`Transcript` (with ``events``, if the caller kept them)."""
+        return Transcript(
+            path=self.path,
+            header=self.header,
+            events=events or [],
+            end=self.end,
+            good_length=self.good_length,
+            partial_line=self.partial_line,
+            last_hash=self.last_hash,
+            chain=self.chain,
+            blob_keys=self.blob_keys,
+            key=self.key,
+            kept_seed=self.kept_seed,
         )
+
+    def require_end(self) -> None:
+        """After the iteration: refuse a file without its end line.
+
+        Raises:
+            TranscriptTruncated: it has none.
+        """
+        if self.end is not None:
+            return
+        partial = self.partial_line
+        tail = ""
+        if partial is not None:
+            tail = f"; its last line ({len(partial)} bytes) is half-written and was dropped"
         raise TranscriptTruncated(
-            f"{path}: the transcript ends after {len(transcript.events)} events without its end line "
+            f"{self.path}: the transcript ends after {self.events_read} events without its end line "
             f"(the session was cut off or the file cut short{tail}); `gm resume` can continue it"
         )
-    transcript.authenticity = _authenticity(transcript, trusted_keys)
-    return transcript
 
+    def authenticity(self, trusted_keys: Collection[str] = ()) -> Authenticity:
+        """What the signature showed (after the iteration)."""
+        return _authenticity(self.header, self.end, trusted_keys)
 
-def _read(path: Path, stream: Iterable[bytes]) -> Transcript:
-    lines = iter(stream)
-    first = next(lines, None)
-    if first is None:
-        raise TranscriptFormatError(f"{path}: the file is empty")
-    if not first.endswith(b"\n"):
-        raise TranscriptTruncated(f"{path}: the header line is half-written; nothing was recorded")
-    header = _header(first[:-1])
-    transcript = Transcript(path=path, header=header)
-    version = header.format
-    blobs = BlobTable(version)
-    prev = line_hash(first[:-1])
-    running = hashlib.sha256(first)  # format 3: every byte, newlines included
-    kept_running = running.copy()
-    before = running.copy()
-    checked = 1  # format 3: the line of the last checkpoint that held (the header's, to begin)
-    # An event goes out in one write with the blob lines before it: blob lines after the
-    # last complete event belong to a write cut short, and are set aside with it.
-    kept_length = offset = len(first)
-    kept_hash = prev
-    tail: list[bytes] = []
-    tail_keys: list[str] = []
-    seq = 0
-    number = 1
-    for chunk in lines:
-        number += 1
-        if not chunk.endswith(b"\n"):
-            if transcript.end is not None:
-                raise TranscriptTampered("bytes follow the end line", number)
-            tail.append(chunk)
-            break
-        raw = chunk[:-1]
-        obj = _parse(raw, number)
-        if transcript.end is not None:
-            raise TranscriptTampered("a line follows the end line", number)
-        if version < 3 and obj.get("prev") != prev:
-            raise TranscriptTampered(
-                f"the hash chain is broken: this line's prev does not match line {number - 1} "
-                "(one of the two was edited, or a line was inserted or removed here)",
-                number,
+    def _open(self, obj: dict[str, Any], place: bytes, number: int) -> dict[str, Any]:
+        """A sealed line's content: the line as it would be written unsealed."""
+        if self.key is None:
+            raise TranscriptSealed(
+                f"{self.path}: line {number} is sealed (the game is not over) and the game's key is not at "
+                f"hand: {self._key_problem}"
             )
-        kind = obj.get("type")
-        if not isinstance(kind, str) or not kind:
-            raise TranscriptFormatError("the event has no type", number)
-        if version < 3:
-            prev = line_hash(raw)
-        else:
-            before = running.copy()
-            running.update(chunk)
-        offset += len(chunk)
-        if kind == "blob" and version >= 2:
-            try:
-                blobs.add(obj, raw)
-            except BlobError as exc:
-                raise TranscriptFormatError(str(exc), number) from None
-            tail.append(chunk)
-            tail_keys.append(obj["id"] if version >= 3 else str(obj["sha256"]))
-            continue
-        seq += 1
-        if obj.get("seq") != seq:
-            raise TranscriptTampered(f"event number {obj.get('seq')!r} where {seq} was expected", number)
-        if kind == "end":
-            if tail:
-                raise TranscriptFormatError("blob lines before the end line, which refers to none", number)
-            transcript.end = _end_record(obj, raw, number, header, before if version >= 3 else None, checked)
-        elif kind == "header":
-            raise TranscriptFormatError("a second header", number)
-        else:
-            refs = obj.pop("refs", None) if version >= 2 else None
-            if version >= 3:
-                if _check_point(obj.pop("chain", None), before, seq, number, checked):
-                    checked = number
-                if "prev" in obj:  # the writer never puts one on a format-3 line
-                    raise TranscriptFormatError("a format-3 event line has no prev", number)
-                for name in ("type", "seq"):
-                    del obj[name]
+        try:
+            plain = self.key.open(obj.get("box"), place)
+        except SealError as exc:
+            raise TranscriptTampered(str(exc), number) from None
+        inner = _parse(plain, number)
+        return inner
+
+    def _reload_blob(self, where: object) -> Mapping[str, Any]:
+        assert isinstance(where, tuple)
+        offset, length, number = where
+        raw = os.pread(self._file.fileno(), length, offset)
+        if hashlib.blake2b(raw, digest_size=16).digest() != self._blob_digests[where]:
+            raise BlobError(f"line {number} changed while the transcript was being read")
+        obj = _parse(raw, number)
+        if "box" in obj:
+            obj = self._open(obj, blob_place(self.header.seed_sha256, int(obj["id"])), number)
+        return obj
+
+    def __iter__(self) -> Iterator[Event]:
+        if self._started:
+            raise TranscriptError(f"{self.path}: a transcript stream is read once")
+        self._started = True
+        return self._events()
+
+    def _events(self) -> Iterator[Event]:
+        header, first = self.header, self._first
+        version = header.format
+        sealed = header.sealing is not None
+        blobs = BlobTable(version, reload=self._reload_blob if version >= 3 else None)
+        prev = line_hash(first[:-1])
+        running = hashlib.sha256(first)  # format 3: every byte, newlines included
+        kept_running = running.copy()
+        before = running.copy()
+        checked = 1  # format 3: the line of the last checkpoint that held (the header's, to begin)
+        # An event goes out in one write with the blob lines before it: blob lines after the
+        # last complete event belong to a write cut short, and are set aside with it.
+        kept_length = offset = len(first)
+        kept_hash = prev
+        tail: list[bytes] = []
+        tail_keys: list[str | int] = []
+        seq = 0
+        number = 1
+        for chunk in self._file:
+            number += 1
+            if not chunk.endswith(b"\n"):
+                if self.end is not None:
+                    raise TranscriptTampered("bytes follow the end line", number)
+                tail.append(chunk)
+                break
+            raw = chunk[:-1]
+            obj = _parse(raw, number)
+            if self.end is not None:
+                raise TranscriptTampered("a line follows the end line", number)
+            if version < 3 and obj.get("prev") != prev:
+                raise TranscriptTampered(
+                    f"the hash chain is broken: this line's prev does not match line {number - 1} "
+                    "(one of the two was edited, or a line was inserted or removed here)",
+                    number,
+                )
+            kind = obj.get("type")
+            if not isinstance(kind, str) or not kind:
+                raise TranscriptFormatError("the event has no type", number)
+            if version < 3:
+                prev = line_hash(raw)
             else:
-                for name in ("type", "seq", "prev"):
-                    del obj[name]
-            payload = obj  # what is left of the line, parsed for this event alone
-            if refs is not None:
+                before = running.copy()
+                running.update(chunk)
+            line_offset = offset
+            offset += len(chunk)
+            if kind == "blob" and version >= 2:
+                where: object = None
+                if sealed:
+                    obj = self._open_blob(obj, number)
+                if version >= 3 and len(raw) >= SPILL_CHARS:
+                    where = (line_offset, len(raw), number)
+                    self._blob_digests[where] = hashlib.blake2b(raw, digest_size=16).digest()
                 try:
-                    blobs.resolve(payload, refs)
+                    blobs.add(obj, raw, where)
                 except BlobError as exc:
                     raise TranscriptFormatError(str(exc), number) from None
-            transcript.events.append(Event(seq=seq, type=kind, payload=payload, line=number))
-        kept_length, kept_hash = offset, prev
-        if version >= 3:
-            kept_running = running.copy()
-        tail, tail_keys = [], []
-    if tail:
-        transcript.partial_line = b"".join(tail)
-    transcript.good_length = kept_length
-    transcript.last_hash = kept_hash
-    transcript.chain = kept_running if version >= 3 else None
-    transcript.blob_keys = frozenset(blobs.values).difference(tail_keys)
-    return transcript
+                tail.append(chunk)
+                tail_keys.append(obj["id"] if version >= 3 else str(obj["sha256"]))
+                continue
+            seq += 1
+            if obj.get("seq") != seq:
+                raise TranscriptTampered(f"event number {obj.get('seq')!r} where {seq} was expected", number)
+            if kind == "end":
+                if tail:
+                    raise TranscriptFormatError(
+                        "blob lines before the end line, which refers to none", number
+                    )
+                self.end = _end_record(obj, raw, number, header, before if version >= 3 else None, checked)
+                if sealed:
+                    self._check_revealed_key(obj, number)
+            elif kind == "header":
+                raise TranscriptFormatError("a second header", number)
+            else:
+                if version >= 3:
+                    if _check_point(obj.pop("chain", None), before, seq, number, checked):
+                        checked = number
+                    if "prev" in obj:  # the writer never puts one on a format-3 line
+                        raise TranscriptFormatError("a format-3 event line has no prev", number)
+                    if kind == "sealed" or sealed:
+                        kind, obj = self._open_event(kind, obj, seq, number)
+                    else:
+                        del obj["type"], obj["seq"]
+                    refs = obj.pop("refs", None)
+                else:
+                    refs = obj.pop("refs", None) if version >= 2 else None
+                    for name in ("type", "seq", "prev"):
+                        del obj[name]
+                payload = obj  # what is left of the line, parsed for this event alone
+                if refs is not None:
+                    try:
+                        blobs.resolve(payload, refs)
+                    except BlobError as exc:
+                        raise TranscriptFormatError(str(exc), number) from None
+                self.events_read = seq
+                kept_length, kept_hash = offset, prev
+                if version >= 3:
+                    kept_running = running.copy()
+                tail, tail_keys = [], []
+                self.good_length = kept_length
+                yield Event(seq=seq, type=kind, payload=payload, line=number)
+                continue
+            kept_length, kept_hash = offset, prev
+            if version >= 3:
+                kept_running = running.copy()
+            tail, tail_keys = [], []
+        if tail:
+            self.partial_line = b"".join(tail)
+        self.good_length = kept_length
+        self.last_hash = kept_hash
+        self.chain = kept_running if version >= 3 else None
+        self.blob_keys = frozenset(blobs.values).difference(tail_keys)
+        self.done = True
+
+    def _open_blob(self, obj: dict[str, Any], number: int) -> dict[str, Any]:
+        """A sealed blob line as it would be written unsealed."""
+        blob_id = obj.get("id")
+        if type(blob_id) is not int or set(obj) != {"type", "id", "box"}:
+            raise TranscriptFormatError("a sealed blob line holds its type, id and box only", number)
+        inner = self._open(obj, blob_place(self.header.seed_sha256, blob_id), number)
+        return {"type": "blob", "id": blob_id, **inner}
+
+    def _open_event(
+        self, kind: str, obj: dict[str, Any], seq: int, number: int
+    ) -> tuple[str, dict[str, Any]]:
+        """An event line of a sealed transcript (``type`` and ``seq`` taken off): a sealed
+        line opened, a public one as it is; a private event in the clear is refused."""
+        if kind != "sealed":
+            if self.header.sealing is not None and not is_public(kind):
+                raise TranscriptFormatError(
+                    f"a {kind} event in the clear: in a sealed transcript it must be sealed", number
+                )
+            del obj["type"], obj["seq"]
+            return kind, obj
+        if self.header.sealing is None or set(obj) != {"type", "seq", "box"}:
+            raise TranscriptFormatError("a sealed line holds its type, seq, chain and box only", number)
+        inner = self._open(obj, event_place(self.header.seed_sha256, seq), number)
+        kind = inner.pop("type", None)
+        if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
+            raise TranscriptFormatError("a sealed line holds no event", number)
+        if is_public(kind):
+            raise TranscriptFormatError(f"a {kind} event is public, never sealed", number)
+        return kind, inner
+
+    def _check_revealed_key(self, obj: Mapping[str, Any], number: int) -> None:
+        sealing = self.header.sealing
+        assert sealing is not None
+        try:
+            key = GameKey.from_hex(sealing.key_id, obj.get("key"))
+        except SealError:
+            raise TranscriptTampered(
+                "the end line of a sealed transcript reveals no game key", number
+            ) from None
+        if key.commitment != sealing.key_sha256:
+            raise TranscriptTampered("the revealed game key does not match the header's key_sha256", number)
 
 
 def _check_point(claimed: object, before: Any, seq: int, number: int, since: int) -> bool:
@@ -566,6 +876,8 @@ def _header(raw: bytes) -> TranscriptHeader:
         )
     if version < 2 and "signer" in header_obj:
         raise TranscriptFormatError("a format-1 header has no signer", 1)
+    if version < 4 and "sealing" in header_obj:
+        raise TranscriptFormatError(f"a format-{version} header has no sealing", 1)
     try:
         return TranscriptHeader.model_validate(header_obj)
     except ValidationError as exc:
@@ -657,9 +969,10 @@ def _check_signature(signer: str | None, end_hash: str, signature: object, numbe
         )
 
 
-def _authenticity(transcript: Transcript, trusted_keys: Collection[str]) -> Authenticity:
-    header = transcript.header
-    if transcript.end is None:
+def _authenticity(
+    header: TranscriptHeader, end: EndRecord | None, trusted_keys: Collection[str]
+) -> Authenticity:
+    if end is None:
         return Authenticity("open", signer=header.signer)
     if header.format < 2:
         return Authenticity("unsigned", reason=f"an older transcript, format {header.format}")
@@ -704,8 +1017,13 @@ class TranscriptWriter:
         signing_key: Ed25519PrivateKey | None = None,
         packer: BlobPacker | None = None,
         chain: Any = None,
+        game_key: GameKey | None = None,
+        seed_sha256: str = "",
     ) -> None:
         self.path = path
+        # private lines are sealed with ``game_key`` (None: nothing is sealed)
+        self._game_key = game_key
+        self._seed_sha256 = seed_sha256
         self._fd: int | None = fd
         self._seq = seq
         # the running SHA-256 over every byte written (format 3), continued on resume
@@ -723,6 +1041,9 @@ class TranscriptWriter:
         durable: bool = True,
         assets: Mapping[str, str] | None = None,
         sign: bool = True,
+        seal: bool | None = None,
+        game_key: GameKey | None = None,
+        remember_seed: bool = True,
     ) -> TranscriptWriter:
         """Start a new transcript at ``path`` and write its header.
 
@@ -730,6 +1051,11 @@ class TranscriptWriter:
         the writer's life: an existing file, another session's above all, is never
         truncated, and a second recorder is refused. With ``sign`` (the default) the end
         is signed with this installation's key (:mod:`.signing`), which the header names.
+        With ``seal`` (by default: unless the session's kind hides nothing from the player,
+        :func:`~.sealing.seals`) the private lines are sealed under ``game_key`` (by
+        default a fresh random one), kept in the game's key file with the seed (without
+        it unless ``remember_seed``; unsealed, the seed goes to the seed file) until
+        :meth:`finish` reveals it (:mod:`.sealing`).
 
         Raises:
             TranscriptExists: a file is already at ``path``.
@@ -752,9 +1078,31 @@ class TranscriptWriter:
             os.close(fd)
             raise
         key = signing_key_or_none() if sign else None
-        writer = cls(path, fd, seq=0, durable=durable, signing_key=key)
+        sealing: Sealing | None = None
+        if seal if seal is not None else seals(spec.kind):
+            game_key = game_key or GameKey.generate()
+            sealing = Sealing(key_id=game_key.key_id, key_sha256=game_key.commitment)
+            try:
+                keep_key(game_key, spec.seed if remember_seed else None)
+            except OSError as exc:  # the game goes on; only replaying or resuming it before its end cannot
+                print(
+                    f"note: cannot keep the game's key ({exc}): until the game ends, its transcript cannot "
+                    "be replayed or resumed",
+                    file=sys.stderr,
+                )
+        else:
+            game_key = None
+            if remember_seed:  # nothing is hidden in this kind of session: the seed may be kept on its own
+                try:
+                    keep_seed(spec.seed)
+                except OSError as exc:  # resuming will need --seed then; the session itself is not at stake
+                    print(f"note: cannot keep the seed for `gm resume` ({exc})", file=sys.stderr)
+        commitment = seed_commitment(spec.seed)
+        writer = cls(
+            path, fd, seq=0, durable=durable, signing_key=key, game_key=game_key, seed_sha256=commitment
+        )
         signer = public_key_text(key) if key is not None else None
-        header = TranscriptHeader.for_spec(spec, assets=assets, signer=signer)
+        header = TranscriptHeader.for_spec(spec, assets=assets, signer=signer, sealing=sealing)
         writer._write([dumps(header.model_dump(mode="json"))])
         return writer
 
@@ -766,12 +1114,17 @@ class TranscriptWriter:
         durable: bool = True,
         fd: int | None = None,
         signing_key: Ed25519PrivateKey | None = None,
+        payloads: Iterable[Mapping[str, Any]] | None = None,
+        events: int | None = None,
     ) -> TranscriptWriter:
         """Append to a cut-off transcript, first cutting off its half-written last line.
 
         ``fd`` is the file as :func:`open_for_append` opened and locked it before it was
         read (the writer then owns it); without it the file is opened and locked here.
-        ``signing_key`` must be the key the header names (:func:`signing_key_for`).
+        ``signing_key`` must be the key the header names (:func:`signing_key_for`). The
+        file's events are ``transcript.events`` unless the caller read them as a stream
+        and gives their ``payloads`` (read again, one at a time) and how many ``events``
+        there are; a sealed transcript's lines go on sealed with ``transcript.key``.
 
         Raises:
             TranscriptError: the transcript already has its end line, is of an older
@@ -788,15 +1141,21 @@ class TranscriptWriter:
         signer = public_key_text(signing_key) if signing_key is not None else None
         if signer != transcript.header.signer:
             raise TranscriptError(f"{transcript.path}: the signing key is not the one its header names")
+        if transcript.header.sealing is not None and transcript.key is None:
+            raise TranscriptError(
+                f"{transcript.path}: the game's key is not at hand, so it cannot go on sealed"
+            )
+        if payloads is None:
+            payloads = (e.payload for e in transcript.events)
         try:
-            packer = BlobPacker.rebuild((e.payload for e in transcript.events), transcript.blob_keys)
+            packer = BlobPacker.rebuild(payloads, transcript.blob_keys)
         except BlobError as exc:
             raise TranscriptError(f"{transcript.path}: cannot continue it: {exc}") from None
         if fd is None:
             fd = open_for_append(transcript.path)
         os.ftruncate(fd, transcript.good_length)
         os.lseek(fd, transcript.good_length, os.SEEK_SET)
-        seq = len(transcript.events)
+        seq = len(transcript.events) if events is None else events
         return cls(
             transcript.path,
             fd,
@@ -805,6 +1164,8 @@ class TranscriptWriter:
             signing_key=signing_key,
             packer=packer,
             chain=transcript.chain.copy() if transcript.chain is not None else None,
+            game_key=transcript.key if transcript.header.sealing is not None else None,
+            seed_sha256=transcript.header.seed_sha256,
         )
 
     @property
@@ -836,7 +1197,15 @@ class TranscriptWriter:
             packed, refs, blobs = self._packer.pack(normalize(dict(payload)))
         except (TypeError, ValueError) as exc:
             raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
-        lines = [dumps({"type": "blob", **blob}) for blob in blobs]
+        key = self._game_key
+        if key is None:
+            lines = [dumps({"type": "blob", **blob}) for blob in blobs]
+        else:  # every blob sealed: it may hold a prompt, and any later line may quote it
+            lines = []
+            for blob in blobs:
+                number, content = blob["id"], {name: value for name, value in blob.items() if name != "id"}
+                box = key.seal(dumps(content).encode("utf-8"), blob_place(self._seed_sha256, number))
+                lines.append(dumps({"type": "blob", "id": number, "box": box}))
         seq = self._seq + 1
         obj: dict[str, Any] = {"type": event_type, "seq": seq}
         if seq % CHECKPOINT_EVERY == 0:
@@ -844,9 +1213,16 @@ class TranscriptWriter:
             for line in lines:
                 running.update(line.encode("utf-8") + b"\n")
             obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
-        obj.update(packed)
-        if refs:
-            obj["refs"] = refs
+        if key is not None and not is_public(event_type):
+            inner: dict[str, Any] = {"type": event_type, **packed}
+            if refs:
+                inner["refs"] = refs
+            obj["type"] = "sealed"
+            obj["box"] = key.seal(dumps(inner).encode("utf-8"), event_place(self._seed_sha256, seq))
+        else:
+            obj.update(packed)
+            if refs:
+                obj["refs"] = refs
         lines.append(dumps(obj))
         self._write(lines)
         self._packer.commit()
@@ -856,6 +1232,9 @@ class TranscriptWriter:
         """Write the end line (revealing ``seed``, signing the chain's end) and close the file."""
         end = EndEvent(seed=seed, summary=outcome.summary, figures=normalize(outcome.figures))
         body: dict[str, Any] = {"type": end.type, "seq": self._seq + 1, **end.payload()}
+        if self._game_key is not None:  # the game is over: its secrets are not secret any more
+            body = {"type": end.type, "seq": body["seq"], "seed": seed, "key": self._game_key.key.hex(),
+                    **{name: value for name, value in body.items() if name not in ("type", "seq", "seed")}}
         running = self._chain.copy()
         running.update(dumps(body).encode("utf-8"))
         body["hash"] = running.hexdigest()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +14,8 @@ from gm_engine.sessions.base import (
 )
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import TranscriptWriter
-from gm_engine.transcripts.paths import default_transcript_path, keep_seed
+from gm_engine.transcripts.paths import default_transcript_path
+from gm_engine.transcripts.sealing import GameKey
 
 
 class TeeSink:
@@ -43,16 +43,21 @@ def record_session(
     runner: SessionRunner | None = None,
     durable: bool = True,
     remember_seed: bool = True,
+    game_key: GameKey | None = None,
 ) -> SessionOutcome:
     """Run the session of ``spec`` and record it to ``path`` (default: a new file in
     :func:`~.paths.transcripts_dir`, see :func:`~.paths.default_transcript_path`).
 
-    The header commits to the seed; the seed itself is kept in the user data directory
-    (``remember_seed``) so that :func:`~.resume.resume_session` can continue the session
-    if it is cut off, and is revealed in the end line once the session is over. If the
+    The header commits to the seed; the seed itself is kept in the game's key file in the
+    user data directory (``remember_seed``, see :mod:`.sealing`) so that
+    :func:`~.resume.resume_session` can continue the session if it is cut off, and is
+    revealed in the end line once the session is over, with the key of its sealed lines. If the
     runner raises (or the process dies), or the session stops unfinished (the player's
     ``/quit``, :attr:`SessionOutcome.finished` False), the file stays without an end line:
     resumable.
+
+    ``game_key`` seals its private lines instead of a fresh random key (for files that must
+    come out the same every time, as the shipped transcripts do; see :mod:`.sealing`).
 
     The file is created anew and locked while the session runs (see
     :meth:`~.format.TranscriptWriter.create`).
@@ -65,12 +70,10 @@ def record_session(
     """
     target = Path(path) if path is not None else default_transcript_path(spec.kind, spec.seed)
     run = runner or get_runner(spec.kind)
-    writer = TranscriptWriter.create(target, spec, durable=durable)
-    if remember_seed:
-        try:
-            keep_seed(spec.seed)
-        except OSError as exc:  # resuming will need --seed then; the game itself is not at stake
-            print(f"note: cannot keep the seed for `gm resume` ({exc})", file=sys.stderr)
+    # the seed is kept in the game's key file (never on its own: it would tell the deal)
+    writer = TranscriptWriter.create(
+        target, spec, durable=durable, remember_seed=remember_seed, game_key=game_key
+    )
     try:
         outcome = run(spec, with_sink(io, writer))
     except BaseException:

@@ -29,7 +29,7 @@ import difflib
 import json
 import time
 from collections import defaultdict, deque
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,11 +61,14 @@ from gm_engine.sessions.base import (
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
     Authenticity,
+    EndRecord,
     Event,
     Transcript,
     TranscriptError,
+    TranscriptFormatError,
+    TranscriptHeader,
+    TranscriptStream,
     normalize,
-    read_transcript,
 )
 
 
@@ -163,6 +166,131 @@ def typed_event(event: Event) -> SessionEvent:
         raise TranscriptError(f"line {event.line}: {exc}") from None
 
 
+# --------------------------------------------------------------------------- the recorded events
+
+
+#: How many events past the first unused recorded call the replay looks for a matching one
+#: (calls made at once are recorded in the order their answers came, a round apart at most).
+LOOKAHEAD = 2048
+
+
+class EventFeed:
+    """The recorded events as the replay needs them: read from a stream one at a time and
+    kept only while a reader (the backend, the human, the checking sink) may still need
+    them, so that a replay's memory grows with the events in play, not with the file.
+
+    Each reader asks for events by index (``seq - 1``) with :meth:`get` and says which it
+    no longer needs with :meth:`release`. An error the stream raises (a line found edited
+    on the way) is kept in :attr:`error` and raised again to every later reader, so a
+    session that catches it cannot hide it.
+    """
+
+    def __init__(self, events: Iterable[Event]) -> None:
+        self._source: Iterator[Event] = iter(events)
+        self._buffer: list[Event] = []
+        self._offset = 0  # the index of _buffer[0]
+        self._marks: dict[str, int] = {}
+        self._skipped = 0  # events read by drain and not kept
+        self._sought: set[str] = set()
+        self._kept: dict[int, Event] = {}  # events of the sought types let go by the others
+        self.ended = False
+        self.error: TranscriptError | None = None
+        #: The most events held at once (what a replay's memory grows with).
+        self.peak = 0
+
+    @classmethod
+    def of(cls, events: EventFeed | Iterable[Event]) -> EventFeed:
+        """``events`` as a feed (a feed stays itself, so that readers can share it)."""
+        return events if isinstance(events, EventFeed) else cls(events)
+
+    @property
+    def count(self) -> int:
+        """How many events were read so far."""
+        return self._offset + len(self._buffer) + self._skipped
+
+    def get(self, index: int) -> Event | None:
+        """The event at ``index``, or None past the last one.
+
+        Raises:
+            TranscriptError: the stream found a bad line on the way (also raised again later).
+        """
+        while index >= self._offset + len(self._buffer):
+            if self.error is not None:
+                raise self.error
+            if self.ended:
+                return None
+            try:
+                event = next(self._source)
+            except StopIteration:
+                self.ended = True
+                return None
+            except TranscriptError as exc:
+                self.error = exc
+                raise
+            self._buffer.append(event)
+            self.peak = max(self.peak, len(self._buffer))
+        if index < self._offset:
+            raise TranscriptError(f"event {index + 1} was read and let go already")
+        return self._buffer[index - self._offset]
+
+    def release(self, reader: str, index: int) -> None:
+        """``reader`` needs no event before ``index`` any more."""
+        self._marks[reader] = index
+        drop = min(self._marks.values()) - self._offset
+        if drop > 8:
+            for event in self._buffer[:drop]:
+                if event.type in self._sought:
+                    self._kept[event.seq - 1] = event
+            del self._buffer[:drop]
+            self._offset += drop
+
+    def seek(self, kind: str) -> None:
+        """Keep the events of ``kind`` for :meth:`find` when the others let them go (the
+        human's inputs: a reader of those alone must not hold every event in between)."""
+        self._sought.add(kind)
+
+    def find(self, start: int, kind: str) -> tuple[int, Event] | None:
+        """The first event of ``kind`` (see :meth:`seek`) at ``start`` or later, with its index."""
+        if start < self._offset:
+            for index, kept in self._kept.items():  # in the order they were let go
+                if index >= start and kept.type == kind:
+                    return index, kept
+            start = self._offset
+        while (event := self.get(start)) is not None:
+            if event.type == kind:
+                return start, event
+            start += 1
+        return None
+
+    def forget(self, before: int) -> None:
+        """Drop the events kept for :meth:`find` before ``before``."""
+        for index in [index for index in self._kept if index < before]:
+            del self._kept[index]
+
+    def drain(self) -> int:
+        """Read to the end, keeping none of the events not read yet (the replay is over);
+        how many there are in all.
+
+        Raises:
+            TranscriptError: the stream found a bad line on the way.
+        """
+        while not self.ended:
+            if self.error is not None:
+                raise self.error
+            try:
+                next(self._source)
+            except StopIteration:
+                self.ended = True
+            except TranscriptError as exc:
+                self.error = exc
+                raise
+            else:
+                self._skipped += 1
+        if self.error is not None:
+            raise self.error
+        return self.count
+
+
 # --------------------------------------------------------------------------- model calls
 
 
@@ -191,29 +319,48 @@ class RecordedCall:
         )
 
 
-def recorded_calls(events: Sequence[Event]) -> list[RecordedCall]:
+def recorded_calls(events: Iterable[Event]) -> list[RecordedCall]:
     """Pair each ``model_request`` with its ``model_response`` (the next one by the same actor).
 
     Raises:
         TranscriptError: a recorded request or response is not a valid event.
     """
-    calls: list[RecordedCall] = []
-    pending: dict[str, deque[RecordedCall]] = defaultdict(deque)
+    pairing = CallPairing()
     for event in events:
+        pairing.add(event)
+    return pairing.calls
+
+
+class CallPairing:
+    """Pairs requests with responses as the events come (see :func:`recorded_calls`)."""
+
+    def __init__(self) -> None:
+        self.calls: list[RecordedCall] = []
+        self.made = 0
+        self._pending: dict[str, deque[RecordedCall]] = defaultdict(deque)
+
+    def add(self, event: Event) -> RecordedCall | None:
+        """Take one event; the new call if it is a request.
+
+        Raises:
+            TranscriptError: a recorded request or response is not a valid event.
+        """
         if event.type == "model_request":
             asked = typed_event(event)
             assert isinstance(asked, ModelRequestEvent)
-            call = RecordedCall(number=len(calls), request=event, asked=asked)
-            calls.append(call)
-            pending[asked.actor].append(call)
-        elif event.type == "model_response":
+            call = RecordedCall(number=self.made, request=event, asked=asked)
+            self.made += 1
+            self.calls.append(call)
+            self._pending[asked.actor].append(call)
+            return call
+        if event.type == "model_response":
             answer = typed_event(event)
             assert isinstance(answer, ModelResponseEvent)
-            queue = pending.get(answer.actor)
+            queue = self._pending.get(answer.actor)
             if queue:
                 call = queue.popleft()
                 call.response, call.answer = event, answer
-    return calls
+        return None
 
 
 def response_from_event(event: Event) -> ModelResponse:
@@ -262,22 +409,49 @@ class ReplayBackend(BackendDefaults):
 
     def __init__(
         self,
-        events: Sequence[Event],
+        events: EventFeed | Iterable[Event],
         *,
         tolerant: bool = False,
         fallback: ModelBackend | None = None,
         shadow: bool = False,
         log: DivergenceLog | None = None,
     ) -> None:
-        self.calls = recorded_calls(events)
+        self.feed = EventFeed.of(events)
+        self.feed.release("backend", 0)
+        self._pairing = CallPairing()
+        #: The recorded calls read so far from the first one not used yet on.
+        self.calls = self._pairing.calls
+        self._scanned = 0  # the next event to look at for calls
         self.tolerant = tolerant
         self.fallback = fallback
         self.shadow = shadow and fallback is not None
         self.log = log or DivergenceLog()
-        self._next = 0  # every call before this one is used
         self.served = 0
         #: Requests no recorded call answered (each with its closest call and a diff).
         self.unrecorded: list[Divergence] = []
+
+    @property
+    def calls_recorded(self) -> int:
+        """How many recorded calls were read so far (all of them once the replay is done)."""
+        return self._pairing.made
+
+    def _read_call(self) -> bool:
+        """Read the next event (a call, perhaps, or its answer); False at the end."""
+        event = self.feed.get(self._scanned)
+        if event is None:
+            return False
+        self._scanned += 1
+        self._pairing.add(event)
+        return True
+
+    def _let_go(self) -> None:
+        calls = self.calls
+        used = 0
+        while used < len(calls) and calls[used].used and calls[used].response is not None:
+            used += 1
+        if used:
+            del calls[:used]
+        self.feed.release("backend", calls[0].request.seq - 1 if calls else self._scanned)
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Answer ``request`` with its recorded response (or the fallback's, past the recording).
@@ -312,10 +486,11 @@ class ReplayBackend(BackendDefaults):
             # or its failure, does not matter: the recorded answer is what the session gets.
             with contextlib.suppress(BackendError):
                 await self.fallback.complete(request, context)
-        assert call.answer is not None
-        if call.answer.error is not None:  # the server's answer could not be read: fail the same way
-            raise MalformedAnswerError(call.answer.error)
-        return call.answer.response()
+        answer = call.answer
+        assert answer is not None
+        if answer.error is not None:  # the server's answer could not be read: fail the same way
+            raise MalformedAnswerError(answer.error)
+        return answer.response()
 
     def prepare(self) -> None:
         """Prepare the backend that goes on past the recording, if any."""
@@ -340,16 +515,23 @@ class ReplayBackend(BackendDefaults):
             return None
         call.used = True
         self.served += 1
-        while self._next < len(self.calls) and self.calls[self._next].used:
-            self._next += 1
+        while call.response is None and self._read_call():  # its answer comes a few events on
+            pass
+        self._let_go()
         return call
 
     def _has_unused(self) -> bool:
-        return self._next < len(self.calls)
+        while True:
+            if any(not call.used for call in self.calls):
+                return True
+            if not self._read_call():
+                return False
 
     def unused(self) -> list[RecordedCall]:
-        """The recorded calls the replay never made."""
-        return [call for call in self.calls[self._next :] if not call.used]
+        """The recorded calls the replay never made (the rest of the recording is read)."""
+        while self._read_call():
+            pass
+        return [call for call in self.calls if not call.used]
 
     def _matches(self, call: RecordedCall, request: ModelRequest, key: tuple[str, int, str, int]) -> bool:
         if call.used or call.key != key:
@@ -367,10 +549,16 @@ class ReplayBackend(BackendDefaults):
         # Almost always the very next unused call matches; the scan only serves sessions
         # that issue calls concurrently (recorded in the order the answers came).
         key = _request_key(request)
-        for index in range(self._next, len(self.calls)):
-            call = self.calls[index]
+        for call in self.calls:
             if self._matches(call, request, key):
                 return call
+        first = next((call.request.seq for call in self.calls if not call.used), self._scanned + 1)
+        while self._scanned < first + LOOKAHEAD:
+            known = len(self.calls)
+            if not self._read_call():
+                return None
+            if len(self.calls) > known and self._matches(self.calls[-1], request, key):
+                return self.calls[-1]
         return None
 
     def describe_miss(self, request: ModelRequest) -> Divergence:
@@ -440,29 +628,51 @@ class ReplayHuman:
 
     def __init__(
         self,
-        events: Sequence[Event],
+        events: EventFeed | Iterable[Event],
         *,
         tolerant: bool = False,
         fallback: HumanInput | None = None,
         shadow: bool = False,
         log: DivergenceLog | None = None,
     ) -> None:
-        self.inputs = [e for e in events if e.type == "human_input"]
-        self._answers: list[HumanInputEvent] = []
-        for event in self.inputs:
-            answer = typed_event(event)
-            assert isinstance(answer, HumanInputEvent)
-            self._answers.append(answer)
+        self.feed = EventFeed.of(events)
+        self.feed.seek("human_input")
+        self._scanned = 0  # the next event to look at for an input
+        self._next: tuple[Event, HumanInputEvent] | None = None
         self.tolerant = tolerant
         self.fallback = fallback
         self.shadow = shadow and fallback is not None
         self.log = log or DivergenceLog()
         self.given = 0
 
+    def _upcoming(self) -> tuple[Event, HumanInputEvent] | None:
+        """The next recorded input, read as far as it is."""
+        if self._next is None:
+            found = self.feed.find(self._scanned, "human_input")
+            if found is None:
+                return None
+            index, event = found
+            self._scanned = index + 1
+            self.feed.forget(self._scanned)
+            answer = typed_event(event)
+            assert isinstance(answer, HumanInputEvent)
+            self._next = (event, answer)
+        return self._next
+
     @property
     def exhausted(self) -> bool:
         """True once every recorded input was given."""
-        return self.given >= len(self.inputs)
+        return self._upcoming() is None
+
+    @property
+    def recorded(self) -> int:
+        """How many inputs are recorded: those given and those still to come (all are read)."""
+        count = self.given
+        scanned = self._scanned if self._next is None else self._next[0].seq - 1
+        while (found := self.feed.find(scanned, "human_input")) is not None:
+            scanned = found[0] + 1
+            count += 1
+        return count
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """The next recorded input.
@@ -476,19 +686,20 @@ class ReplayHuman:
         """
         if self.log.first is not None:
             raise ReplayMismatch(self.log.first)
-        if self.exhausted:
+        upcoming = self._upcoming()
+        if upcoming is None:
             if self.fallback is not None:
                 return self.fallback.ask(prompt, choices)
             raise self.log.fail(
                 Divergence(
                     f"the session asks the human once more than recorded "
-                    f"({len(self.inputs)} inputs): {prompt!r}",
+                    f"({self.given} inputs): {prompt!r}",
                     event_type="human_input",
                 )
             )
-        event = self.inputs[self.given]
-        recorded_prompt = self._answers[self.given].prompt
-        text = self._answers[self.given].text
+        event, answer = upcoming
+        recorded_prompt = answer.prompt
+        text = answer.text
         if not self.tolerant and recorded_prompt != prompt:
             raise self.log.fail(
                 Divergence(
@@ -502,12 +713,13 @@ class ReplayHuman:
         if self.shadow and self.fallback is not None:
             self.fallback.ask(prompt, choices)  # an automatic player lives through it too
         self.given += 1
+        self._next = None
         return text
 
     @property
     def answers_at_once(self) -> bool:
         """A recorded answer is there at once; past the recording, as the fallback answers."""
-        return not self.exhausted or self.fallback is None or self.fallback.answers_at_once
+        return self.fallback is None or not self.exhausted or self.fallback.answers_at_once
 
     def observe(self, observation: object, legal: Sequence[object]) -> None:
         """Pass what the session shows on to the fallback (an automatic player follows the game)."""
@@ -530,15 +742,15 @@ class CheckingSink:
 
     def __init__(
         self,
-        events: Sequence[Event],
+        events: EventFeed | Iterable[Event],
         *,
         tolerant: bool = False,
         then: EventSink | None = None,
         log: DivergenceLog | None = None,
     ) -> None:
         self.tolerant = tolerant
-        self.events = events
-        self.expected = list(events)
+        self.feed = EventFeed.of(events)
+        self.feed.release("sink", 0)
         self.then = then
         self.log = log or DivergenceLog()
         self.checked = 0
@@ -548,7 +760,7 @@ class CheckingSink:
     @property
     def exhausted(self) -> bool:
         """True once every recorded event was matched."""
-        return self.checked >= len(self.expected)
+        return self.feed.get(self.checked) is None
 
     def emit(self, event: SessionEvent) -> None:
         """Check one event against the recording.
@@ -560,11 +772,12 @@ class CheckingSink:
         self.emitted += 1
         if self.log.first is not None:
             raise ReplayMismatch(self.log.first)
-        if self.exhausted and self.then is not None:
+        expected_line = self.feed.get(self.checked)
+        if expected_line is None and self.then is not None:
             self.passed_on += 1
             self.then.emit(event)
             return
-        if self.exhausted:
+        if expected_line is None:
             raise self.log.fail(
                 Divergence(
                     f"the replay goes on after the recording ended: it emits a {event.type} event",
@@ -572,16 +785,16 @@ class CheckingSink:
                     diff=unified_diff(None, {"type": event.type, **_comparable(event.payload())}),
                 )
             )
-        expected_line = self.expected[self.checked]
         expected = typed_event(expected_line) if expected_line.type == event.type else None
         if expected is not None and _same_event(expected, event, tolerant=self.tolerant):
             self.checked += 1
+            self.feed.release("sink", self.checked)
             return
         recorded = _comparable(expected_line.payload)
         actual = _comparable(normalize(event.payload()))
         closest = None
         if isinstance(event, ModelRequestEvent):
-            calls = [c for c in recorded_calls(self.events) if c.request.seq >= expected_line.seq]
+            calls = recorded_calls(self._ahead(expected_line.seq - 1))
             nearest = closest_call(calls, event.key, actual.get("messages"))
             closest = nearest.describe() if nearest is not None else None
         if expected is None:
@@ -606,14 +819,22 @@ class CheckingSink:
             )
         )
 
+    def _ahead(self, index: int) -> Iterator[Event]:
+        """The recorded events from ``index`` on, as far as :data:`LOOKAHEAD` reaches."""
+        for position in range(index, index + LOOKAHEAD):
+            event = self.feed.get(position)
+            if event is None:
+                return
+            yield event
+
     def missing(self) -> Divergence | None:
         """A divergence naming the first recorded event the replay never emitted, if any."""
-        if self.exhausted:
+        event = self.feed.get(self.checked)
+        if event is None:
             return None
-        event = self.expected[self.checked]
+        more = self.feed.drain() - self.checked
         return Divergence(
-            f"the replayed session ended, but the recording goes on ({len(self.expected) - self.checked} "
-            "more events)",
+            f"the replayed session ended, but the recording goes on ({more} more events)",
             event.seq,
             event.line,
             event.type,
@@ -686,62 +907,139 @@ def replay_transcript(
     """
     if transcript.end is None:
         raise TranscriptError(f"{transcript.path}: no end line, so no seed to replay with")
-    notes = _notes(transcript)
-    spec = transcript.header.spec(transcript.end.seed)
-    run = runner or get_runner(spec.kind)
-    log = DivergenceLog()
-    backend = ReplayBackend(transcript.events, tolerant=tolerant, log=log)
-    human = ReplayHuman(transcript.events, tolerant=tolerant, log=log)
-    sink = CheckingSink(transcript.events, tolerant=tolerant, log=log)
-    started = time.perf_counter()
-    outcome: SessionOutcome | None = None
-    try:
-        outcome = run(spec, SessionIO(backend=backend, human=human, sink=sink, show=_discard))
-    except ReplayMismatch:
-        pass
-    except Exception as exc:  # the engine itself failed: that is a divergence too
-        crash = f"the session raised {type(exc).__name__}: {exc}"
-        if backend.unrecorded:  # most likely on the empty answer to a call the recording lacks
-            miss = backend.unrecorded[0]
-            log.fail(dataclasses.replace(miss, message=f"{miss.message}; then {crash}"))
-        else:
-            log.fail(Divergence(crash, event_type="exception", diff=_next_expected(sink)))
-    seconds = time.perf_counter() - started
-    divergence = log.first
-    if divergence is None and outcome is not None:
-        divergence = _final_checks(transcript, backend, human, sink, outcome)
-    if divergence is None and backend.unrecorded:
-        notes.append(
-            f"{len(backend.unrecorded)} model call(s) of the replay are not in the recording and "
-            "none of their events was emitted (as when a concurrent round is cut short by /quit); "
-            f"the first: {backend.unrecorded[0].message}"
-        )
-    return ReplayReport(
-        path=transcript.path,
-        ok=divergence is None,
-        events=len(transcript.events),
-        model_calls=len(backend.calls),
-        human_inputs=len(human.inputs),
-        seconds=seconds,
-        tolerant=tolerant,
-        divergence=divergence,
-        notes=notes,
-        authenticity=transcript.authenticity,
-    )
+    end = transcript.end
+    replay = _Replay(transcript.path, transcript.header, end.seed, transcript.events, tolerant, runner)
+    return replay.report(lambda: end, transcript.authenticity)
 
 
 def replay_file(
-    path: str | Path, *, tolerant: bool = False, trusted_keys: Collection[str] = ()
+    path: str | Path,
+    *,
+    tolerant: bool = False,
+    trusted_keys: Collection[str] = (),
+    runner: SessionRunner | None = None,
 ) -> ReplayReport:
-    """Read, verify and replay the transcript at ``path`` (``trusted_keys``: signers
-    trusted besides this installation's own key, see :func:`~.format.read_transcript`).
+    """Read, verify and replay the transcript at ``path`` as a stream (``trusted_keys``:
+    signers trusted besides this installation's own key, see :func:`~.format.read_transcript`).
+
+    The events are read and checked one at a time while the session re-runs, and let go
+    once the replay is past them, so memory grows with the largest event, not the file.
+    The seed comes from the end line, read first; the end line, and the signature over
+    the whole file, are checked when the stream reaches them. A line found bad on the
+    way stops the replay with that error, as reading the whole file first would have.
 
     Raises:
         OSError: the file cannot be read.
         TranscriptError: the file is malformed, tampered with (its signature included),
-            truncated, or of an unknown kind.
+            truncated, sealed without its key at hand, or of an unknown kind.
     """
-    return replay_transcript(read_transcript(path, trusted_keys=trusted_keys), tolerant=tolerant)
+    with TranscriptStream(path) as stream:
+        seed = stream.revealed_seed
+        if seed is None:  # no end line to be seen: read the file for the exact reason
+            for _ in stream:
+                pass
+            stream.require_end()
+            raise TranscriptFormatError(f"{stream.path}: the end line cannot be read before the rest")
+        replay = _Replay(stream.path, stream.header, seed, stream, tolerant, runner)
+
+        def ended() -> EndRecord:
+            stream.require_end()
+            assert stream.end is not None
+            return stream.end
+
+        return replay.report(ended, None, stream, trusted_keys)
+
+
+class _Replay:
+    """One replay: the session re-run against one feed of recorded events."""
+
+    def __init__(
+        self,
+        path: Path,
+        header: TranscriptHeader,
+        seed: int,
+        events: Iterable[Event],
+        tolerant: bool,
+        runner: SessionRunner | None,
+    ) -> None:
+        self.path = path
+        self.header = header
+        self.spec = header.spec(seed)
+        self.run = runner or get_runner(self.spec.kind)
+        self.tolerant = tolerant
+        self.feed = EventFeed(events)
+        self.log = DivergenceLog()
+        self.backend = ReplayBackend(self.feed, tolerant=tolerant, log=self.log)
+        self.human = ReplayHuman(self.feed, tolerant=tolerant, log=self.log)
+        self.sink = CheckingSink(self.feed, tolerant=tolerant, log=self.log)
+
+    def report(
+        self,
+        ended: Callable[[], EndRecord],
+        authenticity: Authenticity | None,
+        stream: TranscriptStream | None = None,
+        trusted_keys: Collection[str] = (),
+    ) -> ReplayReport:
+        """Run the session, read the rest of the recording, and report.
+
+        Raises:
+            TranscriptError: the recording is bad (found on the way or at its end).
+        """
+        notes = _notes(self.header)
+        backend, human, sink, log = self.backend, self.human, self.sink, self.log
+        started = time.perf_counter()
+        outcome: SessionOutcome | None = None
+        try:
+            outcome = self.run(self.spec, SessionIO(backend=backend, human=human, sink=sink, show=_discard))
+        except ReplayMismatch:
+            pass
+        except Exception as exc:  # the engine itself failed: that is a divergence too
+            if self.feed.error is not None:
+                raise self.feed.error from None
+            crash = f"the session raised {type(exc).__name__}: {exc}"
+            if backend.unrecorded:  # most likely on the empty answer to a call the recording lacks
+                miss = backend.unrecorded[0]
+                log.fail(dataclasses.replace(miss, message=f"{miss.message}; then {crash}"))
+            else:
+                log.fail(Divergence(crash, event_type="exception", diff=_next_expected(sink)))
+        seconds = time.perf_counter() - started
+        if self.feed.error is not None:  # a bad line stops the replay, whatever the session made of it
+            raise self.feed.error
+        divergence = log.first
+        if divergence is None and outcome is not None:
+            divergence = _final_checks(ended, backend, human, sink, outcome)
+        events = self.feed.drain()
+        end = ended()  # the whole file is read and checked now
+        if stream is not None:
+            authenticity = stream.authenticity(trusted_keys)
+        if divergence is None and backend.unrecorded:
+            notes.append(
+                f"{len(backend.unrecorded)} model call(s) of the replay are not in the recording and "
+                "none of their events was emitted (as when a concurrent round is cut short by /quit); "
+                f"the first: {backend.unrecorded[0].message}"
+            )
+        if self.header.sealing is not None:
+            notes.append(_sealing_note(self.header, end, stream))
+        return ReplayReport(
+            path=self.path,
+            ok=divergence is None,
+            events=events,
+            model_calls=backend.calls_recorded,
+            human_inputs=human.recorded,
+            seconds=seconds,
+            tolerant=self.tolerant,
+            divergence=divergence,
+            notes=notes,
+            authenticity=authenticity,
+        )
+
+
+def _sealing_note(header: TranscriptHeader, end: EndRecord, stream: TranscriptStream | None) -> str:
+    """What a report says of a sealed transcript's private lines."""
+    return (
+        "private lines sealed (AES-256-GCM): every one opened and authenticated with the game key the end "
+        "line reveals, which matches the header's commitment"
+    )
 
 
 def _next_expected(sink: CheckingSink) -> str:
@@ -750,7 +1048,7 @@ def _next_expected(sink: CheckingSink) -> str:
 
 
 def _final_checks(
-    transcript: Transcript,
+    ended: Callable[[], EndRecord],
     backend: ReplayBackend,
     human: ReplayHuman,
     sink: CheckingSink,
@@ -769,16 +1067,16 @@ def _final_checks(
             "model_request",
             closest=call.describe(),
         )
-    if not human.exhausted:
-        event = human.inputs[human.given]
+    upcoming = human._upcoming()
+    if upcoming is not None:
+        event = upcoming[0]
         return Divergence(
-            f"{len(human.inputs) - human.given} recorded human input(s) were never asked for",
+            f"{human.recorded - human.given} recorded human input(s) were never asked for",
             event.seq,
             event.line,
             event.type,
         )
-    end = transcript.end
-    assert end is not None
+    end = ended()
     recorded = {"summary": end.summary, "figures": _comparable(end.figures)}
     actual = {"summary": outcome.summary, "figures": _comparable(normalize(outcome.figures))}
     if recorded != actual:
@@ -792,11 +1090,10 @@ def _final_checks(
     return None
 
 
-def _notes(transcript: Transcript) -> list[str]:
+def _notes(header: TranscriptHeader) -> list[str]:
     from gm_engine.transcripts.format import asset_hashes
 
     notes = []
-    header = transcript.header
     if header.engine != __version__:
         notes.append(f"recorded with engine {header.engine}, replayed with {__version__}")
     current = asset_hashes()

@@ -16,6 +16,7 @@ commitment) or from the seed file the recorder keeps in the user data directory 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,16 +29,17 @@ from gm_engine.transcripts.format import (
     FORMAT_VERSION,
     Transcript,
     TranscriptError,
+    TranscriptStream,
     TranscriptWriter,
     open_for_append,
-    read_transcript,
     signing_key_for,
 )
-from gm_engine.transcripts.paths import find_seed, seed_file
+from gm_engine.transcripts.paths import find_seed, seed_commitment, seed_file
 from gm_engine.transcripts.record import TeeSink
 from gm_engine.transcripts.replay import (
     CheckingSink,
     DivergenceLog,
+    EventFeed,
     ReplayBackend,
     ReplayHuman,
     ReplayMismatch,
@@ -62,11 +64,16 @@ class ResumeResult:
 class _LazyWriter:
     """Starts appending to the transcript only when the first new event comes, so that a
     resume refused during the replayed part leaves the file untouched. ``fd`` is the file,
-    locked since before it was read; the writer takes it over, else :meth:`close` closes it."""
+    locked since before it was read; the writer takes it over, else :meth:`close` closes it.
 
-    def __init__(self, transcript: Transcript, durable: bool, fd: int) -> None:
-        self.transcript = transcript
+    By the time the first new event comes, the stream has read the whole file (every
+    recorded event was matched); the blob packer is then set up again from the file's
+    events, read once more, one at a time."""
+
+    def __init__(self, stream: TranscriptStream, durable: bool, fd: int, show: Callable[[str], None]) -> None:
+        self.stream = stream
         self.durable = durable
+        self.show = show
         self.signing_key: Ed25519PrivateKey | None = None
         self.fd: int | None = fd
         self.writer: TranscriptWriter | None = None
@@ -74,9 +81,19 @@ class _LazyWriter:
 
     def open(self) -> TranscriptWriter:
         if self.writer is None:
-            self.writer = TranscriptWriter.continue_from(
-                self.transcript, durable=self.durable, fd=self.fd, signing_key=self.signing_key
-            )
+            stream = self.stream
+            dropped = len(stream.partial_line or b"")
+            if dropped:
+                self.show(f"(the half-written last line of {stream.path}, {dropped} bytes, was dropped)")
+            with TranscriptStream(stream.path) as again:
+                self.writer = TranscriptWriter.continue_from(
+                    stream.transcript(),
+                    durable=self.durable,
+                    fd=self.fd,
+                    signing_key=self.signing_key,
+                    payloads=(event.payload for event in again),
+                    events=stream.events_read,
+                )
             self.fd = None
         return self.writer
 
@@ -92,8 +109,9 @@ class _LazyWriter:
             self.fd = None
 
 
-def resolve_seed(transcript: Transcript, seed: int | None) -> int:
-    """The seed of a cut-off transcript: ``seed`` if given, else the kept seed file.
+def resolve_seed(transcript: Transcript | TranscriptStream, seed: int | None) -> int:
+    """The seed of a cut-off transcript: ``seed`` if given, else the one kept in the game's
+    key file (format 4) or in the seed file (older recordings).
 
     Raises:
         ResumeError: ``seed`` does not match the header's commitment, or none is known.
@@ -105,11 +123,16 @@ def resolve_seed(transcript: Transcript, seed: int | None) -> int:
         except TranscriptError as exc:
             raise ResumeError(str(exc)) from None
         return seed
+    if transcript.kept_seed is not None and seed_commitment(transcript.kept_seed) == commitment:
+        return transcript.kept_seed
     kept = find_seed(commitment)
     if kept is None:
+        where = (
+            "the game's key file" if transcript.header.sealing is not None else f"{seed_file(commitment)}"
+        )
         raise ResumeError(
             f"{transcript.path}: the seed is revealed only at the end of a session, and no kept seed "
-            f"was found at {seed_file(commitment)}; give it with --seed"
+            f"was found in {where}; give it with --seed"
         )
     return kept
 
@@ -135,7 +158,9 @@ def resume_session(
     resumed offline game ends exactly as the uninterrupted game would have.
 
     The file is locked (``flock``) before it is read and until the session ends, so a
-    second ``gm resume`` or a recorder still running on it is refused.
+    second ``gm resume`` or a recorder still running on it is refused. It is read as a
+    stream while the session re-runs (see :func:`~.replay.replay_file`); a sealed one
+    (format 4) with the game's key file.
 
     Raises:
         OSError: the file cannot be read or written.
@@ -147,9 +172,9 @@ def resume_session(
     fd = open_for_append(path)
     lazy: _LazyWriter | None = None
     try:
-        transcript = read_transcript(path, require_end=False)
-        lazy = _LazyWriter(transcript, durable, fd)
-        return _resume(transcript, lazy, io, seed, runner, shadow_backend, shadow_human)
+        with TranscriptStream(path) as stream:
+            lazy = _LazyWriter(stream, durable, fd, io.show)
+            return _resume(stream, lazy, io, seed, runner, shadow_backend, shadow_human)
     finally:
         if lazy is not None:
             lazy.close()
@@ -158,7 +183,7 @@ def resume_session(
 
 
 def _resume(
-    transcript: Transcript,
+    stream: TranscriptStream,
     lazy: _LazyWriter,
     io: SessionIO,
     seed: int | None,
@@ -166,53 +191,60 @@ def _resume(
     shadow_backend: bool | None,
     shadow_human: bool,
 ) -> ResumeResult:
-    if transcript.end is not None:
-        raise ResumeError(f"{transcript.path}: the session already ended ({transcript.end.summary})")
-    if transcript.header.format != FORMAT_VERSION:
+    if stream.peeked_end is not None:
+        summary = stream.peeked_end.get("summary")
+        raise ResumeError(f"{stream.path}: the session already ended ({summary})")
+    if stream.header.format != FORMAT_VERSION:
         raise ResumeError(
-            f"{transcript.path}: a format-{transcript.header.format} transcript (from an older gm_engine) "
+            f"{stream.path}: a format-{stream.header.format} transcript (from an older gm_engine) "
             f"can be replayed but not continued by this version, which writes format {FORMAT_VERSION}"
         )
     try:
-        lazy.signing_key = signing_key_for(transcript.header)
+        lazy.signing_key = signing_key_for(stream.header)
     except TranscriptError as exc:
-        raise ResumeError(f"{transcript.path}: cannot resume: {exc}") from None
-    the_seed = resolve_seed(transcript, seed)
-    spec = transcript.header.spec(the_seed)
+        raise ResumeError(f"{stream.path}: cannot resume: {exc}") from None
+    the_seed = resolve_seed(stream, seed)
+    spec = stream.header.spec(the_seed)
     run = runner or get_runner(spec.kind)
-    dropped = len(transcript.partial_line or b"")
-    if dropped:
-        io.show(f"(the half-written last line of {transcript.path}, {dropped} bytes, was dropped)")
     then: EventSink = lazy if isinstance(io.sink, NullSink) else TeeSink(lazy, io.sink)
     log = DivergenceLog()
     if shadow_backend is None:
         shadow_backend = io.backend.keeps_state
-    backend = ReplayBackend(transcript.events, fallback=io.backend, shadow=shadow_backend, log=log)
-    human = ReplayHuman(transcript.events, fallback=io.human, shadow=shadow_human, log=log)
-    sink = CheckingSink(transcript.events, then=then, log=log)
+    feed = EventFeed(stream)
+    backend = ReplayBackend(feed, fallback=io.backend, shadow=shadow_backend, log=log)
+    human = ReplayHuman(feed, fallback=io.human, shadow=shadow_human, log=log)
+    sink = CheckingSink(feed, then=then, log=log)
     try:
         outcome = run(spec, SessionIO(backend=backend, human=human, sink=sink, show=io.show))
     except ReplayMismatch as exc:
         lazy.close()
         raise ResumeError(
-            f"{transcript.path}: cannot resume, the session no longer replays as recorded:\n{exc}"
+            f"{stream.path}: cannot resume, the session no longer replays as recorded:\n{exc}"
         ) from None
     except BaseException:
         lazy.close()
+        if feed.error is not None:
+            raise feed.error from None
         raise
+    if feed.error is not None:
+        lazy.close()
+        raise feed.error
     if log.first is not None or not sink.exhausted:
         lazy.close()
         problem = log.first or sink.missing()
         raise ResumeError(
-            f"{transcript.path}: cannot resume, the session no longer replays as recorded:\n{problem}"
+            f"{stream.path}: cannot resume, the session no longer replays as recorded:\n{problem}"
         )
+    if stream.end is not None:  # an end line the first look missed
+        lazy.close()
+        raise ResumeError(f"{stream.path}: the session already ended ({stream.end.summary})")
     if outcome.finished:
         lazy.open().finish(the_seed, outcome)
     else:  # stopped by the player again: still resumable, the seed still secret
         lazy.close()
     return ResumeResult(
         outcome=outcome,
-        replayed_events=len(transcript.events),
+        replayed_events=stream.events_read,
         new_events=lazy.count,
-        dropped_bytes=dropped,
+        dropped_bytes=len(stream.partial_line or b""),
     )

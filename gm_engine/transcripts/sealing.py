@@ -1,0 +1,250 @@
+"""Private events sealed: what a player may not know yet is written encrypted, under a key
+of the game's own that is revealed at its end.
+
+Why: a transcript is written while the game runs, into a file the player can open. In
+plain text it would show every persona's prompt (the deal, the wolves' names, the
+占い result), so ``tail -f`` would spoil the game. Format 4 therefore seals every line
+whose content is not public to P1 at that moment (:func:`is_public`) with AES-256-GCM
+(authenticated encryption) under a random key made for this game alone:
+
+* the key is kept apart from the transcript, in the data directory
+  (``game-keys/<key id>.json``, the folder 0700, the file 0600, created anew), together
+  with the seed, so that ``gm replay`` and ``gm resume`` can open the lines while the
+  game runs; the header names the key's id and commits to it (``key_sha256``), as it
+  commits to the seed;
+* the end line of a finished game reveals the key next to the seed, so a finished
+  transcript is fully readable and checkable without the key file (which may then go:
+  it holds nothing the end line does not);
+* each sealed line's box is bound to its place (the game's seed commitment and the
+  line's event number or blob number are the associated data), so a box moved to
+  another line, or another game's, does not open; the running hash and the signature
+  cover the sealed bytes as written.
+
+Which lines are sealed, in every kind of session but the open ones (:data:`OPEN_KINDS`,
+the roll session, where the player sees every event as it happens): every blob line (a
+blob may hold a persona's prompt, and one stored for a public line may later be quoted
+by a private one), and every event line but ``human_input``. A human input holds what P1
+was shown and typed, which P1 knows; every other event may hold another seat's
+knowledge: a model request is a persona's prompt, its response that persona's thoughts
+and actions, a tool result (a night action, a divine result) what only its actor was
+told, a fallback the choice of a seat's agent, the dice the deal and every hidden draw,
+a state hash the whole state (with few enough possible deals, a hash can be matched by
+trying them all). The rule goes by the event's type alone, so that it holds in every
+kind of session whatever its events say.
+
+What a sealed line still shows: its number, that it is sealed, and its length rounded
+up to :data:`PAD` bytes (so that two results that differ by a word are the same size).
+The key file is readable by the user who plays, as the seed file is: it keeps the key
+out of sight, not out of reach of someone who goes looking for it.
+
+Errors: :class:`SealError` (a ValueError), a box that does not open or a key file that
+is not one.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from gm_engine.transcripts.paths import data_dir, make_private_dir
+
+#: The cipher a format-4 header names.
+CIPHER = "AES-256-GCM"
+
+#: A sealed text is padded with spaces to a multiple of this many bytes before sealing.
+PAD = 32
+
+#: What every box's associated data begins with: ties a box to this use.
+CONTEXT = b"gm_engine sealed line v1\n"
+
+#: The only event type public to P1 (see the module docstring).
+PUBLIC_EVENT_TYPES = frozenset({"human_input"})
+
+#: Session kinds with nothing hidden from the player: in a roll session every event is a
+#: command the player typed and the roll it showed them at once. Their transcripts are
+#: written in the clear; every other kind's are sealed.
+OPEN_KINDS = frozenset({"roll"})
+
+_NONCE = 12
+
+
+class SealError(ValueError):
+    """A sealed line does not open with the game's key (it was edited, moved, or the key
+    is wrong), or a key or key file is malformed."""
+
+
+def seals(kind: str) -> bool:
+    """Whether a session of ``kind`` is recorded sealed (every kind but :data:`OPEN_KINDS`)."""
+    return kind not in OPEN_KINDS
+
+
+def is_public(event_type: str) -> bool:
+    """Whether an event line of ``event_type`` is written in the clear (see the module docstring)."""
+    return event_type in PUBLIC_EVENT_TYPES
+
+
+def key_commitment(key: bytes) -> str:
+    """The SHA-256 hex of a game key: what the header holds instead of the key."""
+    return hashlib.sha256(key).hexdigest()
+
+
+@dataclass(frozen=True)
+class GameKey:
+    """A game's sealing key and the id its key file is named by."""
+
+    key_id: str
+    key: bytes
+
+    @classmethod
+    def generate(cls) -> GameKey:
+        """A fresh random key. It comes from the operating system, not from the game's dice
+        source: the dice are reproducible from the seed, and a key must not be."""
+        return cls(key_id=secrets.token_hex(16), key=AESGCM.generate_key(bit_length=256))
+
+    @classmethod
+    def from_hex(cls, key_id: str, text: object) -> GameKey:
+        """The key written as hex (on an end line or in a key file).
+
+        Raises:
+            SealError: ``text`` is not 64 hex digits.
+        """
+        if not isinstance(text, str) or not re.fullmatch(r"[0-9a-f]{64}", text):
+            raise SealError("a game key is 64 lowercase hex digits")
+        return cls(key_id=key_id, key=bytes.fromhex(text))
+
+    @property
+    def commitment(self) -> str:
+        """:func:`key_commitment` of the key."""
+        return key_commitment(self.key)
+
+    @cached_property
+    def _cipher(self) -> AESGCM:
+        return AESGCM(hmac.digest(self.key, b"gm_engine seal", "sha256"))
+
+    @cached_property
+    def _nonce_key(self) -> bytes:
+        return hmac.digest(self.key, b"gm_engine nonce", "sha256")
+
+    def seal(self, plain: bytes, place: bytes) -> str:
+        """``plain`` padded and sealed, bound to ``place``: the box as a line holds it (base64).
+
+        The nonce is a MAC of the place and the text (a synthetic nonce): one nonce never
+        seals two texts, not even when a resumed game rewrites a line that was cut off
+        with other content, and the same text at the same place seals to the same bytes,
+        so a resumed game writes the file an uninterrupted one would have."""
+        padded = plain + b" " * (-len(plain) % PAD)
+        nonce = hmac.digest(self._nonce_key, place + b"\n" + padded, "sha256")[:_NONCE]
+        sealed = self._cipher.encrypt(nonce, padded, CONTEXT + place)
+        return base64.b64encode(nonce + sealed).decode("ascii")
+
+    def open(self, box: object, place: bytes) -> bytes:
+        """The text sealed in ``box`` at ``place`` (its padding left on: JSON ignores it).
+
+        Raises:
+            SealError: the box is not base64, or does not open with this key at this place.
+        """
+        if not isinstance(box, str):
+            raise SealError("a sealed line's box is not text")
+        try:
+            raw = base64.b64decode(box, validate=True)
+        except (binascii.Error, ValueError):
+            raise SealError("a sealed line's box is not base64") from None
+        if len(raw) < _NONCE + 16:
+            raise SealError("a sealed line's box is too short to hold anything")
+        try:
+            return self._cipher.decrypt(raw[:_NONCE], raw[_NONCE:], CONTEXT + place)
+        except InvalidTag:
+            raise SealError(
+                "a sealed line does not open with the game's key: it was edited or moved, or the key is wrong"
+            ) from None
+
+
+def event_place(seed_sha256: str, seq: int) -> bytes:
+    """The associated data of the sealed event numbered ``seq`` in the game committed to ``seed_sha256``."""
+    return f"{seed_sha256}\nevent {seq}".encode("ascii")
+
+
+def blob_place(seed_sha256: str, number: int) -> bytes:
+    """The associated data of the sealed blob numbered ``number``."""
+    return f"{seed_sha256}\nblob {number}".encode("ascii")
+
+
+def keys_dir() -> Path:
+    """Where the keys (and seeds) of the games being played are kept."""
+    return data_dir() / "game-keys"
+
+
+def key_file(key_id: str) -> Path:
+    """The key file of the game whose header names ``key_id``.
+
+    Raises:
+        SealError: ``key_id`` is not a key id (32 hex digits).
+    """
+    if not isinstance(key_id, str) or not re.fullmatch(r"[0-9a-f]{32}", key_id):
+        raise SealError(f"not a game key id: {str(key_id)[:40]!r}")
+    return keys_dir() / f"{key_id}.json"
+
+
+def keep_key(key: GameKey, seed: int | None) -> Path:
+    """Write the key file of ``key`` (with the game's ``seed``, if given), owner-only, created anew.
+
+    Raises:
+        OSError: it cannot be written (or exists: ids are random, so only by tampering).
+    """
+    path = key_file(key.key_id)
+    make_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, json.dumps({"key": key.key.hex(), "seed": seed}).encode("ascii") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return path
+
+
+@dataclass(frozen=True)
+class KeptGame:
+    """What a key file holds: the game's key and its seed."""
+
+    key: GameKey
+    seed: int | None
+
+
+def find_key(key_id: str, commitment: str) -> KeptGame | None:
+    """The kept key (and seed) of ``key_id`` if its file is there and the key is the one
+    ``commitment`` names; None when there is no such file.
+
+    Raises:
+        SealError: the file is there but holds something else, or another key.
+    """
+    path = key_file(key_id)
+    try:
+        text = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SealError(f"the game's key file {path} cannot be read ({exc})") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        raise SealError(f"the game's key file {path} is not a key file") from None
+    seed = obj.get("seed") if isinstance(obj, dict) else None
+    bad_seed = seed is not None and (not isinstance(seed, int) or isinstance(seed, bool))
+    if not isinstance(obj, dict) or bad_seed:
+        raise SealError(f"the game's key file {path} is not a key file")
+    key = GameKey.from_hex(key_id, obj.get("key"))
+    if key.commitment != commitment:
+        raise SealError(f"the game's key file {path} holds another key than the one the transcript names")
+    return KeptGame(key=key, seed=seed)

@@ -1,0 +1,195 @@
+"""No spoilers on disk: while a game runs, nothing a player can read in the files the
+program writes tells a fact P1 may not know; after the end, the transcript is whole and
+checkable (issue 11).
+
+The live test plays a real ``gm werewolf play`` in a pseudo-terminal, P1 a 村人 (who
+knows no wolf), and stops at P1's first prompt, after the deal, the 事前占い and the
+personas' first requests are in the transcript. The hidden facts are derived from that
+game's own deal: the seed (from the game's key file, the one file the check leaves out)
+gives the game, and :func:`tests.test_secrecy.hidden_for` the facts in the very form the
+prompts use (every other seat's role, the wolves' partner lines, the 占い result, the
+werewolf manners of the personas, the end-of-game role list). The check is shown to be
+able to find them: the transcript's own events, opened with the key, hold some of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from gm_engine.cli import main
+from gm_engine.llm.offline import OfflineBackend
+from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
+from gm_engine.sessions.werewolf import WerewolfSession, session_options
+from gm_engine.transcripts.format import TranscriptStream, dumps, read_transcript
+from gm_engine.transcripts.sealing import keys_dir
+from gm_engine.werewolf import Game
+from tests.forge_chain import opened, rechain
+from tests.pty_run import PtyRun
+from tests.test_secrecy import hidden_for
+
+GM = [sys.executable, "-m", "gm_engine"]
+
+
+class _Paused(Exception):
+    """The game reached P1's first prompt."""
+
+
+class _PauseAtFirstPrompt(HumanDefaults):
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        raise _Paused
+
+
+def game_at_first_prompt(spec: SessionSpec) -> Game:
+    """The game of ``spec`` as it stands when P1 is first asked (the same seed and the same
+    offline model make the same game as the process under test)."""
+    io = SessionIO(backend=OfflineBackend(), human=_PauseAtFirstPrompt(), show=lambda _: None)
+    session = WerewolfSession(spec, session_options(spec), io)
+    with pytest.raises(_Paused):
+        asyncio.run(session.run())
+    return session.game
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(path for path in root.rglob("*") if path.is_file())
+
+
+def _readable_text(path: Path) -> str:
+    """What a player reading the file sees: its bytes as text, JSON escapes read too."""
+    text = path.read_bytes().decode("utf-8", "replace")
+    try:
+        return text + "\n" + "\n".join(dumps(json.loads(line)) for line in text.splitlines())
+    except ValueError:
+        return text
+
+
+def test_nothing_p1_may_not_know_is_on_disk_during_a_live_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    record = tmp_path / "live.jsonl"
+    run = PtyRun(
+        ["werewolf", "play", "--plain", "--role", "2", "--record", str(record)],
+        env={"GM_DATA_DIR": str(data)},
+    )
+    try:
+        run.read_until("あなたの発言の番です".encode())
+        run.read_until(b"> ")
+        # the game waits at P1's first prompt, the transcript open and locked
+        monkeypatch.setenv("GM_DATA_DIR", str(data))
+        key_files = list(keys_dir().glob("*.json"))
+        assert len(key_files) == 1
+        assert stat.S_IMODE(key_files[0].stat().st_mode) == 0o600
+        assert stat.S_IMODE(key_files[0].parent.stat().st_mode) == 0o700
+        assert stat.S_IMODE(record.stat().st_mode) == 0o600
+        seed = json.loads(key_files[0].read_text())["seed"]
+
+        with TranscriptStream(record) as stream:  # the header is public: it names the options
+            spec = stream.header.spec(seed)
+        game = game_at_first_prompt(spec)
+        hidden = hidden_for(game, 1) | {str(seed)}
+        assert any("人狼" in fact for fact in hidden)
+
+        # the facts are what the private lines hold, in that form: the check can find them
+        opened_text = "\n".join(dumps(obj) for obj in opened(record))  # with the key file
+        assert {fact for fact in hidden if fact in opened_text}, "the transcript holds none of the facts"
+
+        readable = [path for path in _files(tmp_path) if path not in key_files]
+        assert record in readable and any(path.is_relative_to(data) for path in readable)
+        for path in readable:
+            text = _readable_text(path)
+            leaks = sorted(fact for fact in hidden if fact in text)
+            assert not leaks, f"{path.relative_to(tmp_path)} tells P1 {leaks[:3]}"
+    finally:
+        if run.process.poll() is None:
+            os.killpg(run.process.pid, signal.SIGKILL)
+        run.finish(limit_s=30)
+
+    # cut off there: `gm resume` finds the key file, replays the sealed part and goes on
+    resumed = subprocess.run(
+        [*GM, "resume", str(record)], input="/quit\n", capture_output=True, text=True,
+        env={**os.environ, "GM_DATA_DIR": str(data)}, check=False, timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"gm resume {record}" in resumed.stdout + resumed.stderr
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A whole --auto game recorded sealed, and its data directory."""
+    folder = tmp_path_factory.mktemp("sealed")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GM_DATA_DIR", str(folder / "data"))
+        path = folder / "game.jsonl"
+        assert main(["werewolf", "play", "--auto", "--plain", "--seed", "8", "--record", str(path)]) == 0
+    return path, folder / "data"
+
+
+def test_a_finished_game_is_checked_whole_without_its_key_file(
+    finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    source, data = finished
+    path = tmp_path / "game.jsonl"
+    shutil.copyfile(source, path)
+    monkeypatch.setenv("GM_DATA_DIR", str(data))
+    shutil.rmtree(data / "game-keys")  # gone: the end line reveals the key
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    assert lines[0]["sealing"]["cipher"] == "AES-256-GCM"
+    assert {line["type"] for line in lines[1:-1]} <= {"sealed", "blob", "human_input"}
+    assert lines[-1]["type"] == "end" and isinstance(lines[-1]["key"], str)
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "OK (strict" in out and "signature verified" in out
+    assert "every one opened and authenticated" in out
+
+
+def test_a_sealed_line_tampered_with_fails_with_a_clear_message(
+    finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    source, data = finished
+    monkeypatch.setenv("GM_DATA_DIR", str(data))
+    path = tmp_path / "game.jsonl"
+    rows = source.read_bytes().splitlines()
+    number = next(i for i, row in enumerate(rows) if row.startswith(b'{"type":"sealed"'))
+    line = json.loads(rows[number])
+    box = line["box"]
+    line["box"] = box[:20] + ("A" if box[20] != "A" else "B") + box[21:]  # one byte of the box flipped
+    rows[number] = dumps(line).encode()
+    path.write_bytes(b"".join(row + b"\n" for row in rows))
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"TAMPERED: line {number + 1}: a sealed line does not open with the game's key" in out
+
+    # a forger who knows the revealed key reseals an edited line and recomputes every hash:
+    # the signature still fails
+    objs = opened(source)
+    target = next(obj for obj in objs if obj["type"] == "model_response" and obj.get("content"))
+    target["content"] = "改竄された発言"
+    path.write_bytes(rechain(objs))
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "TAMPERED" in out and "signature over the chain's end" in out
+
+    # a sealed line moved to another place does not open there either
+    rows = source.read_bytes().splitlines()
+    sealed_rows = [i for i, row in enumerate(rows) if row.startswith(b'{"type":"sealed"')]
+    first, second = (json.loads(rows[i]) for i in sealed_rows[:2])
+    first["box"], second["box"] = second["box"], first["box"]
+    rows[sealed_rows[0]], rows[sealed_rows[1]] = dumps(first).encode(), dumps(second).encode()
+    path.write_bytes(b"".join(row + b"\n" for row in rows))
+    with pytest.raises(ValueError, match="does not open with the game's key"):
+        read_transcript(path)
