@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -175,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="file names to regenerate")
     args = parser.parse_args(argv)
     OUT.mkdir(exist_ok=True)
+    # The shipped games' keys are made from their names, so their key files would collide
+    # with those of an earlier run: they are kept in a directory of this run only.
+    os.environ["GM_DATA_DIR"] = tempfile.mkdtemp(prefix="gm-make-transcripts-")
     for name, make in SESSIONS.items():
         if args.only and name not in args.only:
             continue
