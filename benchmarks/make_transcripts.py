@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,7 @@ from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.record import record_session
-from gm_engine.transcripts.sealing import GameKey
+from gm_engine.transcripts.sealing import GameKey, key_file
 
 
 def shipped_key(path: Path) -> GameKey:
@@ -177,14 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="file names to regenerate")
     args = parser.parse_args(argv)
     OUT.mkdir(exist_ok=True)
-    # The shipped games' keys are made from their names, so their key files would collide
-    # with those of an earlier run: they are kept in a directory of this run only.
-    os.environ["GM_DATA_DIR"] = tempfile.mkdtemp(prefix="gm-make-transcripts-")
     for name, make in SESSIONS.items():
         if args.only and name not in args.only:
             continue
         target = OUT / name
         target.unlink(missing_ok=True)  # a recording never overwrites a file (TranscriptExists)
+        # nor a game's key file: a shipped game's key is made from its name, so an earlier
+        # run left the same file
+        key_file(shipped_key(target).key_id).unlink(missing_ok=True)
         summary = make(target)
         print(f"{name}: {summary}")
     return 0
