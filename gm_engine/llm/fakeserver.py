@@ -185,6 +185,9 @@ class FakeChatServer:
         self.latency_s = latency_s
         self.requests: list[RecordedRequest] = []
         self.unexpected = 0
+        #: Requests being answered right now, and the most there ever were at once.
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -282,7 +285,16 @@ def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             received = self.received
-            reply = server._answer(method, self.path, dict(self.headers.items()), raw)
+            with server._lock:
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._reply(server._answer(method, self.path, dict(self.headers.items()), raw), received)
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _reply(self, reply: FakeReply, received: float) -> None:
             # the latency runs from the request's arrival: the server's own work (parsing,
             # the responder) is part of it, so every call costs the same fixed time however
             # many arrive at once and however slow the responder is

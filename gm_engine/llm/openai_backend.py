@@ -12,17 +12,28 @@ empty ``choices`` list, an HTML page, text that is not JSON or JSON of another s
 :class:`~gm_engine.llm.base.MalformedAnswerError`, retried like the other transient
 failures (and, once retries are spent, played by the turn's fallback).
 
-Every request has a total deadline (``request_deadline``, default
-:data:`DEFAULT_REQUEST_DEADLINE_S`) on top of the client's per-read timeout: one call,
+Every request has a total deadline (``request_deadline``, default twice the per-read
+timeout) on top of the client's per-read timeout (``timeout``, default the profile's:
+:data:`~gm_engine.llm.profiles.HOSTED_TIMEOUT_S` for a hosted service,
+:data:`~gm_engine.llm.profiles.LOCAL_TIMEOUT_S` for a local server): one call,
 all its attempts and the waits between them included, never takes longer. The attempts
 run inside one ``asyncio.timeout`` of the deadline, and the retry policy does not start
 a wait that would end past it; a server trickling its answer past the deadline is cut
 off and the call fails with a :class:`~gm_engine.llm.base.TransientBackendError`.
 
+At most ``max_concurrent`` requests go to the server at once (default the profile's; a
+CPU server serves one slot at a time): the others wait their turn in the client, and that
+wait counts neither against the request's deadline nor its latency (a round of eight
+votes on a one-slot server queues instead of timing out). Waiting changes only when a
+request is sent, never what is sent or in which order a session records the answers, so
+a replay is unaffected.
+
 Configuration (:meth:`OpenAIBackend.from_env`): ``OPENAI_BASE_URL``,
 ``OPENAI_API_KEY``, ``GM_MODEL`` (the default model), ``GM_MODELS`` (a model per actor,
 ``P2=model-a,P3=model-b``), ``GM_LLM_PROFILE`` (the server profile, default ``openai``),
-``GM_REQUEST_DEADLINE`` (seconds per request, all attempts included).
+``GM_REQUEST_DEADLINE`` (seconds per request, all attempts included),
+``GM_REQUEST_TIMEOUT`` (seconds per read), ``GM_MAX_CONCURRENT`` (requests at once; 0: no
+limit).
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ import re
 import time
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import openai
 from tenacity import RetryCallState
@@ -58,6 +69,7 @@ from gm_engine.llm.retry import (
     DEFAULT_REQUEST_DEADLINE_S,
     SleepFunc,
     WaitFunc,
+    parse_concurrency,
     parse_deadline,
     parse_retry_after,
     retry_policy,
@@ -70,8 +82,11 @@ def build_chat_request(request: ModelRequest, model: str, profile: ServerProfile
     """The keyword arguments of ``chat.completions.create`` for ``request`` on a server with ``profile``.
 
     ``strict`` is set on a tool only when the server supports it and the tool's schema
-    fits the strict subset; ``tool_choice="required"`` falls back to ``"auto"`` where it
-    is not supported; ``parallel_tool_calls`` is sent only where supported.
+    fits the strict subset (or the server takes any schema as strict);
+    ``tool_choice="required"`` falls back to ``"auto"`` where it is not supported, and
+    ``tool_choice`` is left out where the server ignores it; ``parallel_tool_calls`` is
+    sent only where supported, and sent False when the request leaves it open on a
+    server that would otherwise answer with several calls.
     """
     body: JsonDict = {
         "model": model,
@@ -79,16 +94,22 @@ def build_chat_request(request: ModelRequest, model: str, profile: ServerProfile
         "max_tokens": MAX_ANSWER_TOKENS,
     }
     if request.tools:
+        strict = profile.supports_strict_schema
         body["tools"] = [
-            tool.to_openai(strict=profile.supports_strict_schema and tool.strict_compatible)
+            tool.to_openai(strict=strict and (profile.strict_any_schema or tool.strict_compatible))
             for tool in request.tools
         ]
         choice = request.tool_choice
         if choice == "required" and not profile.supports_tool_choice_required:
             choice = "auto"
-        body["tool_choice"] = choice
-        if request.parallel_tool_calls is not None and profile.supports_parallel_tool_calls:
-            body["parallel_tool_calls"] = request.parallel_tool_calls
+        if profile.honours_tool_choice:
+            body["tool_choice"] = choice
+        if profile.supports_parallel_tool_calls:
+            parallel = request.parallel_tool_calls
+            if parallel is None and profile.parallel_calls_unless_disabled:
+                parallel = False
+            if parallel is not None:
+                body["parallel_tool_calls"] = parallel
     return body
 
 
@@ -101,11 +122,19 @@ class OpenAIBackend(BackendDefaults):
         base_url: the server (default: the profile's, else the client's own default).
         api_key: the key (default ``OPENAI_API_KEY``; a placeholder for local servers).
         profile: the server profile or its name.
-        timeout: seconds the client waits for each read (connect, send, each chunk received).
-        request_deadline: seconds one call may take in all, every attempt and wait included
-            (None: no deadline beyond the per-read timeout and the attempts).
+        timeout: seconds the client waits for each read (connect, send, each chunk
+            received); None: the profile's ``default_timeout_s``.
+        request_deadline: seconds one call may take in all, every attempt and wait included,
+            not counting its wait for a free slot (``"auto"``: twice ``timeout``; None: no
+            deadline beyond the per-read timeout and the attempts).
+        max_concurrent: requests sent to the server at once (None: the profile's
+            ``default_max_concurrent``; 0: no limit).
         max_attempts: attempts per call, counting the first.
         wait, sleep: injectable waiting of the retry policy (tests pass tiny ones).
+
+    Raises:
+        BackendError: no key and no base URL, or a timeout, deadline or concurrency that is
+            not a positive number.
     """
 
     name = "openai"
@@ -118,8 +147,9 @@ class OpenAIBackend(BackendDefaults):
         base_url: str | None = None,
         api_key: str | None = None,
         profile: ServerProfile | str = "openai",
-        timeout: float = 60.0,
-        request_deadline: float | None = DEFAULT_REQUEST_DEADLINE_S,
+        timeout: float | None = None,
+        request_deadline: float | Literal["auto"] | None = "auto",
+        max_concurrent: int | None = None,
         max_attempts: int = 4,
         wait: WaitFunc | None = None,
         sleep: SleepFunc | None = None,
@@ -134,17 +164,31 @@ class OpenAIBackend(BackendDefaults):
                 raise BackendError("no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server")
             key = NO_KEY
         self.api_key = key
-        self.timeout = timeout
-        if request_deadline is not None:
+        self.timeout = parse_deadline(str(timeout), "the request timeout") if timeout is not None else (
+            self.profile.default_timeout_s
+        )
+        if request_deadline == "auto":
+            request_deadline = max(DEFAULT_REQUEST_DEADLINE_S, 2 * self.timeout)
+        elif request_deadline is not None:
             parse_deadline(str(request_deadline), "the request deadline")
-        self.request_deadline = request_deadline
+        self.request_deadline: float | None = request_deadline
+        limit = self.profile.default_max_concurrent if max_concurrent is None else max_concurrent
+        if limit is not None and (isinstance(limit, bool) or limit < 0):
+            raise BackendError(f"the concurrent requests must be 0 (no limit) or more, not {limit!r}")
+        #: Requests sent to the server at once (None: no limit).
+        self.max_concurrent: int | None = limit or None
         self.max_attempts = max_attempts
         self.wait = wait
         self.sleep = sleep
         #: Retries made so far (attempts beyond the first), for figures.
         self.retries = 0
-        # an AsyncOpenAI client's connection pool belongs to one event loop
+        #: Seconds requests spent waiting for a free slot, in all, for figures.
+        self.queued_s = 0.0
+        # an AsyncOpenAI client's connection pool, like a semaphore, belongs to one event loop
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -152,11 +196,13 @@ class OpenAIBackend(BackendDefaults):
     def from_env(
         cls, *, model: str | None = None, profile: str | None = None, **kwargs: Any
     ) -> OpenAIBackend:
-        """A backend configured from the environment (see the module docstring).
+        """A backend configured from the environment (see the module docstring); keyword
+        arguments given (not None) win over the environment.
 
         Raises:
             BackendError: no model name is given nor in ``GM_MODEL``, no key nor base URL,
-                or ``GM_REQUEST_DEADLINE`` is not a positive number.
+                or ``GM_REQUEST_DEADLINE``, ``GM_REQUEST_TIMEOUT`` or ``GM_MAX_CONCURRENT``
+                is not a number of the right kind.
         """
         name = model or os.environ.get("GM_MODEL") or os.environ.get("OPENAI_MODEL")
         if not name:
@@ -168,6 +214,16 @@ class OpenAIBackend(BackendDefaults):
             deadline = os.environ.get("GM_REQUEST_DEADLINE", "").strip()
             if deadline:
                 kwargs["request_deadline"] = parse_deadline(deadline)
+        if kwargs.get("timeout") is None:
+            kwargs.pop("timeout", None)
+            timeout = os.environ.get("GM_REQUEST_TIMEOUT", "").strip()
+            if timeout:
+                kwargs["timeout"] = parse_deadline(timeout, "GM_REQUEST_TIMEOUT")
+        if kwargs.get("max_concurrent") is None:
+            kwargs.pop("max_concurrent", None)
+            concurrent = os.environ.get("GM_MAX_CONCURRENT", "").strip()
+            if concurrent:
+                kwargs["max_concurrent"] = parse_concurrency(concurrent, "GM_MAX_CONCURRENT")
         return cls(
             model=name,
             base_url=os.environ.get("OPENAI_BASE_URL") or None,
@@ -211,7 +267,27 @@ class OpenAIBackend(BackendDefaults):
             BackendError: a non-transient error (e.g. 400, 401, 404), not retried.
         """
         body = build_chat_request(request, self.model_for(request), self.profile)
+        slots = self._slot()
+        if slots is None:
+            return await self._complete(request, body)
+        queued = time.perf_counter()
+        async with slots:
+            # the wait for a free slot is the client's queue, not the server's work: it counts
+            # neither against the deadline nor in the latency
+            self.queued_s += time.perf_counter() - queued
+            return await self._complete(request, body)
 
+    def _slot(self) -> asyncio.Semaphore | None:
+        if self.max_concurrent is None:
+            return None
+        loop = asyncio.get_running_loop()
+        slots = self._slots.get(loop)
+        if slots is None:
+            slots = asyncio.Semaphore(self.max_concurrent)
+            self._slots[loop] = slots
+        return slots
+
+    async def _complete(self, request: ModelRequest, body: JsonDict) -> ModelResponse:
         def count(state: RetryCallState) -> None:
             self.retries += 1
 
