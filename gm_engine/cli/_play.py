@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TypedDict
 
-from gm_engine.llm.base import BackendError, TransientBackendError
+from gm_engine.llm.base import BackendError, ConfigurationError, TransientBackendError
 from gm_engine.llm.retry import parse_concurrency, parse_deadline
 from gm_engine.safe_text import printable
 from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, SessionSpec
@@ -130,7 +130,9 @@ def how_to_go_on(what: str, path: Path | None) -> str:
 def stopped_message(command: str, what: str, exc: BaseException, path: Path | None) -> str:
     """What a play command prints when the session stopped on a failure (the model
     backend, writing the transcript, an interruption): why, and how to go on."""
-    if isinstance(exc, TransientBackendError):
+    if isinstance(exc, ConfigurationError):
+        cause = f"the model server is not set up for this game: {exc}"
+    elif isinstance(exc, TransientBackendError):
         cause = f"cannot reach the model server ({exc})"
     elif isinstance(exc, BackendError):
         cause = f"the model server refused the request ({exc})"

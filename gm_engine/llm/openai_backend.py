@@ -5,7 +5,10 @@ llama.cpp, LM Studio). What a server supports is read from its
 :class:`~gm_engine.llm.profiles.ServerProfile`, never from its name. The client's own
 retries are off; transient failures are retried by the one policy of
 :mod:`gm_engine.llm.retry`, other errors are raised as
-:class:`~gm_engine.llm.base.BackendError` at once.
+:class:`~gm_engine.llm.base.BackendError` at once, and a refusal that
+:func:`~gm_engine.llm.diagnosis.classify_error` recognises as a configuration error (a
+500 "tools param requires --jinja flag" among them) as
+:class:`~gm_engine.llm.base.ConfigurationError`, whose message says the fix.
 
 A 200 answer is read by :func:`read_completion`, not trusted to be a chat completion: an
 empty ``choices`` list, an HTML page, text that is not JSON or JSON of another shape is a
@@ -54,6 +57,7 @@ from gm_engine.llm.base import (
     MAX_ANSWER_TOKENS,
     BackendDefaults,
     BackendError,
+    ConfigurationError,
     JsonDict,
     MalformedAnswerError,
     ModelRequest,
@@ -64,6 +68,7 @@ from gm_engine.llm.base import (
     bound_answer,
     estimate_usage,
 )
+from gm_engine.llm.diagnosis import classify_error
 from gm_engine.llm.profiles import ServerProfile, get_profile
 from gm_engine.llm.retry import (
     DEFAULT_REQUEST_DEADLINE_S,
@@ -264,7 +269,9 @@ class OpenAIBackend(BackendDefaults):
             MalformedAnswerError: the last attempt's 200 answer was not a chat completion.
             TransientBackendError: still failing after the last attempt, or no complete
                 answer within the request deadline.
-            BackendError: a non-transient error (e.g. 400, 401, 404), not retried.
+            ConfigurationError: the server is not set up for the request (no ``--jinja``,
+                no such model, a refused key, a prompt past its context), not retried.
+            BackendError: another non-transient error (e.g. 400, 422), not retried.
         """
         body = build_chat_request(request, self.model_for(request), self.profile)
         slots = self._slot()
@@ -341,6 +348,13 @@ class OpenAIBackend(BackendDefaults):
         except openai.APIConnectionError as exc:
             raise TransientBackendError(f"connection failed: {exc}") from exc
         except openai.APIStatusError as exc:
+            problem = classify_error(exc.status_code, _message(exc), model=str(body.get("model")))
+            if problem is not None:
+                raise ConfigurationError(
+                    f"{problem.explanation} (the server said {exc.status_code}: {_message(exc)[:200]})",
+                    kind=problem.kind,
+                    status=exc.status_code,
+                ) from exc
             if exc.status_code >= 500:
                 raise TransientBackendError(
                     f"server error ({exc.status_code}): {_message(exc)}",
