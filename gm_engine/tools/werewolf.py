@@ -168,6 +168,7 @@ class UpdateNotesTool(Tool):
     """自分用メモを書き換える（最大5行）。次の手番でもあなたにだけ見える。使うなら行動より先に呼ぶ。"""
 
     tool_name: ClassVar[str] = "update_notes"
+    uses_action: ClassVar[bool] = False  # keeping notes never costs the turn its action
     lines: list[str] = Field(
         max_length=MAX_NOTE_LINES, description=f"メモ全体（最大{MAX_NOTE_LINES}行、各{MAX_NOTE_CHARS}字まで）"
     )
