@@ -198,6 +198,10 @@ class RecordedRequest:
 
 Responder = Callable[[JsonDict], FakeReply]
 
+#: What a fake model calls given the tools it knows (OpenAI function entries, or
+#: ``name``/``parameters`` dicts): ``(tool name, arguments)`` pairs.
+Chooser = Callable[[list[JsonDict]], list[tuple[str, dict[str, Any]]]]
+
 
 class _QuietServer(ThreadingHTTPServer):
     """A client hanging up mid-request (a cancelled call, a session stopping) is normal
@@ -243,10 +247,10 @@ class FakeChatServer:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def with_quirks(cls, *quirks: Quirk, **options: Any) -> FakeChatServer:
-        """A server with ``quirks`` whose answers come from :func:`tool_model` (``options``:
-        the other keyword arguments of the constructor)."""
-        return cls(responder=tool_model(quirks), quirks=quirks, **options)
+    def with_quirks(cls, *quirks: Quirk, calls: Chooser | None = None, **options: Any) -> FakeChatServer:
+        """A server with ``quirks`` whose answers come from :func:`tool_model` (``calls``: its
+        choice of calls; ``options``: the other keyword arguments of the constructor)."""
+        return cls(responder=tool_model(quirks, calls=calls), quirks=quirks, **options)
 
     def add(self, *replies: FakeReply) -> None:
         """Append replies to the script."""
@@ -367,7 +371,7 @@ class FakeChatServer:
         return None
 
 
-def tool_model(quirks: Iterable[Quirk] = ()) -> Responder:
+def tool_model(quirks: Iterable[Quirk] = (), *, calls: Chooser | None = None) -> Responder:
     """A fake model that acts on the tools it is offered, with the model-side ``quirks``.
 
     Under ``tool_choice`` ``required`` or naming a tool it calls one (the named one, else
@@ -379,6 +383,7 @@ def tool_model(quirks: Iterable[Quirk] = ()) -> Responder:
     ``parallel_tool_calls`` is False; with ``calls_in_content`` the calls are written as
     ``<tool_call>`` text. Offered no tools, it talks, unless a re-ask describes tools as
     JSON lines (``{"name": …, "parameters": …}``): then it writes a call to the first.
+    ``calls``, when given, chooses the calls instead (the quirks still apply to them).
     """
     chosen_quirks = frozenset(quirks)
 
@@ -392,7 +397,11 @@ def tool_model(quirks: Iterable[Quirk] = ()) -> Responder:
         if not tools:
             described = _described_tools(str(last.get("content") or "")) if told_again else []
             if described:
-                call = {"name": described[0]["name"], "arguments": _example(described[0]["parameters"], 0)}
+                name, arguments = (
+                    calls(described)[0] if calls is not None
+                    else (described[0]["name"], _example(described[0]["parameters"], 0))
+                )
+                call = {"name": name, "arguments": arguments}
                 written = json.dumps(call, ensure_ascii=False)
                 return FakeReply.text(f"<tool_call>{written}</tool_call>", usage=usage)
             return FakeReply.text("はい、わかりました。", usage=usage)
@@ -411,18 +420,20 @@ def tool_model(quirks: Iterable[Quirk] = ()) -> Responder:
         loose = "loose_without_strict" in chosen_quirks and picked.get("strict") is not True
         several = "parallel_by_default" in chosen_quirks and body.get("parallel_tool_calls") is not False
         count = 2 if several else 1
-        calls = [
+        made = [
             (str(picked.get("name")), _example(picked.get("parameters") or {}, refused + i, loose=loose))
             for i in range(count)
         ]
+        if calls is not None:
+            made = calls(tools if isinstance(choice, str) else [picked]) * count
         text = "考えてから決めます。" if "text_before_call" in chosen_quirks else None
         if "calls_in_content" in chosen_quirks:
             written = "".join(
                 f"<tool_call>{json.dumps({'name': n, 'arguments': a}, ensure_ascii=False)}</tool_call>"
-                for n, a in calls
+                for n, a in made
             )
             return FakeReply.text((text or "") + written, usage=usage)
-        return FakeReply.tool_calls(*calls, content=text, usage=usage)
+        return FakeReply.tool_calls(*made, content=text, usage=usage)
 
     return answer
 
