@@ -326,16 +326,46 @@ class OpenAIBackend(BackendDefaults):
         assert response is not None  # the policy re-raises the last error when it gives up
         return response
 
+    async def send_once(self, body: JsonDict) -> tuple[bytes, float]:
+        """Post ``body`` (a Chat Completions request in its wire form, e.g. one of ``gm
+        doctor``'s probes) once: no retry, no slot, no deadline beyond the per-read timeout.
+        Returns the raw answer and its latency in seconds.
+
+        Raises:
+            ConfigurationError, TransientBackendError, BackendError: as :meth:`complete`
+                (without retrying anything).
+        """
+        started = time.perf_counter()
+        raw = await self._send(body)
+        return raw, time.perf_counter() - started
+
+    async def list_models(self) -> object:
+        """The server's answer to ``GET /models`` as JSON (None when it is not JSON).
+
+        Raises:
+            ConfigurationError, TransientBackendError, BackendError: as :meth:`send_once`.
+        """
+        raw = await self._request("get", "/models", None)
+        try:
+            return json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
+
     async def _send(self, body: JsonDict) -> bytes:
+        return await self._request("post", "/chat/completions", body)
+
+    async def _request(self, method: str, path: str, body: JsonDict | None) -> bytes:
         try:
             # the body is already in the wire form (build_chat_request), so it is posted as it
             # is: ``chat.completions.create`` would walk it again against the client's typed
             # parameters (about 1 ms per call of CPU, paid one call after another in a
             # concurrent round) only to send the same JSON. The answer comes back as bytes:
             # read_completion checks its shape rather than trusting the client's lenient models.
-            raw: bytes = await self._client().post(
-                "/chat/completions", body=body, cast_to=bytes, options=_POST_OPTIONS
-            )
+            raw: bytes
+            if method == "get":
+                raw = await self._client().get(path, cast_to=bytes, options=_POST_OPTIONS)
+            else:
+                raw = await self._client().post(path, body=body, cast_to=bytes, options=_POST_OPTIONS)
             return raw
         except openai.RateLimitError as exc:
             raise TransientBackendError(
@@ -348,7 +378,8 @@ class OpenAIBackend(BackendDefaults):
         except openai.APIConnectionError as exc:
             raise TransientBackendError(f"connection failed: {exc}") from exc
         except openai.APIStatusError as exc:
-            problem = classify_error(exc.status_code, _message(exc), model=str(body.get("model")))
+            model = str(body.get("model")) if body is not None else None
+            problem = classify_error(exc.status_code, _message(exc), model=model)
             if problem is not None:
                 raise ConfigurationError(
                     f"{problem.explanation} (the server said {exc.status_code}: {_message(exc)[:200]})",

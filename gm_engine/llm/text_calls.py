@@ -12,17 +12,20 @@ The object names the tool as ``name`` (or ``tool``, or inside ``function``) and 
 its arguments as ``arguments`` (or ``parameters``, ``args``, ``input``), as an object or
 as JSON text. Only objects naming one of the tools offered count, so JSON a persona
 quotes in its speech is not taken for a call. :func:`calls_in_text` returns the calls
-found, the text left around them, and which shape they had.
+found, the text left around them, and which shape they had; :func:`how_to_write_a_call`
+is what a corrective re-ask says so that a model whose tools did not reach it can still
+call one.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gm_engine.llm.base import ToolCall
+from gm_engine.llm.base import ToolCall, ToolSpec
 
 #: How a call was written: in ``<tool_call>`` tags, in a fenced code block, as bare JSON.
 TextCallFormat = Literal["tool_call_tag", "code_block", "json"]
@@ -133,3 +136,16 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str | None:
     pieces.append(text[position:])
     left = " ".join(piece.strip() for piece in pieces if piece.strip())
     return left or None
+
+
+def how_to_write_a_call(specs: Sequence[ToolSpec]) -> str:
+    """How to call a tool in the text when the server's tool calls do not reach the model (a
+    chat template without tools drops them), then each tool's schema as one JSON line."""
+    lines = [
+        "If you cannot call tools, write the call in your answer as "
+        '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>, with one of:'
+    ]
+    lines.extend(
+        json.dumps({"name": spec.name, "parameters": spec.parameters}, ensure_ascii=False) for spec in specs
+    )
+    return "\n".join(lines)

@@ -97,7 +97,7 @@ from gm_engine.llm.base import (
     tool_message,
     user_message,
 )
-from gm_engine.llm.text_calls import calls_in_text
+from gm_engine.llm.text_calls import calls_in_text, how_to_write_a_call
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -588,7 +588,7 @@ class TurnRunner:
                         break
                     reasked = True
                     self.sink.emit(RecoveryEvent(actor=actor, kind="reask"))
-                    convo.append(user_message(f"[engine] {error}\n{_how_to_call(specs)}"))
+                    convo.append(user_message(f"[engine] {error}\n{how_to_write_a_call(specs)}"))
                     self.sink.emit(
                         ToolResultEvent(actor=actor, tool=None, arguments=None, ok=False, result=error)
                     )
@@ -704,20 +704,6 @@ class TurnRunner:
         except ModelRetry as exc:  # any other exception is the program's fault: it goes on up
             return None, f"error: {call.name} refused by the rules: {exc}"
         return AppliedAction(call.name, arguments, output), output.text
-
-
-def _how_to_call(specs: Sequence[ToolSpec]) -> str:
-    """The corrective re-ask's second half: how to call when the server's tool calls do not
-    reach the model (a chat template without tools drops them), and each tool's schema, one
-    JSON line each."""
-    lines = [
-        'If you cannot call tools, write the call in your answer as '
-        '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>, with one of:'
-    ]
-    lines.extend(
-        json.dumps({"name": spec.name, "parameters": spec.parameters}, ensure_ascii=False) for spec in specs
-    )
-    return "\n".join(lines)
 
 
 def _offered_values(raw: Mapping[str, Any], legal: Narrowing) -> bool:
