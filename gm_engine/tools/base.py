@@ -74,7 +74,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from gm_engine.events import (
     EventSink,
@@ -135,6 +135,32 @@ class ToolDefinitionError(ValueError):
 
 class TurnError(ValueError):
     """A turn cannot finish: the retry budget ran out without a fallback, or the fallback was refused."""
+
+
+#: The JSON Schema ``pattern`` of a text that must say something: a character that is white
+#: space in no regex dialect. ``\\s`` differs between them: Python's (``str.isspace``, which
+#: ``str.split`` and ``str.strip`` use) also takes U+001C..U+001F and U+0085, ECMA-262's and
+#: Rust's do not, so those are excluded by name; whatever the pattern lets through is then
+#: not blank to the engine. Anchored, for servers that turn patterns into grammars
+#: (llama.cpp wants ``^...$``).
+NOT_BLANK_PATTERN = "^[\\s\\S]*[^\\s\\x1c-\\x1f\\x85][\\s\\S]*$"
+
+#: Field metadata putting :data:`NOT_BLANK_PATTERN` in a string's schema (the validators
+#: still say, in words, what was wrong).
+NOT_BLANK = Field(json_schema_extra={"pattern": NOT_BLANK_PATTERN})
+
+
+def _stripped_name(text: str) -> str:
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("a name needs a character that is not white space")
+    return stripped
+
+
+#: A name the model writes: white space around it is stripped, not refused (a model, or the
+#: grammar a server builds from the schema, may well put a space first), and the schema asks
+#: for a character that is not white space. Give its length with ``Field`` as usual.
+Name = Annotated[str, AfterValidator(_stripped_name), NOT_BLANK]
 
 
 class Tool(BaseModel):

@@ -45,7 +45,7 @@ from gm_engine.combat.render import master_data, party_status, session_status
 from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice.source import DiceSource
-from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput, retry_on
+from gm_engine.tools.base import ModelRetry, Name, Offer, Tool, ToolOutput, retry_on
 
 #: Steps that move a battle from one pause to the next, and whether the result is a pause
 #: that hands the turn back to the player.
@@ -60,7 +60,7 @@ class CreateCharacter(Tool):
     spells; one spell per slot: 駆け出し 2, 熟練 3, 英雄 5, 一般人 none)."""
 
     tool_name: ClassVar[str] = "create_character"
-    name: str = Field(min_length=1, max_length=40)
+    name: Name = Field(min_length=1, max_length=40)
     rank: str
     weapon: str
     armour: str
@@ -73,7 +73,7 @@ class CreateCharacterPreset(Tool):
     おまかせ (weapon +2, armour 2, small shield, 1-2 spells)."""
 
     tool_name: ClassVar[str] = "create_character_preset"
-    name: str = Field(min_length=1, max_length=40)
+    name: Name = Field(min_length=1, max_length=40)
     rank: str
     preset: str
 
@@ -91,7 +91,7 @@ class StartBattle(Tool):
     tool_name: ClassVar[str] = "start_battle"
     kind: str = Field(description="雑魚戦 (mobs), エリート戦 (elites) or ボス戦 (a boss)")
     difficulty: list[str] = Field(description="adjustments: 弱い, 強い, 長引く, 瞬殺 (usually none)")
-    enemy_name: str = Field(
+    enemy_name: Name = Field(
         min_length=1, max_length=16, description="what the enemies are called, e.g. ゴブリン"
     )
 

@@ -29,7 +29,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
+from gm_engine.tools.base import NOT_BLANK, ModelRetry, Offer, Tool, ToolOutput
 from gm_engine.werewolf.actions import (
     Action,
     Attack,
@@ -88,8 +88,9 @@ def _not_blank(text: str) -> str:
     return text
 
 
-#: :data:`OneLineText` that must say something (a speech, a vote's reason).
-SpokenText = Annotated[OneLineText, AfterValidator(_not_blank)]
+#: :data:`OneLineText` that must say something (a speech, a vote's reason); the schema says so
+#: too, so that a grammar built from it cannot write only white space.
+SpokenText = Annotated[OneLineText, AfterValidator(_not_blank), NOT_BLANK]
 
 
 class SpeakTool(Tool):
@@ -169,7 +170,8 @@ class UpdateNotesTool(Tool):
 
     tool_name: ClassVar[str] = "update_notes"
     uses_action: ClassVar[bool] = False  # keeping notes never costs the turn its action
-    lines: list[str] = Field(
+    # each line's length is in the schema too, so that a grammar built from it keeps to it
+    lines: list[Annotated[str, Field(max_length=MAX_NOTE_CHARS)]] = Field(
         max_length=MAX_NOTE_LINES, description=f"メモ全体（最大{MAX_NOTE_LINES}行、各{MAX_NOTE_CHARS}字まで）"
     )
 
