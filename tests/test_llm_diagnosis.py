@@ -98,3 +98,24 @@ def test_a_context_overflow_names_the_server_settings() -> None:
     problem = classify_error(400, "exceed_context_size_error")
     assert problem is not None
     assert "-c 8192" in problem.explanation and "--max-model-len" in problem.explanation
+
+
+def test_a_game_on_a_server_without_jinja_stops_at_once_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: the 500 was retried four times as transient, then "cannot reach the model server"
+    from gm_engine.cli import main
+
+    with FakeChatServer.with_quirks("needs_jinja") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        status = main(["werewolf", "play", "--auto", "--seed", "1", "--plain", "--no-record",
+                       "--backend", "openai", "--model", "m", "--profile", "llamacpp"])
+        with_tools = [r for r in server.requests if r.body.get("tools")]
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "the model server is not set up for this game" in err and "restart it with --jinja" in err
+    assert "cannot reach" not in err
+    # one request with tools reached the server: not retried, and (one slot on llama.cpp)
+    # the round's other requests, still queued in the client, were never sent
+    assert len(with_tools) == 1
