@@ -119,3 +119,11 @@ def test_a_game_on_a_server_without_jinja_stops_at_once_with_the_fix(
     # one request with tools reached the server: not retried, and (one slot on llama.cpp)
     # the round's other requests, still queued in the client, were never sent
     assert len(with_tools) == 1
+
+
+def test_a_configuration_error_in_a_200_answer_is_recognised_too() -> None:
+    from gm_engine.llm.openai_backend import read_completion
+
+    body = b'{"error": {"message": "tools param requires --jinja flag", "type": "server_error"}}'
+    with pytest.raises(ConfigurationError, match="restart it with --jinja"):
+        read_completion(body)

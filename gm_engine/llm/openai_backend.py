@@ -445,8 +445,10 @@ def read_completion(raw: bytes) -> tuple[str | None, tuple[ToolCall, ...], Usage
     U+FFFD, as undecodable bytes would: such a string could be neither shown nor recorded.
 
     Raises:
-        MalformedAnswerError: ``raw`` is not JSON, not an object, an error object, has no
-            choices, or a choice, message, content or tool call of another shape.
+        ConfigurationError: ``raw`` is an error object naming a configuration error (see
+            :mod:`gm_engine.llm.diagnosis`).
+        MalformedAnswerError: ``raw`` is not JSON, not an object, another error object, has
+            no choices, or a choice, message, content or tool call of another shape.
     """
     try:
         data = json.loads(raw)
@@ -458,6 +460,11 @@ def read_completion(raw: bytes) -> tuple[str | None, tuple[ToolCall, ...], Usage
     if not isinstance(choices, list) or not choices:
         error = data.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
+            problem = classify_error(None, error["message"])
+            if problem is not None:  # some servers put a configuration error in a 200 answer
+                raise ConfigurationError(
+                    f"{problem.explanation} (the server said: {error['message'][:200]})", kind=problem.kind
+                )
             raise MalformedAnswerError(f"the server answered 200 with an error: {error['message'][:200]}")
         raise MalformedAnswerError(f"the server answered with no choices: {_excerpt(raw)}")
     choice = choices[0]

@@ -10,7 +10,11 @@ A tool is declared once, as a pydantic model of its arguments::
         tool_name: ClassVar[str] = "vote"
         target: str = Field(description="seat of the player you vote for")
 
-Its OpenAI function schema is generated (:meth:`Tool.spec`), never written by hand.
+Its OpenAI function schema is generated (:meth:`Tool.spec`), never written by hand, and says
+every constraint its validators check (lengths, enums, :data:`NOT_BLANK_PATTERN`), so that a
+server building a grammar from it cannot write a value the engine then refuses; a name is
+:data:`Name` (stripped rather than refused). A tool that is book-keeping rather than the
+turn's action (a persona's notes) sets ``uses_action = False``.
 Each turn, the session offers only the tools legal for the current actor and phase,
 and narrows their choice fields to enums of the current legal choices::
 
