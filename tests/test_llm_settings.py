@@ -5,13 +5,21 @@ request waiting for a free slot does not spend its deadline."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
+from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import BackendError, ModelRequest, user_message
 from gm_engine.llm.fakeserver import FakeChatServer, FakeReply
 from gm_engine.llm.openai_backend import OpenAIBackend
 from gm_engine.llm.profiles import HOSTED_TIMEOUT_S, LOCAL_TIMEOUT_S, get_profile
+from gm_engine.sessions.base import SessionIO, SessionSpec
+from gm_engine.sessions.werewolf_offline import AutoHuman, first_choice_calls
+from gm_engine.transcripts.format import read_transcript
+from gm_engine.transcripts.record import record_session
+from gm_engine.transcripts.replay import replay_transcript
+from gm_engine.werewolf.agents import OfflineAgent
 
 REQUEST = ModelRequest(actor="P2", messages=(user_message("hello"),))
 
@@ -107,3 +115,31 @@ def test_without_a_limit_the_requests_go_at_once() -> None:
 
         asyncio.run(three())
         assert server.max_in_flight == 3
+
+
+def test_one_slot_or_many_the_game_and_its_record_are_the_same(tmp_path: Path) -> None:
+    # a vote round of eight on one slot queues; with no limit the requests race: the events
+    # keep seat order either way, so the transcripts hold the same events and both replay
+    spec = SessionSpec(
+        kind="werewolf", seed=4, options={"deal": [2, 3, 1, 1, 2, 2, 4, 5, 6], "narrator": False},
+        backend="openai", model="fake",
+    )
+
+    def events(limit: int) -> list[tuple[str, object]]:
+        path = tmp_path / f"game-{limit}.jsonl"
+        with FakeChatServer(responder=lambda body: FakeReply.tool_calls(
+            *first_choice_calls(body.get("tools") or [], text="よろしく")), latency_s=0.02,
+        ) as server:
+            backend = OpenAIBackend(
+                model="fake", base_url=server.base_url, api_key="k", profile="llamacpp", max_concurrent=limit
+            )
+            human = AutoHuman(OfflineAgent(1, SeededSource(f"{spec.seed}/human")))
+            record_session(spec, SessionIO(backend=backend, human=human, show=lambda line: None), path,
+                           durable=False, remember_seed=False)
+            most_at_once = server.max_in_flight
+        assert (most_at_once == 1) == (limit == 1)
+        report = replay_transcript(read_transcript(path))
+        assert report.ok, report.describe()
+        return [(e.type, e.payload) for e in read_transcript(path).events]
+
+    assert events(1) == events(0)
