@@ -11,10 +11,11 @@ A tool is declared once, as a pydantic model of its arguments::
         target: str = Field(description="seat of the player you vote for")
 
 Its OpenAI function schema is generated (:meth:`Tool.spec`), never written by hand, and says
-every constraint its validators check (lengths, enums, :data:`NOT_BLANK_PATTERN`), so that a
-server building a grammar from it cannot write a value the engine then refuses; a name is
-:data:`Name` (stripped rather than refused). A tool that is book-keeping rather than the
-turn's action (a persona's notes) sets ``uses_action = False``.
+every constraint its validators check (lengths, enums), or the validators normalise what the
+schema cannot say (a name is stripped rather than refused: :func:`stripped_or`), so that a
+server building a grammar from it cannot write a value the engine then refuses. A tool that
+is book-keeping rather than the turn's action (a persona's notes) sets ``uses_action = False``.
+
 Each turn, the session offers only the tools legal for the current actor and phase,
 and narrows their choice fields to enums of the current legal choices::
 
@@ -141,30 +142,21 @@ class TurnError(ValueError):
     """A turn cannot finish: the retry budget ran out without a fallback, or the fallback was refused."""
 
 
-#: The JSON Schema ``pattern`` of a text that must say something: a character that is white
-#: space in no regex dialect. ``\\s`` differs between them: Python's (``str.isspace``, which
-#: ``str.split`` and ``str.strip`` use) also takes U+001C..U+001F and U+0085, ECMA-262's and
-#: Rust's do not, so those are excluded by name; whatever the pattern lets through is then
-#: not blank to the engine. Anchored, for servers that turn patterns into grammars
-#: (llama.cpp wants ``^...$``).
-NOT_BLANK_PATTERN = "^[\\s\\S]*[^\\s\\x1c-\\x1f\\x85][\\s\\S]*$"
+def stripped_or(default: str) -> AfterValidator:
+    """Validator metadata of a name the model writes (``Annotated[str, stripped_or("…")]``):
+    white space around it is stripped rather than refused (a model, or the grammar a server
+    builds from the schema, may well put a space first), and a name of white space only
+    becomes ``default``. Give its length with ``Field`` as usual.
 
-#: Field metadata putting :data:`NOT_BLANK_PATTERN` in a string's schema (the validators
-#: still say, in words, what was wrong).
-NOT_BLANK = Field(json_schema_extra={"pattern": NOT_BLANK_PATTERN})
+    There is no ``pattern`` for "not blank": llama.cpp's JSON-schema grammar, given a
+    pattern, drops the string's length limits and copies a character class into the grammar
+    as written (``\\s`` is no escape it knows), so normalising is the one way a grammar and
+    the engine agree."""
 
+    def normalise(text: str) -> str:
+        return text.strip() or default
 
-def _stripped_name(text: str) -> str:
-    stripped = text.strip()
-    if not stripped:
-        raise ValueError("a name needs a character that is not white space")
-    return stripped
-
-
-#: A name the model writes: white space around it is stripped, not refused (a model, or the
-#: grammar a server builds from the schema, may well put a space first), and the schema asks
-#: for a character that is not white space. Give its length with ``Field`` as usual.
-Name = Annotated[str, AfterValidator(_stripped_name), NOT_BLANK]
+    return AfterValidator(normalise)
 
 
 class Tool(BaseModel):

@@ -29,7 +29,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from gm_engine.tools.base import NOT_BLANK, ModelRetry, Offer, Tool, ToolOutput
+from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
 from gm_engine.werewolf.actions import (
     Action,
     Attack,
@@ -82,15 +82,18 @@ def _one_line(text: str) -> str:
 OneLineText = Annotated[str, AfterValidator(_one_line)]
 
 
-def _not_blank(text: str) -> str:
-    if not text:
-        raise ValueError("say something: the text is empty once white space is folded")
-    return text
+#: What a persona who says nothing is taken to say.
+SILENCE = "……"
 
 
-#: :data:`OneLineText` that must say something (a speech, a vote's reason); the schema says so
-#: too, so that a grammar built from it cannot write only white space.
-SpokenText = Annotated[OneLineText, AfterValidator(_not_blank), NOT_BLANK]
+def _silence_if_blank(text: str) -> str:
+    # the schema allows " " (no pattern: see tools.base.stripped_or), so it is normalised, not refused
+    return text or SILENCE
+
+
+#: :data:`OneLineText` that says something (a speech, a vote's reason): white space only is
+#: taken for silence.
+SpokenText = Annotated[OneLineText, AfterValidator(_silence_if_blank)]
 
 
 class SpeakTool(Tool):
