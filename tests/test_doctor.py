@@ -97,3 +97,12 @@ def test_doctor_says_when_nothing_listens(capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     assert status == 2
     assert "unreachable: connection failed" in out and "is the server running" in out
+
+
+def test_doctor_reads_llamacpp_props_for_its_slots_and_context(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeChatServer.with_quirks("text_before_call", context_length=8192, slots=1) as server:
+        status, out = doctor(server, capsys, "--model", "fake")
+        props = [r for r in server.requests if r.path == "/props"]
+    assert status == 0 and len(props) == 1
+    assert "context length: 8192 tokens" in out
+    assert "slots: 1 (requests it serves at once: --max-concurrent 1" in out

@@ -12,7 +12,9 @@ the ways a session does and reads what comes back:
 * a ``tool_choice`` naming the tool: honoured, ignored or refused;
 * ``parallel_tool_calls`` sent False, and left out, when asked for two calls;
 * ``strict``: accepted or refused, and whether the arguments keep to the enum with and
-  without it.
+  without it;
+* llama.cpp's ``/props``, when there: its slots (the requests it serves at once) and the
+  context length it runs with.
 
 Every configuration error :mod:`gm_engine.llm.diagnosis` recognises is reported with its
 fix. :func:`recommend` turns the findings into the flags of a
@@ -96,6 +98,7 @@ class Findings:
     model: str
     models: list[str] = field(default_factory=list)
     context_length: int | None = None
+    slots: int | None = None
     problems: list[str] = field(default_factory=list)
     unreachable: str | None = None
     plain: ProbeAnswer | None = None
@@ -202,6 +205,7 @@ async def _probe_models(backend: OpenAIBackend, findings: Findings) -> None:
         return
     except BackendError:
         return  # some servers do not list their models
+    await _probe_props(backend, findings)
     data = listing.get("data") if isinstance(listing, dict) else None
     for entry in data if isinstance(data, list) else []:
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
@@ -212,6 +216,28 @@ async def _probe_models(backend: OpenAIBackend, findings: Findings) -> None:
         for value in (entry.get("max_model_len"), entry.get("context_length"), meta.get("n_ctx_train")):
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 findings.context_length = findings.context_length or value
+                break
+
+
+async def _probe_props(backend: OpenAIBackend, findings: Findings) -> None:
+    """llama.cpp's ``/props`` (beside ``/v1``): its slots and the context each request has."""
+    base = str(backend.base_url or "").rstrip("/")
+    if not base:
+        return
+    root = base[: -len("/v1")] if base.endswith("/v1") else base
+    try:
+        props = await backend.get_json(f"{root}/props")
+    except BackendError:
+        return  # not llama.cpp, or it does not say
+    if not isinstance(props, dict):
+        return
+    slots = props.get("total_slots")
+    if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0:
+        findings.slots = slots
+    settings = props.get("default_generation_settings")
+    n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+    if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0:
+        findings.context_length = n_ctx  # the server's own, not the model's training length
 
 
 def _note_problem(findings: Findings, message: str) -> None:
@@ -333,6 +359,11 @@ def report_lines(findings: Findings, chosen: ServerProfile | None = None) -> lis
         lines.append(f"models listed: {', '.join(findings.models[:8])}")
     if findings.context_length is not None:
         lines.append(f"context length: {findings.context_length} tokens")
+    if findings.slots is not None:
+        lines.append(
+            f"slots: {findings.slots} (requests it serves at once: --max-concurrent {findings.slots}, "
+            f"or GM_MAX_CONCURRENT={findings.slots})"
+        )
     if findings.unreachable is not None:
         lines.append(f"unreachable: {findings.unreachable} (is the server running, the base URL right?)")
         return lines

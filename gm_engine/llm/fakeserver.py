@@ -43,7 +43,8 @@ quirk                      what the server (or its model) does
 
 ``api_key`` (401 for another key), ``models`` (404 for a model not listed) and
 ``context_length`` (400 for a longer prompt, counted at four characters a token; reported
-by ``GET /v1/models``) make the other configuration errors.
+by ``GET /v1/models``) make the other configuration errors; ``slots`` makes ``GET /props``
+answer as llama.cpp's does (its slots, and its context length).
 """
 
 from __future__ import annotations
@@ -226,6 +227,7 @@ class FakeChatServer:
         api_key: str | None = None,
         models: Sequence[str] | None = None,
         context_length: int | None = None,
+        slots: int | None = None,
     ) -> None:
         self.quirks = frozenset(quirks)
         unknown = self.quirks - set(QUIRKS)
@@ -234,6 +236,7 @@ class FakeChatServer:
         self.api_key = api_key
         self.models = tuple(models) if models is not None else None
         self.context_length = context_length
+        self.slots = slots
         self._replies: list[FakeReply] = list(replies)
         self._lock = threading.Lock()
         self.responder = responder
@@ -320,6 +323,10 @@ class FakeChatServer:
             if method == "GET" and path.rstrip("/").endswith("/models"):
                 listed = [self._model_entry(m) for m in self._listed()]
                 return FakeReply(body={"object": "list", "data": listed})
+            if method == "GET" and path.rstrip("/") == "/props" and self.slots is not None:
+                # llama.cpp's server properties, beside /v1
+                settings = {"n_ctx": self.context_length} if self.context_length is not None else {}
+                return FakeReply(body={"default_generation_settings": settings, "total_slots": self.slots})
             if not path.rstrip("/").endswith("/chat/completions"):
                 return FakeReply.error(404, f"fake server: no route {method} {path}")
             if self._replies:

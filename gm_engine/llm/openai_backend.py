@@ -345,7 +345,16 @@ class OpenAIBackend(BackendDefaults):
         Raises:
             ConfigurationError, TransientBackendError, BackendError: as :meth:`send_once`.
         """
-        raw = await self._request("get", "/models", None)
+        return await self.get_json("/models")
+
+    async def get_json(self, path: str) -> object:
+        """The server's answer to ``GET path`` as JSON (None when it is not JSON); ``path`` is
+        under the base URL, or a whole URL (llama.cpp's ``/props`` is beside ``/v1``).
+
+        Raises:
+            ConfigurationError, TransientBackendError, BackendError: as :meth:`send_once`.
+        """
+        raw = await self._request("get", path, None)
         try:
             return json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError):
