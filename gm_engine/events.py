@@ -13,6 +13,7 @@ class                       ``type``              what happened
 :class:`ModelResponseEvent` ``model_response``    the model answered (text, tool calls, usage)
 :class:`ToolResultEvent`    ``tool_result``       a tool call was applied or refused (text sent back)
 :class:`FallbackEvent`      ``fallback``          the offline agent played a turn the model could not
+:class:`RecoveryEvent`      ``recovery``          the turn runner read a call from the text, or re-asked
 :class:`DiceEvent`          ``dice``              dice drawn since the last such event
 :class:`HumanInputEvent`    ``human_input``       the human answered a prompt
 :class:`StateEvent`         ``state``             the engine's state hash after one of its steps
@@ -153,6 +154,20 @@ class FallbackEvent(_Event):
     reason: str
 
 
+class RecoveryEvent(_Event):
+    """The turn runner recovered from an answer that did not call a tool the way it was
+    asked: ``kind`` ``calls_in_text`` (``tool_calls`` were read from the answer's text,
+    written as ``format`` says, and are applied as if sent as calls) or ``reask`` (a
+    text-only answer where a tool was required got one corrective re-ask, which describes
+    the tools in words; a second one goes to the fallback)."""
+
+    type: Literal["recovery"] = "recovery"
+    actor: str
+    kind: Literal["calls_in_text", "reask"]
+    format: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
 class RolledDie(Protocol):
     """A die as the dice source records it."""
 
@@ -210,6 +225,7 @@ SessionEvent = Annotated[
     | ModelResponseEvent
     | ToolResultEvent
     | FallbackEvent
+    | RecoveryEvent
     | DiceEvent
     | HumanInputEvent
     | StateEvent,
@@ -218,7 +234,7 @@ SessionEvent = Annotated[
 
 #: The ``type`` of every event a session may emit.
 EVENT_TYPES = frozenset(
-    {"model_request", "model_response", "tool_result", "fallback", "dice", "human_input", "state"}
+    {"model_request", "model_response", "tool_result", "fallback", "recovery", "dice", "human_input", "state"}
 )
 
 _ADAPTER: TypeAdapter[SessionEvent] = TypeAdapter(SessionEvent)

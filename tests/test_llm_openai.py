@@ -193,8 +193,22 @@ def test_usage_is_estimated_when_the_server_reports_none() -> None:
 
 def test_profile_flags_shape_the_request() -> None:
     ollama = build_chat_request(REQUEST, "m", get_profile("ollama"))
-    assert ollama["tool_choice"] == "auto"  # required is not supported there
+    assert "tool_choice" not in ollama  # Ollama ignores it
     assert "strict" not in ollama["tools"][0]["function"]
+    lmstudio = build_chat_request(REQUEST, "m", get_profile("lmstudio"))
+    assert lmstudio["tool_choice"] == "auto"  # required is answered with an empty reply there
+    # llama.cpp answers several calls unless told not to: an open request says False
+    assert build_chat_request(REQUEST, "m", get_profile("llamacpp"))["parallel_tool_calls"] is False
+    assert "parallel_tool_calls" not in build_chat_request(REQUEST, "m", get_profile("openai"))
+    # vLLM enforces a schema only with strict, and takes any schema as strict
+    loose_schema = REQUEST.model_copy(update={"tools": (ToolSpec(
+        name="say", description="d",
+        parameters={"type": "object", "properties": {"text": {"type": "string", "maxLength": 5}}},
+    ),)})
+    vllm = build_chat_request(loose_schema, "m", get_profile("vllm"))
+    assert vllm["tools"][0]["function"]["strict"] is True
+    openai_body = build_chat_request(loose_schema, "m", get_profile("openai"))
+    assert "strict" not in openai_body["tools"][0]["function"]
     parallel = REQUEST.model_copy(update={"parallel_tool_calls": False})
     assert build_chat_request(parallel, "m", get_profile("openai"))["parallel_tool_calls"] is False
     assert "parallel_tool_calls" not in build_chat_request(parallel, "m", get_profile("lmstudio"))

@@ -9,9 +9,10 @@ import argparse
 import errno
 import sys
 from pathlib import Path
+from typing import TypedDict
 
-from gm_engine.llm.base import BackendError, TransientBackendError
-from gm_engine.llm.retry import parse_deadline
+from gm_engine.llm.base import BackendError, ConfigurationError, TransientBackendError
+from gm_engine.llm.retry import parse_concurrency, parse_deadline
 from gm_engine.safe_text import printable
 from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, SessionSpec
 from gm_engine.transcripts.format import TranscriptStream
@@ -31,12 +32,67 @@ def request_deadline(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def request_timeout(text: str) -> float:
+    """``--request-timeout SECONDS``: a positive number.
+
+    Raises:
+        argparse.ArgumentTypeError: not a positive number of seconds.
+    """
+    try:
+        return parse_deadline(text, "--request-timeout")
+    except BackendError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def max_concurrent(text: str) -> int:
+    """``--max-concurrent N``: a whole number, 0 for no limit.
+
+    Raises:
+        argparse.ArgumentTypeError: not a whole number of 0 or more.
+    """
+    try:
+        return parse_concurrency(text, "--max-concurrent")
+    except BackendError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_deadline_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--request-deadline`` (the total seconds one model request may take)."""
+    """Add the model server's settings: ``--request-deadline`` (the total seconds one model
+    request may take), ``--request-timeout`` (seconds per read) and ``--max-concurrent``
+    (requests sent to the server at once)."""
     parser.add_argument(
         "--request-deadline", type=request_deadline, default=None, metavar="SECONDS",
-        help="seconds one model request may take in all, retries included "
-        "(default: $GM_REQUEST_DEADLINE, else 120); --backend openai only",
+        help="seconds one model request may take in all, retries included, its wait for a free "
+        "slot not counted (default: $GM_REQUEST_DEADLINE, else twice the timeout, at least 120); "
+        "--backend openai only",
+    )
+    parser.add_argument(
+        "--request-timeout", type=request_timeout, default=None, metavar="SECONDS",
+        help="seconds the client waits for each read (default: $GM_REQUEST_TIMEOUT, else 60 for "
+        "openai and 300 for a local server's profile); --backend openai only",
+    )
+    parser.add_argument(
+        "--max-concurrent", type=max_concurrent, default=None, metavar="N",
+        help="model requests sent to the server at once, 0 for no limit (default: "
+        "$GM_MAX_CONCURRENT, else 1 for ollama, llamacpp and lmstudio, no limit otherwise); "
+        "--backend openai only",
+    )
+
+
+class BackendSettings(TypedDict):
+    """The keyword arguments of :func:`gm_engine.llm.make_backend` given on the command line."""
+
+    request_deadline: float | None
+    request_timeout: float | None
+    max_concurrent: int | None
+
+
+def backend_settings(args: argparse.Namespace) -> BackendSettings:
+    """The model server's settings given on the command line (see :func:`add_deadline_argument`)."""
+    return BackendSettings(
+        request_deadline=args.request_deadline,
+        request_timeout=args.request_timeout,
+        max_concurrent=args.max_concurrent,
     )
 
 
@@ -76,7 +132,9 @@ def how_to_go_on(what: str, path: Path | None) -> str:
 def stopped_message(command: str, what: str, exc: BaseException, path: Path | None) -> str:
     """What a play command prints when the session stopped on a failure (the model
     backend, writing the transcript, an interruption): why, and how to go on."""
-    if isinstance(exc, TransientBackendError):
+    if isinstance(exc, ConfigurationError):
+        cause = f"the model server is not set up for this game: {exc}"
+    elif isinstance(exc, TransientBackendError):
         cause = f"cannot reach the model server ({exc})"
     elif isinstance(exc, BackendError):
         cause = f"the model server refused the request ({exc})"

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from gm_engine.cli._play import add_deadline_argument, run_play, transcript_target
+from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
 from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
 from gm_engine.safe_text import printable, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
@@ -141,7 +141,7 @@ def play_command(args: argparse.Namespace) -> int:
     try:
         session_options(spec)
         backend = make_backend(
-            args.backend, model=args.model, profile=args.profile, request_deadline=args.request_deadline
+            args.backend, model=args.model, profile=args.profile, **backend_settings(args)
         )
         show = safe_show(print) if args.plain else rich_show()
         io = SessionIO(backend=backend, human=human, show=show)

@@ -7,7 +7,7 @@ import secrets
 import sys
 from typing import Any
 
-from gm_engine.cli._play import add_deadline_argument, run_play, transcript_target
+from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
 from gm_engine.llm import make_backend
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.safe_text import safe_show
@@ -67,7 +67,7 @@ def _adventure(args: argparse.Namespace) -> int:
         else:
             human = TerminalHuman()
         backend: ModelBackend = make_backend(
-            args.backend, model=args.model, profile=args.profile, request_deadline=args.request_deadline
+            args.backend, model=args.model, profile=args.profile, **backend_settings(args)
         )
         io = SessionIO(backend=backend, human=human, show=safe_show(print))
         target = transcript_target(args, spec)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gm_engine.cli._play import add_deadline_argument, how_to_go_on, stopped_message
+from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_go_on, stopped_message
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import Resumed
@@ -154,7 +154,7 @@ def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBac
     from gm_engine.llm import make_backend
 
     return make_backend(
-        header.backend, model=header.model, profile=args.profile, request_deadline=args.request_deadline
+        header.backend, model=header.model, profile=args.profile, **backend_settings(args)
     )
 
 

@@ -24,9 +24,12 @@ def make_backend(
     models: Mapping[str, str] | None = None,
     profile: str | None = None,
     request_deadline: float | None = None,
+    request_timeout: float | None = None,
+    max_concurrent: int | None = None,
 ) -> ModelBackend:
     """The backend called ``name``: ``offline`` or ``openai`` (configured from the environment;
-    ``request_deadline``, in seconds, overrides ``GM_REQUEST_DEADLINE``).
+    ``request_deadline`` and ``request_timeout``, in seconds, and ``max_concurrent`` override
+    ``GM_REQUEST_DEADLINE``, ``GM_REQUEST_TIMEOUT`` and ``GM_MAX_CONCURRENT``).
 
     Raises:
         BackendError: an unknown name, or the openai backend lacks its configuration.
@@ -39,6 +42,11 @@ def make_backend(
         from gm_engine.llm.openai_backend import OpenAIBackend
 
         return OpenAIBackend.from_env(
-            model=model, profile=profile, models=models, request_deadline=request_deadline
+            model=model,
+            profile=profile,
+            models=models,
+            request_deadline=request_deadline,
+            timeout=request_timeout,
+            max_concurrent=max_concurrent,
         )
     raise BackendError(f"unknown backend {name!r}; known: offline, openai")

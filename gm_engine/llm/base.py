@@ -9,7 +9,10 @@ Message helpers (:func:`assistant_message`, :func:`tool_message`, :func:`user_me
 :func:`system_message`) build the Chat Completions message dicts every backend reads,
 so a conversation kept by a session can be sent to any backend unchanged.
 
-Errors: :class:`BackendError` (the program must handle it), and its subclass
+Errors: :class:`BackendError` (the program must handle it); its subclass
+:class:`ConfigurationError` (the server is not set up for the request: started without
+``--jinja``, no such model, a refused key, a prompt past its context; never retried, and
+its message says the fix); and its subclass
 :class:`TransientBackendError` (worth retrying: connection, timeout, 429, 5xx, the
 request deadline), which the one retry policy of :mod:`gm_engine.llm.retry` retries;
 its subclass :class:`MalformedAnswerError` (a 200 answer that is not a chat completion)
@@ -30,6 +33,17 @@ JsonDict = dict[str, Any]
 
 class BackendError(RuntimeError):
     """A backend failed for a reason the program must handle (not the model's mistake)."""
+
+
+class ConfigurationError(BackendError):
+    """The server refused the request because of how it, or the client, is configured
+    (see :mod:`gm_engine.llm.diagnosis`): retrying cannot help. ``kind`` names the problem
+    and the message says what to do."""
+
+    def __init__(self, message: str, *, kind: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
 
 
 class TransientBackendError(BackendError):

@@ -18,6 +18,33 @@ included), and a reply's ``trickle_s`` sends its body a piece at a time spread o
 that many seconds (each piece soon enough for a per-read timeout, the whole late). A
 request with nothing left to answer it gets a 400 whose message says so (a 4xx, so
 clients do not retry it), and is counted in :attr:`FakeChatServer.unexpected`.
+
+Real servers' quirks
+--------------------
+``quirks`` (each of :data:`QUIRKS`) make the server behave like a real one that has it;
+:meth:`FakeChatServer.with_quirks` also answers from :func:`tool_model`, a fake model that
+acts on the tools it is offered, so that a whole session (or ``gm doctor``'s probes) meets
+the quirk:
+
+=========================  =====================================================================
+quirk                      what the server (or its model) does
+=========================  =====================================================================
+``needs_jinja``            llama.cpp without ``--jinja``: 500 "tools param requires --jinja flag"
+``drops_tools``            a chat template without tool support: ``tools`` dropped silently (200,
+                           plain text, ``finish_reason`` stop)
+``text_before_call``       llama.cpp: free text comes before the call, even under ``required``
+``ignores_tool_choice``    Ollama: ``tool_choice`` ignored (the model answers as under ``auto``)
+``empty_on_required``      LM Studio: ``required`` answered with an empty reply
+``rejects_named_choice``   LM Studio: 400 on a ``tool_choice`` naming a function (an object)
+``loose_without_strict``   vLLM: an argument schema is enforced only on a ``strict`` tool
+``parallel_by_default``    llama.cpp: several calls unless ``parallel_tool_calls`` is sent False
+``calls_in_content``       the model writes its call in the text (``<tool_call>{…}</tool_call>``)
+=========================  =====================================================================
+
+``api_key`` (401 for another key), ``models`` (404 for a model not listed) and
+``context_length`` (400 for a longer prompt, counted at four characters a token; reported
+by ``GET /v1/models``) make the other configuration errors; ``slots`` makes ``GET /props``
+answer as llama.cpp's does (its slots, and its context length).
 """
 
 from __future__ import annotations
@@ -26,7 +53,7 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -44,6 +71,20 @@ MalformedKind = Literal[
 ]
 MALFORMED_KINDS: tuple[MalformedKind, ...] = get_args(MalformedKind)
 
+
+#: The quirks of real servers the fake server can have (see the module docstring).
+Quirk = Literal[
+    "needs_jinja",
+    "drops_tools",
+    "text_before_call",
+    "ignores_tool_choice",
+    "empty_on_required",
+    "rejects_named_choice",
+    "loose_without_strict",
+    "parallel_by_default",
+    "calls_in_content",
+]
+QUIRKS: tuple[Quirk, ...] = get_args(Quirk)
 
 #: How many pieces a trickled body is sent in.
 TRICKLE_PIECES = 20
@@ -158,6 +199,10 @@ class RecordedRequest:
 
 Responder = Callable[[JsonDict], FakeReply]
 
+#: What a fake model calls given the tools it knows (OpenAI function entries, or
+#: ``name``/``parameters`` dicts): ``(tool name, arguments)`` pairs.
+Chooser = Callable[[list[JsonDict]], list[tuple[str, dict[str, Any]]]]
+
 
 class _QuietServer(ThreadingHTTPServer):
     """A client hanging up mid-request (a cancelled call, a session stopping) is normal
@@ -178,15 +223,37 @@ class FakeChatServer:
         *,
         responder: Responder | None = None,
         latency_s: float = 0.0,
+        quirks: Iterable[Quirk] = (),
+        api_key: str | None = None,
+        models: Sequence[str] | None = None,
+        context_length: int | None = None,
+        slots: int | None = None,
     ) -> None:
+        self.quirks = frozenset(quirks)
+        unknown = self.quirks - set(QUIRKS)
+        if unknown:
+            raise ValueError(f"unknown quirk {sorted(unknown)[0]!r}; known: {', '.join(QUIRKS)}")
+        self.api_key = api_key
+        self.models = tuple(models) if models is not None else None
+        self.context_length = context_length
+        self.slots = slots
         self._replies: list[FakeReply] = list(replies)
         self._lock = threading.Lock()
         self.responder = responder
         self.latency_s = latency_s
         self.requests: list[RecordedRequest] = []
         self.unexpected = 0
+        #: Requests being answered right now, and the most there ever were at once.
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+
+    @classmethod
+    def with_quirks(cls, *quirks: Quirk, calls: Chooser | None = None, **options: Any) -> FakeChatServer:
+        """A server with ``quirks`` whose answers come from :func:`tool_model` (``calls``: its
+        choice of calls; ``options``: the other keyword arguments of the constructor)."""
+        return cls(responder=tool_model(quirks, calls=calls), quirks=quirks, **options)
 
     def add(self, *replies: FakeReply) -> None:
         """Append replies to the script."""
@@ -250,17 +317,174 @@ class FakeChatServer:
         with self._lock:
             lowered = {k.lower(): v for k, v in headers.items()}
             self.requests.append(RecordedRequest(method, path, lowered, body))
+            refusal = self._refusal(method, path, lowered, body)
+            if refusal is not None:
+                return refusal
             if method == "GET" and path.rstrip("/").endswith("/models"):
-                return FakeReply(body={"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                listed = [self._model_entry(m) for m in self._listed()]
+                return FakeReply(body={"object": "list", "data": listed})
+            if method == "GET" and path.rstrip("/") == "/props" and self.slots is not None:
+                # llama.cpp's server properties, beside /v1
+                settings = {"n_ctx": self.context_length} if self.context_length is not None else {}
+                return FakeReply(body={"default_generation_settings": settings, "total_slots": self.slots})
             if not path.rstrip("/").endswith("/chat/completions"):
                 return FakeReply.error(404, f"fake server: no route {method} {path}")
             if self._replies:
                 return self._replies.pop(0)
+            if "drops_tools" in self.quirks:
+                dropped = ("tools", "tool_choice", "parallel_tool_calls")
+                body = {k: v for k, v in body.items() if k not in dropped}
+            if "ignores_tool_choice" in self.quirks:
+                body = {k: v for k, v in body.items() if k != "tool_choice"}
         if self.responder is not None:
             return self.responder(body)
         with self._lock:
             self.unexpected += 1
         return FakeReply.error(400, "fake server: no scripted reply left for this request")
+
+
+    def _listed(self) -> tuple[str, ...]:
+        return self.models if self.models is not None else ("fake",)
+
+    def _model_entry(self, name: str) -> JsonDict:
+        entry: JsonDict = {"id": name, "object": "model"}
+        if self.context_length is not None:
+            entry["max_model_len"] = self.context_length  # as vLLM says it
+            entry["meta"] = {"n_ctx_train": self.context_length}  # as llama.cpp says it
+        return entry
+
+    def _refusal(
+        self, method: str, path: str, headers: Mapping[str, str], body: JsonDict
+    ) -> FakeReply | None:
+        """The configuration error this server answers ``body`` with, if any."""
+        if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
+            return FakeReply.error(401, "Invalid API Key")
+        if method != "POST":
+            return None
+        model = body.get("model")
+        if self.models is not None and model not in self.models:
+            return FakeReply.error(404, f"model '{model}' not found")
+        if "needs_jinja" in self.quirks and body.get("tools"):
+            return FakeReply.error(500, "tools param requires --jinja flag")
+        if "rejects_named_choice" in self.quirks and isinstance(body.get("tool_choice"), dict):
+            return FakeReply.error(400, "Invalid tool_choice: an object is not supported")
+        if self.context_length is not None:
+            tokens = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
+            if tokens > self.context_length:
+                return FakeReply.error(
+                    400, f"the request exceeds the available context size ({tokens} > {self.context_length} "
+                    "tokens), try increasing it"
+                )
+        return None
+
+
+def tool_model(quirks: Iterable[Quirk] = (), *, calls: Chooser | None = None) -> Responder:
+    """A fake model that acts on the tools it is offered, with the model-side ``quirks``.
+
+    Under ``tool_choice`` ``required`` or naming a tool it calls one (the named one, else
+    the first; with ``text_before_call`` after some text); under ``auto`` (or when the
+    choice is ignored) it talks on its first answer and calls a tool once it is told again
+    (a user message starting ``[engine]`` after its text). Arguments are the first value
+    each schema allows (a value outside an enum with ``loose_without_strict`` on a tool
+    that is not strict); with ``parallel_by_default`` it calls twice unless
+    ``parallel_tool_calls`` is False; with ``calls_in_content`` the calls are written as
+    ``<tool_call>`` text. Offered no tools, it talks, unless a re-ask describes tools as
+    JSON lines (``{"name": …, "parameters": …}``): then it writes a call to the first.
+    ``calls``, when given, chooses the calls instead (the quirks still apply to them).
+    """
+    chosen_quirks = frozenset(quirks)
+
+    def answer(body: JsonDict) -> FakeReply:
+        tools = [t.get("function", {}) for t in body.get("tools") or [] if isinstance(t, dict)]
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        last = messages[-1] if messages else {}
+        told_again = last.get("role") == "user" and str(last.get("content") or "").startswith("[engine]")
+        refused = sum(1 for m in messages if m.get("role") == "tool")
+        usage = (len(json.dumps(messages, ensure_ascii=False)) // 4, 9)
+        if not tools:
+            described = _described_tools(str(last.get("content") or "")) if told_again else []
+            if described:
+                name, arguments = (
+                    calls(described)[0] if calls is not None
+                    else (described[0]["name"], _example(described[0]["parameters"], 0))
+                )
+                call = {"name": name, "arguments": arguments}
+                written = json.dumps(call, ensure_ascii=False)
+                return FakeReply.text(f"<tool_call>{written}</tool_call>", usage=usage)
+            return FakeReply.text("はい、わかりました。", usage=usage)
+        choice = body.get("tool_choice", "auto")
+        if isinstance(choice, dict):
+            name = choice.get("function", {}).get("name")
+            picked = next((t for t in tools if t.get("name") == name), tools[0])
+        elif choice == "required":
+            if "empty_on_required" in chosen_quirks:
+                return FakeReply.text("", usage=usage)
+            picked = tools[refused % len(tools)]
+        elif choice == "none" or not told_again:
+            return FakeReply.text("まずは様子を見ます。", usage=usage)
+        else:
+            picked = tools[refused % len(tools)]
+        loose = "loose_without_strict" in chosen_quirks and picked.get("strict") is not True
+        several = "parallel_by_default" in chosen_quirks and body.get("parallel_tool_calls") is not False
+        count = 2 if several else 1
+        made = [
+            (str(picked.get("name")), _example(picked.get("parameters") or {}, refused + i, loose=loose))
+            for i in range(count)
+        ]
+        if calls is not None:
+            made = calls(tools if isinstance(choice, str) else [picked]) * count
+        text = "考えてから決めます。" if "text_before_call" in chosen_quirks else None
+        if "calls_in_content" in chosen_quirks:
+            written = "".join(
+                f"<tool_call>{json.dumps({'name': n, 'arguments': a}, ensure_ascii=False)}</tool_call>"
+                for n, a in made
+            )
+            return FakeReply.text((text or "") + written, usage=usage)
+        return FakeReply.tool_calls(*made, content=text, usage=usage)
+
+    return answer
+
+
+def _described_tools(text: str) -> list[JsonDict]:
+    found: list[JsonDict] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(
+            value.get("parameters"), dict
+        ):
+            found.append(value)
+    return found
+
+
+def _example(schema: Any, k: int, *, loose: bool = False) -> Any:
+    """A value ``schema`` allows (the ``k``-th of an enum), or with ``loose`` one its enum does not."""
+    if not isinstance(schema, dict):
+        return None
+    if schema.get("enum"):
+        values = schema["enum"]
+        return f"not-{values[0]}" if loose else values[k % len(values)]
+    for key in ("anyOf", "oneOf"):
+        options = [o for o in schema.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"]
+        if options:
+            return _example(options[0], k, loose=loose)
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        return {name: _example(sub, k, loose=loose) for name, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        size = min(max(1, int(schema.get("minItems", 1))), int(schema.get("maxItems", 1)))
+        return [_example(schema.get("items") or {}, k + i, loose=loose) for i in range(size)]
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    low, high = int(schema.get("minLength", 1)), int(schema.get("maxLength", 8))
+    return "あ" * max(1, min(low, high)) if low <= high else ""
 
 
 def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
@@ -282,7 +506,16 @@ def _make_handler(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             received = self.received
-            reply = server._answer(method, self.path, dict(self.headers.items()), raw)
+            with server._lock:
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._reply(server._answer(method, self.path, dict(self.headers.items()), raw), received)
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _reply(self, reply: FakeReply, received: float) -> None:
             # the latency runs from the request's arrival: the server's own work (parsing,
             # the responder) is part of it, so every call costs the same fixed time however
             # many arrive at once and however slow the responder is

@@ -36,8 +36,9 @@ SleepFunc = Callable[[float], Awaitable[None]]
 #: The longest wait a server's Retry-After may impose on one retry.
 MAX_RETRY_AFTER_S = 30.0
 
-#: Seconds one model request may take in all (attempts and waits between them included):
-#: twice the per-read timeout, so that one slow answer and one retry fit.
+#: Seconds one model request may take in all (attempts and waits between them included) at
+#: the least; a backend's default is twice its per-read timeout when that is longer, so
+#: that one slow answer and one retry fit.
 DEFAULT_REQUEST_DEADLINE_S = 120.0
 
 
@@ -53,6 +54,21 @@ def parse_deadline(text: str, source: str = "GM_REQUEST_DEADLINE") -> float:
         value = math.nan
     if not math.isfinite(value) or value <= 0:
         raise BackendError(f"{source} must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def parse_concurrency(text: str, source: str = "GM_MAX_CONCURRENT") -> int:
+    """A number of concurrent requests from ``text``: a whole number, 0 for no limit.
+
+    Raises:
+        BackendError: not a whole number of 0 or more (``source`` names where it came from).
+    """
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise BackendError(f"{source} must be a whole number of 0 (no limit) or more, not {text!r}")
     return value
 
 

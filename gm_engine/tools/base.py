@@ -10,7 +10,12 @@ A tool is declared once, as a pydantic model of its arguments::
         tool_name: ClassVar[str] = "vote"
         target: str = Field(description="seat of the player you vote for")
 
-Its OpenAI function schema is generated (:meth:`Tool.spec`), never written by hand.
+Its OpenAI function schema is generated (:meth:`Tool.spec`), never written by hand, and says
+every constraint its validators check (lengths, enums), or the validators normalise what the
+schema cannot say (a name is stripped rather than refused: :func:`stripped_or`), so that a
+server building a grammar from it cannot write a value the engine then refuses. A tool that
+is book-keeping rather than the turn's action (a persona's notes) sets ``uses_action = False``.
+
 Each turn, the session offers only the tools legal for the current actor and phase,
 and narrows their choice fields to enums of the current legal choices::
 
@@ -27,6 +32,11 @@ Running a turn
   naming the allowed values;
 * a handler raising :class:`ModelRetry` (the engine refused the action: the handler
   translates the engine's own refusal, see :func:`retry_on`) -> an error with its message.
+
+An answer with no tool calls is read for calls written in its text (``<tool_call>`` tags,
+a JSON code block or object naming an offered tool), which are applied like sent ones; a
+text-only answer where an action is required gets one corrective re-ask, and a second goes
+to the fallback. Both recoveries are recorded as ``recovery`` events.
 
 Any other exception a handler raises is a program error: it propagates out of
 :meth:`TurnRunner.run` (it is not answered to the model, nor covered by the fallback).
@@ -69,7 +79,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from gm_engine.events import (
     EventSink,
@@ -77,6 +87,7 @@ from gm_engine.events import (
     ModelRequestEvent,
     ModelResponseEvent,
     NullSink,
+    RecoveryEvent,
     ToolResultEvent,
 )
 from gm_engine.llm.base import (
@@ -91,6 +102,7 @@ from gm_engine.llm.base import (
     tool_message,
     user_message,
 )
+from gm_engine.llm.text_calls import calls_in_text, how_to_write_a_call
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -130,6 +142,23 @@ class TurnError(ValueError):
     """A turn cannot finish: the retry budget ran out without a fallback, or the fallback was refused."""
 
 
+def stripped_or(default: str) -> AfterValidator:
+    """Validator metadata of a name the model writes (``Annotated[str, stripped_or("…")]``):
+    white space around it is stripped rather than refused (a model, or the grammar a server
+    builds from the schema, may well put a space first), and a name of white space only
+    becomes ``default``. Give its length with ``Field`` as usual.
+
+    There is no ``pattern`` for "not blank": llama.cpp's JSON-schema grammar, given a
+    pattern, drops the string's length limits and copies a character class into the grammar
+    as written (``\\s`` is no escape it knows), so normalising is the one way a grammar and
+    the engine agree."""
+
+    def normalise(text: str) -> str:
+        return text.strip() or default
+
+    return AfterValidator(normalise)
+
+
 class Tool(BaseModel):
     """Base class of a tool: subclass it with the tool's argument fields.
 
@@ -141,6 +170,10 @@ class Tool(BaseModel):
 
     tool_name: ClassVar[str] = ""
     tool_description: ClassVar[str] = ""
+    #: Whether a call of this tool counts against a turn's ``max_actions`` and stands for
+    #: the turn's action (False for book-keeping such as a persona's notes: a turn whose
+    #: model only kept its notes still owes its action).
+    uses_action: ClassVar[bool] = True
 
     @classmethod
     def description(cls) -> str:
@@ -401,6 +434,11 @@ class AppliedAction:
     output: ToolOutput
     by_fallback: bool = False
 
+    @property
+    def uses_action(self) -> bool:
+        """Whether this action counts as the turn's action (see :attr:`Tool.uses_action`)."""
+        return type(self.arguments).uses_action
+
 
 @dataclass(frozen=True)
 class TurnResult:
@@ -468,11 +506,18 @@ class TurnRunner:
     ) -> TurnResult:
         """Run one turn.
 
-        The turn ends when ``max_actions`` actions were applied, when an action's output
-        has ``ends_turn``, or when the model answers with text only and either
-        ``require_action`` is False or an action was already applied. With
-        ``require_action`` (the default) a text-only answer before any action is an
-        error answered like the others.
+        The turn ends when ``max_actions`` actions were applied (a tool whose
+        :attr:`Tool.uses_action` is False is not counted, nor taken for the turn's action),
+        when an action's output has ``ends_turn``, or when the model answers with text only
+        and either ``require_action`` is False or an action was already applied. With
+        ``require_action`` (the default) a text-only answer before any action gets one
+        corrective re-ask (an error that also describes each tool's schema and how to write
+        a call in the text); a second text-only answer goes to the fallback at once.
+
+        Calls the model wrote in its text (``<tool_call>`` tags, a JSON code block or object
+        naming an offered tool; see :mod:`gm_engine.llm.text_calls`) when it sent none are
+        applied like sent ones; each such recovery, and each re-ask, is recorded as a
+        ``recovery`` event.
 
         ``offers`` may be a function returning the offers of the moment: it is called
         again before every request, so a free turn (the adventure GM's) sees the tools
@@ -498,6 +543,10 @@ class TurnRunner:
         responses = 0
         ended = False
         faulted = False  # a malformed answer from the server ended the turn
+        reasked = False  # the one corrective re-ask after a text-only answer was made
+
+        def acted() -> int:
+            return sum(1 for a in actions if a.uses_action)
 
         while not ended:
             if len(errors) > self.retry_budget or responses >= self.max_responses:
@@ -505,7 +554,7 @@ class TurnRunner:
             if callable(offers) and responses:
                 # the legal tools may have changed with the actions applied so far
                 by_name, specs = _index(offers())
-            wants_tool = require_action and not actions and bool(specs)
+            wants_tool = require_action and not acted() and bool(specs)
             request = ModelRequest(
                 actor=actor,
                 messages=tuple(convo),
@@ -531,6 +580,18 @@ class TurnRunner:
                 break
             responses += 1
             self.sink.emit(ModelResponseEvent.of(actor, response))
+            if not response.tool_calls and specs:
+                written = calls_in_text(response.content, set(by_name))
+                if written is not None:
+                    # the model wrote its call in the text (a template without tool support, a
+                    # small model): it is applied as if sent, and the conversation shows it as
+                    # a call so that the tool's answer follows a call of the same id
+                    self.sink.emit(RecoveryEvent(
+                        actor=actor, kind="calls_in_text", format=written.format, tool_calls=written.calls
+                    ))
+                    response = response.model_copy(
+                        update={"content": written.remaining, "tool_calls": written.calls}
+                    )
             convo.append(assistant_message(response))
             content = response.content
             if not response.tool_calls:
@@ -540,14 +601,25 @@ class TurnRunner:
                         + ", ".join(by_name)
                     )
                     errors.append(error)
-                    convo.append(user_message(f"[engine] {error}"))
+                    if reasked:
+                        # told once how to call, the model still talks: the fallback decides
+                        # rather than the budget being spent on more of the same
+                        self.sink.emit(
+                            ToolResultEvent(actor=actor, tool=None, arguments=None, ok=False, result=error)
+                        )
+                        break
+                    reasked = True
+                    self.sink.emit(RecoveryEvent(actor=actor, kind="reask"))
+                    convo.append(user_message(f"[engine] {error}\n{how_to_write_a_call(specs)}"))
                     self.sink.emit(
                         ToolResultEvent(actor=actor, tool=None, arguments=None, ok=False, result=error)
                     )
                     continue
                 break
             for call in response.tool_calls:
-                if ended:
+                offer = by_name.get(call.name)
+                if ended and (offer is None or offer.tool.uses_action):
+                    # book-keeping (a persona's notes) sent in the same answer still stands
                     text = "not executed: the turn had already ended with an earlier call"
                     convo.append(tool_message(call.id, text))
                     self._emit_result(actor, call, ok=False, text=text)
@@ -559,11 +631,11 @@ class TurnRunner:
                     errors.append(text)
                     continue
                 actions.append(applied)
-                if applied.output.ends_turn or len(actions) >= max_actions:
+                if applied.output.ends_turn or acted() >= max_actions:
                     ended = True
 
         used_fallback = False
-        needs_action = require_action and not actions and bool(specs)
+        needs_action = require_action and not acted() and bool(specs)
         spent = len(errors) > self.retry_budget or responses >= self.max_responses
         if not ended and (needs_action or faulted or spent):
             if fallback is None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
@@ -45,7 +45,7 @@ from gm_engine.combat.render import master_data, party_status, session_status
 from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice.source import DiceSource
-from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput, retry_on
+from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput, retry_on, stripped_or
 
 #: Steps that move a battle from one pause to the next, and whether the result is a pause
 #: that hands the turn back to the player.
@@ -55,12 +55,19 @@ STEPS: dict[str, bool] = {"roll": True, "judge": True, "narrate": False, "next_r
 MAX_PARTY = 4
 
 
+#: A character's name: stripped; white space only gives the adventure's nameless traveller.
+CharacterName = Annotated[str, stripped_or("名無しの旅人")]
+
+#: What the enemies are called: stripped; white space only gives plain monsters.
+EnemyName = Annotated[str, stripped_or("魔物")]
+
+
 class CreateCharacter(Tool):
     """Create the player's character from the player's choices (rank, weapon, armour, shield,
     spells; one spell per slot: 駆け出し 2, 熟練 3, 英雄 5, 一般人 none)."""
 
     tool_name: ClassVar[str] = "create_character"
-    name: str = Field(min_length=1, max_length=40)
+    name: CharacterName = Field(min_length=1, max_length=40)
     rank: str
     weapon: str
     armour: str
@@ -73,7 +80,7 @@ class CreateCharacterPreset(Tool):
     おまかせ (weapon +2, armour 2, small shield, 1-2 spells)."""
 
     tool_name: ClassVar[str] = "create_character_preset"
-    name: str = Field(min_length=1, max_length=40)
+    name: CharacterName = Field(min_length=1, max_length=40)
     rank: str
     preset: str
 
@@ -91,7 +98,7 @@ class StartBattle(Tool):
     tool_name: ClassVar[str] = "start_battle"
     kind: str = Field(description="雑魚戦 (mobs), エリート戦 (elites) or ボス戦 (a boss)")
     difficulty: list[str] = Field(description="adjustments: 弱い, 強い, 長引く, 瞬殺 (usually none)")
-    enemy_name: str = Field(
+    enemy_name: EnemyName = Field(
         min_length=1, max_length=16, description="what the enemies are called, e.g. ゴブリン"
     )
 

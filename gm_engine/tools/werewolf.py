@@ -82,14 +82,18 @@ def _one_line(text: str) -> str:
 OneLineText = Annotated[str, AfterValidator(_one_line)]
 
 
-def _not_blank(text: str) -> str:
-    if not text:
-        raise ValueError("say something: the text is empty once white space is folded")
-    return text
+#: What a persona who says nothing is taken to say.
+SILENCE = "……"
 
 
-#: :data:`OneLineText` that must say something (a speech, a vote's reason).
-SpokenText = Annotated[OneLineText, AfterValidator(_not_blank)]
+def _silence_if_blank(text: str) -> str:
+    # the schema allows " " (no pattern: see tools.base.stripped_or), so it is normalised, not refused
+    return text or SILENCE
+
+
+#: :data:`OneLineText` that says something (a speech, a vote's reason): white space only is
+#: taken for silence.
+SpokenText = Annotated[OneLineText, AfterValidator(_silence_if_blank)]
 
 
 class SpeakTool(Tool):
@@ -168,7 +172,9 @@ class UpdateNotesTool(Tool):
     """自分用メモを書き換える（最大5行）。次の手番でもあなたにだけ見える。使うなら行動より先に呼ぶ。"""
 
     tool_name: ClassVar[str] = "update_notes"
-    lines: list[str] = Field(
+    uses_action: ClassVar[bool] = False  # keeping notes never costs the turn its action
+    # each line's length is in the schema too, so that a grammar built from it keeps to it
+    lines: list[Annotated[str, Field(max_length=MAX_NOTE_CHARS)]] = Field(
         max_length=MAX_NOTE_LINES, description=f"メモ全体（最大{MAX_NOTE_LINES}行、各{MAX_NOTE_CHARS}字まで）"
     )
 

@@ -441,7 +441,7 @@ class WerewolfSession:
                 offers=[*offers(turn), self._notes_offer(turn)],
                 fallback=lambda: self._fallback_tool(seat, task, legal, number),
                 context=context,
-                max_actions=2,
+                max_actions=1,  # update_notes is not counted: it never costs the action
                 model=self.spec.model,
                 day=self.game.phase.day,
                 phase=phase,

@@ -1,0 +1,445 @@
+"""``gm doctor``'s probes: a few small requests that find out what a model server supports.
+
+:func:`probe_server` lists the server's models (and the context length, when it says
+one), asks for a plain answer, then offers one tool (``vote``, an enum of two seats) in
+the ways a session does and reads what comes back:
+
+* ``tool_choice="required"``: a call (sent as a call, or written in the text), text
+  before it, an empty reply, or text only; after text only or an empty reply, the turn
+  runner's corrective re-ask is sent once under ``auto``, so that a server that ignores
+  ``tool_choice`` or answers ``required`` with nothing (the call comes on the re-ask) is
+  told from a template without tool support (never a call sent as one);
+* a ``tool_choice`` naming the tool: honoured, ignored or refused;
+* ``parallel_tool_calls`` sent False, and left out, when asked for two calls;
+* ``strict``: accepted or refused, and whether the arguments keep to the enum with and
+  without it;
+* llama.cpp's ``/props``, when there: its slots (the requests it serves at once) and the
+  context length it runs with.
+
+Every configuration error :mod:`gm_engine.llm.diagnosis` recognises is reported with its
+fix. :func:`recommend` turns the findings into the flags of a
+:class:`~gm_engine.llm.profiles.ServerProfile` and names the registered profile that fits
+them best; :func:`report_lines` is what the command prints. A real model answers each
+probe as it likes, so one run is a reading, not a proof: the findings say what was seen.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gm_engine.llm.base import (
+    BackendError,
+    ConfigurationError,
+    JsonDict,
+    MalformedAnswerError,
+    ToolCall,
+    ToolSpec,
+    TransientBackendError,
+)
+from gm_engine.llm.openai_backend import OpenAIBackend, read_completion
+from gm_engine.llm.profiles import ServerProfile, profiles
+from gm_engine.llm.text_calls import calls_in_text, how_to_write_a_call
+
+#: The longest answer a probe asks for.
+PROBE_MAX_TOKENS = 128
+
+#: The seats the probe tool's enum allows.
+SEATS = ("P3", "P4")
+
+PROBE_TOOL = ToolSpec(
+    name="vote",
+    description="Vote for the seat you want to leave the table.",
+    parameters={
+        "type": "object",
+        "properties": {"target": {"type": "string", "enum": list(SEATS), "description": "the seat"}},
+        "required": ["target"],
+        "additionalProperties": False,
+    },
+)
+
+_SYSTEM = "You are testing a tool. Answer only by calling the tool you are given."
+_ASK_ONE = "Call the tool vote with target P3."
+_ASK_TWO = "Call the tool vote twice in this one answer: once with target P3 and once with target P4."
+
+#: How an answer to a tool probe came back.
+AnswerKind = Literal["call", "call_in_text", "text", "empty", "refused", "failed"]
+
+
+@dataclass(frozen=True)
+class ProbeAnswer:
+    """What one probe got: how it came back, the calls (sent or read from the text), whether
+    text came with them, the arguments' seats, the refusal's or failure's message, latency."""
+
+    kind: AnswerKind
+    calls: tuple[ToolCall, ...] = ()
+    text: str | None = None
+    error: str = ""
+    latency_s: float = 0.0
+
+    @property
+    def called(self) -> bool:
+        """Whether the answer held a call of the probe tool, sent or written in the text."""
+        return self.kind in ("call", "call_in_text")
+
+    @property
+    def in_enum(self) -> bool:
+        """Whether every call's ``target`` is one of :data:`SEATS`."""
+        return bool(self.calls) and all(_target(call) in SEATS for call in self.calls)
+
+
+@dataclass
+class Findings:
+    """Everything the probes saw (None: not probed, e.g. after a configuration error)."""
+
+    base_url: str
+    model: str
+    models: list[str] = field(default_factory=list)
+    context_length: int | None = None
+    slots: int | None = None
+    problems: list[str] = field(default_factory=list)
+    unreachable: str | None = None
+    plain: ProbeAnswer | None = None
+    usage_reported: bool | None = None
+    required: ProbeAnswer | None = None
+    reask: ProbeAnswer | None = None
+    named: ProbeAnswer | None = None
+    parallel_false: ProbeAnswer | None = None
+    parallel_left_out: ProbeAnswer | None = None
+    strict: ProbeAnswer | None = None
+    loose: ProbeAnswer | None = None
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def tools_work(self) -> bool:
+        """Whether any probe got a call sent as a call."""
+        answers = (self.required, self.reask, self.named, self.parallel_false, self.parallel_left_out)
+        return any(a is not None and a.kind == "call" for a in answers)
+
+    @property
+    def tools_dropped(self) -> bool:
+        """Whether the server answered tool requests with text only, never a call sent as one,
+        and the model wrote no call until the re-ask described the tool in words: a chat
+        template without tool support drops ``tools`` silently."""
+        first = [a for a in (self.required, self.named) if a is not None]
+        return bool(first) and not self.tools_work and all(a.kind == "text" for a in first)
+
+    @property
+    def calls_in_text(self) -> bool:
+        """Whether a call came written in the text."""
+        answers = (self.required, self.reask, self.named, self.parallel_false, self.parallel_left_out)
+        return any(a is not None and a.kind == "call_in_text" for a in answers)
+
+
+def probe_body(
+    model: str,
+    ask: str,
+    *,
+    tool_choice: str | JsonDict | None = "required",
+    parallel: bool | None = None,
+    strict: bool = False,
+    extra: tuple[JsonDict, ...] = (),
+) -> JsonDict:
+    """A probe's request body: the probe tool offered with ``tool_choice`` (None: left out)."""
+    body: JsonDict = {
+        "model": model,
+        "messages": [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": ask}, *extra],
+        "max_tokens": PROBE_MAX_TOKENS,
+        "tools": [PROBE_TOOL.to_openai(strict=strict)],
+    }
+    if tool_choice is not None:
+        body["tool_choice"] = tool_choice
+    if parallel is not None:
+        body["parallel_tool_calls"] = parallel
+    return body
+
+
+async def probe_server(backend: OpenAIBackend) -> Findings:
+    """Run every probe against ``backend``'s server (its default model) and say what was seen."""
+    findings = Findings(base_url=str(backend.base_url or "(the client's default)"), model=backend.model)
+    try:
+        await _probe_models(backend, findings)
+        plain = await _ask(backend, {"model": backend.model, "max_tokens": 16,
+                                     "messages": [{"role": "user", "content": "Say OK."}]}, findings)
+        findings.plain = plain
+        if plain.kind == "failed" or findings.unreachable is not None:
+            return findings
+        findings.required = await _ask(backend, probe_body(backend.model, _ASK_ONE), findings)
+        if findings.required.kind in ("text", "empty"):
+            said = {"role": "assistant", "content": findings.required.text or ""}
+            reask = {
+                "role": "user",
+                "content": "[engine] error: you answered without calling a tool; call exactly one of: vote\n"
+                + how_to_write_a_call([PROBE_TOOL]),
+            }
+            # under auto, as a profile without required sends it: a server that answers
+            # required with an empty reply, or ignores tool_choice, still shows its calls
+            again = probe_body(backend.model, _ASK_ONE, tool_choice="auto", extra=(said, reask))
+            findings.reask = await _ask(backend, again, findings)
+        if findings.problems:
+            return findings
+        named = {"type": "function", "function": {"name": "vote"}}
+        findings.named = await _ask(backend, probe_body(backend.model, _ASK_ONE, tool_choice=named), findings)
+        findings.parallel_false = await _ask(
+            backend, probe_body(backend.model, _ASK_TWO, parallel=False), findings
+        )
+        findings.parallel_left_out = await _ask(backend, probe_body(backend.model, _ASK_TWO), findings)
+        ask_outside = "Call the tool vote with target P7."  # outside the enum: only a grammar keeps it in
+        findings.loose = await _ask(backend, probe_body(backend.model, ask_outside), findings)
+        findings.strict = await _ask(backend, probe_body(backend.model, ask_outside, strict=True), findings)
+    finally:
+        await backend.aclose()
+    return findings
+
+
+async def _probe_models(backend: OpenAIBackend, findings: Findings) -> None:
+    try:
+        listing = await backend.list_models()
+    except ConfigurationError as exc:
+        _note_problem(findings, str(exc))
+        return
+    except TransientBackendError as exc:
+        findings.unreachable = str(exc)
+        return
+    except BackendError:
+        return  # some servers do not list their models
+    await _probe_props(backend, findings)
+    data = listing.get("data") if isinstance(listing, dict) else None
+    for entry in data if isinstance(data, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            continue
+        findings.models.append(entry["id"])
+        meta = entry.get("meta")
+        meta = meta if isinstance(meta, dict) else {}
+        for value in (entry.get("max_model_len"), entry.get("context_length"), meta.get("n_ctx_train")):
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                findings.context_length = findings.context_length or value
+                break
+
+
+async def _probe_props(backend: OpenAIBackend, findings: Findings) -> None:
+    """llama.cpp's ``/props`` (beside ``/v1``): its slots and the context each request has."""
+    base = str(backend.base_url or "").rstrip("/")
+    if not base:
+        return
+    root = base[: -len("/v1")] if base.endswith("/v1") else base
+    try:
+        props = await backend.get_json(f"{root}/props")
+    except BackendError:
+        return  # not llama.cpp, or it does not say
+    if not isinstance(props, dict):
+        return
+    slots = props.get("total_slots")
+    if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0:
+        findings.slots = slots
+    settings = props.get("default_generation_settings")
+    n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+    if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0:
+        findings.context_length = n_ctx  # the server's own, not the model's training length
+
+
+def _note_problem(findings: Findings, message: str) -> None:
+    if message not in findings.problems:
+        findings.problems.append(message)
+
+
+async def _ask(backend: OpenAIBackend, body: JsonDict, findings: Findings) -> ProbeAnswer:
+    if findings.unreachable is not None:
+        return ProbeAnswer("failed", error=findings.unreachable)
+    try:
+        raw, latency = await backend.send_once(body)
+    except ConfigurationError as exc:
+        _note_problem(findings, str(exc))
+        return ProbeAnswer("failed", error=str(exc))
+    except MalformedAnswerError as exc:
+        return ProbeAnswer("failed", error=str(exc))
+    except TransientBackendError as exc:
+        if exc.status is None:  # no answer at all: the server is not there
+            findings.unreachable = str(exc)
+        return ProbeAnswer("failed", error=str(exc))
+    except BackendError as exc:
+        return ProbeAnswer("refused", error=str(exc))
+    findings.latencies.append(latency)
+    try:
+        content, calls, usage = read_completion(raw)
+    except MalformedAnswerError as exc:
+        return ProbeAnswer("failed", error=str(exc), latency_s=latency)
+    if "tools" not in body:
+        findings.usage_reported = usage is not None
+    if calls:
+        return ProbeAnswer("call", calls=calls, text=content or None, latency_s=latency)
+    written = calls_in_text(content, {PROBE_TOOL.name})
+    if written is not None:
+        return ProbeAnswer("call_in_text", calls=written.calls, text=written.remaining, latency_s=latency)
+    if not (content or "").strip():
+        return ProbeAnswer("empty", latency_s=latency)
+    return ProbeAnswer("text", text=content, latency_s=latency)
+
+
+def _target(call: ToolCall) -> object:
+    try:
+        arguments = json.loads(call.arguments)
+    except json.JSONDecodeError:
+        return None
+    return arguments.get("target") if isinstance(arguments, dict) else None
+
+
+#: The profile flags :func:`recommend` reads from the findings, in the order it lists them.
+CAPABILITY_FLAGS = (
+    "supports_tool_choice_required",
+    "supports_named_tool_choice",
+    "honours_tool_choice",
+    "text_before_call",
+    "supports_parallel_tool_calls",
+    "parallel_calls_unless_disabled",
+    "supports_strict_schema",
+    "strict_any_schema",
+)
+
+
+def measured_flags(findings: Findings) -> dict[str, bool]:
+    """The profile flags the findings show (only those a probe answered)."""
+    flags: dict[str, bool] = {}
+    required, named = findings.required, findings.named
+    if required is not None and required.kind != "failed":
+        flags["supports_tool_choice_required"] = required.called
+        flags["text_before_call"] = required.called and bool(required.text)
+    if named is not None and named.kind != "failed":
+        flags["supports_named_tool_choice"] = named.called
+    if required is not None and named is not None and required.kind != "failed":
+        # an empty reply to required is a reaction to it (under auto the model talks)
+        flags["honours_tool_choice"] = required.called or named.called or required.kind == "empty"
+    off, left_out = findings.parallel_false, findings.parallel_left_out
+    if off is not None and off.kind != "failed":
+        flags["supports_parallel_tool_calls"] = off.kind != "refused"
+        if left_out is not None and left_out.called:
+            flags["parallel_calls_unless_disabled"] = len(left_out.calls) > 1 and len(off.calls) <= 1
+    strict, loose = findings.strict, findings.loose
+    if strict is not None and strict.kind != "failed":
+        flags["supports_strict_schema"] = strict.kind != "refused"
+        if loose is not None and strict.called and loose.called:
+            flags["strict_any_schema"] = strict.in_enum and not loose.in_enum
+    return flags
+
+
+def recommend(findings: Findings) -> tuple[ServerProfile | None, dict[str, bool]]:
+    """The registered profile whose flags agree with most of what was measured (the first
+    by name on a tie; None when nothing was measured), and the measured flags it differs on."""
+    flags = measured_flags(findings)
+    if not flags:
+        return None, {}
+    best = max(profiles(), key=lambda p: sum(getattr(p, k) == v for k, v in flags.items()))
+    return best, {k: v for k, v in flags.items() if getattr(best, k) != v}
+
+
+def _answer_text(answer: ProbeAnswer | None) -> str:
+    if answer is None:
+        return "not probed"
+    if answer.kind == "call":
+        return "a call" + (" (with text before it)" if answer.text else "")
+    if answer.kind == "call_in_text":
+        return "a call written in the text"
+    if answer.kind == "text":
+        return "text only"
+    if answer.kind == "empty":
+        return "an empty reply"
+    if answer.kind == "refused":
+        return f"refused: {answer.error}"
+    return f"failed: {answer.error}"
+
+
+def report_lines(findings: Findings, chosen: ServerProfile | None = None) -> list[str]:
+    """What ``gm doctor`` prints: each probe's reading, the quirks found by name, each
+    configuration error with its fix, and the profile it recommends (and how ``chosen``,
+    the profile configured, differs from what was measured)."""
+    lines = [f"server: {findings.base_url}", f"model: {findings.model}"]
+    if findings.models:
+        lines.append(f"models listed: {', '.join(findings.models[:8])}")
+    if findings.context_length is not None:
+        lines.append(f"context length: {findings.context_length} tokens")
+    if findings.slots is not None:
+        lines.append(
+            f"slots: {findings.slots} (requests it serves at once: --max-concurrent {findings.slots}, "
+            f"or GM_MAX_CONCURRENT={findings.slots})"
+        )
+    if findings.unreachable is not None:
+        lines.append(f"unreachable: {findings.unreachable} (is the server running, the base URL right?)")
+        return lines
+    lines.append(f"plain answer: {_answer_text(findings.plain)}".replace("text only", "ok"))
+    if findings.usage_reported is not None:
+        lines.append(f"token usage: {'reported' if findings.usage_reported else 'not reported (estimated)'}")
+    lines.append(f'tool_choice "required": {_answer_text(findings.required)}')
+    if findings.reask is not None:
+        lines.append(f"after one corrective re-ask (tool_choice auto): {_answer_text(findings.reask)}")
+    lines.append(f"tool_choice naming the tool: {_answer_text(findings.named)}")
+    lines.append(f"parallel_tool_calls false, two calls asked: {_calls_seen(findings.parallel_false)}")
+    lines.append(f"parallel_tool_calls left out, two calls asked: {_calls_seen(findings.parallel_left_out)}")
+    lines.append(f"arguments outside the schema's enum asked, without strict: {_enum_seen(findings.loose)}")
+    lines.append(f"the same with strict: {_enum_seen(findings.strict)}")
+    if findings.latencies:
+        lines.append(
+            f"latency: median {statistics.median(findings.latencies) * 1000:.0f} ms, "
+            f"longest {max(findings.latencies) * 1000:.0f} ms over {len(findings.latencies)} "
+            f"request{'s' if len(findings.latencies) != 1 else ''}"
+        )
+    lines.extend(f"quirk: {quirk}" for quirk in quirks(findings))
+    lines.extend(f"problem: {problem}" for problem in findings.problems)
+    if findings.problems:
+        return lines
+    best, differs = recommend(findings)
+    if best is not None:
+        lines.append(f"recommended profile: {best.name} (--profile {best.name}, or GM_LLM_PROFILE)")
+        for flag, value in differs.items():
+            lines.append(f"  but measured {flag}={value} (the profile says {not value})")
+    if chosen is not None:
+        flags = measured_flags(findings)
+        for flag in CAPABILITY_FLAGS:
+            if flag in flags and getattr(chosen, flag) != flags[flag]:
+                said = getattr(chosen, flag)
+                lines.append(f"configured profile {chosen.name}: {flag}={said}, measured {flags[flag]}")
+    return lines
+
+
+def quirks(findings: Findings) -> list[str]:
+    """The known quirks the findings show, each named as the issue tracker and the fake
+    server name it, with what gm does about it."""
+    found: list[str] = []
+    required, named, reask = findings.required, findings.named, findings.reask
+    if findings.tools_dropped:
+        found.append(
+            "tools dropped silently (HTTP 200, plain text): the chat template has no tool support; "
+            "use a model or template with tools (llama.cpp: --jinja, or --chat-template-file); gm "
+            "reads calls written in the text and re-asks once with the tools described"
+        )
+    if findings.calls_in_text:
+        found.append("calls written in the text (<tool_call> tags or JSON): gm reads them")
+    if required is not None and required.kind == "call" and required.text:
+        found.append("free text before the call under tool_choice=required (llama.cpp): gm keeps both")
+    if required is not None and required.kind == "empty":
+        found.append("tool_choice=required answered with an empty reply (LM Studio): send auto instead")
+    elif (required is not None and required.kind == "text" and reask is not None and reask.kind == "call"
+          and named is not None and not named.called):
+        found.append("tool_choice ignored (Ollama): the call came only on the re-ask; leave it out")
+    if named is not None and named.kind == "refused":
+        found.append("a tool_choice naming a function refused (LM Studio): never send one")
+    off, left_out = findings.parallel_false, findings.parallel_left_out
+    if off is not None and left_out is not None and len(left_out.calls) > 1 and len(off.calls) <= 1:
+        found.append("several calls when parallel_tool_calls is left out (llama.cpp): send false explicitly")
+    strict, loose = findings.strict, findings.loose
+    if strict is not None and loose is not None and strict.in_enum and loose.called and not loose.in_enum:
+        found.append("argument schemas enforced only with strict (vLLM): send every tool strict")
+    return found
+
+
+def _calls_seen(answer: ProbeAnswer | None) -> str:
+    if answer is None or not answer.called:
+        return _answer_text(answer)
+    return f"{len(answer.calls)} call{'s' if len(answer.calls) != 1 else ''}"
+
+
+def _enum_seen(answer: ProbeAnswer | None) -> str:
+    if answer is None or not answer.called:
+        return _answer_text(answer)
+    return "kept to the enum" if answer.in_enum else f"outside the enum ({_target(answer.calls[0])!r})"

@@ -1,0 +1,108 @@
+"""``gm doctor`` against the fake server in each quirk mode: it names the quirk, recommends
+the profile that fits, and explains each configuration error with its fix."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from gm_engine.cli import main
+from gm_engine.llm.fakeserver import QUIRKS, FakeChatServer, Quirk
+
+
+def doctor(server: FakeChatServer, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
+    status = main(["doctor", "--base-url", server.base_url, *extra])
+    captured = capsys.readouterr()
+    return status, captured.out + captured.err
+
+
+@pytest.fixture(autouse=True)
+def environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GM_MODEL", "OPENAI_MODEL", "GM_LLM_PROFILE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+
+
+#: Each quirk mode, the line naming the quirk, and the profile recommended (None: any).
+CASES: list[tuple[tuple[Quirk, ...], tuple[str, ...], str | None]] = [
+    ((), (), "openai"),
+    (("text_before_call", "parallel_by_default"),
+     ("free text before the call under tool_choice=required (llama.cpp)",
+      "several calls when parallel_tool_calls is left out (llama.cpp): send false explicitly"), "llamacpp"),
+    (("ignores_tool_choice",), ("tool_choice ignored (Ollama)",), "ollama"),
+    (("empty_on_required", "rejects_named_choice"),
+     ("tool_choice=required answered with an empty reply (LM Studio)",
+      "a tool_choice naming a function refused (LM Studio)"), "lmstudio"),
+    (("loose_without_strict",), ("argument schemas enforced only with strict (vLLM)",), "vllm"),
+    (("drops_tools",), ("tools dropped silently (HTTP 200, plain text)",), None),
+    (("calls_in_content",), ("calls written in the text",), None),
+]
+
+
+def test_every_quirk_has_a_case() -> None:
+    covered = {q for quirks, _, _ in CASES for q in quirks}
+    assert covered | {"needs_jinja"} == set(QUIRKS)
+
+
+@pytest.mark.parametrize(("quirks", "named", "profile"), CASES)
+def test_doctor_names_each_quirk_and_the_profile(
+    quirks: tuple[Quirk, ...], named: tuple[str, ...], profile: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeChatServer.with_quirks(*quirks, context_length=4096) as server:
+        status, out = doctor(server, capsys)
+    assert status == 0, out
+    assert "context length: 4096 tokens" in out
+    assert "models listed: fake" in out and "latency: median" in out
+    found = [line.removeprefix("quirk: ") for line in out.splitlines() if line.startswith("quirk: ")]
+    for line in named:
+        assert any(f.startswith(line) for f in found), (line, found)
+    if not quirks:
+        assert found == []
+    if profile is not None:
+        assert f"recommended profile: {profile} " in out
+
+
+def test_the_configured_profile_is_held_against_what_was_measured(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeChatServer.with_quirks("text_before_call", "parallel_by_default") as server:
+        _, out = doctor(server, capsys, "--profile", "openai")
+    assert "configured profile openai: parallel_calls_unless_disabled=False, measured True" in out
+
+
+@pytest.mark.parametrize(
+    ("quirks", "options", "fix"),
+    [
+        (("needs_jinja",), {}, "restart it with --jinja"),
+        ((), {"api_key": "the-right-one"}, "set OPENAI_API_KEY to a key it accepts"),
+        ((), {"models": ["qwen2.5:7b"]}, "the server has no model 'llama3'"),
+        ((), {"context_length": 30}, "longer than the server's context window"),
+    ],
+)
+def test_doctor_explains_configuration_errors_in_one_line(
+    quirks: tuple[Quirk, ...], options: dict[str, object], fix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeChatServer.with_quirks(*quirks, **options) as server:  # type: ignore[arg-type]
+        status, out = doctor(server, capsys, "--model", "llama3")
+    assert status == 1
+    problems = [line for line in out.splitlines() if line.startswith("problem: ")]
+    assert len(problems) == 1 and fix in problems[0], out
+    assert "recommended profile" not in out
+
+
+def test_doctor_says_when_nothing_listens(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    status = main(["doctor", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m"])
+    out = capsys.readouterr().out
+    assert status == 2
+    assert "unreachable: connection failed" in out and "is the server running" in out
+
+
+def test_doctor_reads_llamacpp_props_for_its_slots_and_context(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeChatServer.with_quirks("text_before_call", context_length=8192, slots=1) as server:
+        status, out = doctor(server, capsys, "--model", "fake")
+        props = [r for r in server.requests if r.path == "/props"]
+    assert status == 0 and len(props) == 1
+    assert "context length: 8192 tokens" in out
+    assert "slots: 1 (requests it serves at once: --max-concurrent 1" in out
