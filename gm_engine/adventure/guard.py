@@ -33,10 +33,17 @@ class TurnFacts:
     dice: frozenset[int] = frozenset()
     checks: tuple[bool, ...] = ()
 
-    @property
-    def engine_numbers(self) -> frozenset[int]:
-        """Every number in the engine's texts this turn."""
-        return frozenset(int(n) for text in self.engine_texts for n in _NUMBER.findall(normalise(text)))
+    def engine_numbers(self, about: str = "") -> frozenset[int]:
+        """The numbers in the engine's texts this turn, on lines matching ``about`` (all lines
+        when empty)."""
+        wanted = re.compile(about, re.I) if about else None
+        return frozenset(
+            int(n)
+            for text in self.engine_texts
+            for line in normalise(text).splitlines()
+            if wanted is None or wanted.search(line)
+            for n in _NUMBER.findall(line)
+        )
 
     @property
     def engine_hp(self) -> frozenset[int]:
@@ -72,13 +79,12 @@ def vet_narration(text: str, facts: TurnFacts) -> list[str]:
     """The problems of ``text`` against ``facts`` (empty when every fact it states holds)."""
     line = normalise(text)
     problems: list[str] = []
-    engine = facts.engine_numbers
     allowed = {
         "HP": facts.hp | facts.engine_hp,
-        "damage": engine,
-        "die": facts.dice | engine,
-        "AP": engine,
-        "slots": facts.slots | engine,
+        "damage": facts.engine_numbers(r"ダメージ|damage|差分|←"),
+        "die": facts.dice | facts.engine_numbers(r"dice|ダイス|出目|達成値|total|＞|>|\["),
+        "AP": facts.engine_numbers(r"AP"),
+        "slots": facts.slots | facts.engine_numbers(r"スロット|slot"),
     }
     seen: set[tuple[str, int]] = set()
     for kind, pattern in _CLAIMS:

@@ -107,7 +107,7 @@ _VERBS: tuple[tuple[IntentKind, str, str], ...] = (
     ),
     (
         IntentKind.TAKE,
-        r"取る|とる|取って|拾|手に取|持っていく|持って行|もらう|盗|入手|回収|手に入れ",
+        r"取る|とる|取って|拾|手に取|持っていく|持って行|もらう|もらっ|盗|入手|回収|手に入れ",
         r"take|pick up|grab|get|pocket|collect|steal|loot",
     ),
     (
@@ -164,6 +164,17 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).strip()
 
 
+#: A verb's dictionary ending and the stems it takes in polite and te forms (断る → 断り, 断っ).
+_STEMS = {"る": ("り", "っ"), "す": ("し",), "う": ("い", "っ"), "く": ("き", "い"), "む": ("み", "ん")}
+
+
+def _forms(name: str) -> tuple[str, ...]:
+    """A word and, for a Japanese verb, its conjugated stems."""
+    if len(name) >= 2 and not name.isascii() and name[-1] in _STEMS:
+        return (name, *(name[:-1] + ending for ending in _STEMS[name[-1]]))
+    return (name,)
+
+
 def _mentioned(text: str, words: Mapping[str, Sequence[str]]) -> list[str]:
     """Keys whose words appear in ``text``, longest match first; a key whose match lies
     inside a longer match of another key is dropped."""
@@ -171,8 +182,7 @@ def _mentioned(text: str, words: Mapping[str, Sequence[str]]) -> list[str]:
     spans: list[tuple[int, int, str]] = []
     for key, names in words.items():
         best: tuple[int, int] | None = None
-        for name in names:
-            name = normalise(name).lower()
+        for name in (form for word in names for form in _forms(normalise(word).lower())):
             if not name:
                 continue
             if name.isascii():
@@ -250,8 +260,10 @@ def read_intent(text: str, words: Mapping[str, Sequence[str]], *, in_battle: boo
     if allowed is None:
         return Intent(kind, text=line)
     named = [k for k in mentioned if k.split(":")[0] in allowed]
-    if kind is IntentKind.EXAMINE and not named and (
-        IntentKind.LOOK in verbs or re.search(r"見回|見渡|周り|周囲|辺り|あたり|around", line, re.I)
+    if (
+        kind is IntentKind.EXAMINE
+        and not named
+        and (IntentKind.LOOK in verbs or re.search(r"見回|見渡|周り|周囲|辺り|あたり|around", line, re.I))
     ):
         return Intent(IntentKind.LOOK, text=line)  # 「様子を見る」: no thing named, a look around
     return _pick(kind, [k for k in mentioned if k.split(":")[0] in allowed], line)
