@@ -295,3 +295,11 @@ def test_the_runner_plays_a_scenario_from_the_options() -> None:
         SessionSpec(kind="adventure", seed=0, options={"scenario": "goblin_shrine"}), io
     )
     assert outcome.summary == "通りすがりの旅人"
+
+
+def test_asking_about_the_enemies_in_a_fight_shows_them_and_changes_nothing() -> None:
+    plan = [*HERO, "長老に話を聞く", "森へ行く"]
+    adventure, _, _sink, shown = play("goblin_shrine", 0, plan, in_battle="頭目以外に何匹いる？", max_turns=8)
+    text = "\n".join(shown)
+    assert "・小鬼A HP" in text and "立っている敵は 小鬼A" in text
+    assert adventure.table.battle is not None and adventure.table.battle.round_number == 1

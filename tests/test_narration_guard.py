@@ -128,3 +128,16 @@ def test_a_model_misstating_a_check_s_outcome_is_caught_and_nothing_of_that_answ
     assert [n["shown"] for n in narrations] == [False, True]
     assert "check" in narrations[0]["problems"][0]
     assert adventure.story.state.scene == "trail"
+
+
+def test_a_model_gm_gets_the_brief_and_reaches_numbers_only_through_tools() -> None:
+    script = [("gm", ModelResponse(content="霧の村へようこそ。どうする？"))]
+    adventure, _sink, shown, backend = _session(script, ["アリア", "駆け出し", "おまかせ"])
+    request = backend.requests[0]
+    system = str(request.messages[0]["content"])
+    assert adventure.scenario.brief.splitlines()[0] in system and "■ lair「社殿の奥」" in system
+    tools = {t.name for t in request.tools}
+    assert {"look_around", "move_to", "talk_to", "take_item", "make_choice", "show_status"} <= tools
+    # no dice of its own, no character or fight made up: the scenario and the engine decide
+    assert not tools & {"roll_dice", "skill_check", "create_character", "start_battle", "end_adventure"}
+    assert "GM: 霧の村へようこそ。どうする？" in shown

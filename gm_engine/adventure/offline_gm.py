@@ -402,6 +402,9 @@ def _follow_up(request: ModelRequest, view: ScenarioView, name: str, result: str
             return _say(request, "", ("battle_step", {"step": "roll"}))
         return _say(request, "宣言を受けた。ほかに宣言がなければ『攻撃』（戦闘開始）でラウンドを始める。")
     if view.phase is not None:
+        if name == "show_status":
+            standing = [e.name for e in view.enemies if e.hp > 0]
+            return _say(request, f"立っている敵は {'、'.join(standing)} だ。どうする？")
         return _say(request, "どうする？")
     if story.over:
         return _say(request, "――物語はここで幕を閉じる。")

@@ -11,7 +11,7 @@ the engine wrote them, so a number the player sees never passed through the mode
 With the offline backend the GM is :func:`offline_gm`, a short scripted adventure:
 it greets, creates the player's character from the player's answer, changes its spells
 when the player asks for others in words (``change_spells``), rolls a check, starts a
-fight, drives each step (casting 【火弾】 in the first round when it can), narrates from
+fight, drives each step (casting 【火弾】 when the player's line names it), narrates from
 the engine's facts, rests the party when slots were spent (``rest``) and ends.
 
 The player's own commands are answered by the engine without a GM turn: ``/status``
@@ -529,14 +529,6 @@ def _last_call_name(request: ModelRequest) -> str | None:
     return None
 
 
-def _enum(request: ModelRequest, tool: str, field: str) -> list[Any]:
-    """The legal values the request offers for ``tool``'s ``field`` (empty when not offered)."""
-    for spec in request.tools:
-        if spec.name == tool:
-            return list(spec.parameters.get("properties", {}).get(field, {}).get("enum", []))
-    return []
-
-
 def _say(request: ModelRequest, text: str, *calls: tuple[str, Mapping[str, Any]]) -> ModelResponse:
     return ModelResponse(content=text or None, tool_calls=offline_calls(request, list(calls)))
 
@@ -598,19 +590,11 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
 
     phase = view.phase
     if phase is Phase.SETUP:
+        # only what the player asked for: 【火弾】 when their line names it, no bonus of its own
         last = _last_call_name(request) if after_tool else None
-        bonuses = _enum(request, "situational_bonus", "bonus")
-        if last is None and bonuses and max(bonuses) > 0:
-            return _say(
-                request,
-                f"{hero}は木立を盾に回り込む。悪くない作戦だ。",
-                (
-                    "situational_bonus",
-                    {"character": hero, "bonus": max(bonuses), "reason": "木立を盾に回り込む作戦"},
-                ),
-            )
         casters = view.castable(Spell.FIREBALL)
-        if last in (None, "situational_bonus") and view.battle_round == 1 and hero in casters:
+        asked = bool(view.human_lines) and Spell.FIREBALL.value in view.human_lines[-1]
+        if last is None and asked and hero in casters:
             return _say(
                 request,
                 f"{hero}の指先に炎が灯る。",
@@ -639,7 +623,7 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     if standing and "rest" in offered:
         return _say(request, f"{hero}は祠のそばで一夜を明かし、魔力を取り戻した。", ("rest", {}))
     if standing:
-        closing = f"小鬼の頭目は森の奥へ逃げ去った。{hero}は祠にたどり着き、村に平穏が戻った。"
+        closing = f"小鬼の頭目は倒れ伏した。{hero}は祠にたどり着き、村に平穏が戻った。"
         summary = f"{hero}は小鬼の頭目を退けた（{outcome}）"
     else:
         closing = f"{hero}は力尽き、森の闇に倒れた……。物語はここで幕を閉じる。"

@@ -62,8 +62,9 @@ from gm_engine.tools.base import Offer, ToolOutput, TurnResult, TurnRunner
 from gm_engine.tools.combat import FLED, ShowStatus
 from gm_engine.tools.story import StoryTable
 
-#: Combat tools a scenario's GM is not given: the scenario makes the character and the fights.
-_NOT_OFFERED = frozenset({"create_character", "create_character_preset", "start_battle"})
+#: Combat tools a scenario's GM is not given: the scenario makes the character and the fights
+#: (show_status is offered as the scenario's own, which also shows the status to the player).
+_NOT_OFFERED = frozenset({"create_character", "create_character_preset", "start_battle", "show_status"})
 
 #: A skill the character does not have: Cthulhu7th's rough base chance, no success dice.
 _BASE_SKILL = {GameSystem.CTHULHU7: 20, GameSystem.ONE_RING2: 0, GameSystem.FAST_COMBAT: 0}
@@ -124,11 +125,9 @@ class ScenarioAdventure(Adventure):
 
     def offers(self) -> list[Offer[Any]]:
         """The scenario tools and the combat tools legal now."""
-        offers: list[Offer[Any]] = list(self.stories.offers())
+        offers: list[Offer[Any]] = [*self.stories.offers(), Offer.of(ShowStatus, self._show_sheet)]
         if self.system is GameSystem.FAST_COMBAT:
             offers.extend(o for o in self.table.offers() if o.name not in _NOT_OFFERED)
-        else:
-            offers.append(Offer.of(ShowStatus, self._show_sheet))
         return offers
 
     def _show_sheet(self, args: ShowStatus) -> ToolOutput:
