@@ -171,7 +171,7 @@ SESSIONS: dict[str, Callable[[Path], str]] = {
     "adventure_scenario_shrine.jsonl": scenario(1, "goblin_shrine", [
         "こんにちは", "いいえ", "アリア", "英雄", "おまかせ", "長老に小鬼のことを聞く", "長老と話す",
         "森へ行く", "祠の門へ", "中庭へ", "社殿の奥へ", "封じの札を石に貼って使う",
-    ]),
+    ], attacks=30),
     "adventure_scenario_manor.jsonl": scenario(2, "manor_diary", [
         "マーロウ", "古書店主", "オカルト、説得", "アビゲイルに兄のことを聞く", "館に向かう", "書斎に入る",
         "本棚を調べる", "日記を取る", "広間に戻る", "台所に入る", "マッチを拾う", "床板を調べる",
