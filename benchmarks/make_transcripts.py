@@ -157,6 +157,27 @@ def adventure(seed: int, system: str, lines: list[str]) -> Callable[[Path], str]
     return make
 
 
+def scenario(seed: int, name: str, lines: list[str], attacks: int = 0) -> Callable[[Path], str]:
+    """A shipped scenario played by the offline GM; ``attacks`` times 「攻撃」 after each line
+    that may start a fight (said outside one, it is answered with the options and changes
+    nothing)."""
+
+    def make(path: Path) -> str:
+        from gm_engine.llm.offline import OfflineBackend
+
+        spec = SessionSpec(
+            kind="adventure", seed=seed, options={"scenario": name, "max_turns": 200}, backend="offline"
+        )
+        script = [s for line in lines for s in ([line, *["攻撃"] * attacks] if "へ" in line else [line])]
+        human = ScriptedHuman(script, when_done="次へ")
+        io = SessionIO(backend=OfflineBackend(), human=human, show=lambda _: None)
+        return record_session(
+            spec, io, path, durable=False, remember_seed=False, game_key=shipped_key(path)
+        ).summary
+
+    return make
+
+
 SESSIONS: dict[str, Callable[[Path], str]] = {
     "roll_all_systems.jsonl": roll_all_systems,
     "werewolf_human_werewolf.jsonl": werewolf_game(1, 1101),
@@ -167,6 +188,19 @@ SESSIONS: dict[str, Callable[[Path], str]] = {
     "adventure_fight_veteran.jsonl": adventure(
         7, "Cthulhu7th", ["ミナ 熟練 おまかせ", "/bogus", "正面から進む"]
     ),
+    "adventure_scenario_shrine.jsonl": scenario(1, "goblin_shrine", [
+        "こんにちは", "いいえ", "アリア", "英雄", "おまかせ", "長老に小鬼のことを聞く", "長老と話す",
+        "森へ行く", "祠の門へ", "中庭へ", "社殿の奥へ", "封じの札を石に貼って使う",
+    ], attacks=30),
+    "adventure_scenario_manor.jsonl": scenario(2, "manor_diary", [
+        "マーロウ", "古書店主", "オカルト、説得", "アビゲイルに兄のことを聞く", "館に向かう", "書斎に入る",
+        "本棚を調べる", "日記を取る", "広間に戻る", "台所に入る", "マッチを拾う", "床板を調べる",
+        "鍵を床板に使う", "地下に降りる", "日記を燃やす",
+    ]),
+    "adventure_scenario_pass.jsonl": scenario(3, "grey_pass", [
+        "ロサ", "1", "探索", "ベオルンに峠のことを聞く", "薬を受け取る", "縄を拾う", "峠道へ", "空を見る",
+        "坑道へ", "風の流れを調べる", "縄を岩に使う", "右の道へ", "谷村へ下る",
+    ]),
 }
 
 

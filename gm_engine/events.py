@@ -17,6 +17,7 @@ class                       ``type``              what happened
 :class:`DiceEvent`          ``dice``              dice drawn since the last such event
 :class:`HumanInputEvent`    ``human_input``       the human answered a prompt
 :class:`StateEvent`         ``state``             the engine's state hash after one of its steps
+:class:`NarrationEvent`     ``narration``         a GM narration was shown, or held back and why
 ==========================  ====================  ==================================================
 
 :class:`EndEvent` is the transcript's last line (the seed revealed, the outcome); it is
@@ -210,6 +211,17 @@ class StateEvent(_Event):
     step: str | int
 
 
+class NarrationEvent(_Event):
+    """A GM's narration checked against the engine's facts before it is shown: ``shown``,
+    or held back with the ``problems`` found (which went back to the model)."""
+
+    type: Literal["narration"] = "narration"
+    actor: str
+    text: str
+    shown: bool
+    problems: list[str] = []
+
+
 class EndEvent(_Event):
     """A transcript's last line: the seed revealed, and how the session ended."""
 
@@ -228,13 +240,17 @@ SessionEvent = Annotated[
     | RecoveryEvent
     | DiceEvent
     | HumanInputEvent
-    | StateEvent,
+    | StateEvent
+    | NarrationEvent,
     Field(discriminator="type"),
 ]
 
 #: The ``type`` of every event a session may emit.
 EVENT_TYPES = frozenset(
-    {"model_request", "model_response", "tool_result", "fallback", "recovery", "dice", "human_input", "state"}
+    {
+        "model_request", "model_response", "tool_result", "fallback", "recovery", "dice", "human_input",
+        "state", "narration",
+    }
 )
 
 _ADAPTER: TypeAdapter[SessionEvent] = TypeAdapter(SessionEvent)

@@ -41,10 +41,11 @@ def offered(*names: str) -> Any:
 
 
 def test_offline_adventure_plays_a_fight_to_the_end() -> None:
-    outcome, sink, shown, human = play(OfflineBackend(), ["アリア 駆け出し おまかせ", "慎重に進む"], seed=0)
+    lines = ["アリア 駆け出し おまかせ", "慎重に進む", "火弾で攻撃"]
+    outcome, sink, shown, human = play(OfflineBackend(), lines, seed=0)
     assert outcome.summary == "アリアは小鬼の頭目を退けた（PC陣営の勝利）"
     assert outcome.figures["battles"] == 1
-    assert outcome.figures["model_calls"] == outcome.figures["turns"] + 7  # tool round trips within turns
+    assert outcome.figures["model_calls"] == outcome.figures["turns"] + 6  # tool round trips within turns
     text = "\n".join(shown)
     labels = (
         "【キャラクターマスターデータ】",
@@ -191,7 +192,7 @@ def test_a_recorded_adventure_replays_and_a_changed_rule_outcome_is_caught(tmp_p
 
     # a GM that behaves differently (skips the check) is a divergence the replay reports
     def other_runner(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
-        from gm_engine.sessions import adventure
+        from gm_engine.sessions import adventure, adventure_scenario
 
         original = adventure.Adventure.offers
 
@@ -200,7 +201,7 @@ def test_a_recorded_adventure_replays_and_a_changed_rule_outcome_is_caught(tmp_p
 
         adventure.Adventure.offers = offers  # type: ignore[method-assign]
         try:
-            return adventure.run_adventure(spec, io)
+            return adventure_scenario.run_adventure(spec, io)
         finally:
             adventure.Adventure.offers = original  # type: ignore[method-assign]
 
@@ -242,3 +243,10 @@ def test_offline_gm_changes_spells_the_player_asks_for_in_words() -> None:
     assert "■ 魔法：スロット(2/2) / 【雷撃】、【予見】" in "\n".join(shown)
     calls = [p for k, p in sink.payloads() if k == "tool_result" and p.get("tool") == "change_spells"]
     assert calls and all(p["ok"] for p in calls)
+
+
+def test_the_free_form_offline_gm_casts_nothing_and_grants_no_bonus_unasked() -> None:
+    _outcome, sink, shown, _human = play(OfflineBackend(), ["アリア 駆け出し おまかせ", "慎重に進む"], seed=0)
+    tools = [p["tool"] for k, p in sink.payloads() if k == "tool_result" and p["ok"]]
+    assert "situational_bonus" not in tools and "cast_spell" not in tools
+    assert "逃げ去った" not in "\n".join(shown)  # the foe fell: the ending says so

@@ -104,7 +104,8 @@ def test_the_command_stops_on_a_failing_server_and_names_the_transcript(
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "k")
         args = parser.parse_args(
-            ["adventure", "--backend", "openai", "--model", "m", "--seed", "2", "--record", str(target)]
+            ["adventure", "--backend", "openai", "--model", "m", "--seed", "2", "--scenario", "none",
+                 "--record", str(target)]
         )
         status = args.handler(args)
     err = capsys.readouterr().err

@@ -223,8 +223,8 @@ def test_an_adventure_whose_server_answers_only_malformed_goes_on(
         monkeypatch.setenv("GM_MODEL", "fake")
         # tiny backoff waits: the retry policy's real ones would make the test slow
         monkeypatch.setattr("gm_engine.llm.openai_backend.retry_policy", _quick_policy)
-        code = main(["adventure", "--backend", "openai", "--seed", "5", "--max-turns", "3",
-                     "--record", str(path), "--script", str(script)])
+        code = main(["adventure", "--scenario", "none", "--backend", "openai", "--seed", "5",
+                     "--max-turns", "3", "--record", str(path), "--script", str(script)])
         requests = len(server.requests)
     out, err = capsys.readouterr()
     assert code == 0, err

@@ -25,8 +25,11 @@ def test_every_subpackage_is_listed_for_the_wheel() -> None:
 
 def test_prompts_and_personas_ship_as_package_data() -> None:
     table = _setuptools()
-    assert table["package-dir"] == {"gm_engine.prompts": "prompts", "gm_engine.personas": "personas"}
+    assert table["package-dir"] == {
+        "gm_engine.prompts": "prompts", "gm_engine.personas": "personas", "gm_engine.scenarios": "scenarios"
+    }
     data = table["package-data"]
     assert isinstance(data, dict)
     assert data["gm_engine.prompts"] == ["*.j2"] and list((ROOT / "prompts").glob("*.j2"))
     assert data["gm_engine.personas"] == ["*.toml"] and len(list((ROOT / "personas").glob("*.toml"))) == 8
+    assert data["gm_engine.scenarios"] == ["*.toml"] and len(list((ROOT / "scenarios").glob("*.toml"))) >= 3

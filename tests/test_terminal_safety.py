@@ -85,7 +85,8 @@ def test_adventure_narration_holds_no_escape_from_the_model(tmp_path: Path) -> N
     script.write_text("森へ行く\n", encoding="utf-8")
     with FakeChatServer(responder=lambda body: FakeReply.text(HOSTILE)) as server:
         run = PtyRun(
-            ["adventure", "--backend", "openai", "--no-record", "--max-turns", "2", "--script", str(script)],
+            ["adventure", "--scenario", "none", "--backend", "openai", "--no-record", "--max-turns", "2",
+             "--script", str(script)],
             server_env(server),
         )
         code, output = run.finish()

@@ -95,6 +95,27 @@ def test_any_player_lines_play_the_offline_adventure_to_an_end(lines: list[str],
     assert outcome.figures["turns"] <= 60
 
 
+_WORDS = st.sampled_from(
+    ["森へ行く", "長老に話を聞く", "調べる", "攻撃", "逃げる", "火弾を唱える", "治癒", "休む", "状態", "はい",
+     "1", "2", "3", "館へ", "峠道へ", "日記を燃やす", "縄を使う", "次へ", "/status", "/rest",
+     "[魔法変更: 治癒]"]
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    scenario=st.sampled_from(["goblin_shrine", "manor_diary", "grey_pass"]),
+    lines=st.lists(st.one_of(_WORDS, st.text(max_size=30)), min_size=1, max_size=30),
+    seed=st.integers(0, 2**32),
+)
+def test_any_player_lines_play_a_scenario_without_a_crash(scenario: str, lines: list[str], seed: int) -> None:
+    human = ScriptedHuman(["アリア", "2", "1", "1", *lines], when_done="攻撃")
+    io = SessionIO(backend=OfflineBackend(), human=human, show=lambda text: None)
+    spec = SessionSpec(kind="adventure", seed=seed, options={"scenario": scenario, "max_turns": 40})
+    outcome = get_runner("adventure")(spec, io)
+    assert outcome.summary and outcome.figures["turns"] <= 40
+
+
 # ---------------------------------------------------------------- offers narrowed lazily
 
 _SEATS = [f"P{i}" for i in range(1, 10)]

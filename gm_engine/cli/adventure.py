@@ -21,7 +21,8 @@ def register(subparsers: Any) -> None:
         help="a solo adventure: a model plays the GM, the engine owns every number",
         description="Play a short adventure with a GM model that reaches the rules engine only through "
         "tools (dice, character creation, every combat step, spells). `--backend offline` (the default) "
-        "needs no key: the built-in GM runs a scripted adventure with a fight. `--backend openai` uses "
+        "needs no key: the built-in GM reads what you type as an intent and plays a shipped scenario. "
+        "`--backend openai` uses "
         "OPENAI_BASE_URL / OPENAI_API_KEY and --model (or GM_MODEL). Type /quit to leave.",
     )
     parser.add_argument("--backend", choices=["offline", "openai"], default="offline")
@@ -32,6 +33,11 @@ def register(subparsers: Any) -> None:
     add_deadline_argument(parser)
     parser.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
     parser.add_argument("--system", default="DiceBot", help="game system of the dice tool (see `gm systems`)")
+    parser.add_argument(
+        "--scenario", default="goblin_shrine",
+        help="the scenario to play: goblin_shrine (fast combat), manor_diary (Cthulhu7th), "
+        "grey_pass (TheOneRing2nd); `none` for a free-form adventure the GM makes up",
+    )
     parser.add_argument("--max-turns", type=int, default=80, help="stop after this many GM turns")
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
@@ -55,7 +61,11 @@ def _adventure(args: argparse.Namespace) -> int:
     spec = SessionSpec(
         kind="adventure",
         seed=seed,
-        options={"system": args.system, "max_turns": args.max_turns},
+        options={
+            "system": args.system,
+            "max_turns": args.max_turns,
+            **({} if args.scenario == "none" else {"scenario": args.scenario}),
+        },
         backend=args.backend,
         model=args.model,
     )

@@ -11,7 +11,7 @@ the engine wrote them, so a number the player sees never passed through the mode
 With the offline backend the GM is :func:`offline_gm`, a short scripted adventure:
 it greets, creates the player's character from the player's answer, changes its spells
 when the player asks for others in words (``change_spells``), rolls a check, starts a
-fight, drives each step (casting 【火弾】 in the first round when it can), narrates from
+fight, drives each step (casting 【火弾】 when the player's line names it), narrates from
 the engine's facts, rests the party when slots were spent (``rest``) and ends.
 
 The player's own commands are answered by the engine without a GM turn: ``/status``
@@ -33,7 +33,6 @@ fallback), plus ``human_input``, ``dice`` (the dice of each engine step) and ``s
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -69,7 +68,6 @@ from gm_engine.sessions.base import (
     SessionIO,
     SessionOutcome,
     SessionSpec,
-    register_session,
 )
 from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnRunner
 from gm_engine.tools.combat import BattleStep, CombatTable
@@ -110,6 +108,7 @@ class AdventureOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     system: str = "DiceBot"
+    scenario: str | None = None
     max_turns: int = Field(default=80, ge=1, le=10_000)
     retry_budget: int = Field(default=3, ge=0, le=20)
     max_tool_calls_per_turn: int = Field(default=24, ge=1, le=200)
@@ -243,7 +242,7 @@ class Adventure:
             self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
             spell_change = SPELL_CHANGE.match(command)
             if command == "/status":
-                self.io.show(self.table.status_text())
+                self.io.show(self.status_text())
             elif command == "/help":
                 self.io.show(HELP_TEXT)
             elif command == "/rest":
@@ -252,6 +251,10 @@ class Adventure:
                 self._player_spell_change(spell_change.group(1))
             else:
                 return text
+
+    def status_text(self) -> str:
+        """What ``/status`` shows: the engine's compact status."""
+        return self.table.status_text()
 
     def _player_rest(self) -> None:
         """``/rest``: the engine rests the party itself (its log is shown), or says why not."""
@@ -333,32 +336,55 @@ class Adventure:
         finally:
             await self.io.backend.aclose()  # the client's connections belong to this event loop
 
-    async def _play(self) -> SessionOutcome:
-        runner = TurnRunner(
+    # -- hooks a scenario's adventure fills in -----------------------------------------------------
+
+    def _runner(self) -> TurnRunner:
+        """The GM's turn runner (its sink shows the GM's words as they arrive)."""
+        return TurnRunner(
             MeteredBackend(self.io.backend, self.ledger),
             _ShowingSink(self.io.sink, self.io.show),
             retry_budget=self.options.retry_budget,
         )
+
+    def _begin(self) -> bool:
+        """Before the first GM turn; False when the player quit."""
         self.messages.append(self.turn_message("（セッション開始。プレイヤーを迎えてください）"))
-        quit_early = False
-        while self.turn < self.options.max_turns and not self.finished:
+        return True
+
+    def _context(self) -> object:
+        """What the offline GM reads."""
+        return GMView(self)
+
+    def _vet(self) -> Any:
+        """The narration guard of a GM turn (None: narration is shown unchecked)."""
+        return None
+
+    def _after_turn(self, result: Any) -> None:
+        """After each GM turn (the footer of §5.2)."""
+        footer = self.table.session_footer()
+        if footer:
+            self.io.show(footer)  # §5.2: every reply ends with the slots left
+
+    async def _play(self) -> SessionOutcome:
+        runner = self._runner()
+        quit_early = not self._begin()
+        while not quit_early and self.turn < self.options.max_turns and not self.finished:
             phase = self.table.phase
             result = await runner.run(
                 actor="gm",
                 messages=self.window(),
                 offers=self.offers,
                 fallback=self.fallback,
-                context=GMView(self),
+                context=self._context(),
                 require_action=False,
                 max_actions=self.options.max_tool_calls_per_turn,
                 turn=self.turn,
                 phase=phase.value if phase is not None else "story",
+                vet=self._vet(),
             )
             self.messages = list(result.messages)
             self.turn += 1
-            footer = self.table.session_footer()
-            if footer:
-                self.io.show(footer)  # §5.2: every reply ends with the slots left
+            self._after_turn(result)
             if self.finished:
                 break
             text = self._ask()
@@ -440,18 +466,16 @@ class GMView:
         return [a.caster for a in battle.legal_actions() if isinstance(a, CastSpell) and a.spell is spell]
 
 
-@register_session("adventure")
-def run_adventure(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
-    """Run a solo adventure (see the module docstring).
+def adventure_options(spec: SessionSpec) -> AdventureOptions:
+    """The adventure options of ``spec``.
 
     Raises:
         SessionError: the options are invalid (e.g. an unknown dice system).
     """
     try:
-        options = AdventureOptions.model_validate(spec.options)
+        return AdventureOptions.model_validate(spec.options)
     except (ValidationError, ValueError) as exc:
         raise SessionError(f"bad adventure options: {exc}") from None
-    return asyncio.run(Adventure(spec, io, options).run())
 
 
 # ------------------------------------------------------------------------------ the offline GM
@@ -503,14 +527,6 @@ def _last_call_name(request: ModelRequest) -> str | None:
             if call.get("id") == last.get("tool_call_id"):
                 return str(call["function"]["name"])
     return None
-
-
-def _enum(request: ModelRequest, tool: str, field: str) -> list[Any]:
-    """The legal values the request offers for ``tool``'s ``field`` (empty when not offered)."""
-    for spec in request.tools:
-        if spec.name == tool:
-            return list(spec.parameters.get("properties", {}).get(field, {}).get("enum", []))
-    return []
 
 
 def _say(request: ModelRequest, text: str, *calls: tuple[str, Mapping[str, Any]]) -> ModelResponse:
@@ -574,19 +590,11 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
 
     phase = view.phase
     if phase is Phase.SETUP:
+        # only what the player asked for: 【火弾】 when their line names it, no bonus of its own
         last = _last_call_name(request) if after_tool else None
-        bonuses = _enum(request, "situational_bonus", "bonus")
-        if last is None and bonuses and max(bonuses) > 0:
-            return _say(
-                request,
-                f"{hero}は木立を盾に回り込む。悪くない作戦だ。",
-                (
-                    "situational_bonus",
-                    {"character": hero, "bonus": max(bonuses), "reason": "木立を盾に回り込む作戦"},
-                ),
-            )
         casters = view.castable(Spell.FIREBALL)
-        if last in (None, "situational_bonus") and view.battle_round == 1 and hero in casters:
+        asked = bool(view.human_lines) and Spell.FIREBALL.value in view.human_lines[-1]
+        if last is None and asked and hero in casters:
             return _say(
                 request,
                 f"{hero}の指先に炎が灯る。",
@@ -615,7 +623,7 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     if standing and "rest" in offered:
         return _say(request, f"{hero}は祠のそばで一夜を明かし、魔力を取り戻した。", ("rest", {}))
     if standing:
-        closing = f"小鬼の頭目は森の奥へ逃げ去った。{hero}は祠にたどり着き、村に平穏が戻った。"
+        closing = f"小鬼の頭目は倒れ伏した。{hero}は祠にたどり着き、村に平穏が戻った。"
         summary = f"{hero}は小鬼の頭目を退けた（{outcome}）"
     else:
         closing = f"{hero}は力尽き、森の闇に倒れた……。物語はここで幕を閉じる。"

@@ -503,6 +503,7 @@ class TurnRunner:
         phase: str = "",
         turn: int = 0,
         parallel_tool_calls: bool | None = None,
+        vet: Callable[[str], Sequence[str]] | None = None,
     ) -> TurnResult:
         """Run one turn.
 
@@ -522,6 +523,10 @@ class TurnRunner:
         ``offers`` may be a function returning the offers of the moment: it is called
         again before every request, so a free turn (the adventure GM's) sees the tools
         that became legal with the actions it already took.
+
+        ``vet`` sees the text of every answer before its tool calls are applied (the
+        adventure's narration guard); the problems it returns are an error answered like
+        the others: none of that answer's calls is applied, and the model is asked again.
 
         When the budget runs out, ``fallback`` is asked; its action is applied, a
         ``fallback`` event is emitted and a user message telling the model what was done
@@ -594,6 +599,17 @@ class TurnRunner:
                     )
             convo.append(assistant_message(response))
             content = response.content
+            problems = list(vet(content)) if vet is not None and content else []
+            if problems:
+                for call in response.tool_calls:
+                    text = "not executed: the narration of this answer was refused"
+                    convo.append(tool_message(call.id, text))
+                    self._emit_result(actor, call, ok=False, text=text)
+                error = "error: your narration does not match the engine: " + "; ".join(problems)
+                errors.append(error)
+                convo.append(user_message(f"[engine] {error}. Write it again with the engine's facts."))
+                content = None
+                continue
             if not response.tool_calls:
                 if wants_tool:
                     error = (

@@ -44,12 +44,17 @@ from gm_engine.combat.ranks import Rank
 from gm_engine.combat.render import master_data, party_status, session_status
 from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
 from gm_engine.combat.state import Phase
+from gm_engine.dice.engine import evaluate
 from gm_engine.dice.source import DiceSource
+from gm_engine.dice.systems.registry import get_system
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput, retry_on, stripped_or
 
 #: Steps that move a battle from one pause to the next, and whether the result is a pause
 #: that hands the turn back to the player.
 STEPS: dict[str, bool] = {"roll": True, "judge": True, "narrate": False, "next_round": True, "end": False}
+
+#: The outcome recorded for a fight the party fled.
+FLED = "逃走"
 
 #: The most characters a player may create.
 MAX_PARTY = 4
@@ -162,6 +167,14 @@ class FightItOutTool(Tool):
     tool_name: ClassVar[str] = "fight_it_out"
 
 
+class FleeTool(Tool):
+    """At SETUP, try to flee as the player asked: 3d6 行為判定 against the fight's target.
+    Success ends the fight (the party keeps its HP); failure means this round is fought
+    (the engine rolls it)."""
+
+    tool_name: ClassVar[str] = "flee"
+
+
 class HealOutOfCombat(Tool):
     """Outside a battle, cast 治癒 on one PC or 治癒の波動 on the whole party (costs a slot)."""
 
@@ -205,8 +218,12 @@ class CombatTable:
         options: CombatOptions = DEFAULT_OPTIONS,
         on_log: LogFunc | None = None,
         on_change: Callable[[str], None] | None = None,
+        on_finish: Callable[[str], None] | None = None,
     ) -> None:
         self.source = source
+        self.on_finish = on_finish
+        #: The 3d6 target of fleeing, or None when fleeing is not offered (no scenario fight).
+        self.flee_target: int | None = None
         self.options = options
         self.party: list[Character] = []
         self.battle: Battle | None = None
@@ -341,6 +358,8 @@ class CombatTable:
             offers.append(Offer.of(ResolveByNarrativeTool, self._resolve_by_narrative))
         if any(isinstance(a, FightItOut) for a in legal):
             offers.append(Offer.of(FightItOutTool, self._fight_it_out))
+        if self.flee_target is not None and self.battle.phase is Phase.SETUP:
+            offers.append(Offer.of(FleeTool, self._flee))
         return offers
 
     # -- handlers --------------------------------------------------------------------------------
@@ -352,6 +371,15 @@ class CombatTable:
     def _log(self, label: str, text: str) -> None:
         if self.on_log is not None:
             self.on_log(label, text)
+
+    def add_character(self, character: Character) -> None:
+        """Add a character made outside the tools (the engine's creation dialogue); its sheet
+        is shown.
+
+        Raises:
+            ModelRetry: a character of that name exists already.
+        """
+        self._add(character)
 
     def _add(self, character: Character) -> ToolOutput:
         if any(c.name == character.name for c in self.party):
@@ -378,17 +406,31 @@ class CombatTable:
 
     @retry_on(CombatError)
     def _start_battle(self, args: StartBattle) -> ToolOutput:
+        return self.start_encounter(args.kind, args.difficulty, args.enemy_name)
+
+    def start_encounter(
+        self, kind: str, difficulty: Sequence[str], enemy_name: str, *, flee_target: int | None = None
+    ) -> ToolOutput:
+        """Start a fight designed by the encounter helper (§2.3, §3) and show its BATTLE_SETUP;
+        ``flee_target`` offers fleeing (a scenario's fight).
+
+        Raises:
+            CombatError: no standing character, a battle in progress, or bad choices.
+        """
+        if self.battle is not None:
+            raise IllegalActionError("a battle is already in progress")
         proposal = propose_encounter(
             self.party,
-            args.kind,
-            args.difficulty,
-            mob_name=args.enemy_name,
-            elite_name=args.enemy_name,
-            boss_name=args.enemy_name,
+            kind,
+            list(difficulty),
+            mob_name=enemy_name,
+            elite_name=enemy_name,
+            boss_name=enemy_name,
             options=self.options,
         )
         battle = Battle.start(self.party, proposal.encounter, source=self.source, options=self.options)
         self.battle = battle
+        self.flee_target = flee_target
         log = battle.current_log()
         self._log(log.label, log.text)
         self._changed("start_battle")
@@ -398,6 +440,30 @@ class CombatTable:
             data={"label": log.label},
             ends_turn=True,
         )
+
+    @retry_on(CombatError)
+    def _flee(self, args: FleeTool) -> ToolOutput:
+        battle = self._require_battle()
+        if self.flee_target is None or battle.phase is not Phase.SETUP:
+            raise IllegalActionError("fleeing is declared at SETUP of a scenario's fight")
+        result = evaluate(f"3D6>={self.flee_target}", get_system("DiceBot"), source=self.source)
+        assert result is not None  # a DiceBot command
+        if result.success:
+            text = f"逃走判定: {result.text}\n逃走成功: 戦闘を離脱した。"
+            self._log("FLEE", text)
+            self.party = list(battle.party)
+            self.outcomes.append(FLED)
+            self.battle = None
+            self.flee_target = None
+            self._changed("flee")
+            if self.on_finish is not None:
+                self.on_finish(FLED)
+            return ToolOutput(text=text, data={"fled": True}, ends_turn=False)
+        text = f"逃走判定: {result.text}\n逃走失敗: 回り込まれた。このラウンドは戦うしかない。"
+        self._log("FLEE", text)
+        self._changed("flee")
+        rolled = self._apply(parse_action({"kind": "roll"}), "roll", pause=True)
+        return ToolOutput(text=f"{text}\n{rolled.text}", data={"fled": False}, ends_turn=True)
 
     def _apply(self, action: Action, step: str, pause: bool = False) -> ToolOutput:
         battle = self._require_battle()
@@ -415,8 +481,11 @@ class CombatTable:
 
     def _finish(self, battle: Battle) -> None:
         self.party = list(battle.party)
-        self.outcomes.append(battle.outcome.value if battle.outcome is not None else "中断")
+        outcome = battle.outcome.value if battle.outcome is not None else "中断"
+        self.outcomes.append(outcome)
         self.battle = None
+        if self.on_finish is not None:
+            self.on_finish(outcome)
 
     def _require_battle(self) -> Battle:
         if self.battle is None:
