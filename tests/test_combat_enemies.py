@@ -199,6 +199,7 @@ def test_malformed_abilities_are_refused() -> None:
 
 
 OFFSETS = {EncounterKind.MOBS: -3, EncounterKind.ELITE: 0, EncounterKind.BOSS: 3}
+RANK_DICE = CombatOptions(encounter_basis="rank_dice")
 
 
 @pytest.mark.parametrize("kind", list(EncounterKind))
@@ -206,7 +207,7 @@ OFFSETS = {EncounterKind.MOBS: -3, EncounterKind.ELITE: 0, EncounterKind.BOSS: 3
 def test_rank_dice_helper_2_3_3_2_11_2(kind: EncounterKind, rank: str) -> None:
     for size in range(1, 7):
         party = tuple(create_auto(f"P{i}", rank) for i in range(size))
-        proposal = propose_encounter(party, kind)
+        proposal = propose_encounter(party, kind, options=RANK_DICE)
         enemies = proposal.encounter.enemies
         mobs = [e for e in enemies if e.kind is EnemyKind.MOB]
         assert len(mobs) == 0 or 2 <= len(mobs) <= 5  # §3.2: 雑魚 come in groups

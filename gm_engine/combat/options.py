@@ -75,7 +75,7 @@ class CombatOptions(BaseModel):
     enforce_composition: bool = True
     allow_negative_situational: bool = True
     damage_overflow: bool = True
-    encounter_basis: Literal["rank_dice", "member_average", "side_total"] = "rank_dice"
+    encounter_basis: Literal["forecast", "rank_dice", "member_average", "side_total"] = "forecast"
 
 
 DEFAULT_OPTIONS = CombatOptions()
