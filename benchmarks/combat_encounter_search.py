@@ -4,11 +4,13 @@ For each rank and party size (おまかせ PCs) this tries a grid of encounters 
 or with 2..5 雑魚 escorts, the escorts' AP and HP, the boss's HP, and for each of those
 every boss AP from the one where the PCs win at most 90% of fights to the one where they
 win fewer than 60% — and computes each fight's odds exactly
-(:func:`gm_engine.combat.forecast.forecast` over 20 rounds: no spells, no situational bonuses, default
+(:func:`gm_engine.combat.forecast.forecast` over 8 rounds: no spells, no situational bonuses, default
 targets, the engine's default readings). It prints, per party, how many designs are won
-60–90%, how many of those also have a median of 3 rounds and a PC down in some, how
-many of those have at most one fight in 1,000 past 8 rounds, and the smallest share of
-fights past 8 rounds that any 60–90%, median-3 design reaches.
+60–90% within 8 rounds, how many of those also have a median of 3 rounds and a PC down
+in some, how many of those have at most one fight in 1,000 past 8 rounds, and the
+smallest share of fights past 8 rounds that any of them reaches. A design meeting every
+target would be counted: with at most 0.1% of fights past 8 rounds, its wins within 8
+rounds are its wins less at most 0.1% (the lower bound is widened by that much).
 
     .venv/bin/python benchmarks/combat_encounter_search.py            # sizes 1-4
     .venv/bin/python benchmarks/combat_encounter_search.py --sizes 1,2
@@ -35,7 +37,7 @@ def odds(party: tuple[Character, ...], escorts: int, escort_ap: int, escort_hp: 
     enemies = [EnemyOdds(ap=escort_ap, dice=0, hp=escort_hp)] * escorts + [
         EnemyOdds(ap=boss_ap, dice=BOSS_DICE, hp=boss_hp)
     ]
-    return forecast(party, enemies, rounds=20)
+    return forecast(party, enemies, rounds=8)
 
 
 def search(rank: Rank, size: int) -> tuple[int, int, int, int, float, int]:
@@ -66,7 +68,7 @@ def search(rank: Rank, size: int) -> tuple[int, int, int, int, float, int]:
                     for boss_ap in range(low, 40 * size + 1):
                         fight = at(boss_ap)
                         tried += 1
-                        if fight.win_rate < 0.6:
+                        if fight.win_rate < 0.6 - TAIL:
                             break
                         threat += 1
                         median_three = fight.ended_within(2) < 0.5 <= fight.ended_within(3)

@@ -79,6 +79,8 @@ class Ability(BaseModel):
 
 #: The most HP an enemy may have (a bound on bad input, 瞬殺 included).
 MAX_ENEMY_HP = 500
+#: The most fixed AP an enemy may have (a bound on bad input).
+MAX_ENEMY_AP = 60
 
 
 class Enemy(BaseModel):
@@ -88,7 +90,7 @@ class Enemy(BaseModel):
 
     name: str = Field(min_length=1, max_length=40)
     kind: EnemyKind
-    ap: int = Field(ge=0, le=60)
+    ap: int = Field(ge=0, le=MAX_ENEMY_AP)
     max_hp: int = Field(ge=1, le=MAX_ENEMY_HP)
     hp: int = Field(ge=0, le=MAX_ENEMY_HP)
     abilities: tuple[Ability, ...] = ()
@@ -483,6 +485,8 @@ def _forecast_design(
         lead = next(k for k in (EnemyKind.BOSS, EnemyKind.ELITE, EnemyKind.MOB) if k in plan)
         for side_offset in ordered:
             fixed = tuple(_fixed_ap(dice_expectation, plan, side_offset, options))
+            if max(fixed) > MAX_ENEMY_AP:
+                continue  # a lone boss for a big party: escorts carry the rest
             guideline = _guideline_hp(party, plan, fixed, _HP_FACTOR[lead], (), options)
             best_win = 0.0
             for group_hp in range(guideline, len(plan) - 1, -1):
@@ -516,8 +520,8 @@ def propose_encounter(
 ) -> EncounterProposal:
     """Propose enemies for ``party`` by §2.3 and §3.
 
-    ``options.encounter_basis`` chooses how §2.3's differences are read. The default,
-    ``"rank_dice"``, takes §2.3 at its word: enemies are measured against the PC side's
+    ``options.encounter_basis`` chooses how §2.3's differences are read. ``"rank_dice"``
+    (the guideline) takes §2.3 at its word: enemies are measured against the PC side's
     dice expectation (3.5 per rank die of every standing member, §2.3 「平均ランク（ダイス
     期待値）」 summed over the party as §3.3 asks), so the PCs' equipment is their edge:
 
@@ -536,12 +540,22 @@ def propose_encounter(
       damage overflowing from one enemy to the next (``options.damage_overflow``) the
       PCs wear the group down in about as many winning rounds as §11.1 aims at.
 
+    ``"forecast"`` (the default) starts from that guideline and checks it against the
+    kind's aim in :data:`AIMS` (§11.1's rounds) with the design's exact odds
+    (:func:`forecast_encounter`); when it misses, it tries every offset of §2.3's range
+    (for a boss, every side offset from +3 to +6 per PC) with group HP from the
+    guideline's down to one per enemy, and a boss with 2..5 escorts or alone, and takes
+    the first design that meets the aim, else the nearest (see ``_forecast_design``).
+    ``offset``, when given, fixes the offset and leaves only HP to the check. The
+    explanation ends with the forecast and the aims it misses.
+
     ``"member_average"`` (each enemy against the party's average member: 雑魚 −3, エリート
     +1, ボス +4, one enemy per PC, HP = max(3, |margin|) × factor on every enemy) and
     ``"side_total"`` (the whole enemy side against the whole PC side AP, shared by
     weight) are the two earlier readings, kept as options.
 
-    Difficulty (§3.3) is attached to the encounter and applies when the battle starts.
+    Difficulty (§3.3) is attached to the encounter and applies when the battle starts;
+    the forecast check designs the fight without it, so 強い gives a stronger fight.
 
     Raises:
         InvalidCharacterError: empty party, an offset outside §2.3's range, bad kind.
@@ -658,11 +672,12 @@ def _plan(fight: EncounterKind, size: int) -> list[EnemyKind]:
 
 
 def _forecast_plans(fight: EncounterKind, size: int) -> list[list[EnemyKind]]:
-    """forecast numbers to choose from: rank_dice's for 雑魚戦 and エリート戦; a boss always
-    with a group of 2..5 雑魚 (§3.2's 雑魚 come in groups; escorts that fall first make a
-    boss fight swing harder both ways), from two up to one per PC."""
+    """forecast numbers to choose from: rank_dice's for 雑魚戦 and エリート戦; a boss with a
+    group of 2..5 雑魚 escorts (§3.2's 雑魚 come in groups; escorts that fall first make a
+    boss fight swing harder both ways), from two up to one per PC, or alone (§3.2: 原則1体)."""
     if fight is EncounterKind.BOSS:
-        return [[EnemyKind.MOB] * mobs + [EnemyKind.BOSS] for mobs in range(2, min(5, max(2, size)) + 1)]
+        escorted = [[EnemyKind.MOB] * mobs + [EnemyKind.BOSS] for mobs in range(2, min(5, max(2, size)) + 1)]
+        return [*escorted, [EnemyKind.BOSS]]
     return [_plan(fight, size)]
 
 
