@@ -54,8 +54,11 @@ def test_simulate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, *argv)
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split()[:4] == ["種別", "ランク", "人数", "勝率"]
-    assert len([line for line in lines if line.startswith("雑魚戦")]) == 4
+    assert lines[0] == "目標 雑魚戦: 勝率 ≥ 95%、中央値 2、最長 ≤ 8"  # the targets, then the table
+    assert lines[1].split()[:4] == ["種別", "ランク", "人数", "勝率"]
+    cells = [line for line in lines if line.startswith("雑魚戦")]
+    assert len(cells) == 4 and all(line.endswith(" ok") or "✗" in line for line in cells)
+    assert f"目標を満たすセル: {sum(line.endswith(' ok') for line in cells)} / 4" in out
     assert "20 fights (5 per cell, seeds 0..4)" in out
     for bad in (["--ranks", "大魔王"], ["--sizes", "7"], ["--kind", "竜退治"], ["--fights", "0"],
                 ["--options", '{"nope": 1}']):

@@ -16,8 +16,10 @@ from gm_engine.combat import (
     EncounterKind,
     EnemyKind,
     InvalidCharacterError,
+    Status,
     create_auto,
     create_character,
+    forecast_encounter,
     make_enemy,
     propose_encounter,
 )
@@ -199,6 +201,7 @@ def test_malformed_abilities_are_refused() -> None:
 
 
 OFFSETS = {EncounterKind.MOBS: -3, EncounterKind.ELITE: 0, EncounterKind.BOSS: 3}
+RANK_DICE = CombatOptions(encounter_basis="rank_dice")
 
 
 @pytest.mark.parametrize("kind", list(EncounterKind))
@@ -206,7 +209,7 @@ OFFSETS = {EncounterKind.MOBS: -3, EncounterKind.ELITE: 0, EncounterKind.BOSS: 3
 def test_rank_dice_helper_2_3_3_2_11_2(kind: EncounterKind, rank: str) -> None:
     for size in range(1, 7):
         party = tuple(create_auto(f"P{i}", rank) for i in range(size))
-        proposal = propose_encounter(party, kind)
+        proposal = propose_encounter(party, kind, options=RANK_DICE)
         enemies = proposal.encounter.enemies
         mobs = [e for e in enemies if e.kind is EnemyKind.MOB]
         assert len(mobs) == 0 or 2 <= len(mobs) <= 5  # §3.2: 雑魚 come in groups
@@ -229,3 +232,58 @@ def test_a_lone_pc_outmatches_its_mobs_2_3() -> None:
         proposal = propose_encounter((create_auto("A", rank),), "雑魚戦")
         assert proposal.enemy_side_ap < proposal.party_ap
         assert "上回る" not in proposal.explanation
+
+
+OFFSET_RANGES = {EncounterKind.MOBS: (-4, -2), EncounterKind.ELITE: (0, 2), EncounterKind.BOSS: (3, 6)}
+
+
+@pytest.mark.parametrize("kind", list(EncounterKind))
+def test_forecast_helper_stays_within_2_3_and_3_2(kind: EncounterKind) -> None:
+    for rank in ("一般人", "英雄"):
+        for size in (1, 3):
+            party = tuple(create_auto(f"P{i}", rank) for i in range(size))
+            proposal = propose_encounter(party, kind)
+            enemies = proposal.encounter.enemies
+            proposal.encounter.check_composition()
+            mobs = [e for e in enemies if e.kind is EnemyKind.MOB]
+            assert len(mobs) == 0 or 2 <= len(mobs) <= 5
+            assert list(enemies[: len(mobs)]) == mobs
+            per_pc = size if kind is EncounterKind.BOSS else 1
+            low, high = OFFSET_RANGES[kind]
+            dice = sum(3.5 * c.ap_dice for c in party)
+            if all(e.ap > 0 for e in enemies):
+                wanted = (dice + low * per_pc - len(enemies), dice + high * per_pc + 1e-9)
+                assert wanted[0] < proposal.enemy_side_ap <= wanted[1]
+            assert "予測（魔法・状況補正なし）" in proposal.explanation
+
+
+def test_forecast_helper_designs_before_difficulty_and_honours_an_offset() -> None:
+    party = tuple(create_auto(f"P{i}", "熟練") for i in range(2))
+    plain = propose_encounter(party, "ボス戦").encounter
+    strong = propose_encounter(party, "ボス戦", ["強い", "瞬殺"]).encounter
+    assert strong.enemies == plain.enemies and strong.difficulty == (Difficulty.STRONG, Difficulty.TOO_QUICK)
+    fixed = propose_encounter(party, "ボス戦", offset=6)
+    dice = sum(3.5 * c.ap_dice for c in party)
+    assert fixed.enemy_side_ap > dice + 6 * 2 - len(fixed.encounter.enemies)
+    assert propose_encounter(party, "ボス戦") == propose_encounter(party, "ボス戦")  # same party, same design
+
+
+def test_forecast_refuses_what_it_does_not_model() -> None:
+    party = (create_auto("A", "英雄"),)
+    regenerating = Encounter(enemies=(make_enemy("X", "ボス", 5, 10, [("regeneration", 2)]),))
+    with pytest.raises(InvalidCharacterError, match="再生"):
+        forecast_encounter(party, regenerating)
+    plain = Encounter(enemies=(make_enemy("X", "ボス", 5, 10),))
+    for rounds in (0, 51):
+        with pytest.raises(InvalidCharacterError, match=r"1\.\.50"):
+            forecast_encounter(party, plain, rounds=rounds)
+    down = create_auto("B", "英雄").evolve(hp=0, status=Status.DOWN)
+    with pytest.raises(InvalidCharacterError, match="standing"):
+        forecast_encounter((down,), plain)
+
+
+def test_forecast_helper_never_builds_an_enemy_past_the_ap_limit() -> None:
+    # six heroes at +6 each: a lone boss would need fixed AP 70 (> 60); escorts carry it
+    six = tuple(create_auto(f"P{i}", "英雄") for i in range(6))
+    enemies = propose_encounter(six, "ボス戦", offset=6).encounter.enemies
+    assert all(e.ap <= 60 for e in enemies) and any(e.kind is EnemyKind.MOB for e in enemies)

@@ -16,7 +16,7 @@ def test_defaults_are_notes_readings() -> None:
     assert options.life_check_target == 10  # NOTES: 3d6 ≥ 10
     assert options.slow_no_dice_penalty == 4  # §6.2.2
     assert options.swarm_bonus_per_enemy == 1  # §12
-    assert options.encounter_basis == "rank_dice"  # §2.3: against the dice expectation
+    assert options.encounter_basis == "forecast"  # §11.1's rounds checked by the exact odds
     assert options.healing_wave_halves == "final_damage"  # NOTES: halves this round's damage
     assert options.narrative_priority_test == "rules_example"  # §0's own example
     assert options.damage_overflow  # §1.1: the sides resolve as units

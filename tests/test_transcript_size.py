@@ -224,7 +224,14 @@ def test_a_format_2_transcript_still_reads_checks_and_replays(capsys: pytest.Cap
     assert lengths == sorted(lengths) and lengths[-1] > lengths[0] >= 2
     assert all(isinstance(m, dict) and "role" in m for e in requests for m in e.payload["messages"])
     assert all(len(e.payload["messages"][0]["content"]) >= MIN_TEXT for e in requests)
-    assert replay_transcript(adventure, tolerant=True).ok
+    report = replay_transcript(adventure, tolerant=True)
+    # a format-2 file cannot be re-recorded: when a rule change alters the game (issue 14's
+    # forecast helper designs this recording's エリート戦 anew), the replay may part from it
+    # only at the battle's start, every event before it matching
+    divergence = report.divergence
+    at_battle_start = divergence is not None and divergence.event_type == "state"
+    at_battle_start = at_battle_start and '"step": "start_battle"' in (divergence.diff if divergence else "")
+    assert report.ok or at_battle_start, report.describe()
 
 
 def test_a_format_2_line_edited_breaks_its_prev_chain(tmp_path: Path) -> None:

@@ -114,8 +114,11 @@ docs/combat.md gives each with its reason; in short:
 * Rank aliases: 熟練者 and 騎士 are 熟練, 伝説 is 英雄 (``parse_rank``).
 * ROLL_LOG: PC_Dice is the rank dice only; spell dice are on a Spell_Dice line.
 * Encounter helper: §2.3 against the PC side's rank dice expectation, group HP, 雑魚 in
-  groups of 2–5 [encounter_basis="rank_dice"; "member_average" and "side_total" are the
-  earlier readings]. :mod:`gm_engine.combat.balance` and ``gm combat simulate`` measure it.
+  groups of 2–5, each design checked by its exact odds (:mod:`gm_engine.combat.forecast`)
+  against §11.1's rounds and §2.3's offsets and HP adjusted until it meets them
+  [encounter_basis="forecast"; "rank_dice" is the guideline alone, "member_average" and
+  "side_total" the earlier readings]. :mod:`gm_engine.combat.balance` and
+  ``gm combat simulate`` measure it.
 """
 
 from gm_engine.combat.actions import (
@@ -152,6 +155,7 @@ from gm_engine.combat.enemies import (
     EncounterProposal,
     Enemy,
     EnemyKind,
+    forecast_encounter,
     make_enemy,
     propose_encounter,
 )
@@ -163,6 +167,7 @@ from gm_engine.combat.errors import (
     OutOfOrderError,
     StorageError,
 )
+from gm_engine.combat.forecast import Forecast
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 from gm_engine.combat.ranks import RANK_STATS, Rank, RankStats
 from gm_engine.combat.spells import HealingWaveMode, Spell
@@ -191,6 +196,7 @@ __all__ = [
     "Enemy",
     "EnemyKind",
     "FightItOut",
+    "Forecast",
     "HealingWaveMode",
     "IllegalActionError",
     "InvalidCharacterError",
@@ -219,6 +225,7 @@ __all__ = [
     "create_auto",
     "create_character",
     "create_unselected",
+    "forecast_encounter",
     "make_enemy",
     "parse_action",
     "propose_encounter",

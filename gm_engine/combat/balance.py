@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from gm_engine.combat.actions import Action, EndBattle, Judge, Narrate, NextRound, RollDice
 from gm_engine.combat.battle import Battle
 from gm_engine.combat.characters import Character, Status, create_auto
-from gm_engine.combat.enemies import Encounter, EncounterKind, propose_encounter
+from gm_engine.combat.enemies import AIMS, Encounter, EncounterKind, propose_encounter
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 from gm_engine.combat.ranks import Rank
 from gm_engine.combat.state import Outcome, Phase
@@ -77,10 +77,24 @@ class Targets:
         return misses
 
 
+    def text(self) -> str:
+        """The targets in one line, as the table's header states them."""
+        win = f"勝率 {self.min_win:.0%}–{self.max_win:.0%}"
+        if self.max_win >= 1.0:
+            win = f"勝率 ≥ {self.min_win:.0%}"
+        median = (
+            f"中央値 {self.median_low:g}" if self.median_low == self.median_high
+            else f"中央値 ≤ {self.median_high:g}" if self.median_low <= 1 else
+            f"中央値 {self.median_low:g}–{self.median_high:g}"
+        )
+        down = "、PC戦闘不能あり" if self.needs_pc_down else ""
+        return f"{win}、{median}、最長 ≤ {self.max_rounds}{down}"
+
+
+#: The helper's aims (:data:`~gm_engine.combat.enemies.AIMS`) as the table checks them.
 TARGETS: dict[EncounterKind, Targets] = {
-    EncounterKind.MOBS: Targets(0.95, 1.0, 2, 2, 8, False),
-    EncounterKind.ELITE: Targets(0.85, 1.0, 1, 3, 8, False),
-    EncounterKind.BOSS: Targets(0.60, 0.90, 3, 3, 8, True),
+    kind: Targets(a.min_win, a.max_win, a.median_low, a.median_high, a.max_rounds, a.needs_pc_down)
+    for kind, a in AIMS.items()
 }
 
 
@@ -156,8 +170,11 @@ def balance_table(
 
 
 def format_table(cells: Sequence[CellResult]) -> str:
-    """The table ``gm combat simulate`` prints: one line per cell, misses marked."""
-    lines = ["種別        ランク    人数  勝率    中央値  最長  PC戦闘不能  死亡/戦  目標"]
+    """The table ``gm combat simulate`` prints: the targets of each kind, then one line
+    per cell marked ok or ✗ with the targets it misses, then how many cells pass."""
+    kinds = list(dict.fromkeys(c.kind for c in cells))
+    lines = [f"目標 {kind.value}: {TARGETS[kind].text()}" for kind in kinds]
+    lines.append("種別        ランク    人数  勝率    中央値  最長  PC戦闘不能  死亡/戦  目標")
     for c in cells:
         misses = TARGETS[c.kind].check(c)
         lines.append(
@@ -165,4 +182,6 @@ def format_table(cells: Sequence[CellResult]) -> str:
             f"  {c.max_rounds:>4}  {c.down_rate:9.1%}  {c.deaths / c.fights:7.2f}  "
             + ("ok" if not misses else "✗ " + "; ".join(misses))
         )
+    passed = sum(not TARGETS[c.kind].check(c) for c in cells)
+    lines.append(f"目標を満たすセル: {passed} / {len(cells)}")
     return "\n".join(lines)

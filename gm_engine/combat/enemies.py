@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gm_engine.combat.characters import Character, describe_validation_error, validate_party
 from gm_engine.combat.errors import InvalidCharacterError
+from gm_engine.combat.forecast import EnemyOdds, Forecast, forecast
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 
 
@@ -76,6 +79,8 @@ class Ability(BaseModel):
 
 #: The most HP an enemy may have (a bound on bad input, 瞬殺 included).
 MAX_ENEMY_HP = 500
+#: The most fixed AP an enemy may have (a bound on bad input).
+MAX_ENEMY_AP = 60
 
 
 class Enemy(BaseModel):
@@ -85,7 +90,7 @@ class Enemy(BaseModel):
 
     name: str = Field(min_length=1, max_length=40)
     kind: EnemyKind
-    ap: int = Field(ge=0, le=60)
+    ap: int = Field(ge=0, le=MAX_ENEMY_AP)
     max_hp: int = Field(ge=1, le=MAX_ENEMY_HP)
     hp: int = Field(ge=0, le=MAX_ENEMY_HP)
     abilities: tuple[Ability, ...] = ()
@@ -341,6 +346,167 @@ _HP_FACTOR = {EnemyKind.MOB: 2.0, EnemyKind.ELITE: 2.5, EnemyKind.BOSS: 3.0}
 _MOB_NAMES = "ABCDE"
 
 
+@dataclass(frozen=True)
+class Aim:
+    """What a kind of fight should look like (§11.1, as issue 14 states the targets).
+
+    ``min_win``..``max_win``: the share of fights the PC side wins; ``median_low``..
+    ``median_high``: the median fight's rounds; ``max_rounds``: no fight longer;
+    ``needs_pc_down``: some fights put a PC down (a boss is a real threat).
+    """
+
+    min_win: float
+    max_win: float
+    median_low: int
+    median_high: int
+    max_rounds: int
+    needs_pc_down: bool
+
+
+AIMS: dict[EncounterKind, Aim] = {
+    EncounterKind.MOBS: Aim(0.95, 1.0, 2, 2, 8, False),
+    EncounterKind.ELITE: Aim(0.85, 1.0, 1, 3, 8, False),
+    EncounterKind.BOSS: Aim(0.60, 0.90, 3, 3, 8, True),
+}
+
+#: How far inside an aim the forecast helper keeps its designs, so that a table of a few
+#: hundred dice-rolled fights lands on the aim too: a fight past ``max_rounds`` at most
+#: once in this many (one in 10,000: a table of 200 fights per cell then shows none in
+#: 98% of its cells), the win rate this far inside its bounds, the median's rounds
+#: reached by at least this share more or less than half the fights, PCs down in at
+#: least this share of a boss's fights.
+_TAIL = 0.0001
+#: Rounds the helper's forecasts cover: the win rate and PCs down are those of whole
+#: fights (what a table sees), not of the first eight rounds.
+_FORECAST_ROUNDS = 20
+_WIN_SLACK = 0.03
+_MEDIAN_SLACK = 0.03
+_DOWN_SHARE = 0.03
+
+
+def forecast_encounter(
+    party: Sequence[Character],
+    encounter: Encounter,
+    options: CombatOptions = DEFAULT_OPTIONS,
+    rounds: int = 8,
+) -> Forecast:
+    """:func:`~gm_engine.combat.forecast.forecast` of ``party`` against ``encounter`` (its
+    §3.3 HP adjustments applied, enemies in the encounter's order).
+
+    Raises:
+        InvalidCharacterError: an enemy with 再生, nobody standing, bad ``rounds``.
+    """
+    standing = [e for e in encounter.adjusted_enemies() if e.standing]
+    if any(e.total(AbilityKind.REGENERATION) for e in standing):
+        raise InvalidCharacterError("the forecast does not model 再生 (regeneration)")
+    odds = [
+        EnemyOdds(
+            ap=e.ap + e.ap_modifier, dice=e.dice, hp=e.hp, armour=e.armour, hinder=e.total(AbilityKind.HINDER)
+        )
+        for e in standing
+    ]
+    return forecast(party, odds, encounter.ap_adjustment, options, rounds)
+
+
+def aim_misses(aim: Aim, odds: Forecast, *, strict: bool = True) -> list[str]:
+    """The parts of ``aim`` a forecast misses; ``strict=False`` asks for the helper's
+    safety margins as well (see :data:`_TAIL`). ``odds`` should cover well beyond
+    ``aim.max_rounds`` rounds (win rates are read over the rounds covered); "no fight
+    longer" is read as at most one fight in 1,000 past it (:data:`_TAIL`)."""
+    win_slack = 0.0 if strict else _WIN_SLACK
+    median_slack = 0.0 if strict else _MEDIAN_SLACK
+    misses = []
+    high = math.inf if aim.max_win >= 1.0 else aim.max_win - win_slack  # float sums pass 1.0
+    if not aim.min_win + win_slack <= odds.win_rate <= high:
+        misses.append(f"勝率 {odds.win_rate:.0%}")
+    too_quick = odds.ended_within(aim.median_low - 1) > 0.5 - median_slack
+    if too_quick or odds.ended_within(aim.median_high) < 0.5 + median_slack:
+        misses.append(f"中央値 {odds.median_rounds}")
+    if odds.past(aim.max_rounds) > _TAIL:
+        misses.append(f"{aim.max_rounds}ラウンド超 {odds.past(aim.max_rounds):.1%}")
+    if aim.needs_pc_down and odds.pc_down_rate < (_DOWN_SHARE if not strict else 0.005):
+        misses.append("PCが倒れない")
+    return misses
+
+
+@dataclass(frozen=True)
+class _Design:
+    """The forecast helper's choice: the enemies' kinds, fixed APs, group HP, its odds and
+    what it misses of the aim."""
+
+    plan: tuple[EnemyKind, ...]
+    fixed: tuple[int, ...]
+    group_hp: int
+    side_offset: int
+    odds: Forecast
+    misses: tuple[str, ...]
+
+    def describe(self) -> str:
+        odds = self.odds
+        text = (
+            f"予測（魔法・状況補正なし）: 勝率 {odds.win_rate:.0%}、中央値 {odds.median_rounds} ラウンド、"
+            f"8ラウンド超 {odds.past(8):.1%}、PC戦闘不能 {odds.pc_down_rate:.0%}"
+        )
+        if self.misses:
+            text += "; §11.1の目安に届かない: " + "、".join(self.misses)
+        return text
+
+
+def _shortfall(aim: Aim, odds: Forecast) -> float:
+    """How far a forecast is from ``aim`` with the helper's margins, weighted so that a
+    fight the PCs can win comes first, then its length, then the threat, then the tail
+    of long fights (0 when the aim is met)."""
+    high = math.inf if aim.max_win >= 1.0 else aim.max_win - _WIN_SLACK  # float sums pass 1.0
+    win = max(0.0, aim.min_win + _WIN_SLACK - odds.win_rate, odds.win_rate - high)
+    median = max(0.0, odds.ended_within(aim.median_low - 1) - (0.5 - _MEDIAN_SLACK)) + max(
+        0.0, 0.5 + _MEDIAN_SLACK - odds.ended_within(aim.median_high)
+    )
+    down = max(0.0, _DOWN_SHARE - odds.pc_down_rate) if aim.needs_pc_down else 0.0
+    return 10 * win + 3 * median + 2 * down + max(0.0, odds.past(aim.max_rounds) - _TAIL)
+
+
+@lru_cache(maxsize=256)
+def _forecast_design(
+    party: tuple[Character, ...], plans: tuple[tuple[EnemyKind, ...], ...], offsets: tuple[int, ...],
+    default_offset: int, aim: Aim, options: CombatOptions,
+) -> _Design:
+    """The design closest to §2.3 / §11.2 whose forecast meets ``aim`` (with margins).
+
+    Tried in order: for each of ``plans`` (numbers of enemies), every offset of §2.3's
+    range, nearest the default first, each with the group HP from §11.2's guideline down
+    to one per enemy. The first design that meets the aim wins; if none does, the one
+    that comes nearest (:func:`_shortfall`), the guideline's HP breaking ties.
+    """
+    dice_expectation = sum(3.5 * c.ap_dice for c in party)
+    ordered = sorted(offsets, key=lambda o: (abs(o - default_offset), o))
+    best: _Design | None = None
+    best_key = (float("inf"), 0)
+    for plan in plans:
+        lead = next(k for k in (EnemyKind.BOSS, EnemyKind.ELITE, EnemyKind.MOB) if k in plan)
+        for side_offset in ordered:
+            fixed = tuple(_fixed_ap(dice_expectation, plan, side_offset, options))
+            if max(fixed) > MAX_ENEMY_AP:
+                continue  # a lone boss for a big party: escorts carry the rest
+            guideline = _guideline_hp(party, plan, fixed, _HP_FACTOR[lead], (), options)
+            best_win = 0.0
+            for group_hp in range(guideline, len(plan) - 1, -1):
+                shares = _share_hp(plan, group_hp)
+                rows = zip(plan, fixed, shares, strict=True)
+                enemies = [EnemyOdds(ap=ap, dice=k.dice, hp=hp) for k, ap, hp in rows]
+                odds = forecast(party, enemies, 0, options, _FORECAST_ROUNDS)
+                best_win = max(best_win, odds.win_rate)
+                key = (_shortfall(aim, odds), guideline - group_hp)
+                if key < best_key:
+                    misses = tuple(aim_misses(aim, odds, strict=False))
+                    best, best_key = _Design(plan, fixed, group_hp, side_offset, odds, misses), key
+                if key[0] == 0:
+                    return best if best is not None else _Design(plan, fixed, group_hp, side_offset, odds, ())
+            if side_offset > default_offset and best_win < aim.min_win:
+                break  # a stronger enemy side only lowers the PCs' chances further
+    assert best is not None
+    return best
+
+
 def propose_encounter(
     party: Sequence[Character],
     kind: EncounterKind | str = EncounterKind.MOBS,
@@ -354,8 +520,8 @@ def propose_encounter(
 ) -> EncounterProposal:
     """Propose enemies for ``party`` by §2.3 and §3.
 
-    ``options.encounter_basis`` chooses how §2.3's differences are read. The default,
-    ``"rank_dice"``, takes §2.3 at its word: enemies are measured against the PC side's
+    ``options.encounter_basis`` chooses how §2.3's differences are read. ``"rank_dice"``
+    (the guideline) takes §2.3 at its word: enemies are measured against the PC side's
     dice expectation (3.5 per rank die of every standing member, §2.3 「平均ランク（ダイス
     期待値）」 summed over the party as §3.3 asks), so the PCs' equipment is their edge:
 
@@ -374,12 +540,22 @@ def propose_encounter(
       damage overflowing from one enemy to the next (``options.damage_overflow``) the
       PCs wear the group down in about as many winning rounds as §11.1 aims at.
 
+    ``"forecast"`` (the default) starts from that guideline and checks it against the
+    kind's aim in :data:`AIMS` (§11.1's rounds) with the design's exact odds
+    (:func:`forecast_encounter`); when it misses, it tries every offset of §2.3's range
+    (for a boss, every side offset from +3 to +6 per PC) with group HP from the
+    guideline's down to one per enemy, and a boss with 2..5 escorts or alone, and takes
+    the first design that meets the aim, else the nearest (see ``_forecast_design``).
+    ``offset``, when given, fixes the offset and leaves only HP to the check. The
+    explanation ends with the forecast and the aims it misses.
+
     ``"member_average"`` (each enemy against the party's average member: 雑魚 −3, エリート
     +1, ボス +4, one enemy per PC, HP = max(3, |margin|) × factor on every enemy) and
     ``"side_total"`` (the whole enemy side against the whole PC side AP, shared by
     weight) are the two earlier readings, kept as options.
 
-    Difficulty (§3.3) is attached to the encounter and applies when the battle starts.
+    Difficulty (§3.3) is attached to the encounter and applies when the battle starts;
+    the forecast check designs the fight without it, so 強い gives a stronger fight.
 
     Raises:
         InvalidCharacterError: empty party, an offset outside §2.3's range, bad kind.
@@ -393,7 +569,9 @@ def propose_encounter(
     standing = [c for c in members if c.standing]
     if not standing:
         raise InvalidCharacterError("nobody in the party is standing")
-    rank_dice = options.encounter_basis == "rank_dice"
+    basis = options.encounter_basis
+    by_forecast = basis == "forecast"
+    rank_dice = basis == "rank_dice" or by_forecast
     plan = _plan(fight, len(standing)) if rank_dice else _legacy_plan(fight, len(standing))
     lead = next(k for k in (EnemyKind.BOSS, EnemyKind.ELITE, EnemyKind.MOB) if k in plan)
     low, high = _AP_RANGE[lead]
@@ -402,6 +580,23 @@ def propose_encounter(
             f"a {lead.value}'s AP offset is {low:+d}..{high:+d}, not {offset:+d}",
             "§2.3",
         )
+    party_ap = expected_party_ap(standing)
+    per_pc = len(standing) if lead is EnemyKind.BOSS else 1
+    side_offset = (offset if offset is not None else _RANK_DICE_OFFSET[lead]) * per_pc
+    factor = _HP_FACTOR[lead]
+    check = ""
+    if by_forecast:
+        offsets = [side_offset] if offset is not None else list(range(low * per_pc, high * per_pc + 1))
+        plans = tuple(tuple(p) for p in _forecast_plans(fight, len(standing)))
+        choice = _forecast_design(tuple(standing), plans, tuple(offsets), side_offset, AIMS[fight], options)
+        plan, fixed, group_hp = list(choice.plan), list(choice.fixed), choice.group_hp
+        check = choice.describe()
+    elif rank_dice:
+        fixed = _rank_dice_ap(standing, plan, side_offset, options)
+        group_hp = _guideline_hp(standing, plan, fixed, factor, adjustments, options)
+    else:
+        fixed = _legacy_ap(standing, plan, lead, offset, options)
+        group_hp = 0
     names = {EnemyKind.MOB: mob_name, EnemyKind.ELITE: elite_name, EnemyKind.BOSS: boss_name}
     counts = {k: plan.count(k) for k in set(plan)}
     seen: dict[EnemyKind, int] = {}
@@ -410,22 +605,14 @@ def propose_encounter(
         seen[enemy_kind] = seen.get(enemy_kind, 0) + 1
         suffix = _MOB_NAMES[seen[enemy_kind] - 1] if counts[enemy_kind] > 1 else ""
         labels.append(names[enemy_kind] + suffix)
-    party_ap = expected_party_ap(standing)
-    if rank_dice:
-        fixed = _rank_dice_ap(standing, plan, lead, offset, options)
-    else:
-        fixed = _legacy_ap(standing, plan, lead, offset, options)
     rows = zip(labels, plan, fixed, strict=True)
     drafts = [Enemy(name=label, kind=k, ap=ap, max_hp=1, hp=1) for label, k, ap in rows]
     draft = Encounter(enemies=tuple(drafts), difficulty=adjustments)
     enemy_ap = expected_enemy_side_ap(draft, options)
     raw_margin = party_ap - enemy_ap
-    factor = _HP_FACTOR[lead]
     if rank_dice:
         margin = max(1.0, raw_margin)
-        group_hp = max(len(plan), math.ceil(margin * factor))
-        total_weight = sum(_WEIGHT[k] for k in plan)
-        hps = [max(1, math.floor(group_hp * _WEIGHT[k] / total_weight + 0.5)) for k in plan]
+        hps = _share_hp(plan, group_hp)
         hp_text = f"群れのHP {group_hp}（重みで配分）"
     else:
         margin = max(3.0, abs(raw_margin))
@@ -441,6 +628,8 @@ def propose_encounter(
         f"敵陣営期待AP {enemy_ap:.1f}; 期待差分 {margin:.1f} × {factor}（{lead.value}）→ {hp_text}; "
         f"PC陣営の1ラウンド期待ダメージ {damage:.1f}（魔法・状況補正なし）"
     )
+    if check:
+        explanation += "; " + check
     if raw_margin < 0:
         explanation += "; 敵陣営の期待APがPC陣営を上回る（魔法・状況補正が鍵）"
     return EncounterProposal(
@@ -454,6 +643,23 @@ def propose_encounter(
     )
 
 
+def _share_hp(plan: Sequence[EnemyKind], group_hp: int) -> list[int]:
+    """A group's HP shared by weight (雑魚 1, エリート 2, ボス 4), at least 1 each."""
+    total_weight = sum(_WEIGHT[k] for k in plan)
+    return [max(1, math.floor(group_hp * _WEIGHT[k] / total_weight + 0.5)) for k in plan]
+
+
+def _guideline_hp(
+    standing: Sequence[Character], plan: Sequence[EnemyKind], fixed: Sequence[int], factor: float,
+    difficulty: Sequence[Difficulty], options: CombatOptions,
+) -> int:
+    """§2.3 / §11.2's group HP: the expected margin (at least 1) × the kind's factor."""
+    pairs = enumerate(zip(plan, fixed, strict=True))
+    drafts = [Enemy(name=f"e{i}", kind=k, ap=ap, max_hp=1, hp=1) for i, (k, ap) in pairs]
+    margin = max(1.0, expected_party_ap(standing) - expected_side_ap(drafts, difficulty, options))
+    return max(len(plan), math.ceil(margin * factor))
+
+
 def _plan(fight: EncounterKind, size: int) -> list[EnemyKind]:
     """rank_dice numbers (§3.2), 雑魚 first."""
     if fight is EncounterKind.MOBS:
@@ -463,6 +669,16 @@ def _plan(fight: EncounterKind, size: int) -> list[EnemyKind]:
         return [EnemyKind.MOB] * mobs + [EnemyKind.ELITE] * (1 if size == 1 else 2)
     mobs = 0 if size == 1 else min(5, max(2, size))
     return [EnemyKind.MOB] * mobs + [EnemyKind.BOSS]
+
+
+def _forecast_plans(fight: EncounterKind, size: int) -> list[list[EnemyKind]]:
+    """forecast numbers to choose from: rank_dice's for 雑魚戦 and エリート戦; a boss with a
+    group of 2..5 雑魚 escorts (§3.2's 雑魚 come in groups; escorts that fall first make a
+    boss fight swing harder both ways), from two up to one per PC, or alone (§3.2: 原則1体)."""
+    if fight is EncounterKind.BOSS:
+        escorted = [[EnemyKind.MOB] * mobs + [EnemyKind.BOSS] for mobs in range(2, min(5, max(2, size)) + 1)]
+        return [*escorted, [EnemyKind.BOSS]]
+    return [_plan(fight, size)]
 
 
 def _legacy_plan(fight: EncounterKind, size: int) -> list[EnemyKind]:
@@ -476,13 +692,18 @@ def _legacy_plan(fight: EncounterKind, size: int) -> list[EnemyKind]:
 
 
 def _rank_dice_ap(
-    standing: Sequence[Character], plan: Sequence[EnemyKind], lead: EnemyKind, offset: int | None,
-    options: CombatOptions,
+    standing: Sequence[Character], plan: Sequence[EnemyKind], side_offset: int, options: CombatOptions
 ) -> list[int]:
-    lead_offset = offset if offset is not None else _RANK_DICE_OFFSET[lead]
-    if lead is EnemyKind.BOSS:
-        lead_offset *= len(standing)
-    wanted_side = sum(3.5 * c.ap_dice for c in standing) + lead_offset
+    """Fixed AP for an enemy side expected at the PC side's dice expectation + ``side_offset``."""
+    return _fixed_ap(sum(3.5 * c.ap_dice for c in standing), plan, side_offset, options)
+
+
+def _fixed_ap(
+    dice_expectation: float, plan: Sequence[EnemyKind], side_offset: int, options: CombatOptions
+) -> list[int]:
+    """Each enemy's fixed AP: the side's wanted AP less 群れ補正, shared by weight, less
+    3.5 per die, rounded down, at least 0."""
+    wanted_side = dice_expectation + side_offset
     pool = wanted_side - swarm_bonus(len(plan), options)
     total_weight = sum(_WEIGHT[k] for k in plan)
     return [max(0, math.floor(pool * _WEIGHT[k] / total_weight - 3.5 * k.dice)) for k in plan]

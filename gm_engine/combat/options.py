@@ -50,8 +50,11 @@ class CombatOptions(BaseModel):
             falls goes on to the next standing enemy (§1.1: the sides resolve as units);
             ``False`` stops at the target.
         encounter_basis: how the encounter helper reads §2.3's AP differences.
-            ``"rank_dice"`` (default): the enemy side against the PC side's dice
-            expectation (3.5 per rank die, §2.3's ダイス期待値; equipment is the PCs'
+            ``"forecast"`` (default): the rank_dice guideline, then the design's exact
+            odds (:mod:`~gm_engine.combat.forecast`) checked against §11.1's rounds and
+            the offset (within §2.3's range) and group HP adjusted until they meet them;
+            ``"rank_dice"``: the guideline alone — the enemy side against the PC side's
+            dice expectation (3.5 per rank die, §2.3's ダイス期待値; equipment is the PCs'
             edge), group HP from the expected margin; ``"member_average"``: each enemy
             against the party's average member AP, one enemy per PC (the first reading);
             ``"side_total"``: the whole enemy side against the whole PC side AP. See
@@ -75,7 +78,7 @@ class CombatOptions(BaseModel):
     enforce_composition: bool = True
     allow_negative_situational: bool = True
     damage_overflow: bool = True
-    encounter_basis: Literal["rank_dice", "member_average", "side_total"] = "rank_dice"
+    encounter_basis: Literal["forecast", "rank_dice", "member_average", "side_total"] = "forecast"
 
 
 DEFAULT_OPTIONS = CombatOptions()
