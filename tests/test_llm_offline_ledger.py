@@ -53,6 +53,7 @@ def test_ledger_totals_per_day_actor_and_game() -> None:
     assert totals.calls == 3
     assert totals.completion_tokens == 10 + 5 + 10
     assert totals.estimated_calls == 1
+    assert [e.counted_by for e in ledger.entries] == ["server", "server", "backend"]
     assert ledger.by_day()[1].prompt_tokens == 150
     assert ledger.by_actor()["P2"].calls == 2
     other = Ledger(game="g2")
@@ -63,3 +64,28 @@ def test_ledger_totals_per_day_actor_and_game() -> None:
     assert summary.splitlines()[0].startswith("model calls (g1): 4 calls")
     assert "  day 2:" in summary and "  game g2:" in summary
     assert ledger.figures()["model_calls"] == 4.0
+    assert "tokens counted by the server (3 calls), the backend's own estimate (1 call)" in summary
+
+
+def test_the_estimate_counts_japanese_as_a_real_tokenizer_does() -> None:
+    """Japanese takes about 1.8 tokens a character with SmolLM2's tokenizer (measured): a
+    Japanese prompt with no reported usage is not counted at a quarter of its characters."""
+    from gm_engine.llm.ledger import (
+        JAPANESE_CHARS_PER_TOKEN,
+        OTHER_CHARS_PER_TOKEN,
+        estimate_text_tokens,
+    )
+
+    speech = "シセンさんの今の話、ここが少し気になるかな。" * 10  # 220 characters
+    assert estimate_text_tokens(speech) == round(220 / JAPANESE_CHARS_PER_TOKEN + 0.5)
+    assert estimate_text_tokens("P3 vote") == round(7 / OTHER_CHARS_PER_TOKEN + 0.5)
+    assert estimate_text_tokens("") == 0
+    ledger = Ledger()
+    request = ModelRequest(actor="P2", messages=(user_message(speech),))
+    # a call whose server reported no usage
+    ledger.record(request, ModelResponse(content="はい"), latency_s=0.1)
+    entry = ledger.entries[0]
+    assert entry.counted_by == "estimate" and entry.estimated
+    assert entry.prompt_tokens > len(speech)  # more tokens than characters, not a quarter of them
+    assert entry.completion_tokens == 4  # two kana
+    assert "tokens counted by the ledger's estimate (0.557 Japanese / 2.03 other" in ledger.summary()

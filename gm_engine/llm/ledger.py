@@ -1,22 +1,72 @@
 """A ledger of model calls: tokens and latency per call, per day, per actor and per game.
 
-Tokens are the server's count when it reports one, else an estimate (a quarter of the
-characters, marked ``estimated``). Wrap any backend in :class:`MeteredBackend` to
-record every call it answers; a session prints :meth:`Ledger.summary` at its end and
-may put :meth:`Ledger.figures` into its outcome.
+Tokens are the server's count when it reports one (``counted_by="server"``), or the backend's
+own estimate when it made one (``"backend"``: the offline model's, recorded in transcripts as it
+is). A call that carries no usage at all is estimated by the ledger from the characters sent
+and received, by character class (``"estimate"``): Japanese text
+(kana, kanji, full-width forms) at :data:`JAPANESE_CHARS_PER_TOKEN`, everything else at
+:data:`OTHER_CHARS_PER_TOKEN`. Both ratios were measured with a real tokenizer, SmolLM2-135M-
+Instruct's (the one the llama.cpp server of the tests runs), on the messages and tools of a
+whole game: Japanese is about 1.8 tokens a character there, so the old flat "four characters a
+token" counted Japanese prompts about seven times too low. A tokenizer trained on more Japanese
+(Qwen's, Llama 3's) spends fewer tokens on it: for such a model the estimate is high, never low.
+``tests/test_llama_server.py`` measures both ratios again against the server's tokenizer.
+
+Wrap any backend in :class:`MeteredBackend` to record every call it answers; a session prints
+:meth:`Ledger.summary` at its end and may put :meth:`Ledger.figures` into its outcome.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse, estimate_usage
+from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse, Usage
 
 K = TypeVar("K")
+
+#: Characters per token of Japanese text (kana, kanji, CJK punctuation, full-width forms),
+#: measured with SmolLM2-135M-Instruct's tokenizer on a whole game's prompts: 28,154
+#: characters, 50,540 tokens.
+JAPANESE_CHARS_PER_TOKEN = 0.557
+
+#: Characters per token of all other text in a request (JSON keys and punctuation, seat
+#: labels, ASCII), measured the same way: 21,153 characters, 10,442 tokens.
+OTHER_CHARS_PER_TOKEN = 2.03
+
+#: What the ledger's estimate counts as Japanese text.
+JAPANESE_TEXT = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+#: Who counted a call's tokens: the server (its reported usage), the backend (its own
+#: estimate: the offline model's and the scripted backend's, recorded in transcripts as they
+#: are), or the ledger (:func:`estimate_call_usage`, for a call that carries no usage).
+CountedBy = Literal["server", "backend", "estimate"]
+
+
+def estimate_text_tokens(text: str) -> int:
+    """The tokens ``text`` is estimated to take: its Japanese characters at
+    :data:`JAPANESE_CHARS_PER_TOKEN`, the rest at :data:`OTHER_CHARS_PER_TOKEN` (rounded up)."""
+    japanese = len(JAPANESE_TEXT.findall(text))
+    other = len(text) - japanese
+    return int(-(-(japanese / JAPANESE_CHARS_PER_TOKEN + other / OTHER_CHARS_PER_TOKEN) // 1))
+
+
+def estimate_call_usage(request: ModelRequest, response: ModelResponse) -> Usage:
+    """The estimated usage of one call: the messages and tools as sent, the answer as received."""
+    sent = json.dumps(list(request.messages), ensure_ascii=False) + json.dumps(
+        [t.model_dump() for t in request.tools], ensure_ascii=False
+    )
+    received = (response.content or "") + "".join(c.name + c.arguments for c in response.tool_calls)
+    return Usage(
+        prompt_tokens=estimate_text_tokens(sent),
+        completion_tokens=estimate_text_tokens(received),
+        estimated=True,
+    )
 
 
 class LedgerEntry(BaseModel):
@@ -34,6 +84,18 @@ class LedgerEntry(BaseModel):
     completion_tokens: int
     estimated: bool
     latency_s: float
+    counted_by: CountedBy = "server"
+    """Who counted the tokens (:data:`CountedBy`)."""
+
+
+_COUNTED_BY: dict[CountedBy, str] = {
+    "server": "the server",
+    "backend": "the backend's own estimate",
+    "estimate": (
+        f"the ledger's estimate ({JAPANESE_CHARS_PER_TOKEN} Japanese / {OTHER_CHARS_PER_TOKEN} other "
+        "characters a token, measured with SmolLM2's tokenizer)"
+    ),
+}
 
 
 class LedgerTotals(BaseModel):
@@ -82,8 +144,13 @@ class Ledger:
     def record(
         self, request: ModelRequest, response: ModelResponse, *, latency_s: float | None = None
     ) -> None:
-        """Record one call (usage estimated when the response has none)."""
-        usage = response.usage or estimate_usage(request, response.content, response.tool_calls)
+        """Record one call: its usage as the backend passed it on (the server's count, or the
+        backend's own estimate), or the ledger's estimate when it carries none."""
+        usage = response.usage or estimate_call_usage(request, response)
+        if response.usage is None:
+            counted_by: CountedBy = "estimate"
+        else:
+            counted_by = "backend" if response.usage.estimated else "server"
         self.entries.append(
             LedgerEntry(
                 game=self.game,
@@ -96,6 +163,7 @@ class Ledger:
                 completion_tokens=usage.completion_tokens,
                 estimated=usage.estimated,
                 latency_s=response.latency_s if latency_s is None else latency_s,
+                counted_by=counted_by,
             )
         )
 
@@ -136,6 +204,16 @@ class Ledger:
             "model_latency_s": round(t.latency_s, 3),
         }
 
+    def counting(self) -> str:
+        """Who counted the tokens, in words, with how many calls each where there are several."""
+        counts = {kind: sum(1 for e in self.entries if e.counted_by == kind) for kind in _COUNTED_BY}
+        present = [(kind, n) for kind, n in counts.items() if n]
+        if not present:
+            return "nobody (no calls)"
+        if len(present) == 1:
+            return _COUNTED_BY[present[0][0]]
+        return ", ".join(f"{_COUNTED_BY[kind]} ({n} call{'s' if n > 1 else ''})" for kind, n in present)
+
     def summary(self) -> str:
         """A few printable lines: the totals, then per day and per game when there are several."""
 
@@ -148,6 +226,7 @@ class Ledger:
             )
 
         lines = [line("model calls" + (f" ({self.game})" if self.game else ""), self.totals())]
+        lines.append("  tokens counted by " + self.counting())
         days = self.by_day()
         if len(days) > 1:
             lines.extend(line(f"  day {day}", t) for day, t in sorted(days.items()))

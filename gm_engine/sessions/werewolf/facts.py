@@ -118,7 +118,8 @@ def _fact(
 
 
 def public_info(pub: PublicView) -> str:
-    """The 【公開情報】 block: 追放者, 襲撃死者, 占い結果, 霊媒結果, CO状況 (public facts only)."""
+    """The 【公開情報】 block: 追放者, 襲撃死者, 占い結果, 霊媒結果, CO状況 (public facts only),
+    each row only once it has something in it."""
     executed = "、".join(f"{who(pub, s)}（{d}日目）" for d, s in pub.executed) or "なし"
     victims = "、".join(f"{who(pub, s)}（{d}日目の朝）" for d, s in pub.victims) or "なし"
     divine = [r for r in pub.stated_results if r.role is Role.SEER]
@@ -131,36 +132,37 @@ def public_info(pub: PublicView) -> str:
     divine_text, medium_text = results(divine), results(medium)
     claimed = [f"{who(pub, s.seat)} {s.claim.label}" for s in pub.seats if s.claim is not None]
     claims = "、".join(claimed) or "なし"
-    return "\n".join(
-        [
-            "【公開情報】",
-            f"追放者: {executed}",
-            f"襲撃死者: {victims}",
-            f"占い結果: {divine_text}",
-            f"霊媒結果: {medium_text}",
-            f"CO状況: {claims}",
-        ]
-    )
+    rows = [
+        ("追放者", executed),
+        ("襲撃死者", victims),
+        ("占い結果", divine_text),
+        ("霊媒結果", medium_text),
+        ("CO状況", claims),
+    ]
+    # a row with nothing in it is left out: five rows of なし cost every prompt of day 1
+    lines = [f"{label}: {text}" for label, text in rows if text != "なし"]
+    return "\n".join(["【公開情報】", *(lines or ["まだありません"])])
 
 
 def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
-    """One entry of today's log as a prompt line (None: not worth a line)."""
+    """One entry of today's log as a prompt line (None: not worth a line). Speakers go by
+    name alone: the roster of the system prompt says their seats once for the whole game."""
     if isinstance(entry, Speech):
-        return f"{who(pub, entry.speaker)}: {entry.text or '（パス）'}"
+        return f"{pub.name(entry.speaker)}: {entry.text or '（パス）'}"
     if isinstance(entry, ClaimMade):
         result = ""
         if entry.target is not None and entry.colour is not None:
             result = f" {pub.name(entry.target)}は{entry.colour.label}"
-        return f"{who(pub, entry.speaker)} 【{entry.role.label}CO{result}】 {entry.text}".rstrip()
+        return f"{pub.name(entry.speaker)} 【{entry.role.label}CO{result}】 {entry.text}".rstrip()
     if isinstance(entry, ResultStated):
         return (
-            f"{who(pub, entry.speaker)} 【結果発表 {pub.name(entry.target)}は{entry.colour.label}】"
+            f"{pub.name(entry.speaker)} 【結果発表 {pub.name(entry.target)}は{entry.colour.label}】"
             f" {entry.text}"
         ).rstrip()
     if isinstance(entry, ClaimRequested):
-        return f"{who(pub, entry.speaker)} 【CO要求 {entry.role.label}は名乗り出ろ】 {entry.text}".rstrip()
+        return f"{pub.name(entry.speaker)} 【CO要求 {entry.role.label}は名乗り出ろ】 {entry.text}".rstrip()
     if isinstance(entry, Declined):
-        return f"{who(pub, entry.speaker)} 【名乗り出ない】 {entry.text}".rstrip()
+        return f"{pub.name(entry.speaker)} 【名乗り出ない】 {entry.text}".rstrip()
     if isinstance(entry, MorningReport):
         if entry.victim is None:
             return "朝: 襲撃による退席者はいませんでした"
@@ -194,13 +196,62 @@ def day_summary(day: int, entries: Sequence[PublicEntry], pub: PublicView) -> st
             parts.append(f"{pub.name(entry.speaker)} {entry.role.label}CO要求")
         elif isinstance(entry, VoteTally):
             label = "決選" if entry.runoff else "投票"
-            votes = " ".join(f"{pub.name(v.voter)}→{pub.name(v.target)}" for v in entry.votes)
-            parts.append(f"{label} {votes}")
+            parts.append(f"{label} {_votes_by_target(entry, pub)}")
         elif isinstance(entry, Executed):
             parts.append(f"退席 {pub.name(entry.seat)}")
         elif isinstance(entry, NoExecution):
             parts.append("退席なし")
     return f"{day}日目: " + (" / ".join(parts) if parts else "特になし")
+
+
+def _votes_by_target(tally: VoteTally, pub: PublicView) -> str:
+    """``アオト←トウダ・ヒミヤ（2） ハイオ←アオト（1）``: who voted for whom, most votes first
+    (shorter than one arrow per voter, and it reads as the count)."""
+    voters: dict[int, list[str]] = {}
+    for vote in tally.votes:
+        voters.setdefault(vote.target, []).append(pub.name(vote.voter))
+    ranked = sorted(voters.items(), key=lambda item: (-len(item[1]), item[0]))
+    return " ".join(f"{pub.name(target)}←{'・'.join(names)}（{len(names)}）" for target, names in ranked)
+
+
+#: Today's record is folded in blocks of this many lines: once it holds two blocks and more,
+#: every whole block but the last one is one summary line. The text before the newest lines
+#: then changes once a block, not once a line, so a server's prefix cache keeps serving it.
+FOLD_BLOCK = 9
+
+
+def today_lines(entries: Sequence[PublicEntry], pub: PublicView) -> list[str]:
+    """Today's record as prompt lines: the newest block or two in full, the older whole blocks
+    each summarised from their facts (claims, requests, results, who declined, who spoke)."""
+    kept = [(entry, line) for entry in entries if (line := today_line(entry, pub)) is not None]
+    folded = max(0, (len(kept) - FOLD_BLOCK) // FOLD_BLOCK) * FOLD_BLOCK
+    lines: list[str] = []
+    for start in range(0, folded, FOLD_BLOCK):
+        block = [entry for entry, _ in kept[start : start + FOLD_BLOCK]]
+        lines.append(f"（要約）{_fold(block, pub)}")
+    lines.extend(line for _, line in kept[folded:])
+    return lines
+
+
+def _fold(entries: Sequence[PublicEntry], pub: PublicView) -> str:
+    """One line for a block of today's record: its facts in order, its speeches by speaker."""
+    parts: list[str] = []
+    declined: list[str] = []
+    spoke: list[str] = []
+    for entry in entries:
+        if isinstance(entry, Declined):
+            declined.append(pub.name(entry.speaker))
+        elif isinstance(entry, Speech):
+            spoke.append(pub.name(entry.speaker))
+        else:
+            summary = day_summary(entry.day, [entry], pub).split(": ", 1)[1]
+            if summary != "特になし":
+                parts.append(summary)
+    if declined:
+        parts.append(f"名乗り出ない {'・'.join(declined)}")
+    if spoke:
+        parts.append(f"発言 {'・'.join(spoke)}")
+    return " / ".join(parts)
 
 
 def table_vars(pub: PublicView) -> dict[str, Any]:
@@ -209,7 +260,7 @@ def table_vars(pub: PublicView) -> dict[str, Any]:
     for entry in pub.log:
         by_day.setdefault(entry.day, []).append(entry)
     past = [day_summary(day, by_day[day], pub) for day in sorted(by_day) if 1 <= day < pub.day]
-    today = [line for entry in by_day.get(pub.day, []) if (line := today_line(entry, pub)) is not None]
+    today = today_lines(by_day.get(pub.day, []), pub)
     gone = [f"{who(pub, s)}（{d}日目 追放）" for d, s in pub.executed]
     gone += [f"{who(pub, s)}（{d}日目の朝 襲撃）" for d, s in pub.victims]
     return {
@@ -227,7 +278,8 @@ def persona_vars(persona: Persona, *, werewolf: bool) -> dict[str, Any]:
     """The persona part of a prompt; the werewolf manner only when its role is 人狼."""
     voice = persona.voice
     filler = {"target": "〇〇", "role": "占い師", "color": "白"}
-    samples = [voice.opening[0], voice.suspect[0], voice.trust[0], voice.defend[0], voice.vote_reason[0]]
+    # two lines give the voice; more cost every prompt of the game without saying more
+    samples = [voice.suspect[0], voice.defend[0]]
     if werewolf:
         samples.append(voice.werewolf_cover[0])
     return {
