@@ -31,5 +31,5 @@ def test_prompts_and_personas_ship_as_package_data() -> None:
     assert data["gm_engine.prompts"] == ["*.j2"] and list((ROOT / "prompts").glob("*.j2"))
     assert data["gm_engine.personas"] == ["*.toml", "phrases/*.toml"]
     assert len(list((ROOT / "personas").glob("*.toml"))) == 8
-    # the offline voices' phrase books: one per persona, P1's (--auto) and the shared fact clauses
-    assert len(list((ROOT / "personas" / "phrases").glob("*.toml"))) == 10
+    # the offline voices: a phrase book per persona, P1's (--auto), the narrator's, the fact clauses
+    assert len(list((ROOT / "personas" / "phrases").glob("*.toml"))) == 11

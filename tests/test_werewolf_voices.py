@@ -228,3 +228,28 @@ def test_a_bad_phrase_book_is_refused_with_its_file_and_field(tmp_path: Path) ->
         load_book(tmp_path, "missing")
     with pytest.raises(PhraseError, match="cannot read"):
         load_book(tmp_path, "absent")
+
+
+def test_the_narrator_says_what_p1_sees_in_varied_words() -> None:
+    """The offline narrator's morning lines name this morning's news from the public log
+    (the seat attacked, or a quiet night), and differ from one another."""
+    spec = SessionSpec(kind="werewolf", seed=11, options={"auto": True})
+    screen: list[str] = []
+    io = SessionIO(
+        backend=OfflineBackend(),
+        human=AutoHuman(OfflineAgent(1, SeededSource("11/human"))),
+        show=screen.append,
+    )
+    session = WerewolfSession(spec, session_options(spec), io)
+    asyncio.run(session.run())
+    lines = [line for line in screen if line.startswith("GM: ")]
+    assert len(lines) >= 3 and len(set(lines)) == len(lines)
+    mornings = [e for e in session.game.public_log if e.kind == "morning"]
+    for morning, line in zip(mornings, lines[1:], strict=False):
+        victim = getattr(morning, "victim", None)
+        if victim is not None:
+            assert NAMES[victim] in line, line
+        else:
+            assert "全員" in line or "何も起きなかった" in line or "誰も欠けずに" in line, line
+    steering = re.compile("怪し|疑|投票して|入れて|本物|偽")
+    assert not any(steering.search(line) for line in lines)  # it never steers a vote nor judges a claim

@@ -177,7 +177,12 @@ def default_phrases_dir() -> Path:
     return default_personas_dir() / "phrases"
 
 
-def _read(path: Path) -> dict[str, object]:
+def read_phrase_file(path: Path) -> dict[str, object]:
+    """The TOML table of a phrase file.
+
+    Raises:
+        PhraseError: the file cannot be read or is not UTF-8 TOML.
+    """
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -199,7 +204,7 @@ def load_book(directory: Path, book_id: str) -> PhraseBook:
     """
     path = directory / f"{book_id}.toml"
     try:
-        return PhraseBook.model_validate(_read(path))
+        return PhraseBook.model_validate(read_phrase_file(path))
     except ValidationError as exc:
         raise PhraseError(f"{path}: invalid phrase book: {_problems(exc)}") from None
 
@@ -213,7 +218,7 @@ def load_clauses(directory: Path) -> FactClauses:
     """
     path = directory / "facts.toml"
     try:
-        return FactClauses.model_validate({"clauses": _read(path)})
+        return FactClauses.model_validate({"clauses": read_phrase_file(path)})
     except ValidationError as exc:
         raise PhraseError(f"{path}: invalid fact clauses: {_problems(exc)}") from None
 
@@ -586,6 +591,7 @@ __all__ = [
     "default_phrases_dir",
     "load_book",
     "load_clauses",
+    "read_phrase_file",
     "stable_pick",
     "unsaid",
 ]

@@ -12,7 +12,8 @@ sample lines (the ``werewolf_cover`` lines only while its own role is 人狼).
 :class:`~gm_engine.sessions.base.HumanInput` whose answers come from an offline agent that
 sees P1's observation, typed as the commands a human would type.
 
-``"werewolf_narrator"`` answers the GM narrator's requests with a plain line.
+``"werewolf_narrator"`` answers the GM narrator's requests from the public facts
+(:mod:`gm_engine.sessions.narration`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, Literal
 from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.sessions.base import HumanDefaults
+from gm_engine.sessions.narration import load_narrator, narration
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
 from gm_engine.sessions.voices import (
     Composer,
@@ -51,6 +53,7 @@ from gm_engine.werewolf.actions import (
 )
 from gm_engine.werewolf.agents import OfflineAgent
 from gm_engine.werewolf.grounds import Grounds
+from gm_engine.werewolf.log import PublicEntry
 from gm_engine.werewolf.records import Role
 from gm_engine.werewolf.views import Observation
 
@@ -78,10 +81,13 @@ class PersonaTurnContext:
 
 @dataclass
 class NarratorContext:
-    """The narrator's request: the event it comments on (public facts only)."""
+    """The narrator's request: the event it comments on and the public facts (P1's public
+    log and the table's names; nothing private)."""
 
     event: str
     day: int
+    log: tuple[PublicEntry, ...] = ()
+    names: tuple[str, ...] = ()
     offline_kind: str = field(default="werewolf_narrator", init=False)
 
 
@@ -229,24 +235,17 @@ def decide_werewolf(request: ModelRequest, context: object | None) -> ModelRespo
 #: The narrator's event at the start of a game (its first line opens the game).
 GAME_START_EVENT = "ゲーム開始。役職が配られました。"
 
-_OPENING = (
-    "ようこそ、ボードゲーム部の人狼へ！役職は配られました、楽しんでいきましょう。",
-    "さあ、人狼ゲームの始まりです。みんな、今日もよろしくね！",
-)
-
-_NARRATION = (
-    "さあ、続けましょう。みんな楽しんでいこう！",
-    "部室に少し緊張が走ります。でもこれは遊び、気楽にいきましょう。",
-    "ボードの上の物語が、また一歩進みました。",
-)
-
 
 def decide_narration(request: ModelRequest, context: object | None) -> ModelResponse:
-    """The offline GM narrator: a short neutral line that reveals and steers nothing."""
-    day = context.day if isinstance(context, NarratorContext) else request.day
-    event = context.event if isinstance(context, NarratorContext) else ""
-    lines = _OPENING if event == GAME_START_EVENT else _NARRATION  # the first line opens, never "continues"
-    return ModelResponse(content=_pick(lines, day, event))
+    """The offline GM narrator: what P1 can see, in a line or two that steers nothing."""
+    if not isinstance(context, NarratorContext) or not context.names:
+        day = context.day if isinstance(context, NarratorContext) else request.day
+        return ModelResponse(
+            content=_pick(load_narrator(default_phrases_dir()).closing, day).format(day=f"{day}日目")
+        )
+    book = load_narrator(default_phrases_dir())
+    opening = context.event == GAME_START_EVENT  # the first line opens, never "continues"
+    return ModelResponse(content=narration(book, context.log, context.names, context.day, opening))
 
 
 register_offline_decider("werewolf", decide_werewolf)
