@@ -371,14 +371,16 @@ class Composer:
         if fact.kind == "vote" and fact.seat != target:  # the victim's vote for the target
             return self.framed(self.clause(fact, "victim_vote")), used
         if fact.kind == "vote" and manner.checks_votes:
-            said = [s for s in grounds.speeches.get(target, []) if s.day == fact.day]
+            said = [s for s in grounds.speeches.get(target, []) if s.day == fact.day and s.text]
             if said:
                 used.append(said[-1])
                 text = self.clause(fact, "words_votes", quote=said[-1].text)
                 return self.framed(text), used
         if fact.kind == "speech" and manner.compares:
             earlier = [
-                s for s in grounds.speeches.get(target, []) if s.entry is not None and s.day < fact.day
+                s
+                for s in grounds.speeches.get(target, [])
+                if s.entry is not None and s.day < fact.day and s.text
             ]
             if earlier:
                 used.append(earlier[-1])
@@ -462,7 +464,7 @@ class Composer:
         living_partners = [p for p in self.partners if obs.alive[p]]
         for partner in living_partners:
             against = [f for f in grounds.against(partner) if f.kind in ("result", "counter_claim")]
-            if against:
+            if against and grounds.pressed_since_own(partner, against[0]):
                 fact = against[0]
                 line.cite(fact)
                 public_doubt = self.scores[partner] > 8
@@ -489,6 +491,8 @@ class Composer:
             for fact in facts:
                 if len(said) >= count:
                     break
+                if fact.cite in line.cites:
+                    continue  # said already in this line (set against another fact)
                 sentence, used = self.fact_sentence(fact, target)
                 if sentence in parts:
                     continue

@@ -67,16 +67,18 @@ _ANSWERING = re.compile(r"質問|答え|聞かれ")
 def quotation(text: str) -> str:
     """The telling sentence of ``text``: its last one that judges a seat in its own words (not
     one that quotes someone else or only answers a question), at most :data:`QUOTE_CHARS`
-    characters (then ``…``), without its end mark."""
+    characters (then ``…``), without its end mark; empty when no sentence judges anything."""
     sentences = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
     own = [s for s in sentences if "『" not in s and "』" not in s] or [
         s.replace("『", "").replace("』", "") for s in sentences
     ]
     if not own:
         return ""
-    plain = [s for s in own if not _ANSWERING.search(s) and len(s) >= 8] or own
+    plain = [s for s in own if not _ANSWERING.search(s) and len(s) >= 8]
     telling = [s for s in plain if _JUDGEMENT.search(s)]
-    first = (telling[-1] if telling else plain[0]).rstrip("。！？!?").strip("「」 ").lstrip("…")
+    if not telling:
+        return ""  # a greeting or an answer: nothing to hold against anyone
+    first = telling[-1].rstrip("。！？!?").strip("「」 ").lstrip("…")
     return first if len(first) <= QUOTE_CHARS else first[: QUOTE_CHARS - 1] + "…"
 
 
@@ -220,13 +222,26 @@ class Grounds:
             facts.append(vote)
         quoted: set[str] = set()
         for said in reversed(self.speeches.get(seat, [])):
-            if said.text not in quoted and len(quoted) < 2:
+            if said.text and said.text not in quoted and len(quoted) < 2:
                 quoted.add(said.text)
                 facts.append(said)
         quiet = self.silence(seat)
         if quiet is not None:
             facts.append(quiet)
         return facts
+
+    def pressed_since_own(self, seat: int, fact: Fact) -> bool:
+        """Whether ``seat`` came under pressure since the speaker's own last words: ``fact``
+        against it is new, or another seat's speech named it since."""
+        last = self.last_own
+        if fact.entry is not None and fact.entry > last:
+            return True
+        name = self.obs.names[seat]
+        log = self.obs.public_log
+        return any(
+            isinstance(e, Speech) and e.speaker not in (self.obs.seat, seat) and name in e.text
+            for e in log[last + 1 :]
+        )
 
     def for_seat(self, seat: int) -> list[Fact]:
         """The public facts that speak for ``seat`` (白 results on it), latest first."""
