@@ -5,12 +5,17 @@
 session passed with it: that persona's own observation (the same information as its
 public and private view, from which the prompt was rendered), its legal actions, its
 notes and its persona data, never anything else. The choice itself is the werewolf
-engine's :class:`~gm_engine.werewolf.agents.OfflineAgent`'s; the words are the persona's
-sample lines (the ``werewolf_cover`` lines only while its own role is 人狼).
+engine's :class:`~gm_engine.werewolf.agents.OfflineAgent`'s; the words are composed by
+:mod:`gm_engine.sessions.voices` from that persona's phrase book, its public grounds and the
+agent's suspicion scores (the werewolf lines only while its own role is 人狼), and every tool
+call carries the public facts its words cite (``cites``, checked by
+:func:`gm_engine.werewolf.citations.citation_problems`). The persona file's sample lines are
+for the model personas' prompts.
 
 :class:`AutoHuman` plays P1 for ``gm werewolf play --auto``: it is a
 :class:`~gm_engine.sessions.base.HumanInput` whose answers come from an offline agent that
-sees P1's observation, typed as the commands a human would type.
+sees P1's observation, typed as the commands a human would type; its words come from the
+``player`` phrase book the same way.
 
 ``"werewolf_narrator"`` answers the GM narrator's requests from the public facts
 (:mod:`gm_engine.sessions.narration`).
