@@ -208,10 +208,14 @@ def test_every_shipped_phrase_book_loads() -> None:
     load_clauses(directory)
     for book_id in ("touda", "himiya", "aoto", "misuno", "kiumi", "shisen", "haio", "isui", "player"):
         book = load_book(directory, book_id)
-        # an answer names the one who asked (an unnamed answer reads as a new remark)
+        # an answer names the one who asked (an unnamed answer reads as a new remark), and
+        # does not call on the asker again (that would be a new question, answered in turn)
         for kind, lines in book.lines.items():
             if kind.startswith("answer"):
                 assert all("{asker}" in line for line in lines), (book_id, kind)
+                for line in lines:
+                    said = line.format(asker="トウダさん", target="ヒミヤさん", reason="怪しい")
+                    assert addresses(said, NAMES, 9) == [], (book_id, line)
 
 
 def test_a_bad_phrase_book_is_refused_with_its_file_and_field(tmp_path: Path) -> None:

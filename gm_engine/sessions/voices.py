@@ -306,6 +306,8 @@ class Composer:
             **extra,
         }
         templates = self.clauses.clauses[kind]
+        if fact.seat == self.grounds.obs.seat:  # its own claim or result: said as its own act
+            templates = tuple(t for t in templates if t.startswith("{seat}が")) or templates
         if "『" in fact.text and kind == "vote":  # a reason that quotes: not quoted again
             templates = tuple(t for t in templates if "{reason}" not in t) or templates
         template = stable_pick(templates, *self._key("clause", kind, fact.entry, fact.seat))
@@ -409,10 +411,25 @@ class Composer:
             kind = "ask_opinion"
         return self.pick(kind, target).format(target=self.name(target))
 
-    def answer(self, asked: Fact, address: Address, line: Line) -> str:
-        """The answer to a question ``asked`` of this seat, on its point."""
-        grounds, asker = self.grounds, self.name(asked.seat)
-        line.cite(asked)
+    def answers(self, line: Line) -> list[str]:
+        """The answers to the questions put to this seat since its last words: one per point,
+        naming everyone who asked it."""
+        by_topic: dict[str, tuple[list[Fact], Address]] = {}
+        for asked, address in self.grounds.questions():
+            askers, _ = by_topic.setdefault(address.topic, ([], address))
+            if all(a.seat != asked.seat for a in askers):
+                askers.append(asked)
+            else:
+                line.cite(asked)
+        return [_sentence(self.answer(askers, address, line)) for askers, address in by_topic.values()]
+
+    def answer(self, askers: Sequence[Fact], address: Address, line: Line) -> str:
+        """The answer to the question of ``askers`` (one point, ``address.topic``)."""
+        grounds = self.grounds
+        asker = "と".join(self.name(a.seat) for a in askers)
+        asked = askers[0]
+        for one in askers:
+            line.cite(one)
         if address.topic == "vote":
             own = grounds.vote_of(grounds.obs.seat)
             if own is not None:
@@ -453,8 +470,7 @@ class Composer:
         line = Line("")
         self._frames_used = set()
         parts: list[str] = []
-        for asked, address in grounds.questions():
-            parts.append(_sentence(self.answer(asked, address, line)))
+        parts.extend(self.answers(line))
         blacks = [f for f in grounds.results if f.other == obs.seat and f.colour is Colour.BLACK]
         if blacks and blacks[-1].entry is not None and blacks[-1].entry > grounds.last_own:
             line.cite(blacks[-1])
@@ -553,7 +569,7 @@ class Composer:
         """A short set line of ``kind`` (a claim, a result, a decline, a request) with the
         answers to any questions put to this seat first."""
         line = Line("")
-        parts = [_sentence(self.answer(asked, address, line)) for asked, address in self.grounds.questions()]
+        parts = self.answers(line)
         parts.append(self.pick(kind, *values.values()).format(**values))
         if self.attempt:
             parts.insert(0, self.pick("lead", "plain"))
