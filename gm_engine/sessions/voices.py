@@ -373,7 +373,13 @@ class Composer:
         if fact.kind == "vote" and fact.seat != target:  # the victim's vote for the target
             return self.framed(self.clause(fact, "victim_vote")), used
         if fact.kind == "vote" and manner.checks_votes:
-            said = [s for s in grounds.speeches.get(target, []) if s.day == fact.day and s.text]
+            # words against the vote: that day's words that do not name the seat it voted for
+            voted = grounds.obs.names[fact.other]
+            said = [
+                s
+                for s in grounds.speeches.get(target, [])
+                if s.day == fact.day and s.text and voted not in s.text
+            ]
             if said:
                 used.append(said[-1])
                 text = self.clause(fact, "words_votes", quote=said[-1].text)
