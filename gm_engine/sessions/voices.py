@@ -300,7 +300,7 @@ class Composer:
             "seat": self.name(fact.seat) if fact.seat else "",
             "other": self.name(fact.other) if 0 < fact.other < len(self.grounds.obs.names) else "",
             "role": role,
-            "reason": fact.text.removesuffix("から")[:40],
+            "reason": _clipped(fact.text.removesuffix("から"), 40),
             "quote": fact.text,
             "day": f"{fact.day}日目",
             **extra,
@@ -390,6 +390,7 @@ class Composer:
                 for s in grounds.speeches.get(target, [])
                 if s.entry is not None and s.day < fact.day and s.text
             ]
+            earlier = [s for s in earlier if s.text != fact.text]  # the same words are no change
             if earlier:
                 used.append(earlier[-1])
                 return self.framed(self.clause(fact, "compare", before=earlier[-1].text)), used
@@ -440,7 +441,7 @@ class Composer:
             own = grounds.vote_of(grounds.obs.seat)
             if own is not None:
                 line.cite(own)
-                reason = own.text.removesuffix("から")[:40]
+                reason = own.text.removesuffix("から")  # whole: a cut reason reads as a broken clause
                 return self.pick("answer_vote", asked.entry).format(
                     asker=asker, target=self.name(own.other), reason=reason
                 )
@@ -552,23 +553,20 @@ class Composer:
         return line
 
     def vote_reason(self, target: int, focus: bool) -> Line:
-        """A vote reason for ``target`` from the strongest fact against it."""
+        """A vote reason for ``target`` from the strongest fact against it whose wording fits
+        the reason's length (else a plain reason naming the seat)."""
         line = Line("")
         self._frames_used = set()
-        facts = self.facts_against(target)
-        if facts:
-            fact = facts[0]
-            if fact.kind == "vote" and fact.seat != target:
-                clause = self.clause(fact, "victim_vote")
-            else:
-                clause = self.clause(fact)
-            line.cite(fact)
-            text = self.pick("reason_frames", target, fact.entry).format(fact=clause)
-        else:
-            text = self.pick("reason_plain", target).format(target=self.name(target))
-        if focus:
-            text = "票をまとめたいし、" + text
-        line.text = _fit(text.rstrip("。"), MAX_REASON_CHARS)
+        lead = "票をまとめたいし、" if focus else ""
+        for fact in self.facts_against(target)[:3]:
+            kind = "victim_vote" if fact.kind == "vote" and fact.seat != target else None
+            clause = self.clause(fact, kind)
+            text = lead + self.pick("reason_frames", target, fact.entry).format(fact=clause)
+            if len(text) <= MAX_REASON_CHARS:
+                line.cite(fact)
+                line.text = text.rstrip("。")
+                return line
+        line.text = lead + self.pick("reason_plain", target).format(target=self.name(target))
         return line
 
     def plain(self, kind: str, **values: str) -> Line:
@@ -583,6 +581,11 @@ class Composer:
         return line
 
 
+def _clipped(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, marked with ``…`` where cut (for a quotation)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _fit(text: str, limit: int) -> str:
     """``text`` cut at its last sentence end within ``limit`` characters."""
     if len(text) <= limit:
@@ -593,7 +596,9 @@ def _fit(text: str, limit: int) -> str:
     return cut[: end + 1] if end > 0 else cut
 
 
-def unsaid(compose: Composer, make: Callable[[], Line], taken: set[str], tries: int = 8) -> Line:
+def unsaid(
+    compose: Composer, make: Callable[[], Line], taken: set[str], tries: int = 8, limit: int = MAX_LINE_CHARS
+) -> Line:
     """The first of ``tries`` compositions by ``make`` (a method of ``compose``, each try with
     the next ``attempt``) whose text is not in ``taken``."""
     line = Line("")
@@ -603,7 +608,8 @@ def unsaid(compose: Composer, make: Callable[[], Line], taken: set[str], tries: 
         if line.text not in taken:
             return line
     # every variant was said already: the day and turn make this one new
-    line.text = _fit(f"{line.text}（{compose.grounds.obs.day}日目・{compose.turn}）", MAX_LINE_CHARS)
+    mark = f"（{compose.grounds.obs.day}日目・{compose.turn}）"
+    line.text = _clipped(line.text, limit - len(mark)) + mark
     return line
 
 

@@ -34,6 +34,7 @@ from gm_engine.sessions.base import HumanDefaults
 from gm_engine.sessions.narration import load_narrator, narration
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
 from gm_engine.sessions.voices import (
+    MAX_REASON_CHARS,
     Composer,
     Line,
     default_phrases_dir,
@@ -149,7 +150,12 @@ def speech_line(compose: Composer) -> Line:
 def vote_line(compose: Composer, vote: Vote) -> Line:
     """A vote reason for ``vote`` not given before in this game, with the facts it cites."""
     focus = "票" in vote.reason  # the agent concentrates the village's votes
-    return unsaid(compose, lambda: compose.vote_reason(vote.target, focus), compose.grounds.reasons)
+    return unsaid(
+        compose,
+        lambda: compose.vote_reason(vote.target, focus),
+        compose.grounds.reasons,
+        limit=MAX_REASON_CHARS,
+    )
 
 
 def speech_for(ctx: PersonaTurnContext) -> str:
