@@ -412,7 +412,11 @@ class Composer:
         """A question to ``target`` on the point of ``about``."""
         if about is not None and about.kind == "vote" and about.seat == target:
             kind = "ask_vote"
-        elif about is not None and about.kind in ("counter_claim", "claim", "result"):
+        elif (
+            about is not None
+            and about.kind in ("counter_claim", "claim", "result")
+            and any(f.seat == target for f in self.grounds.claims)  # only a claimant is asked of its claim
+        ):
             kind = "ask_claim"
         else:
             kind = "ask_opinion"
