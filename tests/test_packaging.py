@@ -31,5 +31,8 @@ def test_prompts_and_personas_ship_as_package_data() -> None:
     data = table["package-data"]
     assert isinstance(data, dict)
     assert data["gm_engine.prompts"] == ["*.j2"] and list((ROOT / "prompts").glob("*.j2"))
-    assert data["gm_engine.personas"] == ["*.toml"] and len(list((ROOT / "personas").glob("*.toml"))) == 8
+    assert data["gm_engine.personas"] == ["*.toml", "phrases/*.toml"]
+    assert len(list((ROOT / "personas").glob("*.toml"))) == 8
+    # the offline voices: a phrase book per persona, P1's (--auto), the narrator's, the fact clauses
+    assert len(list((ROOT / "personas" / "phrases").glob("*.toml"))) == 11
     assert data["gm_engine.scenarios"] == ["*.toml"] and len(list((ROOT / "scenarios").glob("*.toml"))) >= 3

@@ -24,6 +24,7 @@ from gm_engine.llm.offline import OfflineBackend
 from gm_engine.sessions.base import HumanInput, ListSink, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.personas import load_personas
+from gm_engine.sessions.voices import default_phrases_dir, load_book
 from gm_engine.sessions.werewolf import (
     WerewolfSession,
     fact_lines,
@@ -203,7 +204,8 @@ def test_the_check_catches_a_leaky_prompt(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_only_werewolves_speak_the_werewolf_lines() -> None:
-    """Across games, a persona speaks its werewolf_cover lines only in games where it is a 人狼."""
+    """Across games, a persona speaks its werewolf lines (its phrase book's cover and cut) only
+    in games where it is a 人狼."""
     spoken_by_wolves = 0
     for seed in range(30, 42):
         _, _, session = play(seed, {"role": 1 + seed % 6, "narrator": False})
@@ -212,7 +214,8 @@ def test_only_werewolves_speak_the_werewolf_lines() -> None:
             if entry.kind != "speech" or entry.speaker == 1:
                 continue
             persona = next(p for p in PERSONAS if p.seat == entry.speaker)
-            fragments = [cover_fragment(line) for line in persona.voice.werewolf_cover]
+            book = load_book(default_phrases_dir(), persona.id)
+            fragments = [cover_fragment(line) for line in (*book.lines["cover"], *book.lines["cut"])]
             if any(f in entry.text for f in fragments):
                 assert game.role_of(entry.speaker) is Role.WEREWOLF, (seed, entry)
                 spoken_by_wolves += 1

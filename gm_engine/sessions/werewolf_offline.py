@@ -5,27 +5,44 @@
 session passed with it: that persona's own observation (the same information as its
 public and private view, from which the prompt was rendered), its legal actions, its
 notes and its persona data, never anything else. The choice itself is the werewolf
-engine's :class:`~gm_engine.werewolf.agents.OfflineAgent`'s; the words are the persona's
-sample lines (the ``werewolf_cover`` lines only while its own role is 人狼).
+engine's :class:`~gm_engine.werewolf.agents.OfflineAgent`'s; the words are composed by
+:mod:`gm_engine.sessions.voices` from that persona's phrase book, its public grounds and the
+agent's suspicion scores (the werewolf lines only while its own role is 人狼), and every tool
+call carries the public facts its words cite (``cites``, checked by
+:func:`gm_engine.werewolf.citations.citation_problems`). The persona file's sample lines are
+for the model personas' prompts.
 
 :class:`AutoHuman` plays P1 for ``gm werewolf play --auto``: it is a
 :class:`~gm_engine.sessions.base.HumanInput` whose answers come from an offline agent that
-sees P1's observation, typed as the commands a human would type.
+sees P1's observation, typed as the commands a human would type; its words come from the
+``player`` phrase book the same way.
 
-``"werewolf_narrator"`` answers the GM narrator's requests with a plain line.
+``"werewolf_narrator"`` answers the GM narrator's requests from the public facts
+(:mod:`gm_engine.sessions.narration`).
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.sessions.base import HumanDefaults
+from gm_engine.sessions.narration import load_narrator, narration
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
+from gm_engine.sessions.voices import (
+    MAX_REASON_CHARS,
+    Composer,
+    Line,
+    default_phrases_dir,
+    load_book,
+    load_clauses,
+    stable_pick,
+    unsaid,
+)
 from gm_engine.tools.werewolf import seat_label
 from gm_engine.werewolf.actions import (
     Action,
@@ -41,14 +58,12 @@ from gm_engine.werewolf.actions import (
     Vote,
 )
 from gm_engine.werewolf.agents import OfflineAgent
-from gm_engine.werewolf.log import ClaimMade, ResultStated, Speech
-from gm_engine.werewolf.records import Colour, Role
+from gm_engine.werewolf.grounds import Grounds
+from gm_engine.werewolf.log import PublicEntry
+from gm_engine.werewolf.records import Role
 from gm_engine.werewolf.views import Observation
 
 TaskKind = Literal["discussion", "answer", "vote", "night", "pre_divination"]
-
-# The agents' default reason; a persona's own vote_reason line says it better.
-_GENERIC_REASON = "発言の流れが少し気になるから"
 
 
 @dataclass
@@ -72,124 +87,137 @@ class PersonaTurnContext:
 
 @dataclass
 class NarratorContext:
-    """The narrator's request: the event it comments on (public facts only)."""
+    """The narrator's request: the event it comments on and the public facts (P1's public
+    log and the table's names; nothing private)."""
 
     event: str
     day: int
+    log: tuple[PublicEntry, ...] = ()
+    names: tuple[str, ...] = ()
     offline_kind: str = field(default="werewolf_narrator", init=False)
 
 
 def _pick(lines: Sequence[str], *key: object) -> str:
     """One of ``lines``, chosen by a stable hash of ``key`` (same game, same words)."""
-    digest = zlib.crc32(":".join(str(k) for k in key).encode("utf-8"))
-    return lines[digest % len(lines)]
+    return stable_pick(lines, *key)
 
 
-def _name(obs: Observation, seat: int) -> str:
-    return obs.names[seat]
+#: The phrase book of P1 when an offline agent plays it (``--auto``).
+PLAYER_BOOK = "player"
 
 
-def _is_werewolf(obs: Observation) -> bool:
-    return obs.role is Role.WEREWOLF
+def composer_for(
+    book_id: str,
+    obs: Observation,
+    agent: OfflineAgent,
+    turn: int,
+    *,
+    first_person: str = "私",
+    phrases: Path | None = None,
+) -> Composer:
+    """The composer of ``obs.seat``'s lines: its public grounds, its agent's scores, its book.
 
-
-def _said_today(obs: Observation) -> bool:
-    return any(
-        isinstance(e, Speech | ClaimMade | ResultStated) and e.day == obs.day and e.speaker == obs.seat
-        for e in obs.public_log
+    Call it after the agent chose this turn's action from ``obs`` (see
+    :meth:`OfflineAgent.suspicion`). A 人狼's partner is passed only while its own role is 人狼.
+    """
+    directory = phrases if phrases is not None else default_phrases_dir()
+    scores = agent.suspicion(obs)
+    trusts = {seat: agent.trusts(seat) for seat, _ in obs.claims}
+    partners = obs.partners if obs.role is Role.WEREWOLF else ()
+    return Composer(
+        book=load_book(directory, book_id),
+        clauses=load_clauses(directory),
+        grounds=Grounds.of(obs),
+        scores=scores,
+        trusts=trusts,
+        partners=partners,
+        salt=agent.source.seed,
+        turn=turn,
+        first_person=first_person,
     )
 
 
-def _black_on(obs: Observation, seats: Sequence[int]) -> bool:
-    for entry in obs.public_log:
-        black = isinstance(entry, ClaimMade | ResultStated) and entry.colour is Colour.BLACK
-        if black and isinstance(entry, ClaimMade | ResultStated) and entry.target in seats:
-            return True
-    return False
+def _composer(ctx: PersonaTurnContext) -> Composer:
+    persona = ctx.persona
+    return composer_for(persona.id, ctx.observation, ctx.agent, ctx.turn, first_person=persona.first_person)
 
 
-def _suspect(agent: OfflineAgent, obs: Observation) -> Vote | None:
-    """The seat this agent would vote for if the vote opened now, with its reason.
+def speech_line(compose: Composer) -> Line:
+    """A free-talk line not said before in this game, with the facts it cites."""
+    return unsaid(compose, compose.speech, compose.grounds.spoken_texts)
 
-    The agent is asked about the same observation with the stage set to a vote among the
-    living others: a hypothetical of public facts only, so it learns nothing new.
-    """
-    others = tuple(s for s in obs.living() if s != obs.seat)
-    if not others:
-        return None
-    hypothetical = obs._replace(stage="vote", candidates=others)
-    choice = agent.choose(hypothetical, [Vote(obs.seat, t) for t in others])
-    return choice if isinstance(choice, Vote) else None
+
+def vote_line(compose: Composer, vote: Vote) -> Line:
+    """A vote reason for ``vote`` not given before in this game, with the facts it cites."""
+    focus = "票" in vote.reason  # the agent concentrates the village's votes
+    return unsaid(
+        compose,
+        lambda: compose.vote_reason(vote.target, focus),
+        compose.grounds.reasons,
+        limit=MAX_REASON_CHARS,
+    )
 
 
 def speech_for(ctx: PersonaTurnContext) -> str:
     """A free-talk line in the persona's voice, about the agent's current suspicion."""
-    obs, voice = ctx.observation, ctx.persona.voice
-    key = (obs.seat, obs.day, ctx.turn)
-    if obs.day == 1 and not _said_today(obs):
-        return _pick(voice.opening, *key, "opening")
-    if _black_on(obs, [obs.seat]):
-        return _pick(voice.defend, *key, "defend")
-    if _is_werewolf(obs):
-        partners = [p for p in obs.partners if obs.alive[p]]
-        if partners and _black_on(obs, partners):
-            return _pick(voice.werewolf_cover, *key, "cover").format(target=_name(obs, partners[0]))
-    vote = _suspect(ctx.agent, obs)
-    if vote is None:
-        return _pick(voice.opening, *key, "opening")
-    return _pick(voice.suspect, *key, "suspect").format(target=_name(obs, vote.target))
+    return speech_line(_composer(ctx)).text
 
 
-def _claim_text(ctx: PersonaTurnContext, role: Role, target: int | None, colour: Colour | None) -> str:
-    obs, voice = ctx.observation, ctx.persona.voice
-    key = (obs.seat, obs.day, ctx.turn)
-    text = _pick(voice.claim, *key, "claim").format(role=role.label)
-    if target is not None and colour is not None:
-        text += _pick(voice.result, *key, "result").format(target=_name(obs, target), color=colour.label)
-    return text
+def _said(compose: Composer, kind: str, **values: str) -> Line:
+    return unsaid(compose, lambda: compose.plain(kind, **values), compose.grounds.spoken_texts)
+
+
+def _cites(line: Line) -> list[dict[str, Any]]:
+    return [cite.model_dump() for cite in line.cites]
 
 
 def tool_call_for(ctx: PersonaTurnContext, action: Action) -> tuple[str, dict[str, Any]]:
-    """The tool call that plays ``action``, with words in the persona's voice."""
-    obs, voice = ctx.observation, ctx.persona.voice
-    key = (obs.seat, obs.day, ctx.turn)
-    if isinstance(action, Speak):
-        return "speak", {"text": speech_for(ctx)}
-    if isinstance(action, Claim):
-        args: dict[str, Any] = {"role": action.role.label}
-        if action.target is not None and action.colour is not None:
-            args["target"] = seat_label(action.target)
-            args["result"] = action.colour.label
-        args["text"] = _claim_text(ctx, action.role, action.target, action.colour)
-        return "claim", args
-    if isinstance(action, StateResult):
-        text = _pick(voice.result, *key, "result").format(
-            target=_name(obs, action.target), color=action.colour.label
-        )
-        args = {"target": seat_label(action.target), "result": action.colour.label, "text": text}
-        return "state_result", args
-    if isinstance(action, RequestClaim):
-        lines = voice.request_seer if action.role is Role.SEER else voice.request_medium
-        return "request_claim", {"role": action.role.label, "text": _pick(lines, *key, "request")}
-    if isinstance(action, Decline):
-        return "decline", {"text": _pick(voice.decline, *key, "decline")}
-    if isinstance(action, Vote):
-        reason = action.reason.strip()
-        if not reason or reason == _GENERIC_REASON:
-            reason = _pick(voice.vote_reason, *key, "vote").format(target=_name(obs, action.target))
-        return "vote", {"target": seat_label(action.target), "reason": reason[:120]}
+    """The tool call that plays ``action``, with words in the persona's voice and the facts
+    they cite (``cites``)."""
     if isinstance(action, Attack):
         return "attack", {"target": seat_label(action.target)}
     if isinstance(action, Divine):
         return "divine", {"target": seat_label(action.target)}
     if isinstance(action, Guard):
         return "guard", {"target": seat_label(action.target)}
+    compose = _composer(ctx)
+    if isinstance(action, Speak):
+        line = speech_line(compose)
+        return "speak", {"text": line.text, "cites": _cites(line)}
+    if isinstance(action, Claim):
+        args: dict[str, Any] = {"role": action.role.label}
+        line = _said(compose, "claim", role=action.role.label)
+        if action.target is not None and action.colour is not None:
+            args["target"] = seat_label(action.target)
+            args["result"] = action.colour.label
+            result = compose.pick("result", action.target).format(
+                target=compose.name(action.target), color=action.colour.label
+            )
+            line.text = line.text + result
+        args["text"] = line.text
+        args["cites"] = _cites(line)
+        return "claim", args
+    if isinstance(action, StateResult):
+        line = _said(compose, "result", target=compose.name(action.target), color=action.colour.label)
+        args = {"target": seat_label(action.target), "result": action.colour.label, "text": line.text}
+        args["cites"] = _cites(line)
+        return "state_result", args
+    if isinstance(action, RequestClaim):
+        kind = "request_seer" if action.role is Role.SEER else "request_medium"
+        line = _said(compose, kind)
+        return "request_claim", {"role": action.role.label, "text": line.text, "cites": _cites(line)}
+    if isinstance(action, Decline):
+        line = _said(compose, "decline")
+        return "decline", {"text": line.text, "cites": _cites(line)}
+    if isinstance(action, Vote):
+        line = vote_line(compose, action)
+        return "vote", {"target": seat_label(action.target), "reason": line.text, "cites": _cites(line)}
     raise ValueError(f"no tool plays {type(action).__name__}")
 
 
 def notes_after_vote(ctx: PersonaTurnContext, target: int, reason: str) -> list[str]:
     """The notes the offline persona keeps: one line per day's vote, the latest five."""
-    line = f"{ctx.observation.day}日目: {_name(ctx.observation, target)}に投票"
+    line = f"{ctx.observation.day}日目: {ctx.observation.names[target]}に投票"
     if reason:
         line += f"（{reason}）"
     lines = [*ctx.notes.lines, line[:MAX_NOTE_CHARS]]
@@ -218,24 +246,17 @@ def decide_werewolf(request: ModelRequest, context: object | None) -> ModelRespo
 #: The narrator's event at the start of a game (its first line opens the game).
 GAME_START_EVENT = "ゲーム開始。役職が配られました。"
 
-_OPENING = (
-    "ようこそ、ボードゲーム部の人狼へ！役職は配られました、楽しんでいきましょう。",
-    "さあ、人狼ゲームの始まりです。みんな、今日もよろしくね！",
-)
-
-_NARRATION = (
-    "さあ、続けましょう。みんな楽しんでいこう！",
-    "部室に少し緊張が走ります。でもこれは遊び、気楽にいきましょう。",
-    "ボードの上の物語が、また一歩進みました。",
-)
-
 
 def decide_narration(request: ModelRequest, context: object | None) -> ModelResponse:
-    """The offline GM narrator: a short neutral line that reveals and steers nothing."""
-    day = context.day if isinstance(context, NarratorContext) else request.day
-    event = context.event if isinstance(context, NarratorContext) else ""
-    lines = _OPENING if event == GAME_START_EVENT else _NARRATION  # the first line opens, never "continues"
-    return ModelResponse(content=_pick(lines, day, event))
+    """The offline GM narrator: what P1 can see, in a line or two that steers nothing."""
+    if not isinstance(context, NarratorContext) or not context.names:
+        day = context.day if isinstance(context, NarratorContext) else request.day
+        return ModelResponse(
+            content=_pick(load_narrator(default_phrases_dir()).closing, day).format(day=f"{day}日目")
+        )
+    book = load_narrator(default_phrases_dir())
+    opening = context.event == GAME_START_EVENT  # the first line opens, never "continues"
+    return ModelResponse(content=narration(book, context.log, context.names, context.day, opening))
 
 
 register_offline_decider("werewolf", decide_werewolf)
@@ -305,10 +326,16 @@ class AutoHuman(HumanDefaults):
             return reason
         if self._observation is None or not self._legal:
             return choices[0] if choices else "/pass"
-        action = self.agent.choose(self._observation, list(self._legal))
-        if isinstance(action, Vote):
-            self._pending_reason = action.reason or "なんとなく気になるから"
-        return command_for(action, self._observation)
+        obs = self._observation
+        action = self.agent.choose(obs, list(self._legal))
+        if isinstance(action, Speak | Vote):
+            # P1's words come from its own view and its agent's scores, like a persona's
+            compose = composer_for(PLAYER_BOOK, obs, self.agent, len(obs.public_log))
+            if isinstance(action, Vote):
+                self._pending_reason = vote_line(compose, action).text
+            elif action.text:
+                action = Speak(action.actor, speech_line(compose).text)
+        return command_for(action, obs)
 
 
 # ---------------------------------------------------------------- a model that reads only the request

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
 from gm_engine.werewolf.actions import (
@@ -42,6 +43,7 @@ from gm_engine.werewolf.actions import (
     StateResult,
     Vote,
 )
+from gm_engine.werewolf.citations import CitedFact
 from gm_engine.werewolf.records import Colour, Role
 
 #: A persona's notes (the rules' MEMO): at most this many lines, each at most this long.
@@ -71,6 +73,12 @@ def seat_number(label: str) -> int:
     if len(label) == 2 and label[0] == "P" and label[1] in "123456789":
         return int(label[1])
     raise ValueError(f"not a seat: {label!r} (use P1 .. P9)")
+
+
+#: The public facts a line cites (:mod:`gm_engine.werewolf.citations`): the offline personas
+#: fill it so that the transcript records what each line rests on. It is kept out of the
+#: schema a model sees, and nothing the engine decides reads it.
+Cites = SkipJsonSchema[tuple[CitedFact, ...]]
 
 
 def _one_line(text: str) -> str:
@@ -103,6 +111,7 @@ class SpeakTool(Tool):
     text: SpokenText = Field(
         min_length=1, max_length=MAX_SPEECH_CHARS, description="発言の本文（あなたの口調で）"
     )
+    cites: Cites = ()
 
 
 class ClaimTool(Tool):
@@ -113,6 +122,7 @@ class ClaimTool(Tool):
     target: str | None = Field(default=None, description="結果を添える場合、その対象の席 (P1..P9)")
     result: ColourLabel | None = Field(default=None, description="結果を添える場合、白か黒")
     text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="COと一緒に話す言葉")
+    cites: Cites = ()
 
 
 class RequestClaimTool(Tool):
@@ -121,6 +131,7 @@ class RequestClaimTool(Tool):
     tool_name: ClassVar[str] = "request_claim"
     role: str = Field(description="名乗り出てほしい役職")
     text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="要求と一緒に話す言葉")
+    cites: Cites = ()
 
 
 class StateResultTool(Tool):
@@ -130,6 +141,7 @@ class StateResultTool(Tool):
     target: str = Field(description="結果の対象の席 (P1..P9)")
     result: ColourLabel = Field(description="白か黒")
     text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="結果と一緒に話す言葉")
+    cites: Cites = ()
 
 
 class DeclineTool(Tool):
@@ -137,6 +149,7 @@ class DeclineTool(Tool):
 
     tool_name: ClassVar[str] = "decline"
     text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="代わりに話す言葉")
+    cites: Cites = ()
 
 
 class VoteTool(Tool):
@@ -145,6 +158,7 @@ class VoteTool(Tool):
     tool_name: ClassVar[str] = "vote"
     target: str = Field(description="投票先の席 (P1..P9)")
     reason: SpokenText = Field(min_length=1, max_length=MAX_REASON_CHARS, description="投票理由（一文で）")
+    cites: Cites = ()
 
 
 class AttackTool(Tool):

@@ -467,6 +467,33 @@ class OfflineAgent:
             return "対抗COが出ていて、こちらが偽物に見える"
         return "発言の流れが少し気になる"
 
+    def suspicion(self, obs: Observation) -> tuple[float, ...]:
+        """This seat's suspicion of every seat now (index 0 unused; higher = more likely a 人狼).
+
+        The same scores it votes by. Call it after :meth:`choose` has seen ``obs`` (the day's
+        first look rolls the day's drift; asking first would move the agent's dice).
+        """
+        self._update(obs)
+        return tuple(self._scores(obs))
+
+    def ground(self, seat: int) -> str:
+        """What this seat's suspicion of ``seat`` rests on, as its vote reasons name it:
+        ``"own_black"`` (its own result), ``"stated_black"`` (a trusted claimant's 黒),
+        ``"counter_claim"`` (a contested claim it doubts) or ``"impression"``."""
+        if self._own.get(seat, 0) == BLACK:
+            return "own_black"
+        for speaker, _claimed, target, colour in reversed(self._stated):
+            if target == seat and colour == BLACK and self._trust(speaker) > 0.0:
+                return "stated_black"
+        group = self._seer_claimants if seat in self._seer_claimants else self._medium_claimants
+        if seat in group and len(group) > 1 and self._trust(seat) <= 0.5:
+            return "counter_claim"
+        return "impression"
+
+    def trusts(self, claimant: int) -> float:
+        """How far this seat believes the claims of ``claimant`` (0 .. 1)."""
+        return self._trust(claimant)
+
     def _rank(self, obs: Observation, seats: Sequence[int]) -> list[int]:
         """``seats`` from most to least suspected (ties: lower seat first)."""
         scores = self._scores(obs)

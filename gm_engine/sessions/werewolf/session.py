@@ -642,6 +642,8 @@ class WerewolfSession:
         sink = BufferSink()
         runner = TurnRunner(self.io.backend, sink, retry_budget=0)
         day = self.game.phase.day
+        public_log = tuple(pub.log)  # the narrator sees what P1 sees in public, nothing private
+        names = ("", *(pub.name(seat) for seat in range(1, 10)))
 
         async def narrate() -> tuple[BufferSink, str | None]:
             try:
@@ -650,7 +652,7 @@ class WerewolfSession:
                     messages=messages,
                     offers=[],
                     require_action=False,
-                    context=NarratorContext(event=event, day=day),
+                    context=NarratorContext(event=event, day=day, log=public_log, names=names),
                     model=self.spec.model,
                     day=day,
                     phase="narration",
