@@ -215,12 +215,12 @@ def test_human_commands_errors_and_quit() -> None:
     assert outcome.summary.startswith("中断") and not outcome.finished
     asked = [p["text"] for k, p in sink.payloads() if k == "human_input"]
     assert asked == lines[:-1]  # /quit is not recorded: resuming asks that question again
-    assert any(line.startswith("選べません") for line in screen)
+    assert "「/co 人狼」に当たる参加者がいません。" in "\n".join(screen)  # the hint names the typing
     assert "（CO要求：占い師）" in screen
     assert not any(line == "【ゲーム終了】" for line in screen)
     assert not any("最終役職一覧" in line for line in screen)
     # P1 is the 占い師 and never learned a 黒: no line but its own typing mentions a 人狼
-    assert not any("人狼" in line for line in screen if not line.startswith(("選べません", "できません")))
+    assert not any("人狼" in line for line in screen if not line.startswith(("「/co 人狼」", "できません")))
 
 
 def test_parse_discussion() -> None:

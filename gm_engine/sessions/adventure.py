@@ -33,7 +33,6 @@ fallback), plus ``human_input``, ``dice`` (the dice of each engine step) and ``s
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -71,6 +70,7 @@ from gm_engine.sessions.base import (
     SessionSpec,
     register_session,
 )
+from gm_engine.sessions.interrupt import run_interruptibly
 from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnRunner
 from gm_engine.tools.combat import BattleStep, CombatTable
 from gm_engine.tools.dice import check_offer, dice_offer
@@ -451,7 +451,7 @@ def run_adventure(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
         options = AdventureOptions.model_validate(spec.options)
     except (ValidationError, ValueError) as exc:
         raise SessionError(f"bad adventure options: {exc}") from None
-    return asyncio.run(Adventure(spec, io, options).run())
+    return run_interruptibly(Adventure(spec, io, options).run())
 
 
 # ------------------------------------------------------------------------------ the offline GM

@@ -38,17 +38,29 @@ from gm_engine.dice import (
 )
 from gm_engine.events import DiceEvent, HumanInputEvent, StateEvent, ToolResultEvent
 from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import (
+    DiceEngineFailed,
+    LocaleSwitched,
+    NoSuchRollCommand,
+    RollEnded,
+    RollHelp,
+    RollRefused,
+    RollSummary,
+    RollWelcome,
+    SystemListing,
+    SystemSwitched,
+    UnknownLocale,
+    UnknownSessionCommand,
+    UnknownSystem,
+)
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
 
 #: Lines that end the session.
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
 
-HELP_TEXT = (
-    "Type a dice command of the current system (e.g. 2d6+1, CC<=50), or:\n"
-    "  /system NAME   switch game systems (/system alone lists them)\n"
-    "  /locale ja|en  language of the results\n"
-    "  /quit          end the session"
-)
+#: The help of the default locale (every text the session shows is in the catalogue).
+HELP_TEXT = render(RollHelp())
 
 
 class RollOptions(BaseModel):
@@ -104,14 +116,18 @@ class RollSession:
         text = f"{self.system_id}\n{self.locale}\n{self.steps}\n{len(self.source.history)}\n{self._digest}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    def say(self, message: Message) -> str:
+        """A catalogue message in the session's current locale."""
+        return render(message, self.locale)
+
     def apply(self, line: str) -> RollStep:
         """Carry out one line and return what it did (never raises on any input string)."""
         text = line.strip()
         lowered = text.lower()
         if lowered in QUIT_WORDS:
-            return RollStep(tool="quit", arguments={}, ok=True, text="session ended", quit=True)
+            return RollStep(tool="quit", arguments={}, ok=True, text=self.say(RollEnded()), quit=True)
         if lowered == "/help":
-            step = RollStep(tool="help", arguments={}, ok=True, text=HELP_TEXT)
+            step = RollStep(tool="help", arguments={}, ok=True, text=self.say(RollHelp()))
         elif lowered == "/system" or lowered.startswith("/system "):
             step = self._switch_system(text[len("/system") :].strip())
         elif lowered == "/locale" or lowered.startswith("/locale "):
@@ -121,7 +137,7 @@ class RollSession:
                 tool="command",
                 arguments={"line": text},
                 ok=False,
-                text=f"unknown session command {text.split()[0]!r}; try /help",
+                text=self.say(UnknownSessionCommand(text.split()[0])),
             )
         else:
             step = self._roll(line)
@@ -141,22 +157,24 @@ class RollSession:
     def _switch_system(self, name: str) -> RollStep:
         if not name:
             known = ", ".join(cls.id for cls in all_systems())
-            listing = f"system {self.system_id}; known: {known}"
+            listing = self.say(SystemListing(self.system_id, known))
             return RollStep(tool="system", arguments={}, ok=True, text=listing)
         try:
             system = get_system(name)
-        except UnknownSystemError as exc:
-            return RollStep(tool="system", arguments={"system": name}, ok=False, text=str(exc))
+        except UnknownSystemError:
+            refusal = self.say(UnknownSystem(name))
+            return RollStep(tool="system", arguments={"system": name}, ok=False, text=refusal)
         self.system_id = system.id
-        shown = f"system: {system.id} ({system.name})"
+        shown = self.say(SystemSwitched(system.id, system.name))
         return RollStep(tool="system", arguments={"system": name}, ok=True, text=shown)
 
     def _switch_locale(self, name: str) -> RollStep:
         if name not in ("ja", "en"):
-            refusal = f"unknown locale {name!r}: use ja or en"
+            refusal = self.say(UnknownLocale(name))
             return RollStep(tool="locale", arguments={"locale": name}, ok=False, text=refusal)
         self.locale = "ja" if name == "ja" else "en"
-        return RollStep(tool="locale", arguments={"locale": name}, ok=True, text=f"locale: {name}")
+        switched = self.say(LocaleSwitched(name))
+        return RollStep(tool="locale", arguments={"locale": name}, ok=True, text=switched)
 
     def _roll(self, line: str) -> RollStep:
         arguments = {"command": line, "system": self.system_id}
@@ -165,21 +183,18 @@ class RollSession:
             result = evaluate(line, self.system_id, source=self.source, locale=self.locale)
         except ValueError as exc:  # the dice engine's own errors (bad command, too long, ...)
             self.source.restore(mark)
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {exc}")
-        except Exception as exc:  # a defect in a command must not end the player's session
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=self.say(RollRefused(str(exc))))
+        except Exception:  # a defect in a command must not end the player's session
             self.source.restore(mark)
-            return RollStep(
-                tool="roll",
-                arguments=arguments,
-                ok=False,
-                text=f"refused: the dice engine failed on this line ({type(exc).__name__}: {exc})",
-            )
+            failed = self.say(RollRefused(self.say(DiceEngineFailed())))
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=failed)
         if result is None:
-            refusal = f"not a command under {self.system_id}: {line!r}"
+            refusal = self.say(NoSuchRollCommand(self.system_id, line.strip()))
             return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal)
         if isinstance(result.detail, ErrorDetail):  # over a limit: BCDice's error text, nothing rolled
             self.source.restore(mark)
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {result.text}")
+            refused = self.say(RollRefused(result.text))
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=refused)
         shown = f"(secret) {result.text}" if result.secret else result.text
         return RollStep(
             tool="roll",
@@ -223,7 +238,7 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
         first = exc.errors()[0]
         raise SessionError(f"bad roll session options: {first['msg']} at {first['loc']}") from None
     session = RollSession(spec.seed, options)
-    io.show(f"roll session: {session.system_id}; /help for help, /quit to end")
+    io.show(session.say(RollWelcome(session.system_id)))
     for _ in range(options.max_lines):
         prompt = prompt_for(session)
         line = io.human.ask(prompt)
@@ -249,9 +264,8 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
         io.show(step.text)
     rolled = len(session.source.history)
     return SessionOutcome(
-        summary=(
-            f"{session.commands} dice commands ({session.refused} lines refused), {rolled} dice rolled; "
-            f"last system {session.system_id}"
+        summary=render(
+            RollSummary(session.commands, session.refused, rolled, session.system_id), options.locale
         ),
         figures={
             "steps": session.steps,
