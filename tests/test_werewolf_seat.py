@@ -1,5 +1,5 @@
 """The human's seat: /help, /log, /votes and empty lines at every question (answered on
-screen, never recorded), targets in every form players type, the role by name, the
+screen, recorded as typed), targets in every form players type, the role by name, the
 confirmation of an unsure reading, and every message from the catalogue."""
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ def test_a_vote_by_reading_after_help_votes_and_empty_lines_with_no_reason() -> 
     assert "（まだ投票はありません）" in screen
     assert "「シセンくんかも」に当たる参加者がいません。" in shown
     assert render(EmptyReason()) in screen and render(ReasonHelp()) in screen
-    # only what the game heard is recorded: the miss (it was answered), the name, the reason
-    assert [text for _, text in recorded] == ["シセンくんかも", "しせんさん", "/pass"]
+    assert [text for _, text in recorded] == lines  # every line typed
+    assert [prompt for prompt, _ in recorded][-3:] == ["投票理由を一言どうぞ"] * 3
 
 
 def test_every_target_form_names_its_seat() -> None:
@@ -74,7 +74,7 @@ def test_the_role_by_name_or_number_and_help_at_the_role_question() -> None:
     assert screen[0] == render(RoleHelp(menu))
     assert screen[1] == "何も入力されていません。役職を番号（1～6）で選んでください"
     assert screen[2] == "「占い師になりたい」は役職番号ではありません。1～6の数字で選んでください"
-    assert recorded == ["占い師になりたい", "うらない"]
+    assert recorded == ["/help", "", "占い師になりたい", "うらない"]
 
 
 class PromptedHuman(HumanDefaults):
@@ -92,7 +92,8 @@ class PromptedHuman(HumanDefaults):
         if "への答え" in prompt:
             return "違います" if "/decline" in prompt else "/quit"
         if "を選んでください" in prompt:
-            return re.findall(r"P\d", prompt)[-1]
+            seats: list[str] = re.findall(r"P\d", prompt)
+            return seats[-1]
         if "投票理由" in prompt:
             return "気になる"
         raise AssertionError(prompt)
@@ -119,7 +120,7 @@ def test_an_unsure_reading_is_confirmed_before_it_becomes_the_action() -> None:
     assert "\n".join(render(DiscussionHelp()).splitlines()) in "\n".join(screen)
     assert "プレイヤー「占い師さんいますか？」" in screen and "（CO要求：占い師）" in screen
     typed = [p["text"] for kind, p in sink.payloads() if kind == "human_input"]
-    assert typed[:3] == ["占い師さんいますか？", "うーん", "はい"]
+    assert typed[:4] == ["/help", "占い師さんいますか？", "うーん", "はい"]
 
 
 def test_no_to_the_confirmation_says_the_line_as_speech() -> None:
@@ -129,3 +130,52 @@ def test_no_to_the_confirmation_says_the_line_as_speech() -> None:
     assert screen[index + 1 : index + 2] != ["（CO要求：占い師）"]
     typed = [p["text"] for kind, p in sink.payloads() if kind == "human_input"]
     assert typed[:2] == ["占い師さんいますか？", "いいえ"]
+
+
+# What a player may type by mistake at any question (wrong commands, seats that do not exist,
+# an overlong speech, results and requests the rules refuse, English).
+MISTAKES = ("/co 人狼", "/co 占い師 P0 白", "/result P9 灰", "/request 狂人", "/bogus", "あ" * 2500,
+            "占い師COします。アオトは白でした", "P0", "10", "アオトは黒でした", "yes", "?!")
+# Python or engine English that must never reach the player's screen.
+LEAKS = re.compile(r"<\w+\.\w+: \d+>|Traceback|Error\b|not a valid|must be|cannot|choose one of|\bis not\b")
+
+
+class ClumsyHuman(HumanDefaults):
+    """Types every mistake once at each question, then a valid answer (a pass, the last
+    candidate, a reason, a decline when it may, else the first claim offered)."""
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.last_prompt = ""
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        if prompt != self.last_prompt:
+            self.last_prompt = prompt
+            self.pending = list(MISTAKES)
+        if self.pending:
+            return self.pending.pop(0)
+        self.last_prompt = ""
+        if "はい / いいえ" in prompt:
+            return "いいえ"
+        if "への答え" in prompt:
+            return "/decline" if "/decline" in prompt else prompt[prompt.rfind("（") + 1 :].split("、")[0]
+        if "役職番号" in prompt:
+            return "2"
+        if "を選んでください" in prompt:
+            seats: list[str] = re.findall(r"P\d", prompt)
+            return seats[-1]
+        return "理由は秘密" if "投票理由" in prompt else "/pass"
+
+
+def test_no_python_or_engine_english_reaches_the_screen_whatever_is_typed() -> None:
+    for seed, role in ((1, None), (2, 1), (3, 3), (4, 5)):
+        screen: list[str] = []
+        io = SessionIO(backend=OfflineBackend(), human=ClumsyHuman(), show=screen.append)
+        options = {} if role is None else {"role": role}
+        outcome = run_werewolf(SessionSpec(kind="werewolf", seed=seed, options=options), io)
+        assert outcome.finished
+        shown = "\n".join(screen)
+        assert "【ゲーム終了】" in shown
+        leaked = LEAKS.findall(shown)
+        assert not leaked, (seed, leaked, shown[-3000:])
+        assert "発言が長すぎます。" in shown  # the overlong line was refused in the player's words

@@ -233,14 +233,13 @@ def _roll_session(args: argparse.Namespace) -> int:
     io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
     target = None if args.no_record else Path(args.record or default_transcript_path(spec.kind, seed))
     try:
-        outcome, path = play_session(spec, io, record=target is not None, path=target)
+        _, path = play_session(spec, io, record=target is not None, path=target)
     except KeyboardInterrupt as exc:
         print(stopped_message("gm roll-session", "session", exc, target, args.locale), file=sys.stderr)
         return 130
     except (SessionError, TranscriptError, OSError) as exc:
         print(f"gm roll-session: {exc}", file=sys.stderr)
         return 2
-    safe_print(outcome.summary)
-    if path is not None:
+    if path is not None:  # the session showed its summary itself
         print(render(TranscriptAt(str(path)), args.locale))
     return 0

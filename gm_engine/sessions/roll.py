@@ -59,8 +59,16 @@ from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, Ses
 #: Lines that end the session.
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
 
-#: The help of the default locale (every text the session shows is in the catalogue).
-HELP_TEXT = render(RollHelp())
+#: The help as the transcript records it. What a step records (its ``text``, part of the
+#: state hash and of the ``tool_result`` event) stays the same in every version, so that old
+#: transcripts still replay; what the player is shown (``shown``) comes from the catalogue in
+#: the session's locale.
+HELP_TEXT = (
+    "Type a dice command of the current system (e.g. 2d6+1, CC<=50), or:\n"
+    "  /system NAME   switch game systems (/system alone lists them)\n"
+    "  /locale ja|en  language of the results\n"
+    "  /quit          end the session"
+)
 
 
 class RollOptions(BaseModel):
@@ -91,6 +99,13 @@ class RollStep:
     dice: tuple[Die, ...] = ()
     result: dict[str, Any] | None = None
     quit: bool = False
+    shown: str = ""
+    """What the player is shown, when it is not ``text`` (a message of the catalogue)."""
+
+    @property
+    def screen(self) -> str:
+        """The line for the player's screen."""
+        return self.shown or self.text
 
 
 class RollSession:
@@ -125,9 +140,10 @@ class RollSession:
         text = line.strip()
         lowered = text.lower()
         if lowered in QUIT_WORDS:
-            return RollStep(tool="quit", arguments={}, ok=True, text=self.say(RollEnded()), quit=True)
+            ended = self.say(RollEnded())
+            return RollStep(tool="quit", arguments={}, ok=True, text="session ended", quit=True, shown=ended)
         if lowered == "/help":
-            step = RollStep(tool="help", arguments={}, ok=True, text=self.say(RollHelp()))
+            step = RollStep(tool="help", arguments={}, ok=True, text=HELP_TEXT, shown=self.say(RollHelp()))
         elif lowered == "/system" or lowered.startswith("/system "):
             step = self._switch_system(text[len("/system") :].strip())
         elif lowered == "/locale" or lowered.startswith("/locale "):
@@ -137,7 +153,8 @@ class RollSession:
                 tool="command",
                 arguments={"line": text},
                 ok=False,
-                text=self.say(UnknownSessionCommand(text.split()[0])),
+                text=f"unknown session command {text.split()[0]!r}; try /help",
+                shown=self.say(UnknownSessionCommand(text.split()[0])),
             )
         else:
             step = self._roll(line)
@@ -157,24 +174,28 @@ class RollSession:
     def _switch_system(self, name: str) -> RollStep:
         if not name:
             known = ", ".join(cls.id for cls in all_systems())
-            listing = self.say(SystemListing(self.system_id, known))
-            return RollStep(tool="system", arguments={}, ok=True, text=listing)
+            listing = f"system {self.system_id}; known: {known}"
+            shown = self.say(SystemListing(self.system_id, known))
+            return RollStep(tool="system", arguments={}, ok=True, text=listing, shown=shown)
         try:
             system = get_system(name)
-        except UnknownSystemError:
+        except UnknownSystemError as exc:
             refusal = self.say(UnknownSystem(name))
-            return RollStep(tool="system", arguments={"system": name}, ok=False, text=refusal)
+            return RollStep(tool="system", arguments={"system": name}, ok=False, text=str(exc), shown=refusal)
         self.system_id = system.id
+        switched = f"system: {system.id} ({system.name})"
         shown = self.say(SystemSwitched(system.id, system.name))
-        return RollStep(tool="system", arguments={"system": name}, ok=True, text=shown)
+        return RollStep(tool="system", arguments={"system": name}, ok=True, text=switched, shown=shown)
 
     def _switch_locale(self, name: str) -> RollStep:
         if name not in ("ja", "en"):
-            refusal = self.say(UnknownLocale(name))
-            return RollStep(tool="locale", arguments={"locale": name}, ok=False, text=refusal)
+            refusal = f"unknown locale {name!r}: use ja or en"
+            shown = self.say(UnknownLocale(name))
+            return RollStep(tool="locale", arguments={"locale": name}, ok=False, text=refusal, shown=shown)
         self.locale = "ja" if name == "ja" else "en"
-        switched = self.say(LocaleSwitched(name))
-        return RollStep(tool="locale", arguments={"locale": name}, ok=True, text=switched)
+        shown = self.say(LocaleSwitched(name))
+        switched = f"locale: {name}"
+        return RollStep(tool="locale", arguments={"locale": name}, ok=True, text=switched, shown=shown)
 
     def _roll(self, line: str) -> RollStep:
         arguments = {"command": line, "system": self.system_id}
@@ -183,18 +204,26 @@ class RollSession:
             result = evaluate(line, self.system_id, source=self.source, locale=self.locale)
         except ValueError as exc:  # the dice engine's own errors (bad command, too long, ...)
             self.source.restore(mark)
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=self.say(RollRefused(str(exc))))
-        except Exception:  # a defect in a command must not end the player's session
+            shown = self.say(RollRefused(str(exc)))
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {exc}", shown=shown)
+        except Exception as exc:  # a defect in a command must not end the player's session
             self.source.restore(mark)
-            failed = self.say(RollRefused(self.say(DiceEngineFailed())))
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=failed)
+            return RollStep(
+                tool="roll",
+                arguments=arguments,
+                ok=False,
+                text=f"refused: the dice engine failed on this line ({type(exc).__name__}: {exc})",
+                shown=self.say(RollRefused(self.say(DiceEngineFailed()))),  # no Python text on screen
+            )
         if result is None:
-            refusal = self.say(NoSuchRollCommand(self.system_id, line.strip()))
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal)
+            refusal = f"not a command under {self.system_id}: {line!r}"
+            shown = self.say(NoSuchRollCommand(self.system_id, line.strip()))
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal, shown=shown)
         if isinstance(result.detail, ErrorDetail):  # over a limit: BCDice's error text, nothing rolled
             self.source.restore(mark)
-            refused = self.say(RollRefused(result.text))
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=refused)
+            shown = self.say(RollRefused(result.text))
+            refusal = f"refused: {result.text}"
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal, shown=shown)
         shown = f"(secret) {result.text}" if result.secret else result.text
         return RollStep(
             tool="roll",
@@ -261,11 +290,14 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
             )
         )
         io.sink.emit(StateEvent(hash=session.state_hash(), step=session.steps))
-        io.show(step.text)
+        io.show(step.screen)
     rolled = len(session.source.history)
+    io.show(session.say(RollSummary(session.commands, session.refused, rolled, session.system_id)))
     return SessionOutcome(
-        summary=render(
-            RollSummary(session.commands, session.refused, rolled, session.system_id), options.locale
+        # the summary as transcripts record it (compared on replay); the player saw the line above
+        summary=(
+            f"{session.commands} dice commands ({session.refused} lines refused), {rolled} dice rolled; "
+            f"last system {session.system_id}"
         ),
         figures={
             "steps": session.steps,

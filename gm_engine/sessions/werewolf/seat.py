@@ -8,7 +8,8 @@ confirmation of an unsure reading):
 * ``/quit`` (``/exit``, ``/end``) stops the session (:class:`HumanQuit`), never recorded;
 * ``/help`` lists what may be typed there, ``/log`` re-shows the public record so far and
   ``/votes`` the vote history by day, both from P1's own view; an empty line asks again
-  (passing is ``/pass``). None of these is recorded: they change nothing in the game;
+  (passing is ``/pass``). They change nothing in the game, but are recorded like every
+  line typed (only the quit is not, so that resuming asks that question again);
 * a choice of seat is read by :func:`~gm_engine.werewolf.phrases.read_target` (name, reading,
   seat number, P-number, 「P7 シセン」), and a miss lists the accepted forms;
 * a discussion line in words is read by :func:`~gm_engine.werewolf.phrases.read_line`; a sure
@@ -136,9 +137,10 @@ class HumanSeat:
     def ask(
         self, prompt: str, help_text: Message, on_empty: Message | str, choices: Sequence[str] | None = None
     ) -> str:
-        """The player's next answer to ``prompt`` that the game should hear (recorded).
+        """The player's next answer to ``prompt`` that the game should hear.
 
-        ``/help``, ``/log``, ``/votes`` and an empty line are answered here and asked again.
+        ``/help``, ``/log``, ``/votes`` and an empty line are answered here and asked again;
+        every line but a quit is recorded.
 
         Raises:
             HumanQuit: the player typed a quit word.
@@ -151,6 +153,10 @@ class HumanSeat:
                 # not recorded: the transcript stops where the game stopped, so that resuming
                 # it asks this question again
                 raise HumanQuit(command)
+            # every other line is recorded, also those answered on screen: the replay is the
+            # player's typing line for line (and transcripts of earlier versions, which
+            # recorded /help, still replay)
+            self.record(prompt, text)
             if not command:
                 self.show(on_empty if isinstance(on_empty, str) else self.text(on_empty))
             elif command.lower() in HELP_WORDS:
@@ -160,7 +166,6 @@ class HumanSeat:
             elif command.lower() == "/votes":
                 self.show_votes()
             else:
-                self.record(prompt, text)
                 return text
 
     def show_log(self) -> None:

@@ -706,9 +706,15 @@ def session_options(spec: SessionSpec) -> WerewolfSessionOptions:
 def option_problems(exc: ValidationError) -> str:
     """Which options were refused, with the values given (pydantic's own English stays out:
     the player reads the option's name and what they typed)."""
-    return "、".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'options'}（{err.get('input')}）" for err in exc.errors()
-    )
+    return "、".join(_problem(err) for err in exc.errors())
+
+
+def _problem(err: Any) -> str:
+    where = ".".join(str(p) for p in err["loc"]) or "options"
+    said = str(err.get("ctx", {}).get("error", ""))
+    # the engine's own refusals (a deal that is not the composition) are in Japanese already
+    reason = f"：{said}" if any(ord(c) > 0x3000 for c in said) else ""
+    return f"{where}（{err.get('input')}）{reason}"
 
 
 async def play_werewolf(
