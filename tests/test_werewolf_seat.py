@@ -158,7 +158,8 @@ class ClumsyHuman(HumanDefaults):
         if "はい / いいえ" in prompt:
             return "いいえ"
         if "への答え" in prompt:
-            return "/decline" if "/decline" in prompt else prompt[prompt.rfind("（") + 1 :].split("、")[0]
+            offered = prompt[prompt.rfind("（") + 1 : prompt.rfind("）")].split("、")
+            return "/decline" if "/decline" in offered else offered[0]
         if "役職番号" in prompt:
             return "2"
         if "を選んでください" in prompt:
