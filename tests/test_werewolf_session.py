@@ -95,7 +95,7 @@ def test_registered_runner_and_bad_options() -> None:
         session_options(spec(1, role=9))
     with pytest.raises(SessionError, match="配布確認"):
         session_options(spec(1, deal=[1, 1, 1, 2, 2, 3, 4, 5, 6]))
-    with pytest.raises(SessionError, match="disagree"):
+    with pytest.raises(SessionError, match="食い違っています"):
         session_options(spec(1, role=2, deal=[3, 1, 1, 2, 2, 2, 4, 5, 6]))
     with pytest.raises(SessionError, match="colour"):
         session_options(spec(1, colour="red"))

@@ -84,7 +84,7 @@ def test_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert "配布確認" in capsys.readouterr().err
     disagreeing = ["--role", "2", "--deal", "3,1,1,2,2,2,4,5,6"]
     assert run(["play", "--auto", "--seed", "1", "--plain", *disagreeing]) == 2
-    assert "disagree" in capsys.readouterr().err
+    assert "食い違っています" in capsys.readouterr().err
     with pytest.raises(argparse.ArgumentTypeError, match="nine role numbers"):
         parse_deal("1,2,3")
     with pytest.raises(SystemExit):

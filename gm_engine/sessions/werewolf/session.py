@@ -148,7 +148,7 @@ class WerewolfSessionOptions(BaseModel):
     @model_validator(mode="after")
     def _role_matches_deal(self) -> WerewolfSessionOptions:
         if self.deal is not None and self.role is not None and self.deal[0] != self.role:
-            raise ValueError(f"--role {self.role} and --deal (P1 = {self.deal[0]}) disagree")
+            raise ValueError(f"--role {self.role} と --deal（P1 = {self.deal[0]}）が食い違っています")
         return self
 
 
@@ -714,7 +714,8 @@ def _problem(err: Any) -> str:
     said = str(err.get("ctx", {}).get("error", ""))
     # the engine's own refusals (a deal that is not the composition) are in Japanese already
     reason = f"：{said}" if any(ord(c) > 0x3000 for c in said) else ""
-    return f"{where}（{err.get('input')}）{reason}"
+    given = f"（{err.get('input')}）" if err["loc"] else ""  # not the whole options again
+    return f"{where}{given}{reason}"
 
 
 async def play_werewolf(
