@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 #: The command line of ``gm`` with this interpreter.
 GM = [sys.executable, "-c", "import sys; from gm_engine.cli import main; sys.exit(main(sys.argv[1:]))"]
@@ -62,6 +63,38 @@ class PtyRun:
             if time.monotonic() > end or not self._read(0.2):
                 tail = bytes(self.output[-2000:]).decode("utf-8", "replace")
                 raise AssertionError(f"{marker!r} never came; the terminal's last output:\n{tail}")
+
+    def wait_reading(self, *, limit_s: float = 60.0) -> None:
+        """Wait until the program sits in a read of its standard input with its main thread
+        asleep in a system call (a prompt is really waiting), so that a signal sent next is
+        not lost in the instant between a prompt being written and the read starting (the
+        kernel would deliver it before the read, and the read would then wait forever).
+
+        Raises:
+            AssertionError: the limit passed first.
+        """
+        end = time.monotonic() + limit_s
+        tasks = Path(f"/proc/{self.process.pid}/task")
+        while time.monotonic() < end:
+            calls: dict[str, str] = {}
+            for task in tasks.glob("*"):
+                try:
+                    calls[task.name] = (task / "syscall").read_text()
+                except OSError:
+                    continue
+            main = calls.get(str(self.process.pid), "running")
+            reading = any(call.startswith("0 0x0 ") for call in calls.values())
+            if reading and not main.startswith("running"):
+                return
+            time.sleep(0.02)
+        raise AssertionError("the program never sat waiting for input")
+
+    def next_prompt(self, start: int) -> tuple[str, int]:
+        """Wait for the next question at or after ``start`` (a line ending in ``> ``, the
+        werewolf seat's prompt): its text and where the output after it starts."""
+        end = self.read_until(b"\n> ", start=start)
+        line_start = self.output.rfind(b"\n", 0, end) + 1
+        return bytes(self.output[line_start:end]).decode("utf-8", "replace"), end + 3
 
     def send(self, data: bytes) -> None:
         """Type ``data`` at the terminal."""

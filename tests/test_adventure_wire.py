@@ -110,6 +110,6 @@ def test_the_command_stops_on_a_failing_server_and_names_the_transcript(
         status = args.handler(args)
     err = capsys.readouterr().err
     assert status == 2
-    assert err.startswith("gm adventure: the model server refused the request (")
-    assert f"the session is saved; continue it with `gm resume {target}`" in err
+    assert err.startswith("gm adventure: モデルのサーバーがリクエストを受け付けませんでした（")
+    assert f"記録は保存してあります。続きは `gm resume {target}` で再開できます" in err
     assert read_transcript(target, require_end=False).end is None

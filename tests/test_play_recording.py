@@ -12,9 +12,9 @@ from gm_engine.transcripts.replay import replay_file
 
 
 def _printed_transcript(out: str) -> Path:
-    lines = [line for line in out.splitlines() if line.startswith("transcript: ")]
+    lines = [line for line in out.splitlines() if line.startswith("記録: ")]
     assert len(lines) == 1, out[-2000:]
-    return Path(lines[0].removeprefix("transcript: "))
+    return Path(lines[0].removeprefix("記録: "))
 
 
 def test_werewolf_play_records_by_default_and_the_recording_replays(
@@ -38,7 +38,7 @@ def test_adventure_records_by_default(capsys: pytest.CaptureFixture[str], tmp_pa
 
 def test_no_record_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["werewolf", "play", "--auto", "--plain", "--seed", "4", "--no-record"]) == 0
-    assert "transcript: " not in capsys.readouterr().out
+    assert "記録: " not in capsys.readouterr().out
     assert not list(Path(os.environ["GM_DATA_DIR"]).rglob("*.jsonl"))
 
 

@@ -33,7 +33,7 @@ def test_quit_prints_no_seed_and_names_resume(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "ゲームを中断しました（役職は公開されません）" in out
-    assert SEED_TEXT not in out + err and "(seed" not in out
+    assert SEED_TEXT not in out + err and "(seed" not in out and "シード" not in out
     assert f"gm resume {path}" in out
     # the file tells no more: no end line, so no seed in it
     assert read_transcript(path, require_end=False).end is None
@@ -67,7 +67,7 @@ def test_a_finished_game_still_reveals_its_seed(tmp_path: Path, capsys: pytest.C
     code = main(["werewolf", "play", "--auto", "--plain", "--seed", SEED_TEXT, "--record", str(path)])
     out, _ = capsys.readouterr()
     assert code == 0
-    assert f"(seed {SEED})" in out and "gm resume" not in out
+    assert f"（シード {SEED}）" in out and "gm resume" not in out
     end = read_transcript(path).end
     assert end is not None and end.seed == SEED
 
@@ -93,7 +93,7 @@ def test_a_full_disk_names_resume_and_the_game_resumes(
     code = main(["werewolf", "play", "--auto", "--plain", "--seed", SEED_TEXT, "--record", str(path)])
     out, err = capsys.readouterr()
     assert code == 2
-    assert "disk is full" in err and f"gm resume {path}" in err
+    assert "ディスクがいっぱいです" in err and f"gm resume {path}" in err
     assert SEED_TEXT not in out + err
     cut = read_transcript(path, require_end=False)
     assert cut.end is None and cut.partial_line  # the last line was cut by the full disk
@@ -116,4 +116,4 @@ def test_ctrl_c_names_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     session_io = SessionIO(backend=OfflineBackend(), human=ScriptedHuman([]))
     assert run_play("gm werewolf play", "game", spec, session_io, path, runner=interrupted) == 130
     _, err = capsys.readouterr()
-    assert "interrupted" in err and f"gm resume {path}" in err
+    assert "中断しました" in err and f"gm resume {path}" in err

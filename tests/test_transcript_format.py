@@ -523,7 +523,7 @@ def test_cli_roll_session_records_and_prints_the_path(
     script.write_text("2d6\n/system Cthulhu\nCC<=50\n", encoding="utf-8")
     assert main(["roll-session", "--seed", "3", "--script", str(script)]) == 0
     out = capsys.readouterr().out
-    path = Path(out.strip().splitlines()[-1].removeprefix("transcript: "))
+    path = Path(out.strip().splitlines()[-1].removeprefix("記録: "))
     assert path.parent == data_home / "transcripts"
     assert replay_file(path).ok
 
@@ -617,7 +617,7 @@ def test_cli_roll_session_without_recording(
     assert not (data_home / "transcripts").exists()
     record = tmp_path / "explicit.jsonl"
     assert main(["roll-session", "--seed", "3", "--record", str(record), "--script", str(script)]) == 0
-    assert f"transcript: {record}" in capsys.readouterr().out
+    assert f"記録: {record}" in capsys.readouterr().out
     assert replay_file(record).ok
 
 

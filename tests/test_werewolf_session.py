@@ -95,7 +95,7 @@ def test_registered_runner_and_bad_options() -> None:
         session_options(spec(1, role=9))
     with pytest.raises(SessionError, match="配布確認"):
         session_options(spec(1, deal=[1, 1, 1, 2, 2, 3, 4, 5, 6]))
-    with pytest.raises(SessionError, match="disagree"):
+    with pytest.raises(SessionError, match="食い違っています"):
         session_options(spec(1, role=2, deal=[3, 1, 1, 2, 2, 2, 4, 5, 6]))
     with pytest.raises(SessionError, match="colour"):
         session_options(spec(1, colour="red"))
@@ -215,12 +215,12 @@ def test_human_commands_errors_and_quit() -> None:
     assert outcome.summary.startswith("中断") and not outcome.finished
     asked = [p["text"] for k, p in sink.payloads() if k == "human_input"]
     assert asked == lines[:-1]  # /quit is not recorded: resuming asks that question again
-    assert any(line.startswith("選べません") for line in screen)
+    assert "「/co 人狼」に当たる参加者がいません。" in "\n".join(screen)  # the hint names the typing
     assert "（CO要求：占い師）" in screen
     assert not any(line == "【ゲーム終了】" for line in screen)
     assert not any("最終役職一覧" in line for line in screen)
     # P1 is the 占い師 and never learned a 黒: no line but its own typing mentions a 人狼
-    assert not any("人狼" in line for line in screen if not line.startswith(("選べません", "できません")))
+    assert not any("人狼" in line for line in screen if not line.startswith(("「/co 人狼」", "できません")))
 
 
 def test_parse_discussion() -> None:

@@ -27,7 +27,7 @@ def test_auto_game_prints_what_p1_sees_and_records(
     out = capsys.readouterr().out
     assert status == 0
     assert "あなたの役職は 狩人 です" in out
-    assert "【ゲーム終了】" in out and "(seed 5)" in out
+    assert "【ゲーム終了】" in out and "（シード 5）" in out
     # before the end, nobody else's role is printed
     before_end = out.split("【ゲーム終了】")[0]
     assert "最終役職一覧" not in before_end
@@ -43,7 +43,7 @@ def test_same_seed_same_output(capsys: pytest.CaptureFixture[str]) -> None:
         assert run(["play", "--auto", "--seed", "9", "--plain", "--no-narrator"]) == 0
         lines = capsys.readouterr().out.splitlines()
         # the transcript's default file name carries the time of day: the one line that differs
-        assert lines[-1].startswith("transcript: ")
+        assert lines[-1].startswith("記録: ")
         outputs.append(lines[:-1])
     assert outputs[0] == outputs[1]
 
@@ -69,16 +69,17 @@ def test_a_failing_model_server_stops_the_game_with_a_way_to_resume(
     assert "【ゲーム終了】" not in captured.out and "の勝利" not in captured.out
     # a refused key is a configuration error: said with its fix, never retried
     assert captured.err.startswith(
-        "gm werewolf play: the model server is not set up for this game: the server refused the API key"
+        "gm werewolf play: モデルのサーバーがこのゲーム向けに設定されていません: "
+        "the server refused the API key"
     )
     assert "set OPENAI_API_KEY" in captured.err and "bad key" in captured.err
     if record:
-        assert f"the game is saved; continue it with `gm resume {target}`" in captured.err
+        assert f"記録は保存してあります。続きは `gm resume {target}` で再開できます" in captured.err
         transcript = read_transcript(target, require_end=False)
         assert transcript.end is None and transcript.events
         assert not [e for e in transcript.events if e.type == "fallback"]
     else:
-        assert "was not recorded (--no-record)" in captured.err
+        assert "記録していない（--no-record）" in captured.err
         assert not target.exists()
 
 
@@ -87,7 +88,7 @@ def test_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert "配布確認" in capsys.readouterr().err
     disagreeing = ["--role", "2", "--deal", "3,1,1,2,2,2,4,5,6"]
     assert run(["play", "--auto", "--seed", "1", "--plain", *disagreeing]) == 2
-    assert "disagree" in capsys.readouterr().err
+    assert "食い違っています" in capsys.readouterr().err
     with pytest.raises(argparse.ArgumentTypeError, match="nine role numbers"):
         parse_deal("1,2,3")
     with pytest.raises(SystemExit):

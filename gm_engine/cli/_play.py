@@ -11,8 +11,25 @@ import sys
 from pathlib import Path
 from typing import TypedDict
 
+from gm_engine.dice.result import Locale
 from gm_engine.llm.base import BackendError, ConfigurationError, TransientBackendError
 from gm_engine.llm.retry import parse_concurrency, parse_deadline
+from gm_engine.messages import Message, locale_from_env, render
+from gm_engine.messages.texts import (
+    DiskFull,
+    Interrupted,
+    Paused,
+    PausedUnrecorded,
+    PausedUnresumable,
+    ServerMisconfigured,
+    ServerRefused,
+    ServerUnreachable,
+    SessionEnded,
+    StoppedSaved,
+    StoppedUnrecorded,
+    StoppedUnresumable,
+    TranscriptAt,
+)
 from gm_engine.safe_text import printable
 from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, SessionSpec
 from gm_engine.transcripts.format import TranscriptStream
@@ -119,32 +136,51 @@ def resumable(path: Path | None) -> bool:
     return transcript.end is None
 
 
-def how_to_go_on(what: str, path: Path | None) -> str:
-    """The end of a stop message: ``gm resume PATH`` when the session can continue there,
-    else why it cannot."""
+def how_to_go_on(summary: str, path: Path | None, locale: Locale | None = None) -> str:
+    """The line after a session the player stopped (``/quit``): its summary and
+    ``gm resume PATH`` when it can continue there, else why it cannot."""
+    where = locale or locale_from_env()
     if path is None:
-        return f"the {what} was not recorded (--no-record), so it cannot be continued"
+        return render(PausedUnrecorded(summary), where)
     if resumable(path):
-        return f"the {what} is saved; continue it with `gm resume {path}`"
-    return f"the {what} cannot be continued from {path}"
+        return render(Paused(summary, str(path)), where)
+    return render(PausedUnresumable(summary, str(path)), where)
 
 
-def stopped_message(command: str, what: str, exc: BaseException, path: Path | None) -> str:
-    """What a play command prints when the session stopped on a failure (the model
-    backend, writing the transcript, an interruption): why, and how to go on."""
+def stop_reason(exc: BaseException, locale: Locale) -> str:
+    """Why a session stopped, in the player's language (the backend's or the system's own
+    words about the cause stay inside the parentheses)."""
     if isinstance(exc, ConfigurationError):
-        cause = f"the model server is not set up for this game: {exc}"
-    elif isinstance(exc, TransientBackendError):
-        cause = f"cannot reach the model server ({exc})"
-    elif isinstance(exc, BackendError):
-        cause = f"the model server refused the request ({exc})"
-    elif isinstance(exc, KeyboardInterrupt):
-        cause = "interrupted"
-    elif isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        cause = f"the disk is full ({exc}); make room first"
+        return render(ServerMisconfigured(str(exc)), locale)
+    if isinstance(exc, TransientBackendError):
+        return render(ServerUnreachable(str(exc)), locale)
+    if isinstance(exc, BackendError):
+        return render(ServerRefused(str(exc)), locale)
+    if isinstance(exc, KeyboardInterrupt):
+        return render(Interrupted(), locale)
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return render(DiskFull(exc.strerror or str(exc)), locale)
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return str(exc)
+
+
+def stopped_message(
+    command: str, what: str, exc: BaseException, path: Path | None, locale: Locale | None = None
+) -> str:
+    """What a play command prints when the session stopped on a failure (the model
+    backend, writing the transcript, Ctrl-C): why, and how to go on (``what``, the
+    session's kind in words, is kept for callers; the catalogue's texts name it)."""
+    where = locale or locale_from_env()
+    reason = stop_reason(exc, where)
+    message: Message
+    if path is None:
+        message = StoppedUnrecorded(command, reason)
+    elif resumable(path):
+        message = StoppedSaved(command, reason, str(path))
     else:
-        cause = str(exc)
-    return printable(f"{command}: {cause}: {how_to_go_on(what, path)}")
+        message = StoppedUnresumable(command, reason, str(path))
+    return printable(render(message, where))
 
 
 def run_play(
@@ -169,10 +205,11 @@ def run_play(
     except (BackendError, SessionError, OSError, ValueError) as exc:
         print(stopped_message(command, what, exc, target), file=sys.stderr)
         return 2
+    locale = locale_from_env()
     if not outcome.finished:
-        print(printable(f"— {outcome.summary}: {how_to_go_on(what, path)}"))
+        print(printable(how_to_go_on(outcome.summary, path, locale)))
         return 0
-    print(printable(f"— {outcome.summary} (seed {spec.seed})"))
+    print(printable(render(SessionEnded(outcome.summary, spec.seed), locale)))
     if path is not None:
-        print(f"transcript: {path}")
+        print(render(TranscriptAt(str(path)), locale))
     return 0

@@ -15,11 +15,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import ValidationError
+
 from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
 from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
+from gm_engine.dice.result import Locale
+from gm_engine.messages import locale_from_env
 from gm_engine.safe_text import printable, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
-from gm_engine.sessions.humans import TerminalHuman
+from gm_engine.sessions.humans import werewolf_table_human
 
 # How the screen colours a line, by how the line starts (plain text stays the source of truth).
 _STYLES: tuple[tuple[str, str], ...] = (
@@ -54,6 +58,25 @@ def rich_show() -> Callable[[str], None]:
         console.print(Text(printable(line), style=style_of(line) or ""))
 
     return show
+
+
+def werewolf_seat(
+    *, auto: bool, seed: int, plain: bool, locale: Locale
+) -> tuple[HumanInput, Callable[[str], None]]:
+    """Who plays P1 and the screen it sees, the one builder of ``gm werewolf play`` and of
+    ``gm resume`` of a werewolf game (so that a resumed game looks and reads exactly like
+    the game it continues): the person at the terminal, or with ``auto`` the offline agent
+    (with the dice it draws in every game of this seed); rich colours unless ``plain``."""
+    human: HumanInput
+    if auto:
+        from gm_engine.dice.source import SeededSource
+        from gm_engine.sessions.werewolf_offline import AutoHuman
+        from gm_engine.werewolf.agents import OfflineAgent
+
+        human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
+    else:
+        human = werewolf_table_human(locale)
+    return human, safe_show(print) if plain else rich_show()
 
 
 def parse_deal(text: str) -> list[int]:
@@ -117,33 +140,39 @@ def spec_from_args(args: argparse.Namespace, seed: int) -> SessionSpec:
         options["role"] = args.role
     if args.deal is not None:
         options["deal"] = list(args.deal)
+    locale = locale_from_env()
+    if locale != "ja":  # the default is not written, so that a Japanese game's header stays as it was
+        options["locale"] = locale
     return SessionSpec(kind="werewolf", seed=seed, options=options, backend=args.backend, model=args.model)
 
 
 def play_command(args: argparse.Namespace) -> int:
     """Run ``gm werewolf play``."""
-    from gm_engine.dice.source import SeededSource
     from gm_engine.llm import make_backend
     from gm_engine.llm.base import BackendError
     from gm_engine.sessions.werewolf import run_werewolf, session_options
-    from gm_engine.sessions.werewolf_offline import AutoHuman
-    from gm_engine.werewolf.agents import OfflineAgent
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     try:
         spec = spec_from_args(args, seed)
-    except ValueError as exc:  # a rule option out of range (pydantic's ValidationError)
+    except ValidationError as exc:  # a rule option out of range
+        from gm_engine.messages import render
+        from gm_engine.messages.texts import OptionsInvalid
+        from gm_engine.sessions.werewolf.session import option_problems
+
+        print(f"gm werewolf play: {render(OptionsInvalid(option_problems(exc)))}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"gm werewolf play: {exc}", file=sys.stderr)
         return 2
-    human: HumanInput = TerminalHuman(prompt_end="\n> ", check_choices=False)
-    if args.auto:
-        human = AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human")))
     try:
-        session_options(spec)
+        options = session_options(spec)
         backend = make_backend(
             args.backend, model=args.model, profile=args.profile, **backend_settings(args)
         )
-        show = safe_show(print) if args.plain else rich_show()
+        human, show = werewolf_seat(
+            auto=bool(args.auto), seed=seed, plain=bool(args.plain), locale=options.locale
+        )
         io = SessionIO(backend=backend, human=human, show=show)
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:

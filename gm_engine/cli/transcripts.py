@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_go_on, stopped_message
+from gm_engine.dice.result import Locale
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
-from gm_engine.messages.texts import Resumed
+from gm_engine.messages.texts import Resumed, SessionEnded, TranscriptAt
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
@@ -24,6 +26,7 @@ from gm_engine.transcripts.format import (
     TranscriptTampered,
     TranscriptTruncated,
 )
+from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.resume import resolve_seed, resume_session
@@ -67,6 +70,7 @@ def register(subparsers: Any) -> None:
     resume.add_argument("--seed", type=int, default=None, help="the session's seed, if it was not kept")
     resume.add_argument("--profile", default=None, help="server profile of an openai-backend session")
     add_deadline_argument(resume)
+    resume.add_argument("--plain", action="store_true", help="plain text output (no colours)")
     resume.set_defaults(handler=_resume)
 
     roll = subparsers.add_parser(
@@ -158,17 +162,22 @@ def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBac
     )
 
 
-def live_human(header: TranscriptHeader, seed: int) -> tuple[HumanInput, bool]:
-    """Who answers for the human once the recorded part is replayed, and whether it must
-    be shown the replayed part too: the automatic P1 of a ``--auto`` werewolf game (with
-    the dice it would have drawn), else the person at the terminal."""
-    if header.kind == "werewolf" and header.options.get("auto"):
-        from gm_engine.dice.source import SeededSource
-        from gm_engine.sessions.werewolf_offline import AutoHuman
-        from gm_engine.werewolf.agents import OfflineAgent
+def live_seat(
+    header: TranscriptHeader, seed: int, *, plain: bool = True
+) -> tuple[HumanInput, Callable[[str], None], bool]:
+    """Who answers for the human once the recorded part is replayed, the screen, and whether
+    the human must be shown the replayed part too. A werewolf game gets what ``gm werewolf
+    play`` gives it (:func:`~gm_engine.cli._werewolf_play.werewolf_seat`: the same terminal
+    human and prompts, or the automatic P1 of a ``--auto`` game, which follows the replay);
+    any other session the person at the terminal."""
+    if header.kind == "werewolf":
+        from gm_engine.cli._werewolf_play import werewolf_seat
 
-        return AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human"))), True
-    return TerminalHuman(), False
+        auto = bool(header.options.get("auto"))
+        locale: Locale = "en" if header.options.get("locale") == "en" else "ja"
+        human, show = werewolf_seat(auto=auto, seed=seed, plain=plain, locale=locale)
+        return human, show, auto
+    return TerminalHuman(locale=locale_from_env()), safe_show(print), False
 
 
 def _resume(args: argparse.Namespace) -> int:
@@ -177,14 +186,14 @@ def _resume(args: argparse.Namespace) -> int:
         with TranscriptStream(path) as transcript:  # the header (and a sealed game's kept seed) only
             seed = resolve_seed(transcript, args.seed)
         backend = live_backend(transcript.header, args)
-        human, shadow_human = live_human(transcript.header, seed)
+        human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
         safe_print(f"gm resume: {exc}", file=sys.stderr)
         return 2
     try:
         result = resume_session(
             path,
-            SessionIO(backend=backend, human=human, show=safe_show(print)),
+            SessionIO(backend=backend, human=human, show=show),
             seed=seed,
             shadow_human=shadow_human,
         )
@@ -197,11 +206,12 @@ def _resume(args: argparse.Namespace) -> int:
     except (TranscriptError, SessionError) as exc:
         safe_print(f"gm resume: {exc}", file=sys.stderr)
         return 2
+    locale = locale_from_env()
     if result.outcome.finished:
-        safe_print(result.outcome.summary)
+        safe_print(render(SessionEnded(result.outcome.summary, seed), locale))
     else:
-        safe_print(f"— {result.outcome.summary}: {how_to_go_on('session', path)}")
-    safe_print(render(Resumed(result.replayed_events, result.new_events, str(args.file)), locale_from_env()))
+        safe_print(how_to_go_on(result.outcome.summary, path, locale))
+    safe_print(render(Resumed(result.replayed_events, result.new_events, str(args.file)), locale))
     return 0
 
 
@@ -218,14 +228,17 @@ def _roll_session(args: argparse.Namespace) -> int:
             print(f"gm roll-session: {exc}", file=sys.stderr)
             return 2
     else:
-        human = TerminalHuman()
+        human = TerminalHuman(locale=args.locale)
     io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
+    target = None if args.no_record else Path(args.record or default_transcript_path(spec.kind, seed))
     try:
-        outcome, path = play_session(spec, io, record=not args.no_record, path=args.record)
+        _, path = play_session(spec, io, record=target is not None, path=target)
+    except KeyboardInterrupt as exc:
+        print(stopped_message("gm roll-session", "session", exc, target, args.locale), file=sys.stderr)
+        return 130
     except (SessionError, TranscriptError, OSError) as exc:
         print(f"gm roll-session: {exc}", file=sys.stderr)
         return 2
-    print(outcome.summary)
-    if path is not None:
-        print(f"transcript: {path}")
+    if path is not None:  # the session showed its summary itself
+        print(render(TranscriptAt(str(path)), args.locale))
     return 0

@@ -50,6 +50,15 @@ class ServerUnreachable(Message):
 
 
 @dataclass(frozen=True)
+class ServerMisconfigured(Message):
+    """The model server is not set up for this game (``cause``: what to change, in the
+    diagnosis's words); retrying would not help."""
+
+    key: ClassVar[str] = "cli.server_misconfigured"
+    cause: str
+
+
+@dataclass(frozen=True)
 class ServerRefused(Message):
     """The model server refused a request."""
 
@@ -118,6 +127,57 @@ class ReplayTotal(Message):
     matched: int
     total: int
     milliseconds: str
+
+
+@dataclass(frozen=True)
+class UnreadableInput(Message):
+    """A terminal line whose bytes are not text (invalid UTF-8): asked again."""
+
+    key: ClassVar[str] = "cli.unreadable_input"
+
+
+@dataclass(frozen=True)
+class DiskFull(Message):
+    """The transcript could not be written: the disk is full."""
+
+    key: ClassVar[str] = "cli.disk_full"
+    cause: str
+
+
+@dataclass(frozen=True)
+class StoppedUnresumable(Message):
+    """A session stopped by ``reason`` whose transcript cannot be continued."""
+
+    key: ClassVar[str] = "cli.stopped_unresumable"
+    command: str
+    reason: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Paused(Message):
+    """The player stopped (``/quit``): the summary and how to go on."""
+
+    key: ClassVar[str] = "cli.paused"
+    summary: str
+    path: str
+
+
+@dataclass(frozen=True)
+class PausedUnrecorded(Message):
+    """The player stopped an unrecorded session."""
+
+    key: ClassVar[str] = "cli.paused_unrecorded"
+    summary: str
+
+
+@dataclass(frozen=True)
+class PausedUnresumable(Message):
+    """The player stopped, and the transcript cannot be continued."""
+
+    key: ClassVar[str] = "cli.paused_unresumable"
+    summary: str
+    path: str
 
 
 @dataclass(frozen=True)
@@ -235,6 +295,23 @@ class DiceEngineFailed(Message):
 
 
 @dataclass(frozen=True)
+class NoSuchRollCommand(Message):
+    """A roll-session line that is no dice command of the current system."""
+
+    key: ClassVar[str] = "roll.no_such_command"
+    system: str
+    line: str
+
+
+@dataclass(frozen=True)
+class UnknownSystem(Message):
+    """``/system NAME`` with a name no system has."""
+
+    key: ClassVar[str] = "roll.unknown_system"
+    name: str
+
+
+@dataclass(frozen=True)
 class RollSummary(Message):
     """A roll session's summary."""
 
@@ -349,6 +426,86 @@ class ChoiceHelp(Message):
     """/help at a vote, night or 事前占い question."""
 
     key: ClassVar[str] = "werewolf.choice_help"
+
+
+@dataclass(frozen=True)
+class RoleHelp(Message):
+    """``/help`` at the role question (``menu``: the roles by number)."""
+
+    key: ClassVar[str] = "werewolf.help.role"
+    menu: str
+
+
+@dataclass(frozen=True)
+class ReasonHelp(Message):
+    """``/help`` at the vote-reason question."""
+
+    key: ClassVar[str] = "werewolf.help.reason"
+
+
+@dataclass(frozen=True)
+class ConfirmHelp(Message):
+    """``/help`` at the confirmation of an unsure reading."""
+
+    key: ClassVar[str] = "werewolf.help.confirm"
+
+
+@dataclass(frozen=True)
+class EmptyRole(Message):
+    """An empty line at the role question."""
+
+    key: ClassVar[str] = "werewolf.empty_role"
+
+
+@dataclass(frozen=True)
+class EmptyReason(Message):
+    """An empty line at the vote-reason question."""
+
+    key: ClassVar[str] = "werewolf.empty_reason"
+
+
+@dataclass(frozen=True)
+class ConfirmAgain(Message):
+    """A confirmation answered with neither yes nor no."""
+
+    key: ClassVar[str] = "werewolf.confirm_again"
+
+
+@dataclass(frozen=True)
+class LogTitle(Message):
+    """The heading of ``/log``."""
+
+    key: ClassVar[str] = "werewolf.log_title"
+
+
+@dataclass(frozen=True)
+class LogEmpty(Message):
+    """``/log`` before anything public happened."""
+
+    key: ClassVar[str] = "werewolf.log_empty"
+
+
+@dataclass(frozen=True)
+class VotesDay(Message):
+    """The heading of one day's votes in ``/votes``."""
+
+    key: ClassVar[str] = "werewolf.votes_day"
+    day: int
+
+
+@dataclass(frozen=True)
+class VotesNone(Message):
+    """``/votes`` before the first vote."""
+
+    key: ClassVar[str] = "werewolf.votes_none"
+
+
+@dataclass(frozen=True)
+class OptionsInvalid(Message):
+    """The game's options do not hold (``problems``: which, in the player's words)."""
+
+    key: ClassVar[str] = "werewolf.options_invalid"
+    problems: str
 
 
 @dataclass(frozen=True)

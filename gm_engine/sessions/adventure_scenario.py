@@ -23,7 +23,6 @@ session is the free-form :class:`Adventure` (the GM creates characters and start
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -58,6 +57,7 @@ from gm_engine.sessions.adventure import (
     adventure_options,
 )
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
+from gm_engine.sessions.interrupt import run_interruptibly
 from gm_engine.tools.base import Offer, ToolOutput, TurnResult, TurnRunner
 from gm_engine.tools.combat import FLED, ShowStatus
 from gm_engine.tools.story import StoryTable
@@ -380,7 +380,7 @@ def run_adventure(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
     adventure = (
         ScenarioAdventure(spec, io, options) if options.scenario is not None else Adventure(spec, io, options)
     )
-    return asyncio.run(adventure.run())
+    return run_interruptibly(adventure.run())
 
 
 register_offline_decider("scenario", scenario_gm)

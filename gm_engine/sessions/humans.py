@@ -12,11 +12,17 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from gm_engine.dice.result import Locale
+from gm_engine.messages import render
+from gm_engine.messages.texts import ChooseOneOf, UnreadableInput
 from gm_engine.safe_text import printable
 from gm_engine.sessions.base import HumanDefaults, SessionError
 
 #: What the terminal human is told when a line held bytes that are not text (invalid UTF-8).
-UNREADABLE_INPUT = "読み取れない文字がありました。もう一度入力してください"
+UNREADABLE_INPUT = render(UnreadableInput())
+
+# what stops a session at any question, also one that offers choices
+_STOP = frozenset({"/quit", "/exit", "/end"})
 
 # lone surrogates: the bytes ``surrogateescape`` could not decode
 _UNDECODED = re.compile("[\ud800-\udfff]")
@@ -68,12 +74,14 @@ class TerminalHuman(HumanDefaults):
 
     With ``check_choices`` a line that is not one of the offered ``choices`` is asked
     again here; without, every line is passed on for the session to check (and explain).
-    ``prompt_end`` follows the prompt, e.g. ``"\\n> "`` for an answer on a line of its own.
+    ``prompt_end`` follows the prompt, e.g. ``"\\n> "`` for an answer on a line of its own;
+    ``locale`` is the language of what it says itself.
     """
 
-    def __init__(self, *, prompt_end: str = "", check_choices: bool = True) -> None:
+    def __init__(self, *, prompt_end: str = "", check_choices: bool = True, locale: Locale = "ja") -> None:
         self.prompt_end = prompt_end
         self.check_choices = check_choices
+        self.locale = locale
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Read one line from standard input."""
@@ -86,14 +94,14 @@ class TerminalHuman(HumanDefaults):
             except EOFError:
                 return "/quit"
             except UnicodeDecodeError:  # a stream that could not be told to keep the bytes
-                print(UNREADABLE_INPUT)
+                print(render(UnreadableInput(), self.locale))
                 continue
             if _UNDECODED.search(line):
-                print(UNREADABLE_INPUT)
+                print(render(UnreadableInput(), self.locale))
                 continue
-            if not self.check_choices or choices is None or line in choices:
+            if not self.check_choices or choices is None or line in choices or line.strip() in _STOP:
                 return line
-            print(printable(f"choose one of: {', '.join(choices)}"))
+            print(printable(render(ChooseOneOf(", ".join(choices)), self.locale)))
 
 
 def _keep_undecodable_bytes() -> None:
@@ -103,3 +111,11 @@ def _keep_undecodable_bytes() -> None:
     stdin = sys.stdin
     if isinstance(stdin, io.TextIOWrapper) and stdin.errors == "strict":
         stdin.reconfigure(errors="surrogateescape")
+
+
+def werewolf_table_human(locale: Locale = "ja") -> TerminalHuman:
+    """The person at P1 of a werewolf game, as ``gm werewolf play`` and ``gm resume`` both ask
+    them: the answer on a line of its own after ``> ``, every line passed on to the session
+    (which reads names, /help and /quit at every question and explains a refusal in the
+    table's words)."""
+    return TerminalHuman(prompt_end="\n> ", check_choices=False, locale=locale)

@@ -38,11 +38,31 @@ from gm_engine.dice import (
 )
 from gm_engine.events import DiceEvent, HumanInputEvent, StateEvent, ToolResultEvent
 from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import (
+    DiceEngineFailed,
+    LocaleSwitched,
+    NoSuchRollCommand,
+    RollEnded,
+    RollHelp,
+    RollRefused,
+    RollSummary,
+    RollWelcome,
+    SystemListing,
+    SystemSwitched,
+    UnknownLocale,
+    UnknownSessionCommand,
+    UnknownSystem,
+)
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
 
 #: Lines that end the session.
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
 
+#: The help as the transcript records it. What a step records (its ``text``, part of the
+#: state hash and of the ``tool_result`` event) stays the same in every version, so that old
+#: transcripts still replay; what the player is shown (``shown``) comes from the catalogue in
+#: the session's locale.
 HELP_TEXT = (
     "Type a dice command of the current system (e.g. 2d6+1, CC<=50), or:\n"
     "  /system NAME   switch game systems (/system alone lists them)\n"
@@ -79,6 +99,13 @@ class RollStep:
     dice: tuple[Die, ...] = ()
     result: dict[str, Any] | None = None
     quit: bool = False
+    shown: str = ""
+    """What the player is shown, when it is not ``text`` (a message of the catalogue)."""
+
+    @property
+    def screen(self) -> str:
+        """The line for the player's screen."""
+        return self.shown or self.text
 
 
 class RollSession:
@@ -104,14 +131,19 @@ class RollSession:
         text = f"{self.system_id}\n{self.locale}\n{self.steps}\n{len(self.source.history)}\n{self._digest}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    def say(self, message: Message) -> str:
+        """A catalogue message in the session's current locale."""
+        return render(message, self.locale)
+
     def apply(self, line: str) -> RollStep:
         """Carry out one line and return what it did (never raises on any input string)."""
         text = line.strip()
         lowered = text.lower()
         if lowered in QUIT_WORDS:
-            return RollStep(tool="quit", arguments={}, ok=True, text="session ended", quit=True)
+            ended = self.say(RollEnded())
+            return RollStep(tool="quit", arguments={}, ok=True, text="session ended", quit=True, shown=ended)
         if lowered == "/help":
-            step = RollStep(tool="help", arguments={}, ok=True, text=HELP_TEXT)
+            step = RollStep(tool="help", arguments={}, ok=True, text=HELP_TEXT, shown=self.say(RollHelp()))
         elif lowered == "/system" or lowered.startswith("/system "):
             step = self._switch_system(text[len("/system") :].strip())
         elif lowered == "/locale" or lowered.startswith("/locale "):
@@ -122,6 +154,7 @@ class RollSession:
                 arguments={"line": text},
                 ok=False,
                 text=f"unknown session command {text.split()[0]!r}; try /help",
+                shown=self.say(UnknownSessionCommand(text.split()[0])),
             )
         else:
             step = self._roll(line)
@@ -142,21 +175,27 @@ class RollSession:
         if not name:
             known = ", ".join(cls.id for cls in all_systems())
             listing = f"system {self.system_id}; known: {known}"
-            return RollStep(tool="system", arguments={}, ok=True, text=listing)
+            shown = self.say(SystemListing(self.system_id, known))
+            return RollStep(tool="system", arguments={}, ok=True, text=listing, shown=shown)
         try:
             system = get_system(name)
         except UnknownSystemError as exc:
-            return RollStep(tool="system", arguments={"system": name}, ok=False, text=str(exc))
+            refusal = self.say(UnknownSystem(name))
+            return RollStep(tool="system", arguments={"system": name}, ok=False, text=str(exc), shown=refusal)
         self.system_id = system.id
-        shown = f"system: {system.id} ({system.name})"
-        return RollStep(tool="system", arguments={"system": name}, ok=True, text=shown)
+        switched = f"system: {system.id} ({system.name})"
+        shown = self.say(SystemSwitched(system.id, system.name))
+        return RollStep(tool="system", arguments={"system": name}, ok=True, text=switched, shown=shown)
 
     def _switch_locale(self, name: str) -> RollStep:
         if name not in ("ja", "en"):
             refusal = f"unknown locale {name!r}: use ja or en"
-            return RollStep(tool="locale", arguments={"locale": name}, ok=False, text=refusal)
+            shown = self.say(UnknownLocale(name))
+            return RollStep(tool="locale", arguments={"locale": name}, ok=False, text=refusal, shown=shown)
         self.locale = "ja" if name == "ja" else "en"
-        return RollStep(tool="locale", arguments={"locale": name}, ok=True, text=f"locale: {name}")
+        shown = self.say(LocaleSwitched(name))
+        switched = f"locale: {name}"
+        return RollStep(tool="locale", arguments={"locale": name}, ok=True, text=switched, shown=shown)
 
     def _roll(self, line: str) -> RollStep:
         arguments = {"command": line, "system": self.system_id}
@@ -165,7 +204,8 @@ class RollSession:
             result = evaluate(line, self.system_id, source=self.source, locale=self.locale)
         except ValueError as exc:  # the dice engine's own errors (bad command, too long, ...)
             self.source.restore(mark)
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {exc}")
+            shown = self.say(RollRefused(str(exc)))
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {exc}", shown=shown)
         except Exception as exc:  # a defect in a command must not end the player's session
             self.source.restore(mark)
             return RollStep(
@@ -173,13 +213,17 @@ class RollSession:
                 arguments=arguments,
                 ok=False,
                 text=f"refused: the dice engine failed on this line ({type(exc).__name__}: {exc})",
+                shown=self.say(RollRefused(self.say(DiceEngineFailed()))),  # no Python text on screen
             )
         if result is None:
             refusal = f"not a command under {self.system_id}: {line!r}"
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal)
+            shown = self.say(NoSuchRollCommand(self.system_id, line.strip()))
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal, shown=shown)
         if isinstance(result.detail, ErrorDetail):  # over a limit: BCDice's error text, nothing rolled
             self.source.restore(mark)
-            return RollStep(tool="roll", arguments=arguments, ok=False, text=f"refused: {result.text}")
+            shown = self.say(RollRefused(result.text))
+            refusal = f"refused: {result.text}"
+            return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal, shown=shown)
         shown = f"(secret) {result.text}" if result.secret else result.text
         return RollStep(
             tool="roll",
@@ -223,7 +267,7 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
         first = exc.errors()[0]
         raise SessionError(f"bad roll session options: {first['msg']} at {first['loc']}") from None
     session = RollSession(spec.seed, options)
-    io.show(f"roll session: {session.system_id}; /help for help, /quit to end")
+    io.show(session.say(RollWelcome(session.system_id)))
     for _ in range(options.max_lines):
         prompt = prompt_for(session)
         line = io.human.ask(prompt)
@@ -246,9 +290,11 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
             )
         )
         io.sink.emit(StateEvent(hash=session.state_hash(), step=session.steps))
-        io.show(step.text)
+        io.show(step.screen)
     rolled = len(session.source.history)
+    io.show(session.say(RollSummary(session.commands, session.refused, rolled, session.system_id)))
     return SessionOutcome(
+        # the summary as transcripts record it (compared on replay); the player saw the line above
         summary=(
             f"{session.commands} dice commands ({session.refused} lines refused), {rolled} dice rolled; "
             f"last system {session.system_id}"

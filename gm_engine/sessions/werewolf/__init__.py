@@ -5,6 +5,8 @@ the players. Its modules, one job each:
 
 * :mod:`.facts`: the texts built from views (prompt facts, tables, P1's screen lines);
 * :mod:`.commands`: what the human types (discussion commands, the quit words);
+* :mod:`.seat`: the human's seat, every question P1 is asked (help, /log, /votes, targets by
+  name, the confirmation of an unsure reading);
 * :mod:`.sinks`: the event plumbing (a concurrent turn's buffer, the counting sink);
 * :mod:`.session`: the loop, :class:`WerewolfSession`, and the registered runner.
 
@@ -67,8 +69,8 @@ from gm_engine.sessions.werewolf.facts import (
     today_line,
     who,
 )
+from gm_engine.sessions.werewolf.seat import HumanQuit, HumanSeat
 from gm_engine.sessions.werewolf.session import (
-    HumanQuit,
     WerewolfSession,
     WerewolfSessionOptions,
     play_werewolf,
@@ -83,6 +85,7 @@ __all__ = [
     "QUIT_WORDS",
     "BufferSink",
     "HumanQuit",
+    "HumanSeat",
     "SessionFigures",
     "WerewolfSession",
     "WerewolfSessionOptions",

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import DiscussionHelp, UnknownCommand, UsageClaim, UsageRequest, UsageResult
 from gm_engine.tools.werewolf import (
     COLOUR_BY_LABEL,
     ROLE_BY_LABEL,
@@ -23,10 +25,23 @@ from gm_engine.werewolf.phrases import Table, meaning_action, read_line
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
 
 
-HUMAN_HELP = (
-    "発言はそのまま入力してください。コマンド: /co 役職 [Pn 白|黒] (CO), /result Pn 白|黒 (結果発表), "
-    "/request 占い師|霊媒師 (CO要求), /decline (名乗り出ない), /pass, /help"
-)
+#: The discussion's help (the catalogue's, in the default locale).
+HUMAN_HELP = render(DiscussionHelp())
+
+
+class CommandError(ValueError):
+    """A slash command typed in a wrong form; ``message`` (from the catalogue) says the right one."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.key)
+        self.message = message
+
+
+def _seat(label: str, usage: Message) -> int:
+    try:
+        return seat_number(label.upper())
+    except ValueError:
+        raise CommandError(usage) from None
 
 
 def parse_discussion(text: str, seat: int, table: Table | None = None) -> Action:
@@ -37,7 +52,7 @@ def parse_discussion(text: str, seat: int, table: Table | None = None) -> Action
     action; an unsure reading stays speech until the session can confirm it back.
 
     Raises:
-        ValueError: a command with a wrong form (the message says the right one).
+        CommandError: a command with a wrong form (its message says the right one).
     """
     line = " ".join(text.split())
     if not line.startswith("/"):
@@ -51,22 +66,24 @@ def parse_discussion(text: str, seat: int, table: Table | None = None) -> Action
         return Speak(seat, "")
     if command == "/co":
         if not words or words[0] not in ROLE_BY_LABEL:
-            raise ValueError("使い方: /co 占い師|狩人|霊媒師 [Pn 白|黒] [発言]")
+            raise CommandError(UsageClaim())
         role = ROLE_BY_LABEL[words[0]]
         if len(words) >= 3 and words[2] in COLOUR_BY_LABEL:
-            return Claim(seat, role, seat_number(words[1]), COLOUR_BY_LABEL[words[2]], " ".join(words[3:]))
+            target = _seat(words[1], UsageClaim())
+            return Claim(seat, role, target, COLOUR_BY_LABEL[words[2]], " ".join(words[3:]))
         return Claim(seat, role, text=" ".join(words[1:]))
     if command == "/result":
         if len(words) < 2 or words[1] not in COLOUR_BY_LABEL:
-            raise ValueError("使い方: /result Pn 白|黒 [発言]")
-        return StateResult(seat, seat_number(words[0]), COLOUR_BY_LABEL[words[1]], " ".join(words[2:]))
+            raise CommandError(UsageResult())
+        target = _seat(words[0], UsageResult())
+        return StateResult(seat, target, COLOUR_BY_LABEL[words[1]], " ".join(words[2:]))
     if command == "/request":
         if not words or words[0] not in ("占い師", "霊媒師"):
-            raise ValueError("使い方: /request 占い師|霊媒師 [発言]")
+            raise CommandError(UsageRequest())
         return RequestClaim(seat, ROLE_BY_LABEL[words[0]], " ".join(words[1:]))
     if command == "/decline":
         return Decline(seat, rest)
-    raise ValueError(f"知らないコマンドです: {command}。{HUMAN_HELP}")
+    raise CommandError(UnknownCommand(command))
 
 
 def claim_command(claim: Claim) -> str:

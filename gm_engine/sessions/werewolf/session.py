@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from gm_engine.dice.result import Locale
 from gm_engine.dice.source import SeededSource
 from gm_engine.events import (
     DiceEvent,
@@ -21,6 +22,8 @@ from gm_engine.events import (
 )
 from gm_engine.llm.base import JsonDict, system_message, user_message
 from gm_engine.llm.prompts import load_prompts
+from gm_engine.messages import render
+from gm_engine.messages.texts import GameQuit, OptionsInvalid, QuitSummary, WonSummary
 from gm_engine.sessions.base import (
     SessionError,
     SessionIO,
@@ -28,8 +31,8 @@ from gm_engine.sessions.base import (
     SessionSpec,
     register_session,
 )
+from gm_engine.sessions.interrupt import in_daemon_thread, run_interruptibly
 from gm_engine.sessions.personas import Notes, NotesError, Persona, load_personas
-from gm_engine.sessions.werewolf.commands import HUMAN_HELP, QUIT_WORDS, claim_command, parse_discussion
 from gm_engine.sessions.werewolf.facts import (
     narrator_prompt,
     persona_system_prompt,
@@ -38,6 +41,7 @@ from gm_engine.sessions.werewolf.facts import (
     table_vars,
     who,
 )
+from gm_engine.sessions.werewolf.seat import HumanQuit, HumanSeat
 from gm_engine.sessions.werewolf.sinks import BufferSink, CountingSink, SessionFigures
 from gm_engine.sessions.werewolf_offline import (
     GAME_START_EVENT,
@@ -64,7 +68,6 @@ from gm_engine.tools.werewolf import (
     discussion_offers,
     round_offers,
     seat_label,
-    seat_number,
     tool_names,
 )
 from gm_engine.werewolf import (
@@ -128,6 +131,8 @@ class WerewolfSessionOptions(BaseModel):
     rules: WerewolfOptions = WerewolfOptions()
     """The table's rule options (discussion rounds, what the 狂人 may claim, ...)."""
     retry_budget: int = Field(default=2, ge=0, le=10)
+    locale: Locale = "ja"
+    """The language of the player's messages (the game's own texts stay Japanese)."""
 
     @field_validator("deal")
     @classmethod
@@ -149,12 +154,8 @@ class WerewolfSessionOptions(BaseModel):
     @model_validator(mode="after")
     def _role_matches_deal(self) -> WerewolfSessionOptions:
         if self.deal is not None and self.role is not None and self.deal[0] != self.role:
-            raise ValueError(f"--role {self.role} and --deal (P1 = {self.deal[0]}) disagree")
+            raise ValueError(f"--role {self.role} と --deal（P1 = {self.deal[0]}）が食い違っています")
         return self
-
-
-class HumanQuit(Exception):
-    """The human typed ``/quit``: the session stops where it is (no secret is revealed)."""
 
 
 @dataclass
@@ -214,6 +215,7 @@ class WerewolfSession:
         self._shown_private = 0
         self._dice_mark = self.source.mark()
         self._narration: asyncio.Task[tuple[BufferSink, str | None]] | None = None
+        self.seat = HumanSeat(self.game, io.human, self.show, self._record_answer, options.locale)
 
     # ------------------------------------------------------------ output
 
@@ -253,57 +255,17 @@ class WerewolfSession:
 
     # ------------------------------------------------------------ the human
 
-    def _ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
-        self.io.human.observe(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
-        text = self.io.human.ask(prompt, choices)
-        if text.strip() in QUIT_WORDS:
-            # not recorded: the transcript stops where the game stopped, so that resuming
-            # it asks this question again
-            raise HumanQuit(text.strip())
+    def _record_answer(self, prompt: str, text: str) -> None:
         self.sink.emit(HumanInputEvent(prompt=prompt, text=text))
-        return text
 
     def _human_choose_role(self) -> None:
-        menu = "、".join(f"{int(r)} {r.label}" for r in Role)
-        while True:
-            text = self._ask(f"役職番号を選んでください（{menu}）", [str(int(r)) for r in Role]).strip()
-            try:
-                self.game.apply(ChooseRole(HUMAN_SEAT, Role(int(text))))
-            except (ValueError, IllegalActionError) as exc:
-                self.show(f"選べません: {text!r} ({exc})")
-                continue
-            self._state("choose_role")
-            return
+        self.seat.choose_role()
+        self._state("choose_role")
 
     def _human_discussion(self) -> None:
-        answering = self.game.awaiting_claim
-        if answering is not None:
-            # P1's own legal answers (its own knowledge): the exact commands it may type
-            legal = self.game.legal_actions(HUMAN_SEAT)
-            commands = [claim_command(a) for a in legal if isinstance(a, Claim)]
-            # re-asked after coming out without a result: the results it may state now
-            states = [a for a in legal if isinstance(a, StateResult)]
-            commands += [f"/result {seat_label(a.target)} {a.colour.label}" for a in states]
-            if any(isinstance(a, Decline) for a in legal):
-                commands.append("/decline")
-            shown = "、".join(commands[:6]) + ("、…" if len(commands) > 6 else "")
-            prompt = f"「{answering.label}は名乗り出ろ」への答え（{shown}）"
-        else:
-            prompt = "あなたの発言の番です（/help でコマンド）"
-        while True:
-            text = self._ask(prompt)
-            if text.strip() in ("/help", "?"):
-                self.show(HUMAN_HELP)
-                continue
-            try:
-                action = parse_discussion(text, HUMAN_SEAT, self._reader_table())
-                self.game.apply(action)
-            except ValueError as exc:
-                self.show(f"できません: {exc}")
-                continue
-            self._state("human_discussion")
-            self._show_new()
-            return
+        self.seat.discussion()
+        self._state("human_discussion")
+        self._show_new()
 
     def _reader_table(self, seat: int = HUMAN_SEAT) -> Table:
         """What the phrase reader needs to know of ``seat``'s situation (public facts only:
@@ -334,26 +296,6 @@ class WerewolfSession:
                 "（役職を名乗る・結果を言う・CO要求をする言葉を使わずに話すか、ルールに合う行動を選んでください）"
             )
         return said
-
-    def _human_target(self, kind: str, legal: Sequence[Action]) -> Action:
-        targets = [seat_label(a.target) for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]
-        pub = player_view(self.game, HUMAN_SEAT).public
-        menu = "、".join(f"{t} {pub.name(seat_number(t))}" for t in targets)
-        while True:
-            text = self._ask(f"{kind}を選んでください（{menu}）", targets).strip().upper()
-            match = [
-                a
-                for a in legal
-                if isinstance(a, Vote | Attack | Divine | Guard) and seat_label(a.target) == text
-            ]
-            if match:
-                break
-            self.show(f"選べません: {text!r}")
-        action = match[0]
-        if isinstance(action, Vote):
-            reason = " ".join(self._ask("投票理由を一言どうぞ").split())[:120] or "（理由なし）"
-            action = Vote(HUMAN_SEAT, action.target, reason)
-        return action
 
     # ------------------------------------------------------------ persona turns
 
@@ -558,9 +500,9 @@ class WerewolfSession:
                     # lock stall the loop); the personas' turns start first (one turn of the
                     # loop), so that their requests are not held up by its thinking
                     await asyncio.sleep(0)
-                    human_action = self._human_target(label, legal)
+                    human_action = self.seat.choose_target(label, legal)
                 else:
-                    human_action = await asyncio.to_thread(self._human_target, label, legal)
+                    human_action = await in_daemon_thread(lambda: self.seat.choose_target(label, legal))
             turns = await asyncio.gather(*tasks)
         except BaseException:
             # /quit, or a backend failure (the narrator's or one persona's): the other turns
@@ -696,9 +638,9 @@ class WerewolfSession:
             return await self._play()
         except HumanQuit:
             await self._drop_narration()
-            self.show("ゲームを中断しました（役職は公開されません）")
+            self.show(render(GameQuit(), self.options.locale))
             return SessionOutcome(
-                summary=f"中断（{self.game.phase.day}日目）",
+                summary=render(QuitSummary(self.game.phase.day), self.options.locale),
                 figures={"days": float(self.game.phase.day), "quit": 1.0},
                 finished=False,
             )
@@ -760,7 +702,8 @@ class WerewolfSession:
             "model_calls": float(sum(self.figures.calls_by_day.values())),
             "fallbacks": float(self.figures.fallbacks),
         }
-        return SessionOutcome(summary=f"{outcome.winner.value}の勝利（{outcome.day}日目）", figures=figures)
+        summary = render(WonSummary(outcome.winner.value, outcome.day), self.options.locale)
+        return SessionOutcome(summary=summary, figures=figures)
 
 
 _TEMPLATES = ("persona_system.j2", "discussion.j2", "claim.j2", "vote.j2", "night_action.j2", "narrator.j2")
@@ -819,12 +762,22 @@ def session_options(spec: SessionSpec) -> WerewolfSessionOptions:
     try:
         return WerewolfSessionOptions.model_validate(spec.options)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}" for err in exc.errors()
-        )
-        raise SessionError(f"werewolf session options: {problems}") from None
-    except ValueError as exc:
-        raise SessionError(f"werewolf session options: {exc}") from None
+        raise SessionError(render(OptionsInvalid(option_problems(exc)))) from None
+
+
+def option_problems(exc: ValidationError) -> str:
+    """Which options were refused, with the values given (pydantic's own English stays out:
+    the player reads the option's name and what they typed)."""
+    return "、".join(_problem(err) for err in exc.errors())
+
+
+def _problem(err: Any) -> str:
+    where = ".".join(str(p) for p in err["loc"]) or "options"
+    said = str(err.get("ctx", {}).get("error", ""))
+    # the engine's own refusals (a deal that is not the composition) are in Japanese already
+    reason = f"：{said}" if any(ord(c) > 0x3000 for c in said) else ""
+    given = f"（{err.get('input')}）" if err["loc"] else ""  # not the whole options again
+    return f"{where}{given}{reason}"
 
 
 async def play_werewolf(
@@ -841,5 +794,5 @@ def run_werewolf(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
     """The ``werewolf`` session runner: one game, the human at P1."""
     if spec.kind != "werewolf":
         raise SessionError(f"not a werewolf spec: {spec.kind!r}")
-    outcome, _ = asyncio.run(play_werewolf(spec, io))
+    outcome, _ = run_interruptibly(play_werewolf(spec, io))
     return outcome

@@ -1,0 +1,324 @@
+"""The human's seat (P1): every question the werewolf session asks the player, read the way
+players write at the table.
+
+The same rules hold at every prompt (the role choice, the 事前占い, the discussion and a
+CO要求's answer, votes and their reason, the night, the 決選投票, and the one-line
+confirmation of an unsure reading):
+
+* ``/quit`` (``/exit``, ``/end``) stops the session (:class:`HumanQuit`), never recorded;
+* ``/help`` lists what may be typed there, ``/log`` re-shows the public record so far and
+  ``/votes`` the vote history by day, both from P1's own view; an empty line asks again
+  (passing is ``/pass``). They change nothing in the game, but are recorded like every
+  line typed (only the quit is not, so that resuming asks that question again);
+* a choice of seat is read by :func:`~gm_engine.werewolf.phrases.read_target` (name, reading,
+  seat number, P-number, 「P7 シセン」), and a miss lists the accepted forms;
+* a discussion line in words is read by :func:`~gm_engine.werewolf.phrases.read_line`; a sure
+  reading is the action, an unsure one that the rules would allow is named back to the player
+  in one line (はい / いいえ) before it becomes one, else it is said as speech;
+* every message comes from the catalogue (:mod:`gm_engine.messages`) in the table's locale;
+  a refusal says which rule, never the engine's own English.
+
+Everything recorded is what the player typed, so a replay asks the same questions and gets
+the same answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from gm_engine.dice.result import Locale
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import (
+    AnswerPrompt,
+    CannotDo,
+    ChoiceHelp,
+    ChooseRolePrompt,
+    ConfirmAgain,
+    ConfirmHelp,
+    DiscussionHelp,
+    DiscussionPrompt,
+    EmptyLine,
+    EmptyReason,
+    EmptyRole,
+    LogEmpty,
+    LogTitle,
+    NoReason,
+    NotARole,
+    ReasonHelp,
+    RoleHelp,
+    TargetPrompt,
+    VoteReasonPrompt,
+    VotesDay,
+    VotesNone,
+)
+from gm_engine.messages.werewolf import confirm_reading, render_refusal, target_hint
+from gm_engine.sessions.base import HumanInput
+from gm_engine.sessions.werewolf.commands import QUIT_WORDS, CommandError, claim_command, parse_discussion
+from gm_engine.tools.werewolf import seat_label
+from gm_engine.werewolf import (
+    Action,
+    Attack,
+    ChooseRole,
+    Claim,
+    Decline,
+    Divine,
+    Game,
+    Guard,
+    IllegalActionError,
+    Role,
+    Speak,
+    StateResult,
+    Vote,
+    observe,
+    player_view,
+)
+from gm_engine.werewolf.log import VoteTally
+from gm_engine.werewolf.phrases import (
+    ROLE_WORDS,
+    Speech,
+    Table,
+    TargetFound,
+    TargetMiss,
+    fold,
+    meaning_action,
+    read_line,
+    read_target,
+)
+from gm_engine.werewolf.records import HUMAN_SEAT
+from gm_engine.werewolf.render import render_entries, vote_result_lines
+
+#: What a player types to see the commands of the prompt.
+HELP_WORDS = frozenset({"/help", "?", "？", "/?", "/ヘルプ", "ヘルプ"})
+#: A yes to a confirmation, and a no (folded: NFKC, hiragana, no spaces).
+YES_WORDS = frozenset(
+    fold(w) for w in ("はい", "うん", "ええ", "y", "yes", "ok", "そう", "そうです", "お願い", "お願いします")
+)
+NO_WORDS = frozenset(
+    fold(w) for w in ("いいえ", "いや", "ううん", "n", "no", "ちがう", "違う", "違います", "ちがいます")
+)
+#: The longest vote reason kept (the rest is cut, the vote is not refused).
+REASON_LIMIT = 120
+
+TARGET_ACTIONS = (Vote, Attack, Divine, Guard)
+
+
+class HumanQuit(Exception):
+    """The human typed ``/quit``: the session stops where it is (no secret is revealed)."""
+
+
+class HumanSeat:
+    """P1's questions for one game: ``game`` is asked for what P1 may do and applies it,
+    ``human`` answers, ``show`` puts a line on P1's screen, ``record`` keeps an answer
+    (prompt, text) in the session's events."""
+
+    def __init__(
+        self,
+        game: Game,
+        human: HumanInput,
+        show: Callable[[str], None],
+        record: Callable[[str, str], None],
+        locale: Locale = "ja",
+    ) -> None:
+        self.game = game
+        self.human = human
+        self.show = show
+        self.record = record
+        self.locale = locale
+
+    def say(self, message: Message) -> None:
+        """Show a catalogue message."""
+        self.show(render(message, self.locale))
+
+    def text(self, message: Message) -> str:
+        """A catalogue message's text."""
+        return render(message, self.locale)
+
+    # ------------------------------------------------------------ asking
+
+    def ask(
+        self, prompt: str, help_text: Message, on_empty: Message | str, choices: Sequence[str] | None = None
+    ) -> str:
+        """The player's next answer to ``prompt`` that the game should hear.
+
+        ``/help``, ``/log``, ``/votes`` and an empty line are answered here and asked again;
+        every line but a quit is recorded.
+
+        Raises:
+            HumanQuit: the player typed a quit word.
+        """
+        while True:
+            self.human.observe(observe(self.game, HUMAN_SEAT), self.game.legal_actions(HUMAN_SEAT))
+            text = self.human.ask(prompt, choices)
+            command = text.strip()
+            if command in QUIT_WORDS:
+                # not recorded: the transcript stops where the game stopped, so that resuming
+                # it asks this question again
+                raise HumanQuit(command)
+            # every other line is recorded, also those answered on screen: the replay is the
+            # player's typing line for line (and transcripts of earlier versions, which
+            # recorded /help, still replay)
+            self.record(prompt, text)
+            if not command:
+                self.show(on_empty if isinstance(on_empty, str) else self.text(on_empty))
+            elif command.lower() in HELP_WORDS:
+                self.say(help_text)
+            elif command.lower() == "/log":
+                self.show_log()
+            elif command.lower() == "/votes":
+                self.show_votes()
+            else:
+                return text
+
+    def show_log(self) -> None:
+        """``/log``: the public record so far, as P1 saw it."""
+        view = player_view(self.game, HUMAN_SEAT)
+        lines = render_entries(view.public.log, view)
+        if not lines:
+            self.say(LogEmpty())
+            return
+        self.say(LogTitle())
+        for line in lines:
+            self.show(line)
+
+    def show_votes(self) -> None:
+        """``/votes``: every vote so far, by day (votes are public)."""
+        view = player_view(self.game, HUMAN_SEAT).public
+        names = [""] + [view.name(seat) for seat in range(1, 10)]
+        tallies = [e for e in view.log if isinstance(e, VoteTally)]
+        if not tallies:
+            self.say(VotesNone())
+            return
+        for tally in tallies:
+            self.say(VotesDay(tally.day))
+            for line in vote_result_lines(tally, names):
+                self.show(line)
+
+    def _names(self) -> dict[int, str]:
+        pub = player_view(self.game, HUMAN_SEAT).public
+        return {seat: pub.name(seat) for seat in range(1, 10)}
+
+    # ------------------------------------------------------------ the role
+
+    def choose_role(self) -> None:
+        """CMD_役職選択: a role number (or the role's name), applied."""
+        menu = "、".join(f"{int(r)} {r.label}" for r in Role)
+        prompt = self.text(ChooseRolePrompt(menu))
+        while True:
+            text = self.ask(prompt, RoleHelp(menu), EmptyRole(), [str(int(r)) for r in Role]).strip()
+            role = _role_named(text)
+            if role is None:
+                self.say(NotARole(text))
+                continue
+            try:
+                self.game.apply(ChooseRole(HUMAN_SEAT, role))
+            except IllegalActionError as exc:
+                self.say(CannotDo(render_refusal(exc, ChooseRole(HUMAN_SEAT, role), self.locale)))
+                continue
+            return
+
+    # ------------------------------------------------------------ the discussion
+
+    def discussion(self) -> None:
+        """P1's discussion turn (or its answer to a CO要求): one action, applied."""
+        answering = self.game.awaiting_claim
+        if answering is not None:
+            legal = self.game.legal_actions(HUMAN_SEAT)
+            commands = [claim_command(a) for a in legal if isinstance(a, Claim)]
+            # re-asked after coming out without a result: the results it may state now
+            states = [a for a in legal if isinstance(a, StateResult)]
+            commands += [f"/result {seat_label(a.target)} {a.colour.label}" for a in states]
+            if any(isinstance(a, Decline) for a in legal):
+                commands.append("/decline")
+            shown = "、".join(commands[:6]) + ("、…" if len(commands) > 6 else "")
+            prompt = self.text(AnswerPrompt(answering.label, shown))
+        else:
+            prompt = self.text(DiscussionPrompt())
+        while True:
+            text = self.ask(prompt, DiscussionHelp(), EmptyLine())
+            try:
+                action = self._discussion_action(text)
+            except CommandError as exc:
+                self.say(exc.message)
+                continue
+            try:
+                self.game.apply(action)
+            except IllegalActionError as exc:
+                self.say(CannotDo(render_refusal(exc, action, self.locale)))
+                continue
+            return
+
+    def _discussion_action(self, text: str) -> Action:
+        """The action a discussion line stands for, an unsure reading confirmed first.
+
+        Raises:
+            CommandError: a command with a wrong form.
+            HumanQuit: the player quit at the confirmation.
+        """
+        line = " ".join(text.split())
+        table = self._reader_table()
+        action = parse_discussion(line, HUMAN_SEAT, table)
+        if line.startswith("/") or not isinstance(action, Speak):
+            return action
+        reading = read_line(line, table)
+        if reading.sure or isinstance(reading.meaning, Speech):
+            return action
+        meant = meaning_action(reading.meaning, HUMAN_SEAT, line)
+        if self.game.refusal(meant) is not None:
+            return action  # a reading the rules would refuse is not what was meant: speech
+        question = confirm_reading(reading.meaning, self._names(), self.locale)
+        if question is None:
+            return action
+        return meant if self._confirm(question) else action
+
+    def _confirm(self, question: str) -> bool:
+        """はい or いいえ to ``question`` (asked again until it is one of them)."""
+        while True:
+            answer = fold(self.ask(question, ConfirmHelp(), ConfirmAgain())).lower().rstrip("。!.")
+            if answer in YES_WORDS:
+                return True
+            if answer in NO_WORDS:
+                return False
+            self.say(ConfirmAgain())
+
+    def _reader_table(self) -> Table:
+        """What the phrase reader needs to know of P1's situation."""
+        return Table.of(self._names(), self.game.awaiting_claim, self.game.claims.get(HUMAN_SEAT))
+
+    # ------------------------------------------------------------ votes, the night, the 事前占い
+
+    def choose_target(self, label: str, legal: Sequence[Action]) -> Action:
+        """A choice of seat among ``legal`` (votes, the night, the 事前占い, the 決選投票);
+        a vote's reason is asked after it."""
+        options = [a for a in legal if isinstance(a, TARGET_ACTIONS)]
+        names = self._names()
+        seats = [a.target for a in options]
+        menu = "、".join(f"{seat_label(seat)} {names[seat]}" for seat in seats)
+        prompt = self.text(TargetPrompt(label, menu))
+        while True:
+            empty = target_hint(TargetMiss("", "empty", tuple(seats)), names, self.locale)
+            text = self.ask(prompt, ChoiceHelp(), empty, [seat_label(s) for s in seats])
+            found = read_target(text, names, seats)
+            if isinstance(found, TargetFound):
+                action = next(a for a in options if a.target == found.seat)
+                break
+            self.show(target_hint(found, names, self.locale))
+        if isinstance(action, Vote):
+            reason = self.ask(self.text(VoteReasonPrompt()), ReasonHelp(), EmptyReason())
+            words = " ".join(reason.split())
+            if words == "/pass":
+                words = ""
+            action = Vote(HUMAN_SEAT, action.target, words[:REASON_LIMIT] or self.text(NoReason()))
+        return action
+
+
+def _role_named(text: str) -> Role | None:
+    """The role an answer to CMD_役職選択 names: its number (1..6, full-width too) or its
+    name as players write it (占い師, 占い, 狼, …); None for anything else."""
+    word = fold(text).rstrip("。!.")
+    if word.isdigit() and len(word) == 1 and 1 <= int(word) <= len(Role):
+        return Role(int(word))
+    word = word.removesuffix("です").removesuffix("で").removesuffix("にします").removesuffix("がいい")
+    for role, words in ROLE_WORDS.items():
+        if word in {fold(w) for w in words}:
+            return role
+    return None
