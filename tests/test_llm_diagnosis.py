@@ -62,7 +62,7 @@ def test_a_configuration_error_is_explained_and_not_retried(
     assert fix in str(error)
     assert not isinstance(error, TransientBackendError)
     message = stopped_message("gm werewolf play", "game", error, None)
-    assert message.startswith("gm werewolf play: the model server is not set up for this game: ")
+    assert message.startswith("gm werewolf play: モデルのサーバーがこのゲーム向けに設定されていません: ")
     assert "cannot reach" not in message
 
 
@@ -114,7 +114,7 @@ def test_a_game_on_a_server_without_jinja_stops_at_once_with_the_fix(
         with_tools = [r for r in server.requests if r.body.get("tools")]
     err = capsys.readouterr().err
     assert status == 2
-    assert "the model server is not set up for this game" in err and "restart it with --jinja" in err
+    assert "モデルのサーバーがこのゲーム向けに設定されていません" in err and "restart it with --jinja" in err
     assert "cannot reach" not in err
     # one request with tools reached the server: not retried, and (one slot on llama.cpp)
     # the round's other requests, still queued in the client, were never sent
