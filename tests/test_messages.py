@@ -238,3 +238,15 @@ def test_an_unsure_reading_is_confirmed_in_one_line() -> None:
         "Shall I take this as a CO request (霊媒師, come out)? (yes / no; no keeps it as plain talk)"
     )
     assert confirm_reading(Speech()) is None
+
+
+def test_resume_refusals_speak_the_players_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gm_engine.messages.texts import ResumeEnded
+    from gm_engine.transcripts.resume import ResumeError
+
+    monkeypatch.delenv("GM_LOCALE", raising=False)
+    japanese = ResumeError(ResumeEnded("game.jsonl", "村人陣営の勝利"))
+    assert str(japanese) == "game.jsonl: このセッションはもう終わっています（村人陣営の勝利）"
+    assert isinstance(japanese.message, ResumeEnded)
+    monkeypatch.setenv("GM_LOCALE", "en")
+    assert str(ResumeError(ResumeEnded("game.jsonl", "x"))) == "game.jsonl: the session already ended (x)"

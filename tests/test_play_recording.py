@@ -58,6 +58,6 @@ def test_resume_of_an_auto_game_goes_on_with_the_automatic_player(
     monkeypatch.setattr("builtins.input", no_terminal)
     assert main(["resume", str(cut)]) == 0
     out = capsys.readouterr().out
-    assert "half-written last line" in out
+    assert "書きかけの最後の行" in out
     assert f"件を {cut} に追記しました" in out and "resumed after" not in out  # the player's language
     assert cut.read_bytes() == whole.read_bytes()  # the same game, byte for byte

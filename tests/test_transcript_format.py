@@ -412,7 +412,7 @@ def test_resume_continues_to_the_same_bytes(tmp_path: Path) -> None:
     result = resume_session(
         cut, SessionIO(backend=NoModelBackend(), human=ScriptedHuman(LINES[4:]), show=shown.append)
     )
-    assert any("half-written" in text and "25 bytes" in text for text in shown)
+    assert any("書きかけの最後の行" in text and "25バイト" in text for text in shown)
     assert result.dropped_bytes == 25 and result.new_events > 0
     assert cut.read_bytes() == whole.read_bytes()
     assert replay_file(cut).ok
@@ -434,7 +434,7 @@ def test_resume_needs_the_right_seed(tmp_path: Path, data_home: Path) -> None:
     assert cut.read_bytes() == before
     resume_session(cut, live, seed=42)
     assert read_transcript(cut).end is not None
-    with pytest.raises(ResumeError, match="already ended"):
+    with pytest.raises(ResumeError, match="もう終わっています"):
         resume_session(cut, live, seed=42)
 
 
@@ -446,7 +446,7 @@ def test_resume_refuses_a_session_that_no_longer_replays(tmp_path: Path) -> None
         record_session(spec, io, cut, runner=toy_runner("v1"))
     before = cut.read_bytes()
     live = SessionIO(backend=CountingBackend(), human=ScriptedHuman(["ccc"]), show=lambda _: None)
-    with pytest.raises(ResumeError, match="no longer replays"):
+    with pytest.raises(ResumeError, match="記録どおりに再生できなくなっています"):
         resume_session(cut, live, runner=toy_runner("v2"))
     assert cut.read_bytes() == before
     result = resume_session(cut, live, runner=toy_runner("v1"))
@@ -545,7 +545,7 @@ def test_cli_resume(
     assert "記録済みの" in out and f"件を {cut} に追記しました" in out
     assert cut.read_bytes() == whole.read_bytes()
     assert main(["resume", str(cut)]) == 2
-    assert "already ended" in capsys.readouterr().err
+    assert "もう終わっています" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- properties

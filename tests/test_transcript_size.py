@@ -191,7 +191,7 @@ def test_a_cut_off_format_1_transcript_is_refused_by_resume_naming_its_version(t
     cut.write_bytes(b"\n".join(lines[:6]) + b"\n")
     before = cut.read_bytes()
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(["/quit"]), show=lambda _: None)
-    with pytest.raises(ResumeError, match=r"format-1 transcript .* can be replayed but not continued"):
+    with pytest.raises(ResumeError, match=r"形式1の記録.*再生できますが.*続きを遊べません"):
         resume_session(cut, io, seed=1001)
     assert cut.read_bytes() == before
 
@@ -264,7 +264,7 @@ def test_a_cut_off_format_2_transcript_is_refused_by_resume_naming_its_version(t
     cut.write_bytes(b"\n".join(FORMAT2_ROLL.read_bytes().split(b"\n")[:8]) + b"\n")
     before = cut.read_bytes()
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(["/quit"]), show=lambda _: None)
-    with pytest.raises(ResumeError, match=r"format-2 transcript .* can be replayed but not continued"):
+    with pytest.raises(ResumeError, match=r"形式2の記録.*再生できますが.*続きを遊べません"):
         resume_session(cut, io, seed=1)
     assert cut.read_bytes() == before
 
@@ -332,7 +332,7 @@ def test_a_write_cut_after_its_blob_lines_is_dropped_whole_and_resumed_to_the_sa
     shown: list[str] = []
     go_on = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines[asked:]), show=shown.append)
     resume_session(cut, go_on, seed=ROLL.seed, durable=False)
-    assert any("dropped" in line for line in shown)
+    assert any("取り除きました" in line for line in shown)
     assert cut.read_bytes() == data
 
 

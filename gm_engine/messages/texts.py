@@ -280,6 +280,14 @@ class LocaleSwitched(Message):
 
 
 @dataclass(frozen=True)
+class SecretResult(Message):
+    """A secret roll's result, marked as such (``text``: BCDice's text)."""
+
+    key: ClassVar[str] = "roll.secret_result"
+    text: str
+
+
+@dataclass(frozen=True)
 class RollRefused(Message):
     """A dice command the engine refused (``reason``: the dice engine's own message)."""
 
@@ -851,3 +859,78 @@ class Why(Message):
     def params(self) -> dict[str, str | int]:
         """None: the reason is the choice of text."""
         return {}
+
+
+# -- resuming a transcript ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResumeEnded(Message):
+    """The transcript's session ended already: there is nothing to continue."""
+
+    key: ClassVar[str] = "resume.ended"
+    path: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class ResumeOldFormat(Message):
+    """A transcript of an older format: it replays, but this version cannot continue it."""
+
+    key: ClassVar[str] = "resume.old_format"
+    path: str
+    format: int
+    current: int
+
+
+@dataclass(frozen=True)
+class ResumeNoSigner(Message):
+    """The transcript cannot be continued under its signer (``cause``: why)."""
+
+    key: ClassVar[str] = "resume.no_signer"
+    path: str
+    cause: str
+
+
+@dataclass(frozen=True)
+class ResumeNoSeedInKey(Message):
+    """A sealed game's seed is in neither its key file nor the command line."""
+
+    key: ClassVar[str] = "resume.no_seed_in_key"
+    path: str
+
+
+@dataclass(frozen=True)
+class ResumeNoSeedFile(Message):
+    """An older recording's seed is in neither its seed file nor the command line."""
+
+    key: ClassVar[str] = "resume.no_seed_file"
+    path: str
+    seed_file: str
+
+
+@dataclass(frozen=True)
+class ResumeWrongSeed(Message):
+    """The seed given does not match the transcript's commitment (``cause``: the check's words)."""
+
+    key: ClassVar[str] = "resume.wrong_seed"
+    cause: str
+
+
+@dataclass(frozen=True)
+class ResumeDiverged(Message):
+    """The engine no longer reproduces what was recorded (``detail``: the closest
+    recorded event and the difference, as replay reports it)."""
+
+    key: ClassVar[str] = "resume.diverged"
+    path: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class ResumeLineDropped(Message):
+    """The half-written last line of a cut-off transcript was dropped before going on."""
+
+    key: ClassVar[str] = "resume.line_dropped"
+    path: str
+    size: int

@@ -48,6 +48,7 @@ from gm_engine.messages.texts import (
     RollRefused,
     RollSummary,
     RollWelcome,
+    SecretResult,
     SystemListing,
     SystemSwitched,
     UnknownLocale,
@@ -224,12 +225,14 @@ class RollSession:
             shown = self.say(RollRefused(result.text))
             refusal = f"refused: {result.text}"
             return RollStep(tool="roll", arguments=arguments, ok=False, text=refusal, shown=shown)
-        shown = f"(secret) {result.text}" if result.secret else result.text
+        # the record keeps its old words (they are in the state hash); the screen the catalogue's
+        recorded = f"(secret) {result.text}" if result.secret else result.text
         return RollStep(
             tool="roll",
             arguments=arguments,
             ok=True,
-            text=shown,
+            text=recorded,
+            shown=self.say(SecretResult(result.text)) if result.secret else "",
             dice=tuple(result.dice),
             result=result.model_dump(mode="json"),
         )

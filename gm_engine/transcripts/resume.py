@@ -23,6 +23,17 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from gm_engine.events import EventSink, NullSink, SessionEvent
+from gm_engine.messages import Message, locale_from_env, render
+from gm_engine.messages.texts import (
+    ResumeDiverged,
+    ResumeEnded,
+    ResumeLineDropped,
+    ResumeNoSeedFile,
+    ResumeNoSeedInKey,
+    ResumeNoSigner,
+    ResumeOldFormat,
+    ResumeWrongSeed,
+)
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
@@ -48,7 +59,12 @@ from gm_engine.transcripts.replay import (
 
 class ResumeError(TranscriptError):
     """A transcript cannot be resumed: it ended already, its seed is unknown, or the engine
-    no longer reproduces what it recorded."""
+    no longer reproduces what it recorded. ``message`` says which, in the catalogue's words
+    (the text of the exception is it in the player's locale, ``GM_LOCALE``)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render(message, locale_from_env()))
+        self.message = message
 
 
 @dataclass
@@ -84,7 +100,7 @@ class _LazyWriter:
             stream = self.stream
             dropped = len(stream.partial_line or b"")
             if dropped:
-                self.show(f"(the half-written last line of {stream.path}, {dropped} bytes, was dropped)")
+                self.show(render(ResumeLineDropped(str(stream.path), dropped), locale_from_env()))
             with TranscriptStream(stream.path) as again:
                 self.writer = TranscriptWriter.continue_from(
                     stream.transcript(),
@@ -121,19 +137,15 @@ def resolve_seed(transcript: Transcript | TranscriptStream, seed: int | None) ->
         try:
             transcript.header.spec(seed)
         except TranscriptError as exc:
-            raise ResumeError(str(exc)) from None
+            raise ResumeError(ResumeWrongSeed(str(exc))) from None
         return seed
     if transcript.kept_seed is not None and seed_commitment(transcript.kept_seed) == commitment:
         return transcript.kept_seed
     kept = find_seed(commitment)
     if kept is None:
-        where = (
-            "the game's key file" if transcript.header.sealing is not None else f"{seed_file(commitment)}"
-        )
-        raise ResumeError(
-            f"{transcript.path}: the seed is revealed only at the end of a session, and no kept seed "
-            f"was found in {where}; give it with --seed"
-        )
+        if transcript.header.sealing is not None:
+            raise ResumeError(ResumeNoSeedInKey(str(transcript.path)))
+        raise ResumeError(ResumeNoSeedFile(str(transcript.path), str(seed_file(commitment))))
     return kept
 
 
@@ -193,16 +205,13 @@ def _resume(
 ) -> ResumeResult:
     if stream.peeked_end is not None:
         summary = stream.peeked_end.get("summary")
-        raise ResumeError(f"{stream.path}: the session already ended ({summary})")
+        raise ResumeError(ResumeEnded(str(stream.path), str(summary)))
     if stream.header.format != FORMAT_VERSION:
-        raise ResumeError(
-            f"{stream.path}: a format-{stream.header.format} transcript (from an older gm_engine) "
-            f"can be replayed but not continued by this version, which writes format {FORMAT_VERSION}"
-        )
+        raise ResumeError(ResumeOldFormat(str(stream.path), stream.header.format, FORMAT_VERSION))
     try:
         lazy.signing_key = signing_key_for(stream.header)
     except TranscriptError as exc:
-        raise ResumeError(f"{stream.path}: cannot resume: {exc}") from None
+        raise ResumeError(ResumeNoSigner(str(stream.path), str(exc))) from None
     the_seed = resolve_seed(stream, seed)
     spec = stream.header.spec(the_seed)
     run = runner or get_runner(spec.kind)
@@ -218,9 +227,7 @@ def _resume(
         outcome = run(spec, SessionIO(backend=backend, human=human, sink=sink, show=io.show))
     except ReplayMismatch as exc:
         lazy.close()
-        raise ResumeError(
-            f"{stream.path}: cannot resume, the session no longer replays as recorded:\n{exc}"
-        ) from None
+        raise ResumeError(ResumeDiverged(str(stream.path), str(exc))) from None
     except BaseException:
         lazy.close()
         if feed.error is not None:
@@ -232,12 +239,10 @@ def _resume(
     if log.first is not None or not sink.exhausted:
         lazy.close()
         problem = log.first or sink.missing()
-        raise ResumeError(
-            f"{stream.path}: cannot resume, the session no longer replays as recorded:\n{problem}"
-        )
+        raise ResumeError(ResumeDiverged(str(stream.path), str(problem)))
     if stream.end is not None:  # an end line the first look missed
         lazy.close()
-        raise ResumeError(f"{stream.path}: the session already ended ({stream.end.summary})")
+        raise ResumeError(ResumeEnded(str(stream.path), stream.end.summary))
     if outcome.finished:
         lazy.open().finish(the_seed, outcome)
     else:  # stopped by the player again: still resumable, the seed still secret
