@@ -117,3 +117,14 @@ def test_ctrl_c_names_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert run_play("gm werewolf play", "game", spec, session_io, path, runner=interrupted) == 130
     _, err = capsys.readouterr()
     assert "中断しました" in err and f"gm resume {path}" in err
+
+
+def test_resuming_a_finished_game_says_it_ended_not_that_its_seed_is_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path / "data"))  # no key file of that game here
+    monkeypatch.delenv("GM_LOCALE", raising=False)
+    shipped = Path(__file__).resolve().parent.parent / "transcripts" / "werewolf_human_seer.jsonl"
+    assert main(["resume", str(shipped)]) == 2
+    err = capsys.readouterr().err
+    assert "このセッションはもう終わっています" in err and "シード" not in err

@@ -13,7 +13,7 @@ from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_
 from gm_engine.dice.result import Locale
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
-from gm_engine.messages.texts import Resumed, SessionEnded, TranscriptAt
+from gm_engine.messages.texts import Resumed, ResumeEnded, SessionEnded, TranscriptAt
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
@@ -29,7 +29,7 @@ from gm_engine.transcripts.format import (
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
 from gm_engine.transcripts.replay import replay_file
-from gm_engine.transcripts.resume import resolve_seed, resume_session
+from gm_engine.transcripts.resume import ResumeError, resolve_seed, resume_session
 
 
 def register(subparsers: Any) -> None:
@@ -184,6 +184,9 @@ def _resume(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
         with TranscriptStream(path) as transcript:  # the header (and a sealed game's kept seed) only
+            if transcript.peeked_end is not None:  # a finished game: say so, not that its seed is unknown
+                summary = str(transcript.peeked_end.get("summary"))
+                raise ResumeError(ResumeEnded(str(path), summary))
             seed = resolve_seed(transcript, args.seed)
         backend = live_backend(transcript.header, args)
         human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)
