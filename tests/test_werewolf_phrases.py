@@ -349,3 +349,23 @@ def test_any_line_reads_without_error(text: str) -> None:
         assert read_line(text, table) == reading
     target = read_target(text)
     assert (isinstance(target, TargetFound) and 1 <= target.seat <= 9) or isinstance(target, TargetMiss)
+
+
+@pytest.mark.parametrize(
+    ("text", "seat"),
+    [
+        ("シセンくんかな", 7),
+        ("アオトにします", 4),
+        ("ミスノで", 5),
+        ("ハイオに投票します。", 8),
+        ("キウミだね！", 6),
+        ("いすいさんでお願い", 9),
+    ],
+)
+def test_a_name_followed_by_words_of_choosing_is_that_choice(text: str, seat: int) -> None:
+    assert read_target(text) == TargetFound(seat)
+
+
+@pytest.mark.parametrize("text", ["シセンは怪しい", "シセンかアオト", "アオトが言ってた", "ミスノではない"])
+def test_a_remark_about_a_seat_is_not_a_choice(text: str) -> None:
+    assert isinstance(read_target(text), TargetMiss)

@@ -29,7 +29,7 @@ def _seat(lines: Sequence[str]) -> tuple[HumanSeat, list[str], list[tuple[str, s
 
 
 def test_a_vote_by_reading_after_help_votes_and_empty_lines_with_no_reason() -> None:
-    lines = ["", "/help", "/votes", "/log", "シセンくんかも", "しせんさん", "", "/help", "/pass"]
+    lines = ["", "/help", "/votes", "/log", "シセンは怪しいかも", "しせんさん", "", "/help", "/pass"]
     seat, screen, recorded = _seat(lines)
     legal = [Vote(1, target, "") for target in range(2, 10)]
     assert seat.choose_target("投票先", legal) == Vote(1, 7, "（理由なし）")
@@ -38,7 +38,7 @@ def test_a_vote_by_reading_after_help_votes_and_empty_lines_with_no_reason() -> 
     help_text = render(ChoiceHelp())
     assert help_text in screen and "/quit" in help_text and "/votes" in help_text and "/log" in help_text
     assert "（まだ投票はありません）" in screen
-    assert "「シセンくんかも」に当たる参加者がいません。" in shown
+    assert "「シセンは怪しいかも」に当たる参加者がいません。" in shown
     assert render(EmptyReason()) in screen and render(ReasonHelp()) in screen
     assert [text for _, text in recorded] == lines  # every line typed
     assert [prompt for prompt, _ in recorded][-3:] == ["投票理由を一言どうぞ"] * 3

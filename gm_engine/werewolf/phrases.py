@@ -145,8 +145,20 @@ COLOUR_WORDY: dict[Colour, tuple[str, ...]] = {
 
 #: How a speaker names itself.
 ME_WORDS = (
-    "僕", "ぼく", "ボク", "私", "わたし", "ワタシ", "あたし", "俺", "おれ", "オレ",
-    "自分", "うち", "ウチ", "わし",
+    "僕",
+    "ぼく",
+    "ボク",
+    "私",
+    "わたし",
+    "ワタシ",
+    "あたし",
+    "俺",
+    "おれ",
+    "オレ",
+    "自分",
+    "うち",
+    "ウチ",
+    "わし",
 )
 
 HONORIFICS = ("さん", "くん", "君", "ちゃん", "氏", "様")
@@ -178,11 +190,14 @@ def _any(*words: str) -> str:
 
 
 # Pieces the rows share.
-_POLITE = _any(
-    "ください 下さい もらえますか もらえませんか もらえるかな いただけますか いただけませんか",
-    "くれますか くれませんか くれるかな くれないかな くれ くれる くれない ほしい 欲しい ちょうだい",
-    "もらえる なさい ね よ な ー",
-) + "*"
+_POLITE = (
+    _any(
+        "ください 下さい もらえますか もらえませんか もらえるかな いただけますか いただけませんか",
+        "くれますか くれませんか くれるかな くれないかな くれ くれる くれない ほしい 欲しい ちょうだい",
+        "もらえる なさい ね よ な ー",
+    )
+    + "*"
+)
 _SOON = _any("早く すぐ そろそろ 今すぐ もう よければ 良ければ できれば") + "?"
 _COME_OUT = _any(
     "名乗り出ろ 名乗り出て 名乗り出よう 名乗り出なさい 名乗りでて 出てきて 出て来て 出てこい",
@@ -199,61 +214,145 @@ _AFTER_TARGET = "{honorific}?" + _any("は、 が、 [はが、:=→]") + "?"
 #: Every way of saying a thing the engine acts on. Rows of one kind are alternative wordings.
 PATTERNS: tuple[Pattern, ...] = (
     # ---- CO要求
-    Pattern("request", "{role}{honorific}?" + _WHO + "[はもの、]?(?:いたら|いるなら)?、?" + _SOON + _COME_OUT
-            + _TELL_RESULT + _POLITE + "{stop}", questions=True),
-    Pattern("request", "{role}{honorific}?" + _WHO + "[は、]?(?:CO|カミングアウト)(?:を|は)?"
-            + _any("お願い(?:します|しまーす|ね|な)? どうぞ ください しろ よろしく 求む 希望",
-                   "して" + _POLITE) + "{end}", questions=True),
-    Pattern("request", "{role}{honorific}?[は、]?" + _SOON + "出て(?:も)?(?:いい|良い)"
-            + _any("んじゃない と思う よ んだよ") + "{end}", sure=False, questions=True),
+    Pattern(
+        "request",
+        "{role}{honorific}?"
+        + _WHO
+        + "[はもの、]?(?:いたら|いるなら)?、?"
+        + _SOON
+        + _COME_OUT
+        + _TELL_RESULT
+        + _POLITE
+        + "{stop}",
+        questions=True,
+    ),
+    Pattern(
+        "request",
+        "{role}{honorific}?"
+        + _WHO
+        + "[は、]?(?:CO|カミングアウト)(?:を|は)?"
+        + _any("お願い(?:します|しまーす|ね|な)? どうぞ ください しろ よろしく 求む 希望", "して" + _POLITE)
+        + "{end}",
+        questions=True,
+    ),
+    Pattern(
+        "request",
+        "{role}{honorific}?[は、]?"
+        + _SOON
+        + "出て(?:も)?(?:いい|良い)"
+        + _any("んじゃない と思う よ んだよ")
+        + "{end}",
+        sure=False,
+        questions=True,
+    ),
     # no role named: the role mentioned elsewhere in the line (「占い師さーん、…名乗り出て！」)
-    Pattern("request", "(?:^|、)(?:じゃあ|さあ)?" + _SOON + _any("名乗り出て 名乗り出ろ 出てきて 出て来て")
-            + _TELL_RESULT + _POLITE + "{end}", sure=False, questions=True),
+    Pattern(
+        "request",
+        "(?:^|、)(?:じゃあ|さあ)?"
+        + _SOON
+        + _any("名乗り出て 名乗り出ろ 出てきて 出て来て")
+        + _TELL_RESULT
+        + _POLITE
+        + "{end}",
+        sure=False,
+        questions=True,
+    ),
     Pattern("request", "{role}(?:の)?CO要求"),
     Pattern("request", "CO要求[:、]?{role}"),
-    Pattern("request", "{role}{honorific}?" + _WHO + "[は]?"
-            + _any("いますか いる います いらっしゃいますか 誰 だれ どなた") + "(?:ですか|かな)?\\?",
-            sure=False, questions=True),
+    Pattern(
+        "request",
+        "{role}{honorific}?"
+        + _WHO
+        + "[は]?"
+        + _any("いますか いる います いらっしゃいますか 誰 だれ どなた")
+        + "(?:ですか|かな)?\\?",
+        sure=False,
+        questions=True,
+    ),
     # ---- claims
-    Pattern("claim", "(?<!の){role}(?:として|で)?(?:CO|カミングアウト)"
-            + _any(
-                "します する しました した しとく しておく させてください させてもらいます です だ",
-                "で",
-            ) + "?{stop}"),
-    Pattern("claim", "{me}[がは、も]?(?:実は|本当は|一応)?、?(?:真の?|本物の)?{role}"
-            + _any(_COPULA + "(?=$|、|が|けど|から|ので)", "(?=$|、)", "[ねよ](?=$|、)")),
+    Pattern(
+        "claim",
+        "(?<!の){role}(?:として|で)?(?:CO|カミングアウト)"
+        + _any(
+            "します する しました した しとく しておく させてください させてもらいます です だ",
+            "で",
+        )
+        + "?{stop}",
+    ),
+    Pattern(
+        "claim",
+        "{me}[がは、も]?(?:実は|本当は|一応)?、?(?:真の?|本物の)?{role}"
+        + _any(_COPULA + "(?=$|、|が|けど|から|ので)", "(?=$|、)", "[ねよ](?=$|、)"),
+    ),
     Pattern("claim", "(?:真の?|本物の)?{role}は{me}" + _COPULA + "?{end}"),
-    Pattern("claim", "^" + _FILLER + "(?:真の?|本物の)?{role}"
-            + _any("です だよ だ なんです なんだ なんだよね でーす っす やで") + "{stop}"),
-    Pattern("claim_answering", "^(?:はい|うん)?、?"
-            + _any("{me}(?:が|です|だ|だよ)? (?:名乗り)?出ます 出るよ COします CO 手を?挙げます") + "{end}"),
+    Pattern(
+        "claim",
+        "^"
+        + _FILLER
+        + "(?:真の?|本物の)?{role}"
+        + _any("です だよ だ なんです なんだ なんだよね でーす っす やで")
+        + "{stop}",
+    ),
+    Pattern(
+        "claim_answering",
+        "^(?:はい|うん)?、?"
+        + _any("{me}(?:が|です|だ|だよ)? (?:名乗り)?出ます 出るよ COします CO 手を?挙げます")
+        + "{end}",
+    ),
     # ---- results: marked (でした, 判定, 占った結果, の結果は), then bare (「P4黒」)
     Pattern("result", "{target}" + _AFTER_TARGET + "(?:結果)?[は]?{colour}(?:判定)?" + _PAST + "{end}"),
-    Pattern("result", "{target}{honorific}?を(?:占|うらな)" + _any("った いました ったら ったところ")
-            + "(?:結果)?、?[はが]?{colour}" + _any("でした", "だった", "です", "だ", _PAST) + "?{end}"),
+    Pattern(
+        "result",
+        "{target}{honorific}?を(?:占|うらな)"
+        + _any("った いました ったら ったところ")
+        + "(?:結果)?、?[はが]?{colour}"
+        + _any("でした", "だった", "です", "だ", _PAST)
+        + "?{end}",
+    ),
     Pattern("result", "{target}{honorific}?の(?:霊媒|占い)?結果は{colour}(?:でした|だった|です)?{end}"),
     Pattern("result_bare", "{target}" + _AFTER_TARGET + "{colour_bare}(?:(?:です|だ|だよ){end}|{stop})"),
     # ---- answers to a CO要求 that do not come out
-    Pattern("decline", _NO + _any(
-        "違います 違う ちがう ちがいます ちゃいます ちゃう 違いまーす ちがいまーす",
-    ) + "{end}"),
-    Pattern("decline", _NO + "(?:{role})?(?:では|じゃ)" + _any("ない ありません ないです ないっす ねえ ねー")
-            + "{end}"),
-    Pattern("decline", _NO + "(?:ただの|普通の)?" + _any("村人 素村 一般人 村人陣営")
-            + _any("です だよ だ でーす っす なんです") + "?{end}"),
-    Pattern("decline", _NO + _any(
-        "名乗り出ません 名乗り出ない 出ません 出ない COしません COはしません COしない 潜伏します",
-        "潜伏する 潜伏で 該当しません 該当しない 該当なし",
-    )
-            + "{end}"),
+    Pattern(
+        "decline",
+        _NO
+        + _any(
+            "違います 違う ちがう ちがいます ちゃいます ちゃう 違いまーす ちがいまーす",
+        )
+        + "{end}",
+    ),
+    Pattern(
+        "decline",
+        _NO + "(?:{role})?(?:では|じゃ)" + _any("ない ありません ないです ないっす ねえ ねー") + "{end}",
+    ),
+    Pattern(
+        "decline",
+        _NO
+        + "(?:ただの|普通の)?"
+        + _any("村人 素村 一般人 村人陣営")
+        + _any("です だよ だ でーす っす なんです")
+        + "?{end}",
+    ),
+    Pattern(
+        "decline",
+        _NO
+        + _any(
+            "名乗り出ません 名乗り出ない 出ません 出ない COしません COはしません COしない 潜伏します",
+            "潜伏する 潜伏で 該当しません 該当しない 該当なし",
+        )
+        + "{end}",
+    ),
     Pattern("decline", "^" + _any("いいえ ノー なし ないです") + "{end}"),
     # ---- passing the turn
-    Pattern("pass", "^(?:今は|今回は|ここは)?"
-            + _any(
-                "パス pass スキップ skip 特になし 特にない 特にありません ノーコメント",
-                "特に(?:言う|話す)こと(?:は)?(?:ない|ありません)",
-            )
-            + _any("です で します しまーす でお願いします") + "?{end}"),
+    Pattern(
+        "pass",
+        "^(?:今は|今回は|ここは)?"
+        + _any(
+            "パス pass スキップ skip 特になし 特にない 特にありません ノーコメント",
+            "特に(?:言う|話す)こと(?:は)?(?:ない|ありません)",
+        )
+        + _any("です で します しまーす でお願いします")
+        + "?{end}",
+    ),
 )
 
 
@@ -306,8 +405,9 @@ def _compiled(names: tuple[tuple[int, str], ...]) -> tuple[tuple[_Compiled, ...]
         "me": _alternation(ME_WORDS),
         "honorific": _alternation(HONORIFICS),
         "target": "(?P<target>" + _alternation(list(targets)) + ")",
-        "colour": "(?P<colour>" + _alternation([w for t in (COLOUR_WORDS, COLOUR_WORDY) for ws in t.values()
-                                                  for w in ws]) + ")",
+        "colour": "(?P<colour>"
+        + _alternation([w for t in (COLOUR_WORDS, COLOUR_WORDY) for ws in t.values() for w in ws])
+        + ")",
         "colour_bare": "(?P<colour>" + _alternation([w for ws in COLOUR_WORDS.values() for w in ws]) + ")",
         "end": "(?:" + _alternation(END_WORDS) + ")*$",
         # the end of a clause: the sentence's end or a comma, unless the comma quotes (「…、って」)
@@ -517,11 +617,52 @@ def read_target(
         seat = int(line[0])
     else:
         seat = by_name.get(_strip_honorific(line))
+        if seat is None:
+            seat = _name_with_choosing_words(line, by_name)
     if seat is None:
         return TargetMiss(text, "unknown", allowed)
     if seat not in allowed:
         return TargetMiss(text, "not_a_choice", allowed, seat)
     return TargetFound(seat)
+
+
+#: What may follow a name given as a choice (「シセンくんかな」「アオトにします」「ミスノで」): words
+#: of choosing only, so that a remark about a seat (「シセンは怪しい」) is not read as a choice.
+_CHOOSING_TAIL = re.compile(
+    "(?:"
+    + "|".join(fold(h) for h in HONORIFICS)
+    + ")?"
+    + "(?:"
+    + "|".join(
+        fold(word)
+        for word in (
+            "かな",
+            "かなあ",
+            "かも",
+            "で",
+            "です",
+            "でお願い",
+            "にする",
+            "にします",
+            "に投票",
+            "に投票します",
+            "を選ぶ",
+            "を選びます",
+            "だ",
+            "だね",
+        )
+    )
+    + ")?[。、!?！？…~〜ー]*"
+)
+
+
+def _name_with_choosing_words(line: str, by_name: Mapping[str, int]) -> int | None:
+    """The seat whose name begins ``line`` when only words of choosing follow it (the longest
+    name first, so that one name that begins another is not taken for it)."""
+    for name in sorted(by_name, key=len, reverse=True):
+        if name and line.startswith(name) and _CHOOSING_TAIL.fullmatch(line[len(name) :]):
+            return by_name[name]
+    return None
 
 
 def _strip_honorific(word: str) -> str:
