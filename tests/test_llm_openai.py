@@ -183,12 +183,17 @@ def test_malformed_tool_arguments_are_answered_and_recovered_from() -> None:
     assert "2 calls" in ledger.summary()
 
 
-def test_usage_is_estimated_when_the_server_reports_none() -> None:
-    with FakeChatServer([FakeReply.text("hello there", usage=None)]) as server:
-        response = asyncio.run(backend_for(server).complete(REQUEST))
-    assert response.usage is not None and response.usage.estimated
-    assert response.usage.completion_tokens == 3  # 11 characters / 4, rounded up
-    assert response.usage.prompt_tokens > 10
+def test_usage_is_left_to_the_ledger_when_the_server_reports_none() -> None:
+    # the ledger counts Japanese by the characters a token a real tokenizer gives it, where
+    # the backend's old four characters a token was about seven times low
+    ledger = Ledger()
+    with FakeChatServer([FakeReply.text("こんにちは、みなさん", usage=None)]) as server:
+        response = asyncio.run(MeteredBackend(backend_for(server), ledger).complete(REQUEST))
+    assert response.usage is None
+    (entry,) = ledger.entries
+    assert entry.counted_by == "estimate" and entry.estimated
+    assert entry.completion_tokens >= 15  # 10 Japanese characters at 0.557 a token, not 3
+    assert entry.prompt_tokens > 10
 
 
 def test_profile_flags_shape_the_request() -> None:

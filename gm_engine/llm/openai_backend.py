@@ -66,7 +66,6 @@ from gm_engine.llm.base import (
     TransientBackendError,
     Usage,
     bound_answer,
-    estimate_usage,
 )
 from gm_engine.llm.diagnosis import classify_error
 from gm_engine.llm.profiles import ServerProfile, get_profile
@@ -438,9 +437,9 @@ def _message(exc: openai.APIStatusError) -> str:
 
 
 def _to_response(request: ModelRequest, raw: bytes, latency: float) -> ModelResponse:
+    # a server that reports no usage leaves it to the ledger, whose estimate counts Japanese
+    # text as the server's tokenizer does (the four characters a token here would be far low)
     content, calls, usage = read_completion(raw)
-    if usage is None:
-        usage = estimate_usage(request, content, calls)
     return bound_answer(ModelResponse(content=content, tool_calls=calls, usage=usage, latency_s=latency))
 
 
