@@ -33,9 +33,8 @@ from gm_engine.adventure.offline_gm import scenario_gm
 from gm_engine.adventure.scenario import GameSystem, ScenarioError, get_scenario
 from gm_engine.adventure.story import CheckRoller, Sheet, Story, StoryError, StoryStep
 from gm_engine.combat.actions import CastSpell
-from gm_engine.combat.characters import Character
 from gm_engine.combat.enemies import Enemy
-from gm_engine.combat.state import Outcome, Phase
+from gm_engine.combat.state import Outcome
 from gm_engine.events import (
     DiceEvent,
     EventSink,
@@ -54,6 +53,7 @@ from gm_engine.sessions.adventure import (
     QUIT_WORDS,
     Adventure,
     AdventureOptions,
+    GMView,
     adventure_options,
 )
 from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
@@ -313,46 +313,26 @@ class ScenarioAdventure(Adventure):
         return True
 
 
-class ScenarioGMView:
-    """What the offline GM of a scenario reads (read-only; a solo adventure has no secret
-    from its GM)."""
+class ScenarioGMView(GMView):
+    """What the offline GM of a scenario reads: the table, as :class:`GMView` shows it, and the
+    scenario (read-only; a solo adventure has no secret from its GM)."""
 
     offline_kind = "scenario"
 
     def __init__(self, adventure: ScenarioAdventure) -> None:
-        self._adventure = adventure
+        super().__init__(adventure)
+        self._scenario = adventure
 
     @property
     def story(self) -> Story:
         """The scenario in play."""
-        return self._adventure.story
-
-    @property
-    def party(self) -> tuple[Character, ...]:
-        """The fast-combat party."""
-        return self._adventure.table.current_party()
+        return self._scenario.story
 
     @property
     def enemies(self) -> tuple[Enemy, ...]:
         """The enemies of the fight in progress."""
         battle = self._adventure.table.battle
         return battle.enemies if battle is not None else ()
-
-    @property
-    def phase(self) -> Phase | None:
-        """The fight's pause, or None."""
-        return self._adventure.table.phase
-
-    @property
-    def battle_decided(self) -> bool:
-        """Whether the fight in progress has an outcome."""
-        battle = self._adventure.table.battle
-        return battle is not None and battle.outcome is not None
-
-    @property
-    def outcomes(self) -> tuple[str, ...]:
-        """How the finished fights ended."""
-        return tuple(self._adventure.table.outcomes)
 
     @property
     def last_line(self) -> str | None:
