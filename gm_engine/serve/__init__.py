@@ -1,0 +1,4 @@
+"""``gm serve``: werewolf tables and solo adventures in the browser, and a BCDice-API.
+
+The storage contract every database backend fulfils is :mod:`gm_engine.serve.store`.
+"""

@@ -1,0 +1,166 @@
+"""The storage contract of ``gm serve``: where a table's event log, seats and lease live.
+
+A table's event log (its transcript lines, in the format of :mod:`gm_engine.transcripts`) is
+the source of truth: a line is appended to the store before anything it records is shown to
+anyone, and a server that starts (or takes a table over) rebuilds the table by replaying
+its lines, the same replay that ``gm resume`` uses.
+
+Every backend (SQLite by default, PostgreSQL with ``--database postgresql://…``) implements
+:class:`TableStore`. Its methods are synchronous and safe to call from several threads;
+the web layer calls them from worker threads.
+
+A table is driven by one process at a time: the holder of its lease. A lease is held for a
+time-to-live and renewed while the table runs; when its holder dies, another process
+acquires it once it has expired and resumes the table from its lines. Appending lines
+checks the lease and the line count in one transaction, so a process that lost its lease
+can never write after the new holder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+__all__ = [
+    "LeaseLost",
+    "LineConflict",
+    "SeatGrant",
+    "StoreError",
+    "TableRow",
+    "TableStatus",
+    "TableStore",
+]
+
+TableStatus = Literal["running", "finished", "failed"]
+"""``running``: unfinished, to be driven (and resumed after a crash); ``finished``: its end
+line is written; ``failed``: it cannot go on (its lines no longer replay), kept for
+inspection."""
+
+
+class StoreError(ValueError):
+    """A store operation was refused: unknown table, duplicate id, bad argument."""
+
+
+class LeaseLost(StoreError):
+    """The caller does not hold the table's lease (it expired and may have been taken over)."""
+
+
+class LineConflict(StoreError):
+    """Lines were appended at an index other than the table's current line count."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A table as the lobby lists it: nothing secret (the seed and keys are secrets)."""
+
+    table_id: str
+    kind: str
+    """The session kind: ``werewolf`` or ``adventure``."""
+    title: str
+    status: TableStatus
+    created_at: float
+    """Seconds since the epoch."""
+    config_json: str
+    """The table's public options as JSON (rule options, backend name; never a key)."""
+    line_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatGrant:
+    """What a seat token opens: one seat of one table."""
+
+    table_id: str
+    seat: int
+
+
+class TableStore(Protocol):
+    """A table store (see the module doc). Every method raises :class:`StoreError` (or a
+    subclass) for a refused operation and lets the driver's own errors (a lost connection)
+    through."""
+
+    def create_table(
+        self, table_id: str, kind: str, title: str, config_json: str, created_at: float
+    ) -> TableRow:
+        """File a new running table with no lines.
+
+        Raises:
+            StoreError: ``table_id`` is taken.
+        """
+        ...
+
+    def get_table(self, table_id: str) -> TableRow | None:
+        """The table, or None when there is none with that id."""
+        ...
+
+    def list_tables(self, status: TableStatus | None = None) -> list[TableRow]:
+        """Every table (of ``status`` when given), oldest first."""
+        ...
+
+    def set_status(self, table_id: str, status: TableStatus, *, holder: str) -> None:
+        """Mark the table ``status``.
+
+        Raises:
+            LeaseLost: ``holder`` does not hold the table's lease.
+        """
+        ...
+
+    def append_lines(self, table_id: str, first_index: int, lines: Sequence[str], *, holder: str) -> None:
+        """Append ``lines`` as lines ``first_index``, ``first_index + 1``, … in one transaction,
+        durable when it returns.
+
+        Raises:
+            LeaseLost: ``holder`` does not hold the table's lease.
+            LineConflict: the table does not have exactly ``first_index`` lines.
+        """
+        ...
+
+    def read_lines(self, table_id: str) -> list[str]:
+        """All of the table's lines, in order.
+
+        Raises:
+            StoreError: there is no such table.
+        """
+        ...
+
+    def put_secret(self, table_id: str, name: str, value: bytes) -> None:
+        """Keep a secret of the table (its seed, the key of its sealed lines); never served."""
+        ...
+
+    def get_secret(self, table_id: str, name: str) -> bytes | None:
+        """The secret kept under ``name``, or None."""
+        ...
+
+    def add_seat(self, table_id: str, seat: int, token_digest: str) -> None:
+        """Grant ``seat`` to whoever holds the token whose SHA-256 hex digest is
+        ``token_digest`` (the token itself is never stored).
+
+        Raises:
+            StoreError: the digest is already granted.
+        """
+        ...
+
+    def find_seat(self, token_digest: str) -> SeatGrant | None:
+        """The seat a token's digest opens, or None."""
+        ...
+
+    def acquire_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
+        """Take the table's lease for ``ttl_seconds`` if it is free, expired or already
+        ``holder``'s; True when ``holder`` now holds it."""
+        ...
+
+    def renew_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
+        """Extend ``holder``'s lease; False when ``holder`` no longer holds it."""
+        ...
+
+    def release_lease(self, table_id: str, holder: str) -> None:
+        """Give the lease up (nothing happens if ``holder`` does not hold it)."""
+        ...
+
+    def claimable_tables(self, holder: str) -> list[str]:
+        """Ids of running tables whose lease is free, expired or ``holder``'s, oldest first."""
+        ...
+
+    def close(self) -> None:
+        """Close the store's connections."""
+        ...
