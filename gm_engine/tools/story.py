@@ -24,6 +24,8 @@ class LookAround(Tool):
     """Describe the scene again: its text, the exits, things to examine, people, items."""
 
     tool_name: ClassVar[str] = "look_around"
+    read_only: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True
 
 
 class MoveTo(Tool):
@@ -59,6 +61,7 @@ class UseItem(Tool):
     """Use a held item the player named; ``on`` is what they use it on, in their words."""
 
     tool_name: ClassVar[str] = "use_item"
+    destructive: ClassVar[bool] = True
     item: str
     on: str = Field(default="", max_length=200)
 
@@ -67,6 +70,7 @@ class MakeChoice(Tool):
     """Take one of the scene's decisions, only the one the player named."""
 
     tool_name: ClassVar[str] = "make_choice"
+    destructive: ClassVar[bool] = True
     choice: str
 
 
@@ -75,6 +79,7 @@ class Flee(Tool):
     the round is fought (the engine rolls it)."""
 
     tool_name: ClassVar[str] = "flee"
+    destructive: ClassVar[bool] = True
 
 
 #: Sees each accepted move; returns what the engine did on top (a fight begun), for the model.
