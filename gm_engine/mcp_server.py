@@ -131,6 +131,11 @@ class GameHouse:
         self._open: list[LiveGame] = []
         self.finished: list[LiveGame] = []
 
+    @property
+    def open_games(self) -> tuple[LiveGame, ...]:
+        """The games of the sessions still connected, oldest first."""
+        return tuple(self._open)
+
     def _next_seed(self) -> int:
         return next(self._seeds) if self._seeds is not None else secrets.randbelow(2**63)
 

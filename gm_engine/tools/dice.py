@@ -49,7 +49,7 @@ class SkillCheck(Tool):
 
 
 class RollDiceIn(Tool):
-    """Roll a dice command of any game system (e.g. Cthulhu7th CC(1)<=53, TheOneRing2nd 3RG>=14,
+    """Roll a dice command of any game system (e.g. Cthulhu7th CC(1)<=53, TheOneRing2nd 14RG3,
     DiceBot 2D6+1) on the engine's dice. Use it for every random outcome; never invent a roll."""
 
     tool_name: ClassVar[str] = "roll_dice_in"
