@@ -148,7 +148,7 @@ class GameHouse:
         found = connection.state.get(_STATE_KEY)
         if isinstance(found, LiveGame):
             return found
-        spec = SessionSpec(kind="mcp", seed=self._next_seed())
+        spec = SessionSpec(kind="mcp", seed=self._next_seed(), backend="mcp")
         writer: TranscriptWriter | None = None
         path: Path | None = None
         sink: EventSink = NullSink()

@@ -28,6 +28,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -187,13 +188,14 @@ class McpGame:
         )
 
     def state_hash(self) -> str:
-        """The whole table's state: the adventure's, the dice drawn and the creation's answers."""
+        """The whole table's state: the adventure's, the dice drawn, whether it ended and where
+        the creation dialogue stands."""
         adventure = self.adventure
         if isinstance(adventure, ScenarioAdventure):
             inner = adventure.state_hash()
         else:
             inner = adventure.table.state_hash()
-        creation = repr(sorted(vars(self.creation).items())) if self.creation is not None else ""
+        creation = repr(_state_of(self.creation)) if self.creation is not None else ""
         digest = hashlib.sha256(creation.encode("utf-8")).hexdigest()[:16]
         return f"{inner}:{len(adventure.source.history)}:{adventure.finished}:{digest}"
 
@@ -267,8 +269,9 @@ class McpGame:
         else:
             adventure.sheet = wizard.sheet
             adventure._changed("create_character")
-        scene = adventure.story.describe()
-        return ToolOutput(text="\n".join(t for t in (reply, adventure.status_text(), scene) if t))
+        status = adventure.status_text()
+        parts = [reply, "" if status in reply else status, adventure.story.describe()]
+        return ToolOutput(text="\n".join(t for t in parts if t))
 
     # -- playing -------------------------------------------------------------------------------
 
@@ -317,6 +320,13 @@ class McpGame:
             summary=f"{self.calls - 1} calls; {ending}; {rolled} dice rolled",
             figures={"calls": float(self.calls - 1), "dice": float(rolled)},
         )
+
+
+def _state_of(value: object) -> object:
+    """A plain, deterministic picture of a dialogue object's attributes (nested ones too)."""
+    if isinstance(value, BaseModel | Enum) or not hasattr(value, "__dict__"):
+        return repr(value)
+    return {name: _state_of(inner) for name, inner in sorted(vars(value).items())}
 
 
 def scenario_prompt(scenario: Scenario) -> str:

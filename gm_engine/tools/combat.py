@@ -60,14 +60,6 @@ FLED = "逃走"
 MAX_PARTY = 4
 
 
-class CharacterOutput(BaseModel):
-    """The structured result of a tool that makes or changes a character: its sheet as data."""
-
-    model_config = ConfigDict(frozen=True)
-
-    character: Character
-
-
 class StepOutput(BaseModel):
     """The structured result of a battle step: the label of the log it wrote (BATTLE_SETUP,
     ROLL_LOG, BATTLE_JUDGE, NARRATIVE, BATTLE_END, ...)."""
@@ -97,7 +89,6 @@ class CreateCharacter(Tool):
     spells; one spell per slot: 駆け出し 2, 熟練 3, 英雄 5, 一般人 none)."""
 
     tool_name: ClassVar[str] = "create_character"
-    output_model: ClassVar[type[BaseModel] | None] = CharacterOutput
     name: CharacterName = Field(min_length=1, max_length=40)
     rank: str
     weapon: str
@@ -111,7 +102,6 @@ class CreateCharacterPreset(Tool):
     おまかせ (weapon +2, armour 2, small shield, 1-2 spells)."""
 
     tool_name: ClassVar[str] = "create_character_preset"
-    output_model: ClassVar[type[BaseModel] | None] = CharacterOutput
     name: CharacterName = Field(min_length=1, max_length=40)
     rank: str
     preset: str
@@ -246,7 +236,6 @@ class ChangeSpells(Tool):
     tool_name: ClassVar[str] = "change_spells"
     destructive: ClassVar[bool] = True
     idempotent: ClassVar[bool] = True
-    output_model: ClassVar[type[BaseModel] | None] = CharacterOutput
     character: str
     spells: list[str] = Field(description="the new spells known; at most the character's slots")
 
