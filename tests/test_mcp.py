@@ -22,7 +22,7 @@ import anyio
 import jsonschema
 import mcp_types as types
 import pytest
-from mcp.client import Client
+from mcp.client import Client, ClientSession
 from mcp.client.stdio import StdioServerParameters
 
 from gm_engine.mcp_server import GameHouse, LiveGame, build_server
@@ -38,11 +38,11 @@ FIGHT = {"kind": "エリート戦", "difficulty": ["弱い"], "enemy_name": "小
 
 
 class Table:
-    """A client's view of the server: the tools listed now (relisted after every
-    tools/list_changed) and the notifications seen."""
+    """A client's view of the server through the SDK's ClientSession: the tools listed now
+    (relisted after every call) and the tools/list_changed notifications seen."""
 
     def __init__(self) -> None:
-        self.client: Client | None = None
+        self.client: ClientSession | None = None
         self.tools: dict[str, types.Tool] = {}
         self.list_changes = 0
         self.validated = 0
@@ -101,7 +101,7 @@ async def whole_fight(table: Table) -> list[str]:
 async def in_memory(house: GameHouse) -> AsyncIterator[Table]:
     table = Table()
     async with Client(build_server(house), mode="legacy", message_handler=table.on_message) as client:
-        table.client = client
+        table.client = client.session
         yield table
 
 
@@ -308,6 +308,15 @@ def test_a_scenario_from_creation_to_its_scenes(tmp_path: Path) -> None:
                 if "answer_creation" not in table.tools:
                     break
                 await table.call("answer_creation", {"answer": answer})
+            # the read-only tools change nothing, as their annotation says
+            read_only = [n for n, t in table.tools.items() if t.annotations and t.annotations.read_only_hint]
+            assert sorted(read_only) == ["look_around", "show_status"]
+            before = _state(game)
+            for name in read_only:
+                await table.call(name, {})
+            assert _state(game) == before
+            move = table.tools["move_to"].annotations
+            assert move is not None and move.destructive_hint  # an exit may lead to an ending
             return opening, creation, set(table.tools)
 
     opening, creation, story = anyio.run(main)
@@ -331,7 +340,7 @@ def test_a_whole_fight_over_stdio_against_gm_mcp(tmp_path: Path) -> None:
     async def main() -> list[str]:
         table = Table()
         async with Client(params, mode="legacy", message_handler=table.on_message) as client:
-            table.client = client
+            table.client = client.session
             assert client.server_capabilities.tools is not None
             assert client.server_capabilities.tools.list_changed
             return await whole_fight(table)
@@ -385,7 +394,7 @@ def test_streamable_http_on_localhost(tmp_path: Path) -> None:
         async def session() -> str:
             table = Table()
             async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
-                table.client = client
+                table.client = client.session
                 await table.relist()
                 await table.call("create_character_preset", HERO)
                 return await table.text("start_battle", FIGHT)

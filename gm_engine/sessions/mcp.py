@@ -89,7 +89,6 @@ class StartScenario(Tool):
     and endings."""
 
     tool_name: ClassVar[str] = "start_scenario"
-    destructive: ClassVar[bool] = True
     scenario: str = Field(description="the scenario's id")
 
 

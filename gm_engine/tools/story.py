@@ -32,6 +32,7 @@ class MoveTo(Tool):
     """Take an exit the player chose (by the scene it leads to); a check may be rolled."""
 
     tool_name: ClassVar[str] = "move_to"
+    destructive: ClassVar[bool] = True  # an outcome may end the adventure
     exit: str = Field(description="the id of the scene the exit leads to")
 
 
@@ -39,6 +40,7 @@ class ExamineThing(Tool):
     """Examine a thing the player named (the first time, its check is rolled)."""
 
     tool_name: ClassVar[str] = "examine"
+    destructive: ClassVar[bool] = True  # an outcome may end the adventure
     thing: str
 
 
@@ -46,6 +48,7 @@ class TalkTo(Tool):
     """Talk to someone here; ``about`` is what the player asked about, in their words."""
 
     tool_name: ClassVar[str] = "talk_to"
+    destructive: ClassVar[bool] = True  # an outcome may end the adventure
     npc: str
     about: str = Field(default="", max_length=200)
 
