@@ -6,8 +6,8 @@
   input schema is the one the model layer sends (:meth:`Offer.spec`, narrowed to the legal
   choices), the output schema the JSON schema of the tool's ``output_model``, the
   annotations its ``read_only`` / ``destructive`` / ``idempotent`` flags (never open-world).
-  The list changes with the phase; each change is announced with
-  ``notifications/tools/list_changed``;
+  The list changes with the phase; each change (a tool, or a schema's legal choices) is
+  announced with ``notifications/tools/list_changed``;
 * calls run through the game (:meth:`McpGame.call`): an unknown, out-of-phase or illegal
   call answers ``isError`` with the engine's reason, the phase and the tools allowed now,
   and changes nothing; an accepted call answers the engine's text and, for a tool with an
@@ -42,6 +42,7 @@ from mcp.server.models import InitializationOptions
 from gm_engine import __version__
 from gm_engine.adventure.scenario import shipped_scenarios
 from gm_engine.events import EventSink, NullSink
+from gm_engine.llm.base import ToolSpec
 from gm_engine.sessions.base import SessionSpec
 from gm_engine.sessions.mcp import McpGame, scenario_prompt
 from gm_engine.tools.base import Offer
@@ -112,6 +113,7 @@ class LiveGame:
     writer: TranscriptWriter | None
     path: Path | None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    closed: bool = False
 
 
 class GameHouse:
@@ -170,6 +172,7 @@ class GameHouse:
             return
         self._open.remove(live)
         async with live.lock:
+            live.closed = True
             outcome = await live.game.leave()
             if live.writer is not None:
                 live.writer.finish(live.spec.seed, outcome)
@@ -181,8 +184,9 @@ class GameHouse:
             await self.close(live)
 
 
-def _names(game: McpGame) -> list[str]:
-    return [offer.name for offer in game.offers()]
+def _listing(game: McpGame) -> list[ToolSpec]:
+    # names and schemas: a step's enum changes from pause to pause under the same name
+    return [offer.spec() for offer in game.offers()]
 
 
 def build_server(house: GameHouse) -> Server[GameHouse]:
@@ -205,11 +209,14 @@ def build_server(house: GameHouse) -> Server[GameHouse]:
         live = house.game_for(ctx)
         async with live.lock:
             game = live.game
-            before = _names(game)
+            if live.closed:
+                text = "error: this MCP session's game is over (its transcript is closed)"
+                return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+            before = _listing(game)
             outcome = await game.call(params.name, dict(params.arguments or {}))
-            after = _names(game)
+            after = _listing(game)
         if not outcome.ok:
-            allowed = ", ".join(after)
+            allowed = ", ".join(spec.name for spec in after)
             text = f"{outcome.text}\n(nothing changed; phase now: {game.phase()}; allowed now: {allowed})"
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
         content: list[types.ContentBlock] = [types.TextContent(text=outcome.text)]

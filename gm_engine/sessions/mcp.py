@@ -37,6 +37,7 @@ from gm_engine.adventure.brief import gm_brief
 from gm_engine.adventure.creation import FantasyCreation, GuidedCreation
 from gm_engine.adventure.scenario import GameSystem, Scenario, shipped_scenarios
 from gm_engine.combat.render import master_data
+from gm_engine.dice import RollResult
 from gm_engine.events import EventSink
 from gm_engine.llm.base import (
     BackendDefaults,
@@ -233,7 +234,8 @@ class McpGame:
             offers.append(Offer.of(StartScenario, self._start_scenario, scenario=sorted(shipped_scenarios())))
         return offers
 
-    def _rolled(self, result: Any, reason: str) -> None:
+    def _rolled(self, result: RollResult, reason: str) -> None:
+        # the adventure's own record of a roll (its dice and state events)
         self.adventure._rolled(result, reason)
 
     def _start_scenario(self, args: StartScenario) -> ToolOutput:
