@@ -405,6 +405,14 @@ def test_streamable_http_on_localhost(tmp_path: Path) -> None:
 
         first, second = anyio.run(session), anyio.run(session)
         assert first.startswith("【BATTLE_SETUP】") and second.startswith("【BATTLE_SETUP】")
+        # a session's end is recorded when its client leaves, with the server still up
+        for _ in range(600):
+            paths = sorted(where.glob("mcp-*.jsonl"))
+            if len(paths) == 2 and all(read_transcript(p).end is not None for p in paths):
+                break
+            time.sleep(0.05)
+        assert process.poll() is None
+        assert all(read_transcript(p).end is not None for p in sorted(where.glob("mcp-*.jsonl")))
     finally:
         process.terminate()
         process.wait(timeout=30)
