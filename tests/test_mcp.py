@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from gm_engine.mcp_server import GameHouse, LiveGame, build_server
 from gm_engine.sessions.mcp import McpGame
-from gm_engine.transcripts.format import read_transcript
+from gm_engine.transcripts.format import TranscriptTruncated, read_transcript
 from gm_engine.transcripts.replay import replay_file, replay_transcript
 
 #: Starts ``gm`` in a fresh interpreter (the console script may not be on PATH in a test run).
@@ -111,6 +111,14 @@ async def in_memory(house: GameHouse) -> AsyncIterator[Table]:
 def only_game(house: GameHouse) -> McpGame:
     (live,) = house.open_games
     return live.game
+
+
+def ended(path: Path) -> bool:
+    """Whether the transcript at ``path`` has its end line yet (its server may be writing it)."""
+    try:
+        return read_transcript(path).end is not None
+    except TranscriptTruncated:
+        return False
 
 
 def replays(path: Path) -> None:
@@ -356,7 +364,7 @@ def test_a_whole_fight_over_stdio_against_gm_mcp(tmp_path: Path) -> None:
         time.sleep(0.05)
     (path,) = where.glob("mcp-*.jsonl")
     for _ in range(600):  # the server finishes its transcript as it exits
-        if read_transcript(path).end is not None:
+        if ended(path):
             break
         time.sleep(0.05)
     replays(path)
@@ -408,11 +416,11 @@ def test_streamable_http_on_localhost(tmp_path: Path) -> None:
         # a session's end is recorded when its client leaves, with the server still up
         for _ in range(600):
             paths = sorted(where.glob("mcp-*.jsonl"))
-            if len(paths) == 2 and all(read_transcript(p).end is not None for p in paths):
+            if len(paths) == 2 and all(ended(p) for p in paths):
                 break
             time.sleep(0.05)
         assert process.poll() is None
-        assert all(read_transcript(p).end is not None for p in sorted(where.glob("mcp-*.jsonl")))
+        assert all(ended(p) for p in sorted(where.glob("mcp-*.jsonl")))
     finally:
         process.terminate()
         process.wait(timeout=30)
