@@ -524,3 +524,25 @@ def test_two_processes_racing_for_leases_get_one_holder_a_table(backend: Backend
     for name, tables in zip(("left", "right"), won, strict=True):
         for table_id in tables:
             assert store.read_lines(table_id) == [f"won by {name}"]
+
+
+def test_sqlite_commits_are_durable_on_every_thread(tmp_path: Path) -> None:
+    """WAL and synchronous=FULL (2) on every thread's connection: the module's durability
+    promise, which SQLite would otherwise quietly default away (synchronous is per
+    connection)."""
+    store = SQLiteTableStore(tmp_path / "t.sqlite3")
+    settings: list[tuple[str, int]] = []
+
+    def look() -> None:
+        connection = store._connection()
+        mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+        settings.append((str(mode), int(connection.execute("PRAGMA synchronous").fetchone()[0])))
+
+    try:
+        look()
+        thread = threading.Thread(target=look)
+        thread.start()
+        thread.join()
+    finally:
+        store.close()
+    assert settings == [("wal", 2), ("wal", 2)]
