@@ -8,30 +8,35 @@ Choices, and why:
 
 * **The lease is a row** (holder and expiry in the table's row), taken and renewed by one
   conditional ``UPDATE`` and checked by every append under ``SELECT … FOR UPDATE``, in the
-  transaction that writes the lines. An advisory lock would free the table the instant its
-  holder's connection died, but it belongs to one connection: through a pool, the lock and
-  the append run on different connections, and a holder whose connection dropped (and
-  with it the lock) learns that only when some later call fails, so nothing stops it from
-  appending between the loss and the discovery. With the row, the check and the write are
-  one transaction: a holder that lost its lease cannot append, whatever its connections
-  did. The price is that a dead holder's tables wait for its lease to expire (the
-  time-to-live the runtime picks).
+  transaction that writes the lines (``gm_append_lines``, below). An advisory lock would
+  free the table the instant its holder's connection died, but it belongs to one
+  connection: through a pool, the lock and the append run on different connections, and a
+  holder whose connection dropped (and with it the lock) learns that only when some later
+  call fails, so nothing stops it from appending between the loss and the discovery. With
+  the row, the check and the write are one transaction: a holder that lost its lease
+  cannot append, whatever its connections did. The price is that a dead holder's tables
+  wait for its lease to expire (the time-to-live the runtime picks).
 * **Lease times are the database server's clock** (``clock_timestamp()``, seconds since
   the epoch), not each process's: the processes may run on different machines whose
   clocks disagree, and the server is the one clock they all read. ``clock_timestamp()``
   rather than ``now()``: ``now()`` is the time the transaction began, and an append that
   waited for the row lock would judge the lease by a time already past. Tests pass a
   ``clock`` to step time without sleeping.
+* **One statement, one round trip, per call.** The pool's connections are in autocommit
+  and every method is a single statement, which PostgreSQL runs as its own transaction:
+  an append is one call of the ``gm_append_lines`` function (created with the schema),
+  which locks the row, checks holder, expiry, status and count, and writes. Without it an
+  append took five round trips (BEGIN, SELECT … FOR UPDATE, INSERT, UPDATE, COMMIT), and
+  on a loaded machine each one waits for the server process to be scheduled.
 * **A connection pool** (``psycopg_pool``), sized for the web layer's worker threads; it
-  replaces a connection that broke. Each method is one transaction on one pooled
-  connection; PostgreSQL's default ``synchronous_commit=on`` makes a commit wait for its
-  WAL to be flushed, so an append is durable when it returns.
+  replaces a connection that broke. PostgreSQL's default ``synchronous_commit=on`` makes
+  each commit wait for its WAL to be flushed, so an append is durable when it returns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import psycopg
 from psycopg import errors
@@ -97,6 +102,38 @@ _SCHEMA = (
         table_id text NOT NULL REFERENCES game_tables (table_id),
         seat integer NOT NULL
     )""",
+    # The append, in one statement: the row locked first, the clock read after the lock
+    # (an append that waited must judge the lease by the time it got the row), then the
+    # same checks in the same order as the SQLite store. It answers 'ok', 'no table',
+    # 'lease lost', 'status <status>' or 'count <line count>'.
+    """CREATE OR REPLACE FUNCTION gm_append_lines(
+        p_table text, p_first integer, p_lines text[], p_holder text, p_now double precision
+    ) RETURNS text LANGUAGE plpgsql AS $$
+    DECLARE
+        found_row record;
+    BEGIN
+        SELECT status, line_count, lease_holder, lease_expires INTO found_row
+            FROM game_tables WHERE table_id = p_table FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN 'no table';
+        END IF;
+        IF found_row.lease_holder IS DISTINCT FROM p_holder OR found_row.lease_expires
+            <= COALESCE(p_now, extract(epoch FROM clock_timestamp())::double precision) THEN
+            RETURN 'lease lost';
+        END IF;
+        IF found_row.status <> 'running' THEN
+            RETURN 'status ' || found_row.status;
+        END IF;
+        IF found_row.line_count <> p_first THEN
+            RETURN 'count ' || found_row.line_count;
+        END IF;
+        INSERT INTO table_lines (table_id, line_index, line)
+            SELECT p_table, p_first + given.ordinal::integer - 1, given.line
+            FROM unnest(p_lines) WITH ORDINALITY AS given (line, ordinal);
+        UPDATE game_tables SET line_count = p_first + cardinality(p_lines) WHERE table_id = p_table;
+        RETURN 'ok';
+    END
+    $$""",
 )
 
 # The lease clock: the caller's when the store was given one, else the server's.
@@ -144,7 +181,12 @@ class PostgresTableStore:
             first = str(failure).strip().splitlines()[0] if str(failure).strip() else type(failure).__name__
             raise StoreError(f"cannot open the PostgreSQL database: {first}") from None
         self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = ConnectionPool(
-            url, min_size=1, max_size=max(1, max_connections), open=False, name="gm-table-store"
+            url,
+            min_size=1,
+            max_size=max(1, max_connections),
+            kwargs={"autocommit": True},
+            open=False,
+            name="gm-table-store",
         )
         self._pool.open(wait=True, timeout=30.0)
         try:
@@ -154,7 +196,7 @@ class PostgresTableStore:
             raise
 
     def _create_schema(self) -> None:
-        with self._pool.connection() as db:
+        with self._pool.connection() as db, db.transaction():
             db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             for statement in _SCHEMA:
                 db.execute(statement)
@@ -169,31 +211,23 @@ class PostgresTableStore:
     def _now(self) -> float | None:
         return None if self._clock is None else self._clock()
 
-    @staticmethod
-    def _require_table(
-        db: psycopg.Connection[tuple[Any, ...]], table_id: str, *, lock: bool, now: float | None
-    ) -> tuple[str, int, str | None, bool]:
-        """The table's status, line count, lease holder and whether the lease is unexpired,
-        the row locked until the transaction ends when ``lock``; or a refusal."""
-        row = db.execute(
-            f"SELECT status, line_count, lease_holder, lease_expires > {_NOW} FROM game_tables"
-            f" WHERE table_id = %(table_id)s{' FOR UPDATE' if lock else ''}",
-            {"table_id": table_id, "now": now},
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"no table {table_id!r}")
-        status, line_count, holder, unexpired = row
-        return str(status), int(line_count), holder, bool(unexpired)
+    def _one(self, query: str, parameters: Sequence[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
+        """The first row of one statement (its own transaction), or None."""
+        with self._pool.connection() as db:
+            return db.execute(query, parameters).fetchone()
 
-    def _require_lease(
-        self, db: psycopg.Connection[tuple[Any, ...]], table_id: str, holder: str
-    ) -> tuple[str, int]:
-        """The table's status and line count, its row locked, when ``holder``'s lease on it
-        is unexpired."""
-        status, line_count, current, unexpired = self._require_table(db, table_id, lock=True, now=self._now())
-        if current != holder or not unexpired:
-            raise LeaseLost(f"{holder!r} does not hold the lease of table {table_id!r}")
-        return status, line_count
+    def _refuse(self, table_id: str, holder: str) -> NoReturn:
+        """Why a write under ``holder``'s lease changed no row: no such table, or not its lease."""
+        if self._one("SELECT 1 FROM game_tables WHERE table_id = %s", (table_id,)) is None:
+            raise StoreError(f"no table {table_id!r}")
+        raise LeaseLost(f"{holder!r} does not hold the lease of table {table_id!r}")
+
+    def _exists_or_refuse(self, table_id: str) -> None:
+        if (
+            "\x00" in table_id
+            or self._one("SELECT 1 FROM game_tables WHERE table_id = %s", (table_id,)) is None
+        ):
+            raise StoreError(f"no table {table_id!r}")
 
     # tables
 
@@ -211,22 +245,20 @@ class PostgresTableStore:
         check_text("a table's options", config_json)
         created = check_created_at(created_at)
         try:
-            with self._pool.connection() as db:
-                db.execute(
-                    "INSERT INTO game_tables (table_id, kind, title, status, created_at, config_json)"
-                    " VALUES (%s, %s, %s, 'running', %s, %s)",
-                    (table_id, kind, title, created, config_json),
-                )
+            self._one(
+                "INSERT INTO game_tables (table_id, kind, title, status, created_at, config_json)"
+                " VALUES (%s, %s, %s, 'running', %s, %s) RETURNING 1",
+                (table_id, kind, title, created, config_json),
+            )
         except errors.UniqueViolation:
             raise StoreError(f"table {table_id!r} exists already") from None
-        return TableRow(table_id, kind, title, "running", float(created_at), config_json, 0)
+        return TableRow(table_id, kind, title, "running", created, config_json, 0)
 
     def get_table(self, table_id: str) -> TableRow | None:
         """The table, or None when there is none with that id."""
         if "\x00" in table_id:  # no table has one (check_table_id), and libpq cannot send it
             return None
-        with self._pool.connection() as db:
-            row = db.execute(f"SELECT {_ROW} FROM game_tables WHERE table_id = %s", (table_id,)).fetchone()
+        row = self._one(f"SELECT {_ROW} FROM game_tables WHERE table_id = %s", (table_id,))
         return None if row is None else _table_row(row)
 
     def list_tables(self, status: TableStatus | None = None) -> list[TableRow]:
@@ -249,9 +281,15 @@ class PostgresTableStore:
             StoreError: no such table, or an unknown status.
         """
         checked = check_status(status)
-        with self._pool.connection() as db:
-            self._require_lease(db, table_id, holder)
-            db.execute("UPDATE game_tables SET status = %s WHERE table_id = %s", (checked, table_id))
+        check_text("a table id", table_id)
+        check_text("a lease holder", holder)
+        changed = self._one(
+            "UPDATE game_tables SET status = %(status)s WHERE table_id = %(table_id)s"
+            f" AND lease_holder = %(holder)s AND lease_expires > {_NOW} RETURNING 1",
+            {"status": checked, "table_id": table_id, "holder": holder, "now": self._now()},
+        )
+        if changed is None:
+            self._refuse(table_id, holder)
 
     # lines
 
@@ -266,24 +304,26 @@ class PostgresTableStore:
                 line of text.
         """
         checked = check_lines(first_index, lines)
-        with self._pool.connection() as db:
-            status, line_count = self._require_lease(db, table_id, holder)
-            if status != "running":
-                raise StoreError(f"table {table_id!r} is {status}: no more lines")
-            if line_count != first_index:
-                raise LineConflict(
-                    f"table {table_id!r} has {line_count} lines; lines cannot go at index {first_index}"
-                )
-            if checked:
-                with db.cursor() as cursor:
-                    cursor.executemany(
-                        "INSERT INTO table_lines (table_id, line_index, line) VALUES (%s, %s, %s)",
-                        [(table_id, first_index + offset, line) for offset, line in enumerate(checked)],
-                    )
-                db.execute(
-                    "UPDATE game_tables SET line_count = %s WHERE table_id = %s",
-                    (first_index + len(checked), table_id),
-                )
+        check_text("a lease holder", holder)
+        row = self._one(
+            "SELECT gm_append_lines(%s, %s, %s::text[], %s, %s)",
+            (table_id, first_index, checked, holder, self._now()),
+        )
+        answer = "" if row is None else str(row[0])
+        if answer == "ok":
+            return
+        if answer == "no table":
+            raise StoreError(f"no table {table_id!r}")
+        if answer == "lease lost":
+            raise LeaseLost(f"{holder!r} does not hold the lease of table {table_id!r}")
+        if answer.startswith("status "):
+            raise StoreError(f"table {table_id!r} is {answer.removeprefix('status ')}: no more lines")
+        if answer.startswith("count "):
+            raise LineConflict(
+                f"table {table_id!r} has {answer.removeprefix('count ')} lines;"
+                f" lines cannot go at index {first_index}"
+            )
+        raise StoreError(f"gm_append_lines answered {answer!r}")  # a function from another version
 
     def read_lines(self, table_id: str) -> list[str]:
         """All of the table's lines, in order.
@@ -294,12 +334,11 @@ class PostgresTableStore:
         if "\x00" in table_id:
             raise StoreError(f"no table {table_id!r}")
         with self._pool.connection() as db:
-            # REPEATABLE READ: the existence check and the lines come from one snapshot.
-            db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            self._require_table(db, table_id, lock=False, now=None)
             rows = db.execute(
                 "SELECT line FROM table_lines WHERE table_id = %s ORDER BY line_index", (table_id,)
             ).fetchall()
+        if not rows:  # a table has its lines from its start: no line, maybe no table
+            self._exists_or_refuse(table_id)
         return [str(row[0]) for row in rows]
 
     # secrets and seats
@@ -311,24 +350,23 @@ class PostgresTableStore:
             StoreError: no such table, an empty name, or a value that is not bytes.
         """
         check_name("a secret's name", name)
+        check_text("a table id", table_id)
         if not isinstance(value, bytes):
             raise StoreError(f"a secret is bytes, not {type(value).__name__}")
-        with self._pool.connection() as db:
-            self._require_table(db, table_id, lock=True, now=None)
-            db.execute(
+        try:
+            self._one(
                 "INSERT INTO table_secrets (table_id, name, value) VALUES (%s, %s, %s)"
-                " ON CONFLICT (table_id, name) DO UPDATE SET value = excluded.value",
+                " ON CONFLICT (table_id, name) DO UPDATE SET value = excluded.value RETURNING 1",
                 (table_id, name, value),
             )
+        except errors.ForeignKeyViolation:
+            raise StoreError(f"no table {table_id!r}") from None
 
     def get_secret(self, table_id: str, name: str) -> bytes | None:
         """The secret kept under ``name``, or None."""
         if "\x00" in table_id or "\x00" in name:
             return None
-        with self._pool.connection() as db:
-            row = db.execute(
-                "SELECT value FROM table_secrets WHERE table_id = %s AND name = %s", (table_id, name)
-            ).fetchone()
+        row = self._one("SELECT value FROM table_secrets WHERE table_id = %s AND name = %s", (table_id, name))
         return None if row is None else bytes(row[0])
 
     def add_seat(self, table_id: str, seat: int, token_digest: str) -> None:
@@ -340,13 +378,14 @@ class PostgresTableStore:
         """
         check_seat(seat)
         check_token_digest(token_digest)
+        check_text("a table id", table_id)
         try:
-            with self._pool.connection() as db:
-                self._require_table(db, table_id, lock=False, now=None)
-                db.execute(
-                    "INSERT INTO seats (token_digest, table_id, seat) VALUES (%s, %s, %s)",
-                    (token_digest, table_id, seat),
-                )
+            self._one(
+                "INSERT INTO seats (token_digest, table_id, seat) VALUES (%s, %s, %s) RETURNING 1",
+                (token_digest, table_id, seat),
+            )
+        except errors.ForeignKeyViolation:
+            raise StoreError(f"no table {table_id!r}") from None
         except errors.UniqueViolation:
             raise StoreError("that seat token is already granted") from None
 
@@ -354,10 +393,7 @@ class PostgresTableStore:
         """The seat a token's digest opens, or None."""
         if "\x00" in token_digest:
             return None
-        with self._pool.connection() as db:
-            row = db.execute(
-                "SELECT table_id, seat FROM seats WHERE token_digest = %s", (token_digest,)
-            ).fetchone()
+        row = self._one("SELECT table_id, seat FROM seats WHERE token_digest = %s", (token_digest,))
         return None if row is None else SeatGrant(table_id=str(row[0]), seat=int(row[1]))
 
     # leases
@@ -370,16 +406,16 @@ class PostgresTableStore:
         """
         check_holder(holder)
         check_ttl(ttl_seconds)
-        now = self._now()
-        with self._pool.connection() as db:
-            self._require_table(db, table_id, lock=True, now=now)
-            cursor = db.execute(
-                f"UPDATE game_tables SET lease_holder = %(holder)s, lease_expires = {_NOW} + %(ttl)s"
-                f" WHERE table_id = %(table_id)s AND (lease_holder IS NULL OR lease_expires <= {_NOW}"
-                " OR lease_holder = %(holder)s)",
-                {"holder": holder, "ttl": float(ttl_seconds), "table_id": table_id, "now": now},
-            )
-            return cursor.rowcount == 1
+        check_text("a table id", table_id)
+        taken = self._one(
+            f"UPDATE game_tables SET lease_holder = %(holder)s, lease_expires = {_NOW} + %(ttl)s"
+            f" WHERE table_id = %(table_id)s AND (lease_holder IS NULL OR lease_expires <= {_NOW}"
+            " OR lease_holder = %(holder)s) RETURNING 1",
+            {"holder": holder, "ttl": float(ttl_seconds), "table_id": table_id, "now": self._now()},
+        )
+        if taken is None:
+            self._exists_or_refuse(table_id)
+        return taken is not None
 
     def renew_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
         """Extend ``holder``'s unexpired lease to ``ttl_seconds`` from now; False when it has
@@ -390,18 +426,21 @@ class PostgresTableStore:
         """
         check_holder(holder)
         check_ttl(ttl_seconds)
-        now = self._now()
-        with self._pool.connection() as db:
-            self._require_table(db, table_id, lock=True, now=now)
-            cursor = db.execute(
-                f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
-                f" WHERE table_id = %(table_id)s AND lease_holder = %(holder)s AND lease_expires > {_NOW}",
-                {"holder": holder, "ttl": float(ttl_seconds), "table_id": table_id, "now": now},
-            )
-            return cursor.rowcount == 1
+        check_text("a table id", table_id)
+        renewed = self._one(
+            f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
+            f" WHERE table_id = %(table_id)s AND lease_holder = %(holder)s AND lease_expires > {_NOW}"
+            " RETURNING 1",
+            {"holder": holder, "ttl": float(ttl_seconds), "table_id": table_id, "now": self._now()},
+        )
+        if renewed is None:
+            self._exists_or_refuse(table_id)
+        return renewed is not None
 
     def release_lease(self, table_id: str, holder: str) -> None:
         """Give the lease up (nothing happens if ``holder`` does not hold it)."""
+        if "\x00" in table_id or "\x00" in holder:
+            return
         with self._pool.connection() as db:
             db.execute(
                 "UPDATE game_tables SET lease_holder = NULL, lease_expires = 0"
@@ -411,6 +450,7 @@ class PostgresTableStore:
 
     def claimable_tables(self, holder: str) -> list[str]:
         """Ids of running tables whose lease is free, expired or ``holder``'s, oldest first."""
+        check_text("a lease holder", holder)
         with self._pool.connection() as db:
             rows = db.execute(
                 "SELECT table_id FROM game_tables WHERE status = 'running'"
