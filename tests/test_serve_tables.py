@@ -1,0 +1,259 @@
+"""The table runtime of ``gm serve`` without the web: tables driven on their threads, P1 answered
+through :class:`~gm_engine.serve.tables.LiveTable`, lines in the store before they are shown,
+resumed by another runtime, leases taken over."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from gm_engine.serve.store import TableRow
+from gm_engine.serve.tables import (
+    AdventureTableConfig,
+    LiveTable,
+    TableError,
+    TableRuntime,
+    WerewolfTableConfig,
+    parse_config,
+    token_digest,
+)
+from gm_engine.transcripts.replay import replay_file
+from gm_engine.transcripts.sealing import keys_dir
+from tests.memory_store import MemoryStore
+
+WAIT = 60.0  # seconds a step may take on a loaded machine before the test gives up
+
+
+def wait_question(live: LiveTable) -> dict[str, object]:
+    """The view once a question is asked (or the table stopped)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        view = live.view()
+        if view["question"] is not None or view["status"] not in ("starting", "running"):
+            return view
+        time.sleep(0.005)
+    raise AssertionError("no question came")
+
+
+def simple_answer(question: dict[str, object]) -> str:
+    """A plain player: the first choice offered, else a pass (its last button), else a greeting."""
+    buttons = question["buttons"]
+    assert isinstance(buttons, list)
+    if not question["free_text"]:
+        return str(buttons[0]["send"])
+    if buttons:
+        return str(buttons[-1]["send"])
+    return "次へ"
+
+
+def play(live: LiveTable, answers: int = 10_000) -> dict[str, object]:
+    """Answer up to ``answers`` questions as :func:`simple_answer` does; the last view."""
+    for _ in range(answers):
+        view = wait_question(live)
+        if view["status"] != "running":
+            return view
+        question = view["question"]
+        assert isinstance(question, dict)
+        live.submit(simple_answer(question))
+    return wait_question(live)
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    return MemoryStore()
+
+
+def test_a_werewolf_table_plays_to_its_end_and_its_transcript_replays(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    runtime = TableRuntime(store)
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=1, title="テスト卓"))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        assert runtime.transcript(created.table_id) is None  # nothing before the end
+        view = play(live)
+        assert view["status"] == "finished", view["message"]
+        lines = view["lines"]
+        assert isinstance(lines, list) and "【ゲーム終了】" in lines
+        row = store.get_table(created.table_id)
+        assert row is not None and row.status == "finished"
+        data = runtime.transcript(created.table_id)
+        assert data is not None
+        path = tmp_path / "table.jsonl"
+        path.write_bytes(data)
+        report = replay_file(path)
+        assert report.ok, report.describe()
+        # the seed and key are the store's secrets, never a key file in the data directory
+        assert not keys_dir().exists() or not any(keys_dir().iterdir())
+    finally:
+        runtime.close()
+
+
+def test_the_token_is_kept_only_as_its_digest(store: MemoryStore) -> None:
+    runtime = TableRuntime(store)
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        grant = runtime.seat_of(created.token)
+        assert grant is not None and (grant.table_id, grant.seat) == (created.table_id, 1)
+        assert store.find_seat(created.token) is None
+        assert store.find_seat(token_digest(created.token)) == grant
+        assert runtime.seat_of(created.token + "x") is None
+        assert runtime.seat_of("") is None
+    finally:
+        runtime.close()
+
+
+def test_a_refused_line_is_answered_in_japanese_and_changes_nothing(store: MemoryStore) -> None:
+    runtime = TableRuntime(store)
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        # up to P1's first discussion turn
+        while True:
+            view = wait_question(live)
+            question = view["question"]
+            assert isinstance(question, dict)
+            if question["free_text"] and any(b["send"] == "/pass" for b in question["buttons"]):
+                break
+            live.submit(simple_answer(question))
+        lines_before = len(store.read_lines(created.table_id))
+        done = live.submit("/request 狩人")
+        assert done.status == "asked"
+        assert any(line.startswith("使い方: /request") for line in done.lines), done.lines
+        # the line is recorded as typed (a replay asks the same), no game step is
+        assert len(store.read_lines(created.table_id)) == lines_before + 1
+        again = wait_question(live)
+        assert again["question"] is not None
+        with pytest.raises(TableError, match="終了コマンド"):
+            live.submit("/quit")
+        with pytest.raises(TableError, match="文字まで"):
+            live.submit("あ" * 501)
+        with pytest.raises(TableError, match="読み取れない"):
+            live.submit("\ud800")
+        assert len(store.read_lines(created.table_id)) == lines_before + 1
+        taken = live.submit("/pass")
+        assert taken.status == "taken"
+    finally:
+        runtime.close()
+
+
+def test_nothing_is_taken_while_no_question_is_asked() -> None:
+    row = TableRow("t", "werewolf", "卓", "running", 0.0, "{}", 0)
+    live = LiveTable(row, WerewolfTableConfig(), epoch=1)
+    with pytest.raises(TableError, match="受け付けていません"):
+        live.submit("/pass")
+    live.started()
+    with pytest.raises(TableError, match="受け付けていません"):
+        live.submit("/pass")
+
+
+def test_a_choice_question_takes_only_its_buttons(store: MemoryStore) -> None:
+    runtime = TableRuntime(store)
+    try:
+        created = runtime.create_table(WerewolfTableConfig())  # P1 chooses the role
+        live = runtime.live(created.table_id)
+        assert live is not None
+        view = wait_question(live)
+        question = view["question"]
+        assert isinstance(question, dict)
+        assert not question["free_text"]
+        assert [b["send"] for b in question["buttons"]] == [str(n) for n in range(1, 7)]
+        before = len(store.read_lines(created.table_id))
+        with pytest.raises(TableError, match="選択肢"):
+            live.submit("7")
+        assert len(store.read_lines(created.table_id)) == before
+        assert live.submit("3").status == "taken"
+        panel = wait_question(live)["panel"]
+        assert isinstance(panel, dict) and panel["role"] == "占い師"
+    finally:
+        runtime.close()
+
+
+def test_bad_options_are_refused_before_a_table_exists(store: MemoryStore) -> None:
+    runtime = TableRuntime(store)
+    try:
+        with pytest.raises(TableError):
+            runtime.create_table(WerewolfTableConfig(human_name="シセン"))  # a persona's name
+        with pytest.raises(TableError, match="シナリオ"):
+            runtime.create_table(AdventureTableConfig(scenario="no_such_place"))
+        with pytest.raises(TableError, match="rules"):
+            parse_config({"kind": "werewolf", "rules": {"rounds": -1}})
+        with pytest.raises(TableError):
+            parse_config({"kind": "poker"})
+        assert store.list_tables() == []
+    finally:
+        runtime.close()
+
+
+def test_another_runtime_resumes_a_table_where_it_stopped(store: MemoryStore, tmp_path: Path) -> None:
+    first = TableRuntime(store, holder="first")
+    created = first.create_table(WerewolfTableConfig(role=3))
+    live = first.live(created.table_id)
+    assert live is not None
+    play(live, answers=6)
+    before = wait_question(live)
+    first.close()  # its lease is given up; the table stays running
+    row = store.get_table(created.table_id)
+    assert row is not None and row.status == "running"
+    second = TableRuntime(store, holder="second")
+    try:
+        second.start()
+        again = second.live(created.table_id)
+        assert again is not None
+        resumed = wait_question(again)
+        # the replay showed P1 the same screen, and asks the same question
+        assert resumed["lines"] == before["lines"]
+        assert resumed["question"] == before["question"]
+        end = play(again)
+        assert end["status"] == "finished", end["message"]
+        data = second.transcript(created.table_id)
+        assert data is not None
+        path = tmp_path / "resumed.jsonl"
+        path.write_bytes(data)
+        assert replay_file(path).ok
+    finally:
+        second.close()
+
+
+def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: MemoryStore) -> None:
+    first = TableRuntime(store, holder="first", lease_seconds=0.3)
+    created = first.create_table(WerewolfTableConfig(role=2))
+    live = first.live(created.table_id)
+    assert live is not None
+    wait_question(live)
+    time.sleep(0.4)  # the lease runs out (first never renews: it was not started)
+    second = TableRuntime(store, holder="second")
+    try:
+        second.tick()
+        taken = second.live(created.table_id)
+        assert taken is not None
+        first.tick()  # the renewal fails: first lets the table go
+        assert live.view()["status"] == "stopped"
+        assert first.live(created.table_id) is None
+        assert wait_question(taken)["status"] == "running"
+        assert play(taken)["status"] == "finished"
+    finally:
+        second.close()
+        first.close()
+
+
+def test_an_adventure_table_keeps_the_party_in_view(store: MemoryStore) -> None:
+    runtime = TableRuntime(store)
+    try:
+        created = runtime.create_table(AdventureTableConfig())
+        live = runtime.live(created.table_id)
+        assert live is not None
+        for line in ("アリア", "英雄", "おまかせ"):
+            wait_question(live)
+            live.submit(line)
+        view = wait_question(live)
+        panel = view["panel"]
+        assert isinstance(panel, dict) and panel["kind"] == "adventure"
+        (hero,) = panel["party"]
+        assert hero["name"] == "アリア" and hero["ap_dice"] == "4d6" and hero["hp"] == hero["max_hp"] == 30
+    finally:
+        runtime.close()
