@@ -4,7 +4,9 @@ resumed by another runtime, leases taken over."""
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,11 @@ from gm_engine.transcripts.sealing import keys_dir
 from tests.memory_store import MemoryStore
 
 WAIT = 60.0  # seconds a step may take on a loaded machine before the test gives up
+
+
+def fixed_seeds(first: int = 1) -> Callable[[], int]:
+    """Seeds 1, 2, 3, ... for the tables a test opens: the same games on every run."""
+    return itertools.count(first).__next__
 
 
 def wait_question(live: LiveTable) -> dict[str, object]:
@@ -68,7 +75,7 @@ def store() -> MemoryStore:
 def test_a_werewolf_table_plays_to_its_end_and_its_transcript_replays(
     store: MemoryStore, tmp_path: Path
 ) -> None:
-    runtime = TableRuntime(store)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(WerewolfTableConfig(role=1, title="テスト卓"))
         live = runtime.live(created.table_id)
@@ -93,7 +100,7 @@ def test_a_werewolf_table_plays_to_its_end_and_its_transcript_replays(
 
 
 def test_the_token_is_kept_only_as_its_digest(store: MemoryStore) -> None:
-    runtime = TableRuntime(store)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(WerewolfTableConfig(role=2))
         grant = runtime.seat_of(created.token)
@@ -107,7 +114,7 @@ def test_the_token_is_kept_only_as_its_digest(store: MemoryStore) -> None:
 
 
 def test_a_refused_line_is_answered_in_japanese_and_changes_nothing(store: MemoryStore) -> None:
-    runtime = TableRuntime(store)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(WerewolfTableConfig(role=2))
         live = runtime.live(created.table_id)
@@ -152,7 +159,7 @@ def test_nothing_is_taken_while_no_question_is_asked() -> None:
 
 
 def test_a_choice_question_takes_only_its_buttons(store: MemoryStore) -> None:
-    runtime = TableRuntime(store)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(WerewolfTableConfig())  # P1 chooses the role
         live = runtime.live(created.table_id)
@@ -174,7 +181,7 @@ def test_a_choice_question_takes_only_its_buttons(store: MemoryStore) -> None:
 
 
 def test_bad_options_are_refused_before_a_table_exists(store: MemoryStore) -> None:
-    runtime = TableRuntime(store)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         with pytest.raises(TableError):
             runtime.create_table(WerewolfTableConfig(human_name="シセン"))  # a persona's name
@@ -190,12 +197,13 @@ def test_bad_options_are_refused_before_a_table_exists(store: MemoryStore) -> No
 
 
 def test_another_runtime_resumes_a_table_where_it_stopped(store: MemoryStore, tmp_path: Path) -> None:
-    first = TableRuntime(store, holder="first")
+    first = TableRuntime(store, holder="first", seeds=fixed_seeds())
     created = first.create_table(WerewolfTableConfig(role=3))
     live = first.live(created.table_id)
     assert live is not None
-    play(live, answers=6)
+    play(live, answers=3)
     before = wait_question(live)
+    assert before["status"] == "running" and before["question"] is not None
     first.close()  # its lease is given up; the table stays running
     row = store.get_table(created.table_id)
     assert row is not None and row.status == "running"
@@ -207,7 +215,9 @@ def test_another_runtime_resumes_a_table_where_it_stopped(store: MemoryStore, tm
         resumed = wait_question(again)
         # the replay showed P1 the same screen, and asks the same question
         assert resumed["lines"] == before["lines"]
-        assert resumed["question"] == before["question"]
+        asked_then, asked_now = before["question"], resumed["question"]
+        assert isinstance(asked_then, dict) and isinstance(asked_now, dict)
+        assert (asked_now["prompt"], asked_now["buttons"]) == (asked_then["prompt"], asked_then["buttons"])
         end = play(again)
         assert end["status"] == "finished", end["message"]
         data = second.transcript(created.table_id)
@@ -220,7 +230,7 @@ def test_another_runtime_resumes_a_table_where_it_stopped(store: MemoryStore, tm
 
 
 def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: MemoryStore) -> None:
-    first = TableRuntime(store, holder="first", lease_seconds=0.3)
+    first = TableRuntime(store, holder="first", lease_seconds=0.3, seeds=fixed_seeds())
     created = first.create_table(WerewolfTableConfig(role=2))
     live = first.live(created.table_id)
     assert live is not None
@@ -242,7 +252,7 @@ def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: MemoryStore) -
 
 
 def test_an_adventure_table_keeps_the_party_in_view(store: MemoryStore) -> None:
-    runtime = TableRuntime(store)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(AdventureTableConfig())
         live = runtime.live(created.table_id)

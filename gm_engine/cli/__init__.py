@@ -41,6 +41,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("conformance", "dice", "run BCDice-format TOML test vectors"),
     Command("replay", "transcripts", "replay recorded sessions and check every rule outcome"),
     Command("resume", "transcripts", "continue a session that was cut off, from its transcript"),
+    Command("serve", "serve", "werewolf tables and solo adventures in the browser"),
     Command(
         "roll-session", "transcripts", "an interactive, recorded dice session (/system NAME switches systems)"
     ),

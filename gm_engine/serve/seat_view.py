@@ -67,12 +67,13 @@ def werewolf_panel(obs: Observation) -> Panel:
     for seat, role in obs.claims:
         claimed[seat] = role.label
     own = obs.role
+    dealt = any(obs.alive[1:])  # before the deal nobody is marked alive yet: nobody has left either
     seats = [
         {
             "seat": seat,
             "label": seat_label(seat),
             "name": printable(obs.names[seat], newlines=False),
-            "alive": bool(obs.alive[seat]),
+            "alive": bool(obs.alive[seat]) or not dealt,
             "co": claimed.get(seat),
             "speaking": obs.current_speaker == seat,
             "you": seat == obs.seat,

@@ -269,6 +269,7 @@ class LiveTable:
         self._answer: str | None = None
         self._pending: _Pending | None = None
         self._stopping = False
+        self._asked = 0
         self._watchers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
 
     # -- what the session calls (the table's thread) ----------------------------------------------
@@ -304,7 +305,9 @@ class LiveTable:
                 if self.config.kind == "werewolf"
                 else []
             )
+            self._asked += 1
             self.question = {
+                "id": self._asked,
                 "prompt": printable(prompt),
                 "buttons": [b.as_json() for b in buttons],
                 "free_text": choices is None,
@@ -484,7 +487,11 @@ def _is_end_line(line: str) -> bool:
 
 
 class TableRuntime:
-    """Every table this process drives (see the module doc)."""
+    """Every table this process drives (see the module doc).
+
+    ``backend`` makes a table's model from its configuration and API key; ``seeds`` draws
+    a new table's seed (by default fresh entropy); ``holder`` names this process in the
+    leases (by default host, process id and a random suffix)."""
 
     def __init__(
         self,
@@ -494,8 +501,11 @@ class TableRuntime:
         lease_seconds: float = LEASE_SECONDS,
         tick_seconds: float = TICK_SECONDS,
         backend: BackendFactory = default_backend,
+        seeds: Callable[[], int] | None = None,
     ) -> None:
         self.store = store
+        # a new table's seed: fresh entropy (tests hand in fixed ones, for games that repeat)
+        self.seeds = seeds or (lambda: secrets.randbelow(2**63))
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.lease_seconds = lease_seconds
         self.tick_seconds = tick_seconds
@@ -577,7 +587,7 @@ class TableRuntime:
         Raises:
             TableError: the options are refused (the session's own words, in Japanese).
         """
-        seed = secrets.randbelow(2**63)
+        seed = self.seeds()
         spec = config.spec(seed)
         self._check(spec)
         table_id = secrets.token_urlsafe(9)
