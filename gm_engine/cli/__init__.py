@@ -41,10 +41,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("conformance", "dice", "run BCDice-format TOML test vectors"),
     Command("replay", "transcripts", "replay recorded sessions and check every rule outcome"),
     Command("resume", "transcripts", "continue a session that was cut off, from its transcript"),
-    Command("serve", "serve", "werewolf tables and solo adventures in the browser"),
     Command(
         "roll-session", "transcripts", "an interactive, recorded dice session (/system NAME switches systems)"
     ),
+    Command("serve", "serve", "werewolf tables and solo adventures in the browser"),
     Command("werewolf", "werewolf", "the 9-player werewolf game (人狼)"),
 )
 
