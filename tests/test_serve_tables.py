@@ -276,3 +276,25 @@ def test_an_adventure_table_keeps_the_party_in_view(store: TableStore) -> None:
         assert hero["name"] == "アリア" and hero["ap_dice"] == "4d6" and hero["hp"] == hero["max_hp"] == 30
     finally:
         runtime.close()
+
+
+def test_a_table_on_an_openai_compatible_server_sends_its_key_there_only(store: TableStore) -> None:
+    from gm_engine.llm.fakeserver import FakeChatServer
+
+    with FakeChatServer.with_quirks() as server:
+        runtime = TableRuntime(store, seeds=fixed_seeds())
+        try:
+            config = WerewolfTableConfig(
+                role=2, backend="openai", model="fake", base_url=server.base_url, narrator=False
+            )
+            created = runtime.create_table(config, api_key="k-table-secret")
+            live = runtime.live(created.table_id)
+            assert live is not None
+            view = play(live, answers=2)
+            assert view["status"] == "running", view["message"]
+            assert server.requests, "no request reached the table's server"
+            assert {r.headers.get("authorization") for r in server.requests} == {"Bearer k-table-secret"}
+            row = store.get_table(created.table_id)
+            assert row is not None and "k-table-secret" not in row.config_json
+        finally:
+            runtime.close()
