@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gm_engine.llm.base import ModelRequest, ModelResponse, TransientBackendError
+from gm_engine.llm.offline import OfflineBackend
 from gm_engine.serve.store import TableRow, TableStore
 from gm_engine.serve.store_sqlite import SQLiteTableStore
 from gm_engine.serve.tables import (
@@ -298,3 +300,39 @@ def test_a_table_on_an_openai_compatible_server_sends_its_key_there_only(store: 
             assert row is not None and "k-table-secret" not in row.config_json
         finally:
             runtime.close()
+
+
+class _FailingOnce(OfflineBackend):
+    """The offline model, but its first request fails as an unreachable server's would."""
+
+    def __init__(self, failures: list[int]) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        if self.failures:
+            self.failures.pop()
+            raise TransientBackendError("connection refused (test)")
+        return await super().complete(request, context)
+
+
+def test_a_table_whose_model_server_fails_says_so_and_goes_on_later(store: TableStore) -> None:
+    failures = [1]
+    runtime = TableRuntime(
+        store, seeds=fixed_seeds(), retry_seconds=0.0, backend=lambda config, key: _FailingOnce(failures)
+    )
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        stopped = wait_question(live)
+        assert stopped["status"] == "error"
+        assert "connection refused (test)" in str(stopped["message"]) and "再開" in str(stopped["message"])
+        row = store.get_table(created.table_id)
+        assert row is not None and row.status == "running"  # resumable, not failed
+        runtime.tick()  # due at once: resumed from the store's lines
+        again = runtime.live(created.table_id)
+        assert again is not None and again is not live
+        assert play(again)["status"] == "finished"
+    finally:
+        runtime.close()
