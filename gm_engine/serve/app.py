@@ -19,6 +19,12 @@ API (JSON):
   refused before the session sees it), ``GET /api/tables/{id}/transcript`` (after the end:
   the transcript ``gm replay`` reads; 409 before).
 
+A table's view and answers live in the process that drives it (holds its lease). Another
+process behind the same load balancer answers 503 ``{"error"}`` for a running table it does
+not drive (the page retries), so several processes need the balancer to keep a table's
+requests on one process (by the path's table id); a finished table's transcript is read
+from the store by any of them.
+
 A request without a token, with a wrong one, or with another table's token gets 403
 ``{"error": "forbidden"}`` and nothing else; an unknown table with a valid token of another
 table is the same 403 (an id is never confirmed to a stranger).
