@@ -179,6 +179,7 @@ def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
         f"{client.base}/api/tables/{seat.table_id}/events", headers={"authorization": f"Bearer {seat.token}"}
     )
     status = "starting"
+    message = ""
     with urllib.request.urlopen(request, timeout=120) as stream:
         data: list[str] = []
         for raw in stream:
@@ -191,6 +192,7 @@ def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
             view = json.loads("\n".join(data))
             data = []
             status = view["status"]
+            message = str(view.get("message", ""))
             if status not in ("starting", "running"):
                 break
             if view["question"] is not None and view["version"] > answered_version:
@@ -198,7 +200,8 @@ def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
                 seat.answer(client, view["question"])
             if time.monotonic() > deadline:
                 return TableRun(seat.answer_seconds, False, "out of time")
-    return TableRun(seat.answer_seconds, status == "finished", "" if status == "finished" else status)
+    failed = "" if status == "finished" else f"{status}: {message}"
+    return TableRun(seat.answer_seconds, status == "finished", failed)
 
 
 def _rss_bytes(pid: int) -> int:

@@ -604,3 +604,20 @@ def test_refused_appends_racing_with_good_ones_take_nothing_from_them(backend: B
     assert sorted(refusals) == ["index"] * 120 + ["lease"] * 120
     for number in range(6):
         assert store.read_lines(f"t{number}") == [f"{i}{half}" for i in range(20) for half in "ab"]
+
+
+def test_a_table_created_with_a_holder_is_leased_from_its_first_moment(
+    backend: Backend, clock: FakeClock
+) -> None:
+    """No window between filing a table and taking its lease for another process's claim."""
+    first, second = backend.open(clock), backend.open(clock)
+    first.create_table("t1", "werewolf", "卓", "{}", 1.0, holder="a", ttl_seconds=10)  # type: ignore[call-arg]
+    assert second.claimable_tables("b") == []
+    assert not second.acquire_lease("t1", "b", 10)
+    first.append_lines("t1", 0, ["header"], holder="a")
+    assert first.claimable_tables("a") == ["t1"]
+    clock.advance(10)
+    assert second.acquire_lease("t1", "b", 10)
+    with pytest.raises(StoreError, match="positive, finite"):
+        first.create_table("t2", "werewolf", "卓", "{}", 1.0, holder="a")  # type: ignore[call-arg]
+    assert first.get_table("t2") is None

@@ -238,23 +238,49 @@ class PostgresTableStore:
     # tables
 
     def create_table(
-        self, table_id: str, kind: str, title: str, config_json: str, created_at: float
+        self,
+        table_id: str,
+        kind: str,
+        title: str,
+        config_json: str,
+        created_at: float,
+        *,
+        holder: str | None = None,
+        ttl_seconds: float | None = None,
     ) -> TableRow:
-        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`).
+        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`);
+        with ``holder`` (and ``ttl_seconds``), its lease is ``holder``'s from the start, so no
+        other process (nor another thread's claim) can take the table between its creation
+        and its first lines.
 
         Raises:
-            StoreError: ``table_id`` is taken, or an argument is empty.
+            StoreError: ``table_id`` is taken, an argument is empty, or ``holder`` comes
+                without a good ``ttl_seconds``.
         """
         check_table_id(table_id)
         check_name("a table kind", kind)
         check_text("a table title", title)
         check_text("a table's options", config_json)
         created = check_created_at(created_at)
+        if holder is not None:
+            check_holder(holder)
+            check_ttl(ttl_seconds)  # type: ignore[arg-type]  # None is refused there, with its reason
         try:
             self._one(
-                "INSERT INTO game_tables (table_id, kind, title, status, created_at, config_json)"
-                " VALUES (%s, %s, %s, 'running', %s, %s) RETURNING 1",
-                (table_id, kind, title, created, config_json),
+                "INSERT INTO game_tables"
+                " (table_id, kind, title, status, created_at, config_json, lease_holder, lease_expires)"
+                " VALUES (%(table_id)s, %(kind)s, %(title)s, 'running', %(created)s, %(config)s, %(holder)s,"
+                f" CASE WHEN %(holder)s::text IS NULL THEN 0 ELSE {_NOW} + %(ttl)s END) RETURNING 1",
+                {
+                    "table_id": table_id,
+                    "kind": kind,
+                    "title": title,
+                    "created": created,
+                    "config": config_json,
+                    "holder": holder,
+                    "ttl": float(ttl_seconds or 0),
+                    "now": self._now(),
+                },
             )
         except errors.UniqueViolation:
             raise StoreError(f"table {table_id!r} exists already") from None

@@ -316,24 +316,41 @@ class SQLiteTableStore:
     # tables
 
     def create_table(
-        self, table_id: str, kind: str, title: str, config_json: str, created_at: float
+        self,
+        table_id: str,
+        kind: str,
+        title: str,
+        config_json: str,
+        created_at: float,
+        *,
+        holder: str | None = None,
+        ttl_seconds: float | None = None,
     ) -> TableRow:
-        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`).
+        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`);
+        with ``holder`` (and ``ttl_seconds``), its lease is ``holder``'s from the start, so no
+        other process (nor another thread's claim) can take the table between its creation
+        and its first lines.
 
         Raises:
-            StoreError: ``table_id`` is taken, or an argument is empty.
+            StoreError: ``table_id`` is taken, an argument is empty, or ``holder`` comes
+                without a good ``ttl_seconds``.
         """
         check_table_id(table_id)
         check_name("a table kind", kind)
         check_text("a table title", title)
         check_text("a table's options", config_json)
         created = check_created_at(created_at)
+        if holder is not None:
+            check_holder(holder)
+            check_ttl(ttl_seconds)  # type: ignore[arg-type]  # None is refused there, with its reason
 
         def work(db: sqlite3.Connection) -> None:
+            expires = 0.0 if holder is None else self._clock() + float(ttl_seconds or 0)
             db.execute(
-                "INSERT INTO game_tables (table_id, kind, title, status, created_at, config_json)"
-                " VALUES (?, ?, ?, 'running', ?, ?)",
-                (table_id, kind, title, created, config_json),
+                "INSERT INTO game_tables"
+                " (table_id, kind, title, status, created_at, config_json, lease_holder, lease_expires)"
+                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
+                (table_id, kind, title, created, config_json, holder, expires),
             )
 
         try:
@@ -526,8 +543,7 @@ class SQLiteTableStore:
             now = self._clock()
             return (
                 db.execute(
-                    "UPDATE game_tables SET lease_expires = ?"
-                    " WHERE table_id = ? AND lease_holder = ?",
+                    "UPDATE game_tables SET lease_expires = ? WHERE table_id = ? AND lease_holder = ?",
                     (now + ttl_seconds, table_id, holder),
                 ).rowcount
                 == 1
