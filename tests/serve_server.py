@@ -23,7 +23,11 @@ def running_server(runtime: TableRuntime) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(runtime), log_level="warning", lifespan="on"))
+    # open event streams end only with their table: the shutdown does not wait for them long
+    config = uvicorn.Config(
+        create_app(runtime), log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="gm-test-server", daemon=True
     )

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from gm_engine.serve.store import TableRow
+from gm_engine.llm.base import ModelRequest, ModelResponse, TransientBackendError
+from gm_engine.llm.offline import OfflineBackend
+from gm_engine.serve.store import TableRow, TableStore
+from gm_engine.serve.store_sqlite import SQLiteTableStore
 from gm_engine.serve.tables import (
     AdventureTableConfig,
     LiveTable,
@@ -67,13 +70,21 @@ def play(live: LiveTable, answers: int = 10_000) -> dict[str, object]:
     return wait_question(live)
 
 
-@pytest.fixture
-def store() -> MemoryStore:
-    return MemoryStore()
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableStore]:
+    """The runtime's tests run on the in-memory store and on SQLite, gm serve's default."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    sqlite = SQLiteTableStore(tmp_path / "tables.sqlite3")
+    try:
+        yield sqlite
+    finally:
+        sqlite.close()
 
 
 def test_a_werewolf_table_plays_to_its_end_and_its_transcript_replays(
-    store: MemoryStore, tmp_path: Path
+    store: TableStore, tmp_path: Path
 ) -> None:
     runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
@@ -99,7 +110,7 @@ def test_a_werewolf_table_plays_to_its_end_and_its_transcript_replays(
         runtime.close()
 
 
-def test_the_token_is_kept_only_as_its_digest(store: MemoryStore) -> None:
+def test_the_token_is_kept_only_as_its_digest(store: TableStore) -> None:
     runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(WerewolfTableConfig(role=2))
@@ -113,7 +124,7 @@ def test_the_token_is_kept_only_as_its_digest(store: MemoryStore) -> None:
         runtime.close()
 
 
-def test_a_refused_line_is_answered_in_japanese_and_changes_nothing(store: MemoryStore) -> None:
+def test_a_refused_line_is_answered_in_japanese_and_changes_nothing(store: TableStore) -> None:
     runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(WerewolfTableConfig(role=2))
@@ -158,7 +169,7 @@ def test_nothing_is_taken_while_no_question_is_asked() -> None:
         live.submit("/pass")
 
 
-def test_a_choice_question_takes_only_its_buttons(store: MemoryStore) -> None:
+def test_a_choice_question_takes_only_its_buttons(store: TableStore) -> None:
     runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(WerewolfTableConfig())  # P1 chooses the role
@@ -180,7 +191,7 @@ def test_a_choice_question_takes_only_its_buttons(store: MemoryStore) -> None:
         runtime.close()
 
 
-def test_bad_options_are_refused_before_a_table_exists(store: MemoryStore) -> None:
+def test_bad_options_are_refused_before_a_table_exists(store: TableStore) -> None:
     runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         with pytest.raises(TableError):
@@ -196,7 +207,7 @@ def test_bad_options_are_refused_before_a_table_exists(store: MemoryStore) -> No
         runtime.close()
 
 
-def test_another_runtime_resumes_a_table_where_it_stopped(store: MemoryStore, tmp_path: Path) -> None:
+def test_another_runtime_resumes_a_table_where_it_stopped(store: TableStore, tmp_path: Path) -> None:
     first = TableRuntime(store, holder="first", seeds=fixed_seeds())
     created = first.create_table(WerewolfTableConfig(role=3))
     live = first.live(created.table_id)
@@ -229,7 +240,7 @@ def test_another_runtime_resumes_a_table_where_it_stopped(store: MemoryStore, tm
         second.close()
 
 
-def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: MemoryStore) -> None:
+def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: TableStore) -> None:
     first = TableRuntime(store, holder="first", lease_seconds=0.3, seeds=fixed_seeds())
     created = first.create_table(WerewolfTableConfig(role=2))
     live = first.live(created.table_id)
@@ -251,7 +262,7 @@ def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: MemoryStore) -
         first.close()
 
 
-def test_an_adventure_table_keeps_the_party_in_view(store: MemoryStore) -> None:
+def test_an_adventure_table_keeps_the_party_in_view(store: TableStore) -> None:
     runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
         created = runtime.create_table(AdventureTableConfig())
@@ -265,5 +276,63 @@ def test_an_adventure_table_keeps_the_party_in_view(store: MemoryStore) -> None:
         assert isinstance(panel, dict) and panel["kind"] == "adventure"
         (hero,) = panel["party"]
         assert hero["name"] == "アリア" and hero["ap_dice"] == "4d6" and hero["hp"] == hero["max_hp"] == 30
+    finally:
+        runtime.close()
+
+
+def test_a_table_on_an_openai_compatible_server_sends_its_key_there_only(store: TableStore) -> None:
+    from gm_engine.llm.fakeserver import FakeChatServer
+
+    with FakeChatServer.with_quirks() as server:
+        runtime = TableRuntime(store, seeds=fixed_seeds())
+        try:
+            config = WerewolfTableConfig(
+                role=2, backend="openai", model="fake", base_url=server.base_url, narrator=False
+            )
+            created = runtime.create_table(config, api_key="k-table-secret")
+            live = runtime.live(created.table_id)
+            assert live is not None
+            view = play(live, answers=2)
+            assert view["status"] == "running", view["message"]
+            assert server.requests, "no request reached the table's server"
+            assert {r.headers.get("authorization") for r in server.requests} == {"Bearer k-table-secret"}
+            row = store.get_table(created.table_id)
+            assert row is not None and "k-table-secret" not in row.config_json
+        finally:
+            runtime.close()
+
+
+class _FailingOnce(OfflineBackend):
+    """The offline model, but its first request fails as an unreachable server's would."""
+
+    def __init__(self, failures: list[int]) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        if self.failures:
+            self.failures.pop()
+            raise TransientBackendError("connection refused (test)")
+        return await super().complete(request, context)
+
+
+def test_a_table_whose_model_server_fails_says_so_and_goes_on_later(store: TableStore) -> None:
+    failures = [1]
+    runtime = TableRuntime(
+        store, seeds=fixed_seeds(), retry_seconds=0.0, backend=lambda config, key: _FailingOnce(failures)
+    )
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        stopped = wait_question(live)
+        assert stopped["status"] == "error"
+        assert "connection refused (test)" in str(stopped["message"]) and "再開" in str(stopped["message"])
+        row = store.get_table(created.table_id)
+        assert row is not None and row.status == "running"  # resumable, not failed
+        runtime.tick()  # due at once: resumed from the store's lines
+        again = runtime.live(created.table_id)
+        assert again is not None and again is not live
+        assert play(again)["status"] == "finished"
     finally:
         runtime.close()

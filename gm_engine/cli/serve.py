@@ -55,7 +55,8 @@ def serve_command(args: argparse.Namespace) -> int:
         host = f"[{args.host}]" if ":" in args.host else args.host
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
         print(f"gm serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        # an open event stream lasts as long as its table: a stop does not wait for them long
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2)
     except OSError as exc:
         print(f"gm serve: {exc}", file=sys.stderr)
         return 2

@@ -482,6 +482,20 @@ def default_backend(config: WerewolfTableConfig | AdventureTableConfig, api_key:
     return OpenAIBackend(model=config.model, base_url=config.base_url or None, api_key=api_key or "none")
 
 
+def _server_trouble(exc: BackendError) -> str:
+    """What the model server's failure was, in the catalogue's Japanese (the server's own
+    words inside)."""
+    from gm_engine.llm.base import ConfigurationError, TransientBackendError
+    from gm_engine.messages import render
+    from gm_engine.messages.texts import ServerMisconfigured, ServerRefused, ServerUnreachable
+
+    if isinstance(exc, ConfigurationError):
+        return render(ServerMisconfigured(str(exc)), "ja")
+    if isinstance(exc, TransientBackendError):
+        return render(ServerUnreachable(str(exc)), "ja")
+    return render(ServerRefused(str(exc)), "ja")
+
+
 def _is_end_line(line: str) -> bool:
     return line.startswith('{"type":"end"')
 
@@ -491,7 +505,8 @@ class TableRuntime:
 
     ``backend`` makes a table's model from its configuration and API key; ``seeds`` draws
     a new table's seed (by default fresh entropy); ``holder`` names this process in the
-    leases (by default host, process id and a random suffix)."""
+    leases (by default host, process id and a random suffix); a table stopped by its model
+    server's failure is resumed ``retry_seconds`` later."""
 
     def __init__(
         self,
@@ -502,7 +517,9 @@ class TableRuntime:
         tick_seconds: float = TICK_SECONDS,
         backend: BackendFactory = default_backend,
         seeds: Callable[[], int] | None = None,
+        retry_seconds: float = RETRY_SECONDS,
     ) -> None:
+        self.retry_seconds = retry_seconds
         self.store = store
         # a new table's seed: fresh entropy (tests hand in fixed ones, for games that repeat)
         self.seeds = seeds or (lambda: secrets.randbelow(2**63))
@@ -682,16 +699,15 @@ class TableRuntime:
             table.ended("failed", f"この卓は続けられません: {exc}")
             return
         except BackendError as exc:
-            from gm_engine.cli._play import stop_reason
-
-            table.retry_at = time.monotonic() + RETRY_SECONDS
-            table.ended("error", f"{stop_reason(exc, 'ja')}（{int(RETRY_SECONDS)}秒後に続きから再開します）")
+            table.retry_at = time.monotonic() + self.retry_seconds
+            later = f"{self.retry_seconds:g}秒後に続きから再開します"
+            table.ended("error", f"{_server_trouble(exc)}（{later}）")
             return
         except Exception as exc:  # a store or program failure: retried like a server's
             traceback.print_exc(file=sys.stderr)
-            table.retry_at = time.monotonic() + RETRY_SECONDS
+            table.retry_at = time.monotonic() + self.retry_seconds
             reason = type(exc).__name__
-            table.ended("error", f"卓が止まりました（{reason}）。{int(RETRY_SECONDS)}秒後に再開します。")
+            table.ended("error", f"卓が止まりました（{reason}）。{self.retry_seconds:g}秒後に再開します。")
             return
         if outcome is None:
             table.ended("finished", "")
