@@ -1,6 +1,20 @@
-"""Figures of ``gm serve``'s storage, SQLite against PostgreSQL, printed side by side.
+"""Figures of ``gm serve``, SQLite against PostgreSQL, one server process against two,
+printed side by side.
 
+    .venv/bin/python benchmarks/bench_serve.py tables [--tables 100] [--databases sqlite postgres]
+                                                      [--processes 1 2]
     .venv/bin/python benchmarks/bench_serve.py store [--appends 400] [--threads 8]
+
+``tables``: ``--tables`` werewolf tables at once (offline personas; P1 the seer), each
+played by a scripted P1 (tests/serve_client.py's player) over HTTP: it follows the seat's
+server-sent events and posts an answer whenever a question is asked. One or two
+``gm serve`` processes on one database (with two, the tables are opened on each in turn,
+and each drives those it opened). Printed: tables finished per minute (wall clock, from
+the first table opened to the last finished), the p50/p95 latency of a human action (an
+answer's POST until the server replies: it replies once the session took the answer and
+its line is stored), the servers' resident memory per table (peak while every table is
+open, less the servers' memory before the first one, divided by the tables), and the
+servers' CPU seconds per table.
 
 ``store``: what one append costs (one transcript line in its own transaction, durable
 when it returns: SQLite ``synchronous=FULL``, PostgreSQL ``synchronous_commit=on`` with
@@ -17,11 +31,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -33,6 +49,8 @@ sys.path.insert(0, str(ROOT))  # tests.postgres_server starts the throwaway Post
 from gm_engine.serve.store import TableStore  # noqa: E402
 from gm_engine.serve.store_sqlite import SQLiteTableStore  # noqa: E402
 from tests.postgres_server import find_binaries, missing_server_user, running_server  # noqa: E402
+from tests.serve_client import ServeClient, TableSeat  # noqa: E402
+from tests.serve_process import ServeProcess, start_serve  # noqa: E402
 
 # A line the size of a werewolf speech event (about 300 bytes of JSON, Japanese text).
 LINE = json.dumps(
@@ -140,6 +158,187 @@ def bench_store(appends: int, threads: int, rounds: int) -> None:
         )
 
 
+# --------------------------------------------------------------------------- whole tables over HTTP
+
+TABLE_CONFIG = {"kind": "werewolf", "title": "ベンチ卓", "role": 3}
+
+
+@dataclass
+class TableRun:
+    """What one scripted P1 measured at its table."""
+
+    answer_seconds: list[float]
+    finished: bool
+    error: str = ""
+
+
+def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
+    """Play ``seat`` to its end: read the seat's server-sent events, answer each new question."""
+    answered_version = -1
+    request = urllib.request.Request(
+        f"{client.base}/api/tables/{seat.table_id}/events", headers={"authorization": f"Bearer {seat.token}"}
+    )
+    status = "starting"
+    message = ""
+    with urllib.request.urlopen(request, timeout=120) as stream:
+        data: list[str] = []
+        for raw in stream:
+            line = raw.decode("utf-8").rstrip("\r\n")
+            if line.startswith("data: "):
+                data.append(line.removeprefix("data: "))
+                continue
+            if line or not data:
+                continue
+            view = json.loads("\n".join(data))
+            data = []
+            status = view["status"]
+            message = str(view.get("message", ""))
+            if status not in ("starting", "running"):
+                break
+            if view["question"] is not None and view["version"] > answered_version:
+                answered_version = view["version"]
+                seat.answer(client, view["question"])
+            if time.monotonic() > deadline:
+                return TableRun(seat.answer_seconds, False, "out of time")
+    failed = "" if status == "finished" else f"{status}: {message}"
+    return TableRun(seat.answer_seconds, status == "finished", failed)
+
+
+def _rss_bytes(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class TablesFigures:
+    """One configuration's figures."""
+
+    database: str
+    processes: int
+    tables: int
+    finished: int
+    tables_per_minute: float
+    p50_ms: float
+    p95_ms: float
+    answers: int
+    mb_per_table: float
+    server_cpu_per_table: float
+    errors: tuple[str, ...]
+
+
+def run_tables(database: str, label: str, processes: int, tables: int, log_dir: Path) -> TablesFigures:
+    """Open ``tables`` tables on ``processes`` servers sharing ``database`` and play them all."""
+    servers: list[ServeProcess] = []
+    try:
+        for number in range(processes):
+            servers.append(start_serve(database, log_dir / f"{label}-{processes}-{number}.log"))
+        pids = [server.process.pid for server in servers]
+        baseline = sum(_rss_bytes(pid) for pid in pids)
+        cpu_before = sum(_cpu_seconds(pid) for pid in pids)
+        peak = baseline
+        sampling = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak
+            while not sampling.wait(0.25):
+                peak = max(peak, sum(_rss_bytes(pid) for pid in pids))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        started = time.perf_counter()
+        deadline = time.monotonic() + 3600
+        runs: list[TableRun] = []
+        lock = threading.Lock()
+
+        def play(number: int) -> None:
+            client = servers[number % processes].client
+            try:
+                seat = client.create_table(dict(TABLE_CONFIG))
+                run = _follow(client, seat, deadline)
+            except Exception as failure:  # counted and shown, not raised: the other tables go on
+                run = TableRun([], False, f"{type(failure).__name__}: {failure}"[:200])
+            with lock:
+                runs.append(run)
+
+        players = [threading.Thread(target=play, args=(number,)) for number in range(tables)]
+        for player in players:
+            player.start()
+        for player in players:
+            player.join()
+        wall = time.perf_counter() - started
+        sampling.set()
+        sampler.join()
+        cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
+    finally:
+        for server in servers:
+            server.stop()
+    latencies = [seconds for run in runs for seconds in run.answer_seconds]
+    finished = sum(run.finished for run in runs)
+    return TablesFigures(
+        database=label,
+        processes=processes,
+        tables=tables,
+        finished=finished,
+        tables_per_minute=finished / wall * 60,
+        p50_ms=statistics.median(latencies) * 1000 if latencies else float("nan"),
+        p95_ms=_percentile(latencies, 0.95) * 1000 if latencies else float("nan"),
+        answers=len(latencies),
+        mb_per_table=(peak - baseline) / tables / 2**20,
+        server_cpu_per_table=cpu / max(1, finished),
+        errors=tuple(sorted({run.error for run in runs if run.error})),
+    )
+
+
+def bench_tables(tables: int, databases: list[str], processes: list[int]) -> None:
+    """Print the figures of every (database, processes) pair, side by side."""
+    results: list[TablesFigures] = []
+    with tempfile.TemporaryDirectory(prefix="gm-bench-serve-") as scratch, ExitStack() as stack:
+        directory = Path(scratch)
+        targets: dict[str, Callable[[], str]] = {}
+        if "sqlite" in databases:
+            counter = iter(range(1_000_000))
+            targets["SQLite"] = lambda: str(directory / f"tables-{next(counter)}.sqlite3")
+        if "postgres" in databases:
+            binaries = find_binaries()
+            if binaries is None or missing_server_user():
+                print(
+                    "no PostgreSQL binaries (or no postgres user): PostgreSQL is not measured",
+                    file=sys.stderr,
+                )
+            else:
+                server = stack.enter_context(running_server(binaries, fsync=True))
+                targets["PostgreSQL"] = server.create_database
+        for label, target in targets.items():
+            for count in processes:
+                figures = run_tables(target(), label, count, tables, directory)
+                results.append(figures)
+                print(
+                    f"  done: {label}, {count} process(es): {figures.finished}/{tables} finished", flush=True
+                )
+    print(f"{tables} werewolf tables at once, offline personas, a scripted P1 over HTTP (SSE + POST)")
+    print(
+        f"{'database':<12}{'procs':>6}{'finished':>10}{'tables/min':>12}{'p50 ms':>9}{'p95 ms':>9}"
+        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}"
+    )
+    for figures in results:
+        print(
+            f"{figures.database:<12}{figures.processes:>6}{figures.finished:>10}{figures.tables_per_minute:>12.1f}"
+            f"{figures.p50_ms:>9.1f}{figures.p95_ms:>9.1f}{figures.answers:>9}{figures.mb_per_table:>10.2f}"
+            f"{figures.server_cpu_per_table:>13.2f}"
+        )
+        for error in figures.errors:
+            print(f"    error: {error}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and run the chosen benchmark."""
     parser = argparse.ArgumentParser(
@@ -150,9 +349,17 @@ def main(argv: list[str] | None = None) -> None:
     store.add_argument("--appends", type=int, default=400)
     store.add_argument("--threads", type=int, default=8)
     store.add_argument("--rounds", type=int, default=2)
+    tables = commands.add_parser("tables", help="whole tables played over HTTP")
+    tables.add_argument("--tables", type=int, default=100)
+    tables.add_argument(
+        "--databases", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"]
+    )
+    tables.add_argument("--processes", nargs="+", type=int, default=[1, 2])
     arguments = parser.parse_args(argv)
     if arguments.command == "store":
         bench_store(arguments.appends, arguments.threads, arguments.rounds)
+    else:
+        bench_tables(arguments.tables, arguments.databases, arguments.processes)
 
 
 if __name__ == "__main__":

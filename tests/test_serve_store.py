@@ -207,10 +207,28 @@ def test_appending_needs_the_lease(store: TableStore, clock: FakeClock) -> None:
     assert store.acquire_lease("t1", "a", 10)
     with pytest.raises(LeaseLost):
         store.append_lines("t1", 0, ["x"], holder="b")
-    clock.advance(10)  # expired, though nobody took it: still refused
-    with pytest.raises(LeaseLost):
-        store.append_lines("t1", 0, ["x"], holder="a")
     assert store.read_lines("t1") == []
+
+
+def test_a_holder_past_its_expiry_goes_on_until_another_takes_the_lease(
+    backend: Backend, clock: FakeClock
+) -> None:
+    """The expiry frees the lease for others; it does not stop a slow holder that nobody
+    replaced (a loaded server renewing a hundred leases late keeps its tables)."""
+    first, second = backend.open(clock), backend.open(clock)
+    new_table(first)
+    assert first.acquire_lease("t1", "a", 10)
+    clock.advance(25)
+    first.append_lines("t1", 0, ["late but still a's"], holder="a")
+    first.set_status("t1", "running", holder="a")
+    assert first.renew_lease("t1", "a", 10)
+    assert not second.acquire_lease("t1", "b", 10)  # renewed: not free again
+    clock.advance(10)
+    assert second.acquire_lease("t1", "b", 10)  # expired: b takes it, and from now on a is refused
+    with pytest.raises(LeaseLost):
+        first.append_lines("t1", 1, ["stale"], holder="a")
+    assert not first.renew_lease("t1", "a", 10)
+    assert first.read_lines("t1") == ["late but still a's"]
 
 
 def test_a_finished_table_takes_no_more_lines(store: TableStore) -> None:
@@ -359,8 +377,7 @@ def test_a_renewed_lease_outlives_its_first_time_to_live(backend: Backend, clock
     clock.advance(9)
     assert not second.acquire_lease("t1", "b", 10)
     clock.advance(1)
-    assert not first.renew_lease("t1", "a", 10)  # expired: renewal is refused…
-    assert first.acquire_lease("t1", "a", 10)  # …but nobody took it, so it can be taken again
+    assert first.acquire_lease("t1", "a", 10)  # expired, nobody took it: a takes it again
     assert first.read_lines("t1") == ["still mine"]
 
 
@@ -546,3 +563,61 @@ def test_sqlite_commits_are_durable_on_every_thread(tmp_path: Path) -> None:
     finally:
         store.close()
     assert settings == [("wal", 2), ("wal", 2)]
+
+
+def test_refused_appends_racing_with_good_ones_take_nothing_from_them(backend: Backend) -> None:
+    """Appends that must be refused (another's lease, a wrong index) run at the same time as
+    good ones (in SQLite, in the same commits): each good one is kept whole, none of the
+    refused ones leaves a line."""
+    store = backend.open()
+    for number in range(6):
+        new_table(store, f"t{number}", created_at=float(number))
+        assert store.acquire_lease(f"t{number}", "server", 600)
+    refusals: list[str] = []
+    failures: list[BaseException] = []
+
+    def good(number: int) -> None:
+        try:
+            for index in range(20):
+                store.append_lines(f"t{number}", index * 2, [f"{index}a", f"{index}b"], holder="server")
+        except BaseException as failure:
+            failures.append(failure)
+
+    def bad(number: int) -> None:
+        for index in range(20):
+            try:
+                store.append_lines(f"t{number}", 0 if index % 2 else 10_000, ["bad"], holder="intruder")
+            except LeaseLost:
+                refusals.append("lease")
+            try:
+                store.append_lines(f"t{number}", 10_000, ["bad"], holder="server")
+            except LineConflict:
+                refusals.append("index")
+
+    threads = [threading.Thread(target=good, args=(n,)) for n in range(6)]
+    threads += [threading.Thread(target=bad, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert sorted(refusals) == ["index"] * 120 + ["lease"] * 120
+    for number in range(6):
+        assert store.read_lines(f"t{number}") == [f"{i}{half}" for i in range(20) for half in "ab"]
+
+
+def test_a_table_created_with_a_holder_is_leased_from_its_first_moment(
+    backend: Backend, clock: FakeClock
+) -> None:
+    """No window between filing a table and taking its lease for another process's claim."""
+    first, second = backend.open(clock), backend.open(clock)
+    first.create_table("t1", "werewolf", "卓", "{}", 1.0, holder="a", ttl_seconds=10)  # type: ignore[call-arg]
+    assert second.claimable_tables("b") == []
+    assert not second.acquire_lease("t1", "b", 10)
+    first.append_lines("t1", 0, ["header"], holder="a")
+    assert first.claimable_tables("a") == ["t1"]
+    clock.advance(10)
+    assert second.acquire_lease("t1", "b", 10)
+    with pytest.raises(StoreError, match="positive, finite"):
+        first.create_table("t2", "werewolf", "卓", "{}", 1.0, holder="a")  # type: ignore[call-arg]
+    assert first.get_table("t2") is None

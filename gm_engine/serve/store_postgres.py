@@ -16,10 +16,18 @@ Choices, and why:
   the row, the check and the write are one transaction: a holder that lost its lease
   cannot append, whatever its connections did. The price is that a dead holder's tables
   wait for its lease to expire (the time-to-live the runtime picks).
+* **Holding a lease is being its recorded holder.** The expiry says when another
+  process may take the lease, not when its holder must stop: an append, a status change
+  and a renewal are refused once another holder is written in the row (or the lease was
+  given up), and allowed to the recorded holder even after the expiry passed. Nobody
+  else can have written meanwhile (taking the lease writes the new holder first), so this
+  is as safe, and a holder slowed past its expiry on a loaded machine (a hundred leases
+  renewed one after another, a long pause) keeps its tables unless another process did
+  take them over.
 * **Lease times are the database server's clock** (``clock_timestamp()``, seconds since
   the epoch), not each process's: the processes may run on different machines whose
   clocks disagree, and the server is the one clock they all read. ``clock_timestamp()``
-  rather than ``now()``: ``now()`` is the time the transaction began, and an append that
+  rather than ``now()``: ``now()`` is the time the transaction began, and a takeover that
   waited for the row lock would judge the lease by a time already past. Tests pass a
   ``clock`` to step time without sleeping.
 * **One statement, one round trip, per call.** The pool's connections are in autocommit
@@ -102,12 +110,11 @@ _SCHEMA = (
         table_id text NOT NULL REFERENCES game_tables (table_id),
         seat integer NOT NULL
     )""",
-    # The append, in one statement: the row locked first, the clock read after the lock
-    # (an append that waited must judge the lease by the time it got the row), then the
-    # same checks in the same order as the SQLite store. It answers 'ok', 'no table',
+    # The append, in one statement: the row locked first, then the same checks in the same
+    # order as the SQLite store (the recorded holder, the status, the count). It answers 'ok', 'no table',
     # 'lease lost', 'status <status>' or 'count <line count>'.
     """CREATE OR REPLACE FUNCTION gm_append_lines(
-        p_table text, p_first integer, p_lines text[], p_holder text, p_now double precision
+        p_table text, p_first integer, p_lines text[], p_holder text
     ) RETURNS text LANGUAGE plpgsql AS $$
     DECLARE
         found_row record;
@@ -117,8 +124,7 @@ _SCHEMA = (
         IF NOT FOUND THEN
             RETURN 'no table';
         END IF;
-        IF found_row.lease_holder IS DISTINCT FROM p_holder OR found_row.lease_expires
-            <= COALESCE(p_now, extract(epoch FROM clock_timestamp())::double precision) THEN
+        IF found_row.lease_holder IS DISTINCT FROM p_holder THEN
             RETURN 'lease lost';
         END IF;
         IF found_row.status <> 'running' THEN
@@ -232,23 +238,49 @@ class PostgresTableStore:
     # tables
 
     def create_table(
-        self, table_id: str, kind: str, title: str, config_json: str, created_at: float
+        self,
+        table_id: str,
+        kind: str,
+        title: str,
+        config_json: str,
+        created_at: float,
+        *,
+        holder: str | None = None,
+        ttl_seconds: float | None = None,
     ) -> TableRow:
-        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`).
+        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`);
+        with ``holder`` (and ``ttl_seconds``), its lease is ``holder``'s from the start, so no
+        other process (nor another thread's claim) can take the table between its creation
+        and its first lines.
 
         Raises:
-            StoreError: ``table_id`` is taken, or an argument is empty.
+            StoreError: ``table_id`` is taken, an argument is empty, or ``holder`` comes
+                without a good ``ttl_seconds``.
         """
         check_table_id(table_id)
         check_name("a table kind", kind)
         check_text("a table title", title)
         check_text("a table's options", config_json)
         created = check_created_at(created_at)
+        if holder is not None:
+            check_holder(holder)
+            check_ttl(ttl_seconds)  # type: ignore[arg-type]  # None is refused there, with its reason
         try:
             self._one(
-                "INSERT INTO game_tables (table_id, kind, title, status, created_at, config_json)"
-                " VALUES (%s, %s, %s, 'running', %s, %s) RETURNING 1",
-                (table_id, kind, title, created, config_json),
+                "INSERT INTO game_tables"
+                " (table_id, kind, title, status, created_at, config_json, lease_holder, lease_expires)"
+                " VALUES (%(table_id)s, %(kind)s, %(title)s, 'running', %(created)s, %(config)s, %(holder)s,"
+                f" CASE WHEN %(holder)s::text IS NULL THEN 0 ELSE {_NOW} + %(ttl)s END) RETURNING 1",
+                {
+                    "table_id": table_id,
+                    "kind": kind,
+                    "title": title,
+                    "created": created,
+                    "config": config_json,
+                    "holder": holder,
+                    "ttl": float(ttl_seconds or 0),
+                    "now": self._now(),
+                },
             )
         except errors.UniqueViolation:
             raise StoreError(f"table {table_id!r} exists already") from None
@@ -285,7 +317,7 @@ class PostgresTableStore:
         check_text("a lease holder", holder)
         changed = self._one(
             "UPDATE game_tables SET status = %(status)s WHERE table_id = %(table_id)s"
-            f" AND lease_holder = %(holder)s AND lease_expires > {_NOW} RETURNING 1",
+            " AND lease_holder = %(holder)s RETURNING 1",
             {"status": checked, "table_id": table_id, "holder": holder, "now": self._now()},
         )
         if changed is None:
@@ -306,8 +338,8 @@ class PostgresTableStore:
         checked = check_lines(first_index, lines)
         check_text("a lease holder", holder)
         row = self._one(
-            "SELECT gm_append_lines(%s, %s, %s::text[], %s, %s)",
-            (table_id, first_index, checked, holder, self._now()),
+            "SELECT gm_append_lines(%s, %s, %s::text[], %s)",
+            (table_id, first_index, checked, holder),
         )
         answer = "" if row is None else str(row[0])
         if answer == "ok":
@@ -418,8 +450,8 @@ class PostgresTableStore:
         return taken is not None
 
     def renew_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
-        """Extend ``holder``'s unexpired lease to ``ttl_seconds`` from now; False when it has
-        expired (even if nobody took it: then :meth:`acquire_lease` may take it again).
+        """Extend ``holder``'s lease to ``ttl_seconds`` from now, even if it expired while
+        nobody took it over; False when another process took it (or it was given up).
 
         Raises:
             StoreError: no such table, an empty holder, or a bad time-to-live.
@@ -429,7 +461,7 @@ class PostgresTableStore:
         check_text("a table id", table_id)
         renewed = self._one(
             f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
-            f" WHERE table_id = %(table_id)s AND lease_holder = %(holder)s AND lease_expires > {_NOW}"
+            " WHERE table_id = %(table_id)s AND lease_holder = %(holder)s"
             " RETURNING 1",
             {"holder": holder, "ttl": float(ttl_seconds), "table_id": table_id, "now": self._now()},
         )
