@@ -15,10 +15,19 @@ load), and every test's own fixed ``max_examples`` (100 where a test sets none).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from tests.postgres_server import (
+    PostgresServer,
+    find_binaries,
+    missing_server_user,
+    postgres_required,
+    running_server,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -75,3 +84,27 @@ def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     """Sessions record into the user data directory by default: keep each test's apart
     from the developer's own (subprocesses inherit the variable)."""
     monkeypatch.setenv("GM_DATA_DIR", str(tmp_path_factory.mktemp("gm_data")))
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server (tests/postgres_server.py) for the session; the test
+    skips when there are no PostgreSQL binaries or no psycopg, and fails instead when
+    ``GM_TEST_POSTGRES=1`` (CI installed them)."""
+    binaries = find_binaries()
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        binaries = None
+        missing = "psycopg (pip install -e '.[postgres]')"
+    else:
+        missing = "PostgreSQL's binaries (initdb, pg_ctl; Debian's postgresql package)"
+        if binaries is not None and missing_server_user():
+            binaries = None
+            missing = "a postgres user to run the server as (initdb refuses root)"
+    if binaries is None:
+        if postgres_required():
+            pytest.fail(f"{missing} not found and GM_TEST_POSTGRES is set", pytrace=False)
+        pytest.skip(f"{missing} not found")
+    with running_server(binaries) as server:
+        yield server

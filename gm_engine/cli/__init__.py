@@ -45,6 +45,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "roll-session", "transcripts", "an interactive, recorded dice session (/system NAME switches systems)"
     ),
+    Command("serve", "serve", "werewolf tables and solo adventures in the browser"),
     Command("werewolf", "werewolf", "the 9-player werewolf game (人狼)"),
 )
 

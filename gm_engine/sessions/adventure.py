@@ -236,6 +236,7 @@ class Adventure:
         """The player's next line for the GM; ``/status`` and ``/help`` are answered by the
         engine itself, without a GM turn."""
         while True:
+            self.io.human.observe(GMView(self), ())  # the party's status, for a screen that keeps it in view
             text = self.io.human.ask(PROMPT)
             command = text.strip()
             if command in QUIT_WORDS:

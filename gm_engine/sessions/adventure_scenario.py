@@ -293,6 +293,7 @@ class ScenarioAdventure(Adventure):
             if answers >= self.options.max_turns:
                 return False
             self.io.show(wizard.question())
+            self.io.human.observe(GMView(self), ())
             text = self.io.human.ask(PROMPT)
             if text.strip() in QUIT_WORDS:
                 return None

@@ -82,14 +82,15 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import io
 import json
 import os
 import sys
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -101,6 +102,7 @@ from gm_engine.transcripts.blobs import SPILL_CHARS, BlobError, BlobPacker, Blob
 from gm_engine.transcripts.paths import keep_seed, make_private_dir, seed_commitment
 from gm_engine.transcripts.sealing import (
     GameKey,
+    KeptGame,
     SealError,
     blob_place,
     event_place,
@@ -483,16 +485,17 @@ class TranscriptSealed(TranscriptError):
 MAX_END_LINE = 1 << 20
 
 
-def _last_line(fd: int, size: int) -> bytes | None:
+def _last_line(read_at: Callable[[int, int], bytes], size: int) -> bytes | None:
     """The file's last complete line (without its newline) if it is at most
-    :data:`MAX_END_LINE` bytes long and the file ends with a newline; else None."""
-    if size == 0 or os.pread(fd, 1, size - 1) != b"\n":
+    :data:`MAX_END_LINE` bytes long and the file ends with a newline; else None
+    (``read_at(length, offset)`` reads its bytes)."""
+    if size == 0 or read_at(1, size - 1) != b"\n":
         return None
     position = size - 1  # the final newline
     pieces: list[bytes] = []
     while position > 0 and size - position <= MAX_END_LINE:
         step = min(1 << 14, position)
-        data = os.pread(fd, step, position - step)
+        data = read_at(step, position - step)
         position -= step
         cut = data.rfind(b"\n")
         if cut >= 0:
@@ -520,15 +523,21 @@ class TranscriptStream:
     game's key file (:mod:`.sealing`), else :class:`TranscriptSealed` is raised when the
     first one comes.
 
+    A transcript kept elsewhere than in a file (a ``gm serve`` table's lines, in its store)
+    is read from ``data``, its bytes, with ``path`` only naming it in messages; ``kept``
+    is then its key and seed, which the store keeps instead of the key file.
+
     Raises (on opening):
         OSError: the file cannot be read.
         TranscriptFormatError: the header is not a valid header.
         TranscriptTruncated: the header is half-written.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, data: bytes | None = None, kept: KeptGame | None = None) -> None:
         self.path = Path(path)
-        self._file = self.path.open("rb")
+        self.data = data
+        self._kept = kept
+        self._file: io.BufferedIOBase = self.path.open("rb") if data is None else io.BytesIO(data)
         try:
             first = self._file.readline()
             if not first:
@@ -561,8 +570,8 @@ class TranscriptStream:
 
     def _peek_end(self) -> dict[str, Any] | None:
         """The last line if it looks like an end line (checked in full when it is read)."""
-        fd = self._file.fileno()
-        last = _last_line(fd, os.fstat(fd).st_size)
+        size = len(self.data) if self.data is not None else os.fstat(self._file.fileno()).st_size
+        last = _last_line(self._read_at, size)
         if last is None or not last.startswith(b'{"type":"end"'):
             return None
         try:
@@ -597,7 +606,9 @@ class TranscriptStream:
                 self.key = key  # the end line is checked in full when it is read
                 return
         try:
-            kept = find_key(sealing.key_id, sealing.key_sha256)
+            kept = self._kept if self._kept is not None else find_key(sealing.key_id, sealing.key_sha256)
+            if kept is not None and kept.key.commitment != sealing.key_sha256:
+                raise SealError("the key kept for this game is not the one its header names")
         except SealError as exc:
             self._key_problem = str(exc)
             return
@@ -669,10 +680,15 @@ class TranscriptStream:
         inner = _parse(plain, number)
         return inner
 
+    def _read_at(self, length: int, offset: int) -> bytes:
+        if self.data is not None:
+            return self.data[offset : offset + length]
+        return os.pread(self._file.fileno(), length, offset)
+
     def _reload_blob(self, where: object) -> Mapping[str, Any]:
         assert isinstance(where, tuple)
         offset, length, number = where
-        raw = os.pread(self._file.fileno(), length, offset)
+        raw = self._read_at(length, offset)
         if hashlib.blake2b(raw, digest_size=16).digest() != self._blob_digests[where]:
             raise BlobError(f"line {number} changed while the transcript was being read")
         obj = _parse(raw, number)
@@ -997,6 +1013,42 @@ def signing_key_or_none() -> Ed25519PrivateKey | None:
         return None
 
 
+class LineOutput(Protocol):
+    """Where a :class:`TranscriptWriter` puts its lines: a file (:class:`FileOutput`) or a
+    ``gm serve`` table's store."""
+
+    def write_lines(self, lines: Sequence[str], data: bytes) -> None:
+        """Append ``lines`` at once (``data``: them encoded, each followed by its newline),
+        durable when it returns (a reader finds all of them or none, or at worst a
+        half-written last line)."""
+        ...
+
+    def close(self) -> None:
+        """Nothing more is written."""
+        ...
+
+
+class FileOutput:
+    """A transcript file's open descriptor as a :class:`LineOutput`: one ``write`` per call,
+    then ``fsync`` when ``durable``."""
+
+    def __init__(self, fd: int, durable: bool = True) -> None:
+        self.fd = fd
+        self.durable = durable
+
+    def write_lines(self, lines: Sequence[str], data: bytes) -> None:
+        """Write ``data`` at the end of the file."""
+        written = 0
+        while written < len(data):
+            written += os.write(self.fd, data[written:])
+        if self.durable:
+            os.fsync(self.fd)
+
+    def close(self) -> None:
+        """Close the descriptor."""
+        os.close(self.fd)
+
+
 class TranscriptWriter:
     """An :class:`~gm_engine.sessions.base.EventSink` that appends events to a transcript.
 
@@ -1010,7 +1062,7 @@ class TranscriptWriter:
     def __init__(
         self,
         path: Path,
-        fd: int,
+        fd: int | LineOutput,
         *,
         seq: int,
         durable: bool = True,
@@ -1024,7 +1076,8 @@ class TranscriptWriter:
         # private lines are sealed with ``game_key`` (None: nothing is sealed)
         self._game_key = game_key
         self._seed_sha256 = seed_sha256
-        self._fd: int | None = fd
+        # ``fd``: a file's descriptor, or another output (``path`` then names it in messages)
+        self._out: LineOutput | None = FileOutput(fd, durable) if isinstance(fd, int) else fd
         self._seq = seq
         # the running SHA-256 over every byte written (format 3), continued on resume
         self._chain = chain if chain is not None else hashlib.sha256()
@@ -1078,10 +1131,8 @@ class TranscriptWriter:
             os.close(fd)
             raise
         key = signing_key_or_none() if sign else None
-        sealing: Sealing | None = None
         if seal if seal is not None else seals(spec.kind):
             game_key = game_key or GameKey.generate()
-            sealing = Sealing(key_id=game_key.key_id, key_sha256=game_key.commitment)
             try:
                 keep_key(game_key, spec.seed if remember_seed else None)
             except OSError as exc:  # the game goes on; only replaying or resuming it before its end cannot
@@ -1097,11 +1148,30 @@ class TranscriptWriter:
                     keep_seed(spec.seed)
                 except OSError as exc:  # resuming will need --seed then; the session itself is not at stake
                     print(f"note: cannot keep the seed for `gm resume` ({exc})", file=sys.stderr)
+        out = FileOutput(fd, durable)
+        return cls.start(out, path, spec, signing_key=key, game_key=game_key, assets=assets)
+
+    @classmethod
+    def start(
+        cls,
+        out: LineOutput,
+        path: Path,
+        spec: SessionSpec,
+        *,
+        signing_key: Ed25519PrivateKey | None,
+        game_key: GameKey | None,
+        assets: Mapping[str, str] | None = None,
+    ) -> TranscriptWriter:
+        """Start a new transcript on ``out`` (named ``path`` in messages) and write its
+        header: its end signed with ``signing_key``, its private lines sealed with
+        ``game_key`` (None: nothing sealed). The caller keeps the key and the seed
+        (:meth:`create` in the key file; ``gm serve`` in its store)."""
+        sealing = None
+        if game_key is not None:
+            sealing = Sealing(key_id=game_key.key_id, key_sha256=game_key.commitment)
         commitment = seed_commitment(spec.seed)
-        writer = cls(
-            path, fd, seq=0, durable=durable, signing_key=key, game_key=game_key, seed_sha256=commitment
-        )
-        signer = public_key_text(key) if key is not None else None
+        writer = cls(path, out, seq=0, signing_key=signing_key, game_key=game_key, seed_sha256=commitment)
+        signer = public_key_text(signing_key) if signing_key is not None else None
         header = TranscriptHeader.for_spec(spec, assets=assets, signer=signer, sealing=sealing)
         writer._write([dumps(header.model_dump(mode="json"))])
         return writer
@@ -1112,7 +1182,7 @@ class TranscriptWriter:
         transcript: Transcript,
         *,
         durable: bool = True,
-        fd: int | None = None,
+        fd: int | LineOutput | None = None,
         signing_key: Ed25519PrivateKey | None = None,
         payloads: Iterable[Mapping[str, Any]] | None = None,
         events: int | None = None,
@@ -1121,6 +1191,8 @@ class TranscriptWriter:
 
         ``fd`` is the file as :func:`open_for_append` opened and locked it before it was
         read (the writer then owns it); without it the file is opened and locked here.
+        Another :class:`LineOutput` (a store, which never holds half a line) is appended to
+        as it is.
         ``signing_key`` must be the key the header names (:func:`signing_key_for`). The
         file's events are ``transcript.events`` unless the caller read them as a stream
         and gives their ``payloads`` (read again, one at a time) and how many ``events``
@@ -1153,8 +1225,9 @@ class TranscriptWriter:
             raise TranscriptError(f"{transcript.path}: cannot continue it: {exc}") from None
         if fd is None:
             fd = open_for_append(transcript.path)
-        os.ftruncate(fd, transcript.good_length)
-        os.lseek(fd, transcript.good_length, os.SEEK_SET)
+        if isinstance(fd, int):
+            os.ftruncate(fd, transcript.good_length)
+            os.lseek(fd, transcript.good_length, os.SEEK_SET)
         seq = len(transcript.events) if events is None else events
         return cls(
             transcript.path,
@@ -1245,22 +1318,18 @@ class TranscriptWriter:
 
     def close(self) -> None:
         """Close the file (without an end line, the session stays resumable)."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._out is not None:
+            self._out.close()
+            self._out = None
 
     def _write(self, lines: list[str]) -> None:
-        if self._fd is None:
+        if self._out is None:
             raise TranscriptError(f"{self.path}: the transcript is closed")
         encoded = [line.encode("utf-8") for line in lines]
         if any(b"\n" in data for data in encoded):  # json.dumps escapes newlines; a raw one would split
             raise TranscriptError("a transcript line may not contain a raw newline")
         buffer = b"".join(data + b"\n" for data in encoded)
-        written = 0
-        while written < len(buffer):
-            written += os.write(self._fd, buffer[written:])
-        if self._durable:
-            os.fsync(self._fd)
+        self._out.write_lines(lines, buffer)
         self._chain.update(buffer)
 
     def __enter__(self) -> TranscriptWriter:

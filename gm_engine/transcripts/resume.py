@@ -38,6 +38,7 @@ from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
     FORMAT_VERSION,
+    LineOutput,
     Transcript,
     TranscriptError,
     TranscriptStream,
@@ -55,6 +56,7 @@ from gm_engine.transcripts.replay import (
     ReplayHuman,
     ReplayMismatch,
 )
+from gm_engine.transcripts.sealing import KeptGame
 
 
 class ResumeError(TranscriptError):
@@ -84,14 +86,23 @@ class _LazyWriter:
 
     By the time the first new event comes, the stream has read the whole file (every
     recorded event was matched); the blob packer is then set up again from the file's
-    events, read once more, one at a time."""
+    events, read once more, one at a time. ``fd`` may also be another output (a store's),
+    appended to in the same way."""
 
-    def __init__(self, stream: TranscriptStream, durable: bool, fd: int, show: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        stream: TranscriptStream,
+        durable: bool,
+        fd: int | LineOutput,
+        show: Callable[[str], None],
+        kept: KeptGame | None = None,
+    ) -> None:
         self.stream = stream
         self.durable = durable
         self.show = show
+        self.kept = kept
         self.signing_key: Ed25519PrivateKey | None = None
-        self.fd: int | None = fd
+        self.fd: int | LineOutput | None = fd
         self.writer: TranscriptWriter | None = None
         self.count = 0
 
@@ -101,7 +112,7 @@ class _LazyWriter:
             dropped = len(stream.partial_line or b"")
             if dropped:
                 self.show(render(ResumeLineDropped(str(stream.path), dropped), locale_from_env()))
-            with TranscriptStream(stream.path) as again:
+            with TranscriptStream(stream.path, data=stream.data, kept=self.kept) as again:
                 self.writer = TranscriptWriter.continue_from(
                     stream.transcript(),
                     durable=self.durable,
@@ -120,9 +131,11 @@ class _LazyWriter:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
-        if self.fd is not None:
+        if isinstance(self.fd, int):
             os.close(self.fd)
-            self.fd = None
+        elif self.fd is not None:
+            self.fd.close()
+        self.fd = None
 
 
 def resolve_seed(transcript: Transcript | TranscriptStream, seed: int | None) -> int:
@@ -192,6 +205,37 @@ def resume_session(
             lazy.close()
         else:
             os.close(fd)
+
+
+def resume_lines(
+    data: bytes,
+    name: str | Path,
+    out: LineOutput,
+    io: SessionIO,
+    *,
+    kept: KeptGame,
+    runner: SessionRunner | None = None,
+) -> ResumeResult:
+    """Continue the cut-off session whose transcript is ``data`` (the lines a ``gm serve``
+    table's store holds, each followed by its newline), appending the new lines to ``out``:
+    the same replay as :func:`resume_session`, with the game's key and seed from ``kept``
+    (the store's secrets) instead of the key file; ``name`` names it in messages.
+
+    Raises:
+        TranscriptError: the lines are malformed or tampered with.
+        ResumeError: the session already ended, or the re-run diverges from the lines
+            (nothing was appended then).
+    """
+    lazy: _LazyWriter | None = None
+    try:
+        with TranscriptStream(name, data=data, kept=kept) as stream:
+            lazy = _LazyWriter(stream, True, out, io.show, kept)
+            return _resume(stream, lazy, io, kept.seed, runner, None, False)
+    finally:
+        if lazy is not None:
+            lazy.close()
+        else:
+            out.close()
 
 
 def _resume(

@@ -1,0 +1,65 @@
+"""``gm serve``: the werewolf tables and solo adventures in the browser (see :mod:`gm_engine.serve`).
+
+It opens the table store (``--database``: SQLite in the data directory by default, or
+``postgresql://…``), builds the app of :mod:`gm_engine.serve.app` over a
+:class:`~gm_engine.serve.tables.TableRuntime` and serves it with uvicorn, after printing
+the address to open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["register", "serve_command"]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``gm serve``."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="werewolf tables and solo adventures in the browser",
+        description="Serve the lobby and the tables on HTTP: open a table in the lobby, join it with "
+        "the link it gives, play in the browser. Unfinished tables are kept in the database and go on "
+        "where they stopped when the server starts again.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument(
+        "--database", default=None, metavar="URL",
+        help="where the tables are kept: a SQLite file (default: serve/tables.sqlite3 in the data "
+        "directory; sqlite:PATH or a path) or postgresql://… (the postgres extra)",
+    )
+    parser.set_defaults(handler=serve_command)
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Run ``gm serve`` until it is interrupted."""
+    import uvicorn
+
+    from gm_engine.serve.app import create_app
+    from gm_engine.serve.store import StoreError
+    from gm_engine.serve.store_open import open_store
+    from gm_engine.serve.tables import TableRuntime
+
+    if not 0 < args.port < 65536:
+        print(f"gm serve: --port {args.port} is not a port (1..65535)", file=sys.stderr)
+        return 2
+    try:
+        store = open_store(args.database)
+    except StoreError as exc:
+        print(f"gm serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        app = create_app(TableRuntime(store))
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
+        print(f"gm serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
+        # an open event stream lasts as long as its table: a stop does not wait for them long
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2)
+    except OSError as exc:
+        print(f"gm serve: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    return 0

@@ -1,0 +1,278 @@
+"""The web app of ``gm serve`` (Starlette): the lobby, the table pages and their JSON API.
+
+Pages (plain HTML, CSS and a little JavaScript shipped in the package, nothing fetched from
+elsewhere): ``/`` the lobby (open tables, a form that opens one), ``/play/{table_id}`` a
+table's page. A table's page reads its seat token from the join link's fragment
+(``/play/{table_id}#t=TOKEN``, never sent to a server by a browser) and sends it as
+``Authorization: Bearer TOKEN`` with every request; only the token's SHA-256 is stored.
+
+API (JSON):
+
+* ``GET /api/tables``: the open tables (id, kind, title; nothing secret);
+* ``POST /api/tables``: ``{"config": {...}, "api_key"?: "..."}`` opens a table
+  (:class:`~gm_engine.serve.tables.WerewolfTableConfig` or ``AdventureTableConfig``) and
+  answers ``{"table_id", "token", "join"}``; 400 ``{"error"}`` (Japanese) for bad options;
+* with the seat's token: ``GET /api/tables/{id}/view?after=N`` (the seat's view, see
+  :meth:`~gm_engine.serve.tables.LiveTable.view`), ``GET /api/tables/{id}/events?after=N``
+  (server-sent events: the view again, from line ``after`` on, whenever it changes),
+  ``POST /api/tables/{id}/answer`` ``{"text"}`` (P1's answer; 409 ``{"error"}`` when it is
+  refused before the session sees it), ``GET /api/tables/{id}/transcript`` (after the end:
+  the transcript ``gm replay`` reads; 409 before).
+
+A table's view and answers live in the process that drives it (holds its lease). Another
+process behind the same load balancer answers 503 ``{"error"}`` for a running table it does
+not drive (the page retries), so several processes need the balancer to keep a table's
+requests on one process (by the path's table id); a finished table's transcript is read
+from the store by any of them.
+
+A request without a token, with a wrong one, or with another table's token gets 403
+``{"error": "forbidden"}`` and nothing else; an unknown table with a valid token of another
+table is the same 403 (an id is never confirmed to a stranger).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Sequence
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gm_engine.serve.store import SeatGrant
+from gm_engine.serve.tables import LiveTable, TableError, TableRuntime, parse_config
+
+__all__ = ["SecurityHeaders", "create_app", "static_dir"]
+
+#: Seconds between keep-alive comments on an idle event stream.
+KEEPALIVE_SECONDS = 15.0
+#: The largest request body read.
+MAX_BODY = 16_384
+
+_FORBIDDEN = {"error": "forbidden"}
+_ENDED = ("finished", "failed", "stopped", "error")
+
+
+def static_dir() -> str:
+    """The folder of the pages, styles and scripts shipped in the package."""
+    return str(resources.files("gm_engine.serve") / "static")
+
+
+class SecurityHeaders:
+    """Every response says: scripts, styles and connections from this server only, no
+    framing, no sniffing, no referrer (ASGI middleware, so streams stay streams)."""
+
+    HEADERS = (
+        (
+            b"content-security-policy",
+            b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+            b"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        ),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"x-frame-options", b"DENY"),
+        (b"cache-control", b"no-store"),
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Add the headers to the response's start."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in self.HEADERS if n not in names]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _token(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _after(request: Request) -> int:
+    try:
+        return max(0, int(request.query_params.get("after", "0")))
+    except ValueError:
+        return 0
+
+
+async def _json_body(request: Request) -> Any:
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise TableError("送られたデータが大きすぎます。")
+    try:
+        return json.loads(body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise TableError("送られたデータが JSON ではありません。") from None
+
+
+def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ()) -> Starlette:
+    """The ASGI app serving ``runtime``'s tables; ``extra_routes`` (the BCDice-API's, for
+    instance) are mounted beside the app's own. The runtime is started with the app and
+    closed when it shuts down."""
+
+    def seat(request: Request) -> SeatGrant | None:
+        grant = runtime.seat_of(_token(request))
+        if grant is None or grant.table_id != request.path_params["table_id"]:
+            return None
+        return grant
+
+    def lobby_page(request: Request) -> Response:
+        return FileResponse(f"{static_dir()}/lobby.html", media_type="text/html; charset=utf-8")
+
+    def table_page(request: Request) -> Response:
+        # the same page for every id: it holds nothing of a table until the token is shown
+        return FileResponse(f"{static_dir()}/table.html", media_type="text/html; charset=utf-8")
+
+    def list_tables(request: Request) -> Response:
+        rows = runtime.lobby()
+        return JSONResponse(
+            {"tables": [{"table_id": r.table_id, "kind": r.kind, "title": r.title} for r in rows]}
+        )
+
+    async def open_table(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+            if not isinstance(body, dict):
+                raise TableError("送られたデータが正しくありません。")
+            config = parse_config(body.get("config", {}))
+            api_key = body.get("api_key")
+            if api_key is not None and not isinstance(api_key, str):
+                raise TableError("API キーは文字列で指定してください。")
+            created = await run_in_threadpool(runtime.create_table, config, api_key or None)
+        except TableError as exc:
+            return _error(str(exc), 400)
+        join = f"/play/{created.table_id}#t={created.token}"
+        return JSONResponse({"table_id": created.table_id, "token": created.token, "join": join})
+
+    def live_or_response(request: Request) -> LiveTable | Response:
+        if seat(request) is None:
+            return JSONResponse(_FORBIDDEN, status_code=403)
+        table_id = request.path_params["table_id"]
+        live = runtime.live(table_id)
+        if live is not None:
+            return live
+        row = runtime.table(table_id)
+        if row is not None and row.status == "finished":
+            return JSONResponse(
+                {
+                    "table_id": table_id, "kind": row.kind, "title": row.title, "epoch": 0, "version": 0,
+                    "status": "finished", "message": "このゲームは終了しました。", "from": 0, "lines": [],
+                    "line_count": 0, "panel": None, "question": None,
+                }
+            )
+        return _error("この卓は今このサーバーでは進んでいません。少し待って読み込み直してください。", 503)
+
+    def view(request: Request) -> Response:
+        live = live_or_response(request)
+        if isinstance(live, Response):
+            return live
+        return JSONResponse(live.view(_after(request)))
+
+    async def events(request: Request) -> Response:
+        live = await run_in_threadpool(live_or_response, request)
+        if isinstance(live, Response):
+            return live
+        return StreamingResponse(
+            _event_stream(request, live, _after(request)),
+            media_type="text/event-stream",
+            headers={"x-accel-buffering": "no"},
+        )
+
+    async def answer(request: Request) -> Response:
+        live = await run_in_threadpool(live_or_response, request)
+        if isinstance(live, Response):
+            return live
+        try:
+            body = await _json_body(request)
+            text = body.get("text") if isinstance(body, dict) else None
+            if not isinstance(text, str):
+                raise TableError("text に答えを入れて送ってください。")
+            done = await run_in_threadpool(live.submit, text)
+        except TableError as exc:
+            return _error(str(exc), 409)
+        return JSONResponse({"status": done.status, "lines": list(done.lines)})
+
+    def transcript(request: Request) -> Response:
+        if seat(request) is None:
+            return JSONResponse(_FORBIDDEN, status_code=403)
+        table_id = request.path_params["table_id"]
+        data = runtime.transcript(table_id)
+        if data is None:
+            return _error("記録はゲームの終了後にダウンロードできます。", 409)
+        return Response(
+            data,
+            media_type="application/x-ndjson",
+            headers={"content-disposition": f'attachment; filename="table-{table_id}.jsonl"'},
+        )
+
+    routes: list[BaseRoute] = [
+        Route("/", lobby_page),
+        Route("/play/{table_id}", table_page),
+        Route("/api/tables", list_tables, methods=["GET"]),
+        Route("/api/tables", open_table, methods=["POST"]),
+        Route("/api/tables/{table_id}/view", view),
+        Route("/api/tables/{table_id}/events", events),
+        Route("/api/tables/{table_id}/answer", answer, methods=["POST"]),
+        Route("/api/tables/{table_id}/transcript", transcript),
+        Mount("/static", app=StaticFiles(directory=static_dir()), name="static"),
+        *extra_routes,
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(runtime.start)
+        try:
+            yield
+        finally:
+            await run_in_threadpool(runtime.close)
+
+    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)], lifespan=lifespan)
+
+
+async def _event_stream(request: Request, live: LiveTable, after: int) -> AsyncIterator[str]:
+    """The seat's view as server-sent events: once now, then at every change (lines from
+    where the last message left off), until the table ends here or the client goes."""
+    changed = live.subscribe()
+    version = -1
+    try:
+        while True:
+            changed.clear()
+            view = live.view(after)
+            if view["version"] != version:
+                version = int(view["version"])
+                after = int(view["line_count"])
+                yield f"data: {json.dumps(view, ensure_ascii=False)}\n\n"
+            if view["status"] in _ENDED:
+                return
+            try:
+                await asyncio.wait_for(changed.wait(), KEEPALIVE_SECONDS)
+            except TimeoutError:
+                if await request.is_disconnected():
+                    return
+                yield ": keep-alive\n\n"
+    finally:
+        live.unsubscribe(changed)

@@ -1,0 +1,165 @@
+"""What a seat's page shows besides its screen lines: the panel and the buttons of the question.
+
+Built from what the session hands the human before each question
+(:meth:`~gm_engine.sessions.base.HumanInput.observe`): for werewolf, P1's own
+:class:`~gm_engine.werewolf.views.Observation` and legal actions; for an adventure, the
+party as the GM's view shows it. Nothing here reads the game itself, so a panel holds what
+the seat may know and nothing else (another seat's role is never in an observation
+before 【ゲーム終了】), and a button is a legal action typed as the terminal player would
+type it (the session reads and checks it as it reads every line).
+
+Every value is plain JSON-ready data (:data:`Panel`, :class:`Button`); texts from the
+game (names, the prompt) are passed through :func:`~gm_engine.safe_text.printable`, and the
+page inserts them as text, never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gm_engine.combat.characters import Character
+from gm_engine.combat.render import condition
+from gm_engine.safe_text import printable
+from gm_engine.sessions.werewolf.commands import claim_command
+from gm_engine.tools.werewolf import seat_label
+from gm_engine.werewolf import (
+    Attack,
+    ChooseRole,
+    Claim,
+    Decline,
+    Divine,
+    Guard,
+    RequestClaim,
+    Role,
+    Speak,
+    StateResult,
+    Vote,
+)
+from gm_engine.werewolf.views import Observation
+
+__all__ = ["Button", "Panel", "adventure_panel", "question_buttons", "werewolf_panel"]
+
+Panel = dict[str, Any]
+"""A JSON object: ``{"kind": "werewolf", ...}`` or ``{"kind": "adventure", ...}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """One button of a question: what it reads and the line it sends."""
+
+    label: str
+    send: str
+    group: str
+    """Where the page puts it: ``target``, ``role``, ``co``, ``request``, ``answer``,
+    ``pass``, ``confirm``."""
+
+    def as_json(self) -> dict[str, str]:
+        """The button as the page reads it."""
+        return {"label": self.label, "send": self.send, "group": self.group}
+
+
+def werewolf_panel(obs: Observation) -> Panel:
+    """P1's panel: the day, its own role (and a 人狼's partner), the nine seats with their
+    names, alive or 退席, and their latest CO."""
+    claimed: dict[int, str] = {}
+    for seat, role in obs.claims:
+        claimed[seat] = role.label
+    own = obs.role
+    dealt = any(obs.alive[1:])  # before the deal nobody is marked alive yet: nobody has left either
+    seats = [
+        {
+            "seat": seat,
+            "label": seat_label(seat),
+            "name": printable(obs.names[seat], newlines=False),
+            "alive": bool(obs.alive[seat]) or not dealt,
+            "co": claimed.get(seat),
+            "speaking": obs.current_speaker == seat,
+            "you": seat == obs.seat,
+        }
+        for seat in range(1, 10)
+    ]
+    return {
+        "kind": "werewolf",
+        "day": obs.day,
+        "time": obs.time.label,
+        "role": own.label if own is not None else None,
+        "partners": [printable(obs.names[p], newlines=False) for p in obs.partners],
+        "seats": seats,
+        "over": obs.winner is not None,
+    }
+
+
+def adventure_panel(party: Sequence[Character], battle: str | None) -> Panel:
+    """The status panel of an adventure: every character's HP, AP dice, magic slots and
+    state, and the battle's round and pause when one is on."""
+    return {
+        "kind": "adventure",
+        "battle": battle,
+        "party": [
+            {
+                "name": printable(c.name, newlines=False),
+                "rank": c.rank.value,
+                "hp": c.hp,
+                "max_hp": c.max_hp,
+                "ap_dice": f"{c.ap_dice}d6",
+                "slots_left": c.slots_left,
+                "max_slots": c.max_slots,
+                "state": condition(c),
+            }
+            for c in party
+        ],
+    }
+
+
+#: What a yes/no confirmation of the seat holds (see ``HumanSeat._confirm``).
+_CONFIRM_MARK = "はい"
+
+
+def question_buttons(
+    prompt: str, choices: Sequence[str] | None, legal: Sequence[object], names: Sequence[str] | None
+) -> list[Button]:
+    """The buttons of a werewolf question: the offered choices (a role, a seat among the
+    legal targets) or, at a discussion turn, the CO, CO要求, answer and pass the legal
+    actions allow; はい / いいえ for a confirmation; a pass for a vote's reason."""
+    def named(seat: int) -> str:
+        label = seat_label(seat)
+        return f"{label} {printable(names[seat], newlines=False)}" if names is not None else label
+
+    buttons: list[Button] = []
+    if choices is not None:
+        roles = {str(int(a.role)): a.role for a in legal if isinstance(a, ChooseRole)}
+        targets = {
+            seat_label(a.target): a.target for a in legal if isinstance(a, Vote | Attack | Divine | Guard)
+        }
+        for choice in choices:
+            if choice in targets:
+                buttons.append(Button(named(targets[choice]), choice, "target"))
+            elif choice in roles or choice.isdigit():
+                role = roles.get(choice) or Role(int(choice))
+                buttons.append(Button(f"{choice} {role.label}", choice, "role"))
+            else:
+                buttons.append(Button(choice, choice, "target"))
+        return buttons
+    if _CONFIRM_MARK in prompt and "いいえ" in prompt:
+        return [Button("はい", "はい", "confirm"), Button("いいえ", "いいえ", "confirm")]
+    if not any(isinstance(a, Speak | Decline | Claim | StateResult | RequestClaim) for a in legal):
+        # a vote's reason: the vote is chosen, the reason may be left out
+        return [Button("理由なしで投票", "/pass", "pass")] if any(isinstance(a, Vote) for a in legal) else []
+    for action in legal:
+        if isinstance(action, Claim):
+            label = f"{action.role.label}CO"
+            if action.target is not None and action.colour is not None:
+                label += f"（{named(action.target)} {action.colour.label}）"
+            buttons.append(Button(label, claim_command(action), "co"))
+        elif isinstance(action, StateResult):
+            text = f"結果: {named(action.target)} {action.colour.label}"
+            buttons.append(Button(text, f"/result {seat_label(action.target)} {action.colour.label}", "co"))
+        elif isinstance(action, RequestClaim):
+            buttons.append(Button(f"CO要求: {action.role.label}", f"/request {action.role.label}", "request"))
+        elif isinstance(action, Decline):
+            buttons.append(Button("COしない", "/decline", "answer"))
+    if any(isinstance(a, Speak) for a in legal):
+        buttons.append(Button("パス", "/pass", "pass"))
+    return buttons

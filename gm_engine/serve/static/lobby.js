@@ -1,0 +1,102 @@
+// The lobby: open tables, and the form that opens one. Every text is inserted with textContent.
+"use strict";
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
+
+async function loadTables() {
+  const list = document.getElementById("tables");
+  const none = document.getElementById("no-tables");
+  try {
+    const answer = await fetch("/api/tables");
+    const data = await answer.json();
+    list.replaceChildren();
+    for (const table of data.tables) {
+      const item = el("li");
+      item.append(el("span", table.kind === "werewolf" ? "人狼: " : "冒険: "), el("span", table.title));
+      const mine = localStorage.getItem("seat:" + table.table_id);
+      if (mine) {
+        const link = el("a", " （あなたの席）");
+        link.href = "/play/" + encodeURIComponent(table.table_id) + "#t=" + encodeURIComponent(mine);
+        item.append(link);
+      }
+      list.append(item);
+    }
+    none.hidden = data.tables.length > 0;
+  } catch (e) {
+    none.hidden = false;
+  }
+}
+
+function config(form) {
+  const data = new FormData(form);
+  const kind = data.get("kind");
+  const backend = data.get("backend");
+  const result = { kind: kind, backend: backend };
+  const title = String(data.get("title") || "").trim();
+  if (title) result.title = title;
+  if (backend === "openai") {
+    result.model = String(data.get("model") || "").trim() || null;
+    result.base_url = String(data.get("base_url") || "").trim() || null;
+  }
+  if (kind === "werewolf") {
+    const role = data.get("role");
+    if (role) result.role = Number(role);
+    result.human_name = String(data.get("human_name") || "").trim() || "プレイヤー";
+    result.narrator = data.get("narrator") === "on";
+    result.rules = {
+      discussion_rounds: Number(data.get("discussion_rounds") || 2),
+      madman_claims: data.get("madman_claims"),
+      attack_needs_execution: data.get("attack_from_first_night") !== "on",
+    };
+  } else {
+    result.scenario = data.get("scenario");
+  }
+  return result;
+}
+
+function showKind(form) {
+  const kind = new FormData(form).get("kind");
+  document.getElementById("werewolf-options").hidden = kind !== "werewolf";
+  document.getElementById("adventure-options").hidden = kind !== "adventure";
+  document.getElementById("openai-options").hidden = new FormData(form).get("backend") !== "openai";
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const form = document.getElementById("create");
+  form.addEventListener("change", () => showKind(form));
+  showKind(form);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = document.getElementById("create-error");
+    error.hidden = true;
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      const apiKey = String(new FormData(form).get("api_key") || "");
+      const body = { config: config(form) };
+      if (apiKey && body.config.backend === "openai") body.api_key = apiKey;
+      const answer = await fetch("/api/tables", {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+      });
+      const data = await answer.json();
+      if (!answer.ok) throw new Error(data.error || "卓を開けませんでした。");
+      localStorage.setItem("seat:" + data.table_id, data.token);
+      const link = document.getElementById("join-link");
+      link.href = data.join;
+      document.getElementById("join-url").value = new URL(data.join, location.href).href;
+      document.getElementById("created").hidden = false;
+      loadTables();
+    } catch (e) {
+      error.textContent = e.message;
+      error.hidden = false;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  loadTables();
+});

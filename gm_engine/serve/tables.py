@@ -1,0 +1,766 @@
+"""The tables of ``gm serve``: each one a session driven on its own thread, its event log in a
+:class:`~gm_engine.serve.store.TableStore`, its P1 fed by the web.
+
+The API (stable; the web app, the benchmark and the durability tests use it):
+
+* ``runtime = TableRuntime(store)``, then ``runtime.start()``: claims every running table of
+  the store whose lease is free (``claimable_tables`` / ``acquire_lease``), resumes it, and
+  from then on every :data:`TICK_SECONDS` renews the leases of the tables it drives (a table
+  whose renewal fails is no longer driven here: another process took it over) and claims
+  the tables whose holder died. ``runtime.close()`` stops every table (unfinished, resumable)
+  and gives its lease up.
+* ``runtime.create_table(config, api_key=None) -> CreatedTable``: a new table
+  (:class:`WerewolfTableConfig` or :class:`AdventureTableConfig`), its seed and sealing key
+  kept in the store's secrets, P1's seat granted to a fresh token (only its SHA-256 is
+  stored); the token is returned once, in ``CreatedTable.token``. Raises :class:`TableError`
+  (its text in Japanese) for bad options.
+* ``runtime.seat_of(token) -> SeatGrant | None``: the seat a token opens.
+* ``runtime.live(table_id) -> LiveTable | None``: the table driven here, with
+  ``view(after)`` (the seat's screen lines after ``after``, its panel, the question it is
+  asked, its status: all JSON-ready, nothing P1 may not know), ``submit(text)`` (P1's answer:
+  it returns once the session took it and it is recorded, or asked again, for instance with
+  its refusal, state unchanged; see :class:`Submitted`) and ``subscribe()`` (an
+  :class:`asyncio.Event` set whenever the view changes).
+* ``runtime.lobby()``: the running tables; ``runtime.transcript(table_id)``: a finished
+  table's transcript bytes (what ``gm replay`` reads), None before its end.
+
+The transcript lines are appended to the store before anything they record is shown
+(:class:`StoreOutput` is the transcript writer's output); a table is rebuilt by the same
+replay ``gm resume`` uses (:func:`~gm_engine.transcripts.resume.resume_lines`), so a
+server killed at any point and started again goes on where the store's lines stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from gm_engine.events import HumanInputEvent, SessionEvent, StateEvent
+from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.safe_text import printable
+from gm_engine.serve.seat_view import Panel, adventure_panel, question_buttons, werewolf_panel
+from gm_engine.serve.store import LeaseLost, SeatGrant, StoreError, TableRow, TableStore
+from gm_engine.sessions.base import HumanDefaults, SessionError, SessionIO, SessionOutcome, SessionSpec
+from gm_engine.sessions.registry import get_runner
+from gm_engine.transcripts.format import TranscriptError, TranscriptWriter, signing_key_or_none
+from gm_engine.transcripts.record import TeeSink
+from gm_engine.transcripts.resume import resume_lines
+from gm_engine.transcripts.sealing import GameKey, KeptGame
+from gm_engine.werewolf import WerewolfOptions
+
+__all__ = [
+    "LEASE_SECONDS",
+    "TICK_SECONDS",
+    "AdventureTableConfig",
+    "CreatedTable",
+    "LiveTable",
+    "StoreOutput",
+    "Submitted",
+    "TableConfig",
+    "TableError",
+    "TableRuntime",
+    "WebHuman",
+    "WerewolfTableConfig",
+    "parse_config",
+    "token_digest",
+]
+
+#: How long a lease lasts without renewal; a dead holder's tables are taken over after it.
+LEASE_SECONDS = 15.0
+#: How often leases are renewed and free tables claimed.
+TICK_SECONDS = 3.0
+#: How long :meth:`LiveTable.submit` waits for the session to take an answer.
+SUBMIT_SECONDS = 30.0
+#: The longest line P1 may send.
+MAX_INPUT = 500
+#: How long a table stopped by a failing model server waits before it is resumed again.
+RETRY_SECONDS = 30.0
+
+#: What a table taken over by another process says.
+TAKEN_OVER = "この卓は別のサーバーが引き継ぎました。ページを読み込み直してください。"
+
+_QUIT = frozenset({"/quit", "/exit", "/end", "終了"})
+_UNREADABLE = re.compile("[\ud800-\udfff\x00]")
+
+
+class TableError(ValueError):
+    """A table request was refused; the text says why, in Japanese, for the player."""
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+class WerewolfTableConfig(BaseModel):
+    """A werewolf table: the rule options as ``gm werewolf play`` takes them, P1's role
+    (None: P1 chooses at the table), and the model server (``offline`` by default, or an
+    OpenAI-compatible server at ``base_url``; its key is a secret, never part of this)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["werewolf"] = "werewolf"
+    title: str = Field(default="人狼", min_length=1, max_length=40)
+    role: int | None = Field(default=None, ge=1, le=6)
+    deal: tuple[int, ...] | None = None
+    human_name: str = Field(default="プレイヤー", min_length=1, max_length=20)
+    narrator: bool = True
+    rules: WerewolfOptions = WerewolfOptions()
+    backend: Literal["offline", "openai"] = "offline"
+    model: str | None = Field(default=None, max_length=200)
+    base_url: str | None = Field(default=None, max_length=500)
+
+    def spec(self, seed: int) -> SessionSpec:
+        """The session spec of this table (the options ``gm werewolf play`` would write)."""
+        options: dict[str, Any] = {
+            "auto": False,
+            "human_name": self.human_name,
+            "narrator": self.narrator,
+            "rules": self.rules.model_dump(mode="json"),
+        }
+        if self.role is not None:
+            options["role"] = self.role
+        if self.deal is not None:
+            options["deal"] = list(self.deal)
+        return SessionSpec(
+            kind="werewolf", seed=seed, options=options, backend=self.backend, model=self.model
+        )
+
+
+class AdventureTableConfig(BaseModel):
+    """A solo adventure table: a shipped scenario, and the GM's model server."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["adventure"] = "adventure"
+    title: str = Field(default="冒険", min_length=1, max_length=40)
+    scenario: str = Field(default="goblin_shrine", max_length=80)
+    max_turns: int = Field(default=200, ge=1, le=10_000)
+    backend: Literal["offline", "openai"] = "offline"
+    model: str | None = Field(default=None, max_length=200)
+    base_url: str | None = Field(default=None, max_length=500)
+
+    def spec(self, seed: int) -> SessionSpec:
+        """The session spec of this table (the options ``gm adventure`` would write)."""
+        options = {"system": "DiceBot", "max_turns": self.max_turns, "scenario": self.scenario}
+        return SessionSpec(
+            kind="adventure", seed=seed, options=options, backend=self.backend, model=self.model
+        )
+
+
+TableConfig = Annotated[WerewolfTableConfig | AdventureTableConfig, Field(discriminator="kind")]
+_CONFIG: TypeAdapter[WerewolfTableConfig | AdventureTableConfig] = TypeAdapter(TableConfig)
+
+
+def parse_config(data: object) -> WerewolfTableConfig | AdventureTableConfig:
+    """A table's configuration from JSON-ready data (a form, the store's ``config_json``).
+
+    Raises:
+        TableError: a field is unknown or out of range (said in Japanese, with the field).
+    """
+    try:
+        return _CONFIG.validate_python(data)
+    except ValidationError as exc:
+        problems = "、".join(
+            ".".join(str(p) for p in err["loc"]) or "設定" for err in exc.errors()
+        )
+        raise TableError(f"卓の設定が正しくありません: {problems}") from None
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 hex of a seat token: all the store keeps of it."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedTable:
+    """A new table and P1's token (shown once: only its digest is kept)."""
+
+    table_id: str
+    token: str
+
+
+# --------------------------------------------------------------------------- the store as output
+
+
+class StoreOutput:
+    """A transcript writer's :class:`~gm_engine.transcripts.format.LineOutput` into a table's
+    store: each call appends its lines in one transaction at the next index, under the lease.
+
+    Raises (from :meth:`write_lines`):
+        LeaseLost: this process no longer holds the table (nothing was written).
+        LineConflict: the store holds other lines than this writer knows of.
+    """
+
+    def __init__(self, store: TableStore, table_id: str, holder: str, first_index: int) -> None:
+        self.store = store
+        self.table_id = table_id
+        self.holder = holder
+        self.next_index = first_index
+
+    def write_lines(self, lines: Sequence[str], data: bytes) -> None:
+        """Append ``lines`` (``data`` is not needed: the store keeps lines)."""
+        self.store.append_lines(self.table_id, self.next_index, list(lines), holder=self.holder)
+        self.next_index += len(lines)
+
+    def close(self) -> None:
+        """Nothing to close: the store outlives the writer."""
+
+
+# --------------------------------------------------------------------------- one table
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """What became of P1's answer: ``taken`` (the session applied it and recorded the
+    step), ``asked`` (it was recorded and the session asks again: a refusal, a follow-up
+    question such as a vote's reason, or a help text; ``lines`` says which), ``ended`` (the
+    session ended after it) or ``recorded`` (recorded, still being worked on when the wait
+    ran out); ``lines`` are the screen lines shown since it was sent."""
+
+    status: Literal["taken", "asked", "ended", "recorded"]
+    lines: tuple[str, ...]
+
+
+@dataclass
+class _Pending:
+    text: str
+    mark: int
+    recorded: bool = False
+    outcome: Literal["taken", "asked", "ended"] | None = None
+
+
+Status = Literal["starting", "running", "finished", "failed", "stopped", "error"]
+
+
+class LiveTable:
+    """A table driven by this process: what its seat sees, and the answer it is waiting for.
+
+    Every method is safe to call from any thread (the session's, the web's)."""
+
+    def __init__(self, row: TableRow, config: WerewolfTableConfig | AdventureTableConfig, epoch: int) -> None:
+        self.row = row
+        self.config = config
+        self.epoch = epoch
+        self.status: Status = "starting"
+        self.message = ""
+        self.lines: list[str] = []
+        self.panel: Panel | None = None
+        self.question: dict[str, Any] | None = None
+        self.version = 0
+        self.retry_at = 0.0
+        self._legal: tuple[object, ...] = ()
+        self._names: tuple[str, ...] | None = None
+        self._cond = threading.Condition()
+        self._answer: str | None = None
+        self._pending: _Pending | None = None
+        self._stopping = False
+        self._asked = 0
+        self._watchers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+
+    # -- what the session calls (the table's thread) ----------------------------------------------
+
+    def show(self, line: str) -> None:
+        """A screen line of P1's (the session's ``io.show``): kept and pushed."""
+        with self._cond:
+            self.lines.extend(printable(line).split("\n"))
+            self._changed()
+
+    def observed(self, observation: object, legal: Sequence[object]) -> None:
+        """What the session shows the seat before a question: the panel is built from it."""
+        from gm_engine.sessions.adventure import GMView
+        from gm_engine.werewolf.views import Observation
+
+        with self._cond:
+            if isinstance(observation, Observation):
+                self.panel = werewolf_panel(observation)
+                self._names = observation.names
+            elif isinstance(observation, GMView):
+                phase = observation.phase
+                battle = f"ラウンド {observation.battle_round} / {phase.value}" if phase is not None else None
+                self.panel = adventure_panel(observation.party, battle)
+            self._legal = tuple(legal)
+            self._changed()
+
+    def ask(self, prompt: str, choices: Sequence[str] | None) -> str:
+        """Wait for P1's answer to ``prompt`` (a quit when the table is being stopped)."""
+        with self._cond:
+            self._settle("asked")
+            buttons = (
+                question_buttons(prompt, choices, self._legal, self._names)
+                if self.config.kind == "werewolf"
+                else []
+            )
+            self._asked += 1
+            self.question = {
+                "id": self._asked,
+                "prompt": printable(prompt),
+                "buttons": [b.as_json() for b in buttons],
+                "free_text": choices is None,
+            }
+            self._changed()
+            while self._answer is None and not self._stopping:
+                self._cond.wait()
+            if self._answer is None:
+                self.question = None
+                return "/quit"  # never recorded: the session stops where it was, resumable
+            text, self._answer = self._answer, None
+            return text
+
+    def emit(self, event: SessionEvent) -> None:
+        """Every new event, after it is in the store: settles a pending answer."""
+        pending = self._pending
+        if pending is None:
+            return
+        with self._cond:
+            if isinstance(event, HumanInputEvent):
+                pending.recorded = True
+            elif isinstance(event, StateEvent) and pending.recorded:
+                self._settle("taken")
+
+    def started(self) -> None:
+        """The session runs (or replays its lines) from now on."""
+        with self._cond:
+            self.status = "running"
+            self._changed()
+
+    def ended(self, status: Status, message: str = "") -> None:
+        """The session is over here (finished, failed, stopped, or paused by an error)."""
+        with self._cond:
+            self.status = status
+            self.message = printable(message)
+            self.question = None
+            self._settle("ended")
+            self._changed()
+
+    # -- what the web calls ---------------------------------------------------------------------------
+
+    def submit(self, text: str, timeout: float = SUBMIT_SECONDS) -> Submitted:
+        """P1's answer to the question now asked.
+
+        Raises:
+            TableError: no question is asked now, the answer is not one of the offered
+                choices, too long, holds unreadable characters, or is a quit (a web table is
+                left by closing the page; it goes on from where it was).
+        """
+        if not isinstance(text, str) or len(text) > MAX_INPUT:
+            raise TableError(f"入力は{MAX_INPUT}文字までです。")
+        if _UNREADABLE.search(text):
+            raise TableError("読み取れない文字が含まれています。")
+        if text.strip() in _QUIT:
+            raise TableError(
+                "ウェブの卓では終了コマンドは使えません。ページを閉じれば、あとで続きから遊べます。"
+            )
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            question = self.question
+            if self.status != "running" or question is None or self._pending is not None:
+                raise TableError("今は入力を受け付けていません（ほかの参加者の番です）。")
+            if not question["free_text"] and text not in {b["send"] for b in question["buttons"]}:
+                raise TableError("表示されている選択肢から選んでください。")
+            pending = _Pending(text=text, mark=len(self.lines))
+            self._pending = pending
+            self._answer = text
+            self.question = None
+            self._changed()
+            while pending.outcome is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._cond.wait(remaining)
+            if pending.outcome is None and self._pending is pending:
+                self._pending = None  # the answer stays with the session; the wait is over
+            status = pending.outcome or "recorded"
+            return Submitted(status=status, lines=tuple(self.lines[pending.mark :]))
+
+    def view(self, after: int = 0) -> dict[str, Any]:
+        """What the seat sees: its screen lines from ``after`` on, its panel, the question,
+        the table's status (JSON-ready)."""
+        with self._cond:
+            start = max(0, min(after, len(self.lines)))
+            return {
+                "table_id": self.row.table_id,
+                "kind": self.row.kind,
+                "title": printable(self.row.title, newlines=False),
+                "epoch": self.epoch,
+                "version": self.version,
+                "status": self.status,
+                "message": self.message,
+                "from": start,
+                "lines": self.lines[start:],
+                "line_count": len(self.lines),
+                "panel": self.panel,
+                "question": self.question,
+            }
+
+    def subscribe(self) -> asyncio.Event:
+        """An event of the running loop, set whenever the view changes (clear it, read the
+        view, wait again); :meth:`unsubscribe` it when done."""
+        event = asyncio.Event()
+        with self._cond:
+            self._watchers.add((asyncio.get_running_loop(), event))
+        return event
+
+    def unsubscribe(self, event: asyncio.Event) -> None:
+        """Stop setting ``event``."""
+        with self._cond:
+            self._watchers = {w for w in self._watchers if w[1] is not event}
+
+    def stop(self) -> None:
+        """Make a question asked now (or next) answer as a quit: the session stops unfinished."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+
+    # -- inside ---------------------------------------------------------------------------------------
+
+    def _settle(self, outcome: Literal["taken", "asked", "ended"]) -> None:
+        pending = self._pending
+        if pending is not None:
+            pending.outcome = outcome
+            self._pending = None
+            self._cond.notify_all()
+
+    def _changed(self) -> None:
+        self.version += 1
+        self._cond.notify_all()
+        for loop, event in list(self._watchers):
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the loop closed: its connection is gone
+                self._watchers.discard((loop, event))
+
+
+class WebHuman(HumanDefaults):
+    """The person at P1 of a web table: asked through :class:`LiveTable`."""
+
+    def __init__(self, table: LiveTable) -> None:
+        self.table = table
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """Wait for the web's answer."""
+        return self.table.ask(prompt, choices)
+
+    def observe(self, observation: object, legal: Sequence[object]) -> None:
+        """Keep the seat's panel and legal actions for the page."""
+        self.table.observed(observation, legal)
+
+
+# --------------------------------------------------------------------------- the runtime
+
+BackendFactory = Callable[[WerewolfTableConfig | AdventureTableConfig, str | None], ModelBackend]
+
+
+def default_backend(config: WerewolfTableConfig | AdventureTableConfig, api_key: str | None) -> ModelBackend:
+    """The table's model: the offline one, or the OpenAI-compatible server it names.
+
+    Raises:
+        BackendError: an openai table without a model name.
+    """
+    if config.backend == "offline":
+        from gm_engine.llm.offline import OfflineBackend
+
+        return OfflineBackend()
+    from gm_engine.llm.openai_backend import OpenAIBackend
+
+    if not config.model:
+        raise BackendError("モデル名がありません（openai の卓にはモデル名が必要です）")
+    return OpenAIBackend(model=config.model, base_url=config.base_url or None, api_key=api_key or "none")
+
+
+def _server_trouble(exc: BackendError) -> str:
+    """What the model server's failure was, in the catalogue's Japanese (the server's own
+    words inside)."""
+    from gm_engine.llm.base import ConfigurationError, TransientBackendError
+    from gm_engine.messages import render
+    from gm_engine.messages.texts import ServerMisconfigured, ServerRefused, ServerUnreachable
+
+    if isinstance(exc, ConfigurationError):
+        return render(ServerMisconfigured(str(exc)), "ja")
+    if isinstance(exc, TransientBackendError):
+        return render(ServerUnreachable(str(exc)), "ja")
+    return render(ServerRefused(str(exc)), "ja")
+
+
+def _is_end_line(line: str) -> bool:
+    return line.startswith('{"type":"end"')
+
+
+class TableRuntime:
+    """Every table this process drives (see the module doc).
+
+    ``backend`` makes a table's model from its configuration and API key; ``seeds`` draws
+    a new table's seed (by default fresh entropy); ``holder`` names this process in the
+    leases (by default host, process id and a random suffix); a table stopped by its model
+    server's failure is resumed ``retry_seconds`` later."""
+
+    def __init__(
+        self,
+        store: TableStore,
+        *,
+        holder: str | None = None,
+        lease_seconds: float = LEASE_SECONDS,
+        tick_seconds: float = TICK_SECONDS,
+        backend: BackendFactory = default_backend,
+        seeds: Callable[[], int] | None = None,
+        retry_seconds: float = RETRY_SECONDS,
+    ) -> None:
+        self.retry_seconds = retry_seconds
+        self.store = store
+        # a new table's seed: fresh entropy (tests hand in fixed ones, for games that repeat)
+        self.seeds = seeds or (lambda: secrets.randbelow(2**63))
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.lease_seconds = lease_seconds
+        self.tick_seconds = tick_seconds
+        self.backend = backend
+        self._tables: dict[str, LiveTable] = {}
+        self._threads: dict[str, threading.Thread] = {}
+        self._lock = threading.RLock()
+        self._closing = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._epoch = 0
+
+    # -- life ---------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Claim and resume the store's free tables now, then keep doing it in the background."""
+        self.tick()
+        self._ticker = threading.Thread(target=self._tick_loop, name="gm-serve-leases", daemon=True)
+        self._ticker.start()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop every table (unfinished tables stay resumable) and give the leases up."""
+        self._closing.set()
+        with self._lock:
+            tables = list(self._tables.values())
+            threads = list(self._threads.values())
+        for table in tables:
+            table.stop()
+        for thread in threads:
+            thread.join(timeout)
+        if self._ticker is not None:
+            self._ticker.join(timeout)
+        for table in tables:
+            with contextlib.suppress(StoreError):
+                self.store.release_lease(table.row.table_id, self.holder)
+
+    def tick(self) -> None:
+        """Renew the leases of the tables driven here (dropping those another process took),
+        resume paused ones that are due, and claim the store's free running tables."""
+        with self._lock:
+            held = list(self._tables.items())
+        for table_id, table in held:
+            if table.status in ("finished", "failed", "stopped"):
+                continue
+            if not self.store.renew_lease(table_id, self.holder, self.lease_seconds):
+                table.stop()
+                table.ended("stopped", TAKEN_OVER)
+                with self._lock:
+                    self._tables.pop(table_id, None)
+                continue
+            if table.status == "error" and time.monotonic() >= table.retry_at:
+                self._drive(table.row)
+        if self._closing.is_set():
+            return
+        for table_id in self.store.claimable_tables(self.holder):
+            with self._lock:
+                mine = self._tables.get(table_id)
+            if mine is not None and mine.status not in ("stopped",):
+                continue
+            if not self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
+                continue
+            row = self.store.get_table(table_id)
+            if row is not None and row.status == "running":
+                self._drive(row)
+
+    def _tick_loop(self) -> None:
+        while not self._closing.wait(self.tick_seconds):
+            try:
+                self.tick()
+            except Exception:  # a store hiccup: the next tick tries again
+                traceback.print_exc(file=sys.stderr)
+
+    # -- tables -------------------------------------------------------------------------------------
+
+    def create_table(
+        self, config: WerewolfTableConfig | AdventureTableConfig, api_key: str | None = None
+    ) -> CreatedTable:
+        """Open a new table and start it; P1's token is in the result (only its digest is kept).
+
+        Raises:
+            TableError: the options are refused (the session's own words, in Japanese).
+        """
+        seed = self.seeds()
+        spec = config.spec(seed)
+        self._check(spec)
+        table_id = secrets.token_urlsafe(9)
+        token = secrets.token_urlsafe(32)
+        key = GameKey.generate()
+        row = self.store.create_table(
+            table_id, config.kind, config.title, config.model_dump_json(), time.time()
+        )
+        self.store.put_secret(table_id, "seed", str(seed).encode("ascii"))
+        self.store.put_secret(
+            table_id, "game_key", json.dumps({"key_id": key.key_id, "key": key.key.hex()}).encode("ascii")
+        )
+        if api_key:
+            self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"))
+        self.store.add_seat(table_id, 1, token_digest(token))
+        if self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
+            self._drive(row)
+        return CreatedTable(table_id=table_id, token=token)
+
+    @staticmethod
+    def _check(spec: SessionSpec) -> None:
+        """Refuse options the session would refuse, before the table exists."""
+        try:
+            if spec.kind == "werewolf":
+                from gm_engine.sessions.werewolf import session_options
+
+                session_options(spec)
+            else:
+                from gm_engine.adventure.scenario import ScenarioError, get_scenario
+                from gm_engine.sessions.adventure import adventure_options
+
+                adventure_options(spec)
+                try:
+                    get_scenario(str(spec.options.get("scenario", "")))
+                except ScenarioError as exc:
+                    raise TableError(f"シナリオがありません: {exc}") from None
+        except SessionError as exc:
+            raise TableError(str(exc)) from None
+
+    def seat_of(self, token: str) -> SeatGrant | None:
+        """The seat ``token`` opens, or None."""
+        if not token or len(token) > 200:
+            return None
+        return self.store.find_seat(token_digest(token))
+
+    def live(self, table_id: str) -> LiveTable | None:
+        """The table if this process drives it (or drove it to its end)."""
+        with self._lock:
+            return self._tables.get(table_id)
+
+    def lobby(self) -> list[TableRow]:
+        """The tables still being played, oldest first."""
+        return self.store.list_tables("running")
+
+    def table(self, table_id: str) -> TableRow | None:
+        """The store's row of the table."""
+        return self.store.get_table(table_id)
+
+    def transcript(self, table_id: str) -> bytes | None:
+        """The finished table's transcript as a file holds it; None before its end."""
+        row = self.store.get_table(table_id)
+        if row is None or row.status != "finished":
+            return None
+        lines = self.store.read_lines(table_id)
+        if not lines or not _is_end_line(lines[-1]):
+            return None
+        return "".join(f"{line}\n" for line in lines).encode("utf-8")
+
+    # -- driving ------------------------------------------------------------------------------------
+
+    def _drive(self, row: TableRow) -> None:
+        config = parse_config(json.loads(row.config_json))
+        with self._lock:
+            self._epoch += 1
+            table = LiveTable(row, config, self._epoch)
+            self._tables[row.table_id] = table
+            thread = threading.Thread(
+                target=self._run, args=(table,), name=f"gm-table-{row.table_id}", daemon=True
+            )
+            self._threads[row.table_id] = thread
+        thread.start()
+
+    def _run(self, table: LiveTable) -> None:
+        table_id = table.row.table_id
+        try:
+            outcome = self._play(table)
+        except LeaseLost:
+            table.ended("stopped", TAKEN_OVER)
+            return
+        except (TranscriptError, SessionError) as exc:  # its lines no longer replay: kept for inspection
+            self._set_status(table_id, "failed")
+            table.ended("failed", f"この卓は続けられません: {exc}")
+            return
+        except BackendError as exc:
+            table.retry_at = time.monotonic() + self.retry_seconds
+            later = f"{self.retry_seconds:g}秒後に続きから再開します"
+            table.ended("error", f"{_server_trouble(exc)}（{later}）")
+            return
+        except Exception as exc:  # a store or program failure: retried like a server's
+            traceback.print_exc(file=sys.stderr)
+            table.retry_at = time.monotonic() + self.retry_seconds
+            reason = type(exc).__name__
+            table.ended("error", f"卓が止まりました（{reason}）。{self.retry_seconds:g}秒後に再開します。")
+            return
+        if outcome is None:
+            table.ended("finished", "")
+        elif outcome.finished:
+            self._set_status(table_id, "finished")
+            with contextlib.suppress(StoreError):
+                self.store.release_lease(table_id, self.holder)
+            table.ended("finished", outcome.summary)
+        else:
+            table.ended("stopped", "この卓はサーバーの停止で中断しました。再開すると続きから遊べます。")
+
+    def _set_status(self, table_id: str, status: Literal["finished", "failed"]) -> None:
+        with contextlib.suppress(LeaseLost):  # the new holder decides
+            self.store.set_status(table_id, status, holder=self.holder)
+
+    def _play(self, table: LiveTable) -> SessionOutcome | None:
+        """Run (or resume) the table's session to its end here; None when its lines already
+        hold the end."""
+        table_id = table.row.table_id
+        seed_text = self.store.get_secret(table_id, "seed")
+        key_text = self.store.get_secret(table_id, "game_key")
+        if seed_text is None or key_text is None:
+            raise SessionError(f"table {table_id}: its seed or key is missing from the store")
+        seed = int(seed_text.decode("ascii"))
+        key_obj = json.loads(key_text.decode("ascii"))
+        key = GameKey.from_hex(str(key_obj["key_id"]), key_obj["key"])
+        api_key = self.store.get_secret(table_id, "api_key")
+        spec = table.config.spec(seed)
+        runner = get_runner(spec.kind)
+        backend = self.backend(table.config, api_key.decode("utf-8") if api_key else None)
+        human = WebHuman(table)
+        lines = self.store.read_lines(table_id)
+        name = Path(f"table-{table_id}.jsonl")
+        if lines and _is_end_line(lines[-1]):
+            self._set_status(table_id, "finished")
+            return None
+        table.started()
+        if not lines:
+            out = StoreOutput(self.store, table_id, self.holder, 0)
+            writer = TranscriptWriter.start(out, name, spec, signing_key=signing_key_or_none(), game_key=key)
+            io = SessionIO(backend=backend, human=human, sink=TeeSink(writer, table), show=table.show)
+            try:
+                outcome = runner(spec, io)
+            except BaseException:
+                writer.close()
+                raise
+            if outcome.finished:
+                writer.finish(seed, outcome)
+            else:
+                writer.close()
+            return outcome
+        data = "".join(f"{line}\n" for line in lines).encode("utf-8")
+        out = StoreOutput(self.store, table_id, self.holder, len(lines))
+        io = SessionIO(backend=backend, human=human, sink=table, show=table.show)
+        result = resume_lines(data, name, out, io, kept=KeptGame(key=key, seed=seed), runner=runner)
+        return result.outcome

@@ -1,0 +1,293 @@
+"""``gm serve``'s HTTP API on 127.0.0.1: tokens on every endpoint, what is pushed to P1 over a
+whole game (no hidden fact before 【ゲーム終了】), text from players and models kept as text."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse
+from gm_engine.llm.offline import OfflineBackend
+from gm_engine.serve.tables import AdventureTableConfig, TableRuntime, WerewolfTableConfig
+from gm_engine.transcripts.replay import replay_file
+from gm_engine.werewolf.records import PERSONA_NAMES, Role
+from tests.memory_store import MemoryStore
+from tests.serve_server import running_server
+from tests.test_serve_tables import fixed_seeds, simple_answer
+
+WAIT = 60.0
+
+
+def offline_only(config: WerewolfTableConfig | AdventureTableConfig, api_key: str | None) -> ModelBackend:
+    """Every table on the offline model, whatever it names (no test reaches a real server)."""
+    return OfflineBackend()
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, TableRuntime, MemoryStore]]:
+    store = MemoryStore()
+    runtime = TableRuntime(store, backend=offline_only, seeds=fixed_seeds(8_123_456_789_012_345_601))
+    with running_server(runtime) as url:
+        yield url, runtime, store
+
+
+def open_table(client: httpx.Client, config: dict[str, Any], api_key: str | None = None) -> tuple[str, str]:
+    body: dict[str, Any] = {"config": config}
+    if api_key is not None:
+        body["api_key"] = api_key
+    answer = client.post("/api/tables", json=body)
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    assert data["join"] == f"/play/{data['table_id']}#t={data['token']}"
+    return str(data["table_id"]), str(data["token"])
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def next_question(client: httpx.Client, table_id: str, token: str) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        view = client.get(f"/api/tables/{table_id}/view", headers=bearer(token)).json()
+        if view["question"] is not None or view["status"] not in ("starting", "running"):
+            return dict(view)
+        time.sleep(0.01)
+    raise AssertionError("no question came")
+
+
+def play_over_http(client: httpx.Client, table_id: str, token: str, first_speech: str | None = None) -> None:
+    """Answer every question as :func:`simple_answer` does (``first_speech`` at P1's first
+    discussion turn) until the table ends."""
+    spoke = first_speech is None
+    while True:
+        view = next_question(client, table_id, token)
+        if view["status"] != "running":
+            return
+        question = view["question"]
+        text = simple_answer(question)
+        if not spoke and question["free_text"] and any(b["send"] == "/pass" for b in question["buttons"]):
+            text, spoke = str(first_speech), True
+        answer = client.post(f"/api/tables/{table_id}/answer", headers=bearer(token), json={"text": text})
+        assert answer.status_code == 200, answer.text
+
+
+def test_every_endpoint_answers_403_and_nothing_else_without_the_tables_token(
+    server: tuple[str, TableRuntime, MemoryStore],
+) -> None:
+    url, _, store = server
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        mine, token = open_table(client, {"kind": "werewolf", "role": 2}, api_key="sk-very-secret")
+        other, other_token = open_table(client, {"kind": "adventure"})
+        endpoints = [
+            ("GET", f"/api/tables/{mine}/view"),
+            ("GET", f"/api/tables/{mine}/events"),
+            ("POST", f"/api/tables/{mine}/answer"),
+            ("GET", f"/api/tables/{mine}/transcript"),
+        ]
+        wrong = [
+            {},
+            {"authorization": "Bearer"},
+            {"authorization": "Bearer not-a-token"},
+            {"authorization": f"Bearer {token}x"},
+            {"authorization": f"Basic {token}"},
+            {"authorization": token},
+            bearer(other_token),  # another table's seat
+        ]
+        lines_before = len(store.read_lines(mine))
+        for method, path in endpoints:
+            for headers in wrong:
+                answer = client.request(method, path, headers=headers, json={"text": "/pass"})
+                assert answer.status_code == 403, (method, path, headers, answer.text)
+                assert answer.json() == {"error": "forbidden"}
+        # an unknown table is refused the same way, with a valid token of another table
+        for method, path in endpoints:
+            unknown = path.replace(mine, "no-such-table")
+            answer = client.request(method, unknown, headers=bearer(token), json={"text": "/pass"})
+            assert answer.status_code == 403 and answer.json() == {"error": "forbidden"}
+        assert len(store.read_lines(mine)) <= lines_before + 50  # nothing was answered: P1 never spoke
+        assert not any('"human_input"' in line for line in store.read_lines(mine))
+        # with the token, the seat's view
+        view = client.get(f"/api/tables/{mine}/view", headers=bearer(token))
+        assert view.status_code == 200 and view.json()["table_id"] == mine
+        assert client.get(f"/api/tables/{mine}/transcript", headers=bearer(token)).status_code == 409
+        # the lobby: ids, kinds and titles; never a token, a key, a seed
+        lobby = client.get("/api/tables").text
+        assert mine in lobby and other in lobby
+        for secret in (token, other_token, "sk-very-secret", store.get_secret(mine, "seed")):
+            assert secret is not None
+            text = secret.decode() if isinstance(secret, bytes) else secret
+            assert text not in lobby and text not in view.text
+        assert store.get_secret(mine, "api_key") == b"sk-very-secret"
+        assert "sk-very-secret" not in (store.get_table(mine) or store).config_json  # type: ignore[union-attr]
+
+
+def test_bad_requests_get_a_japanese_error_and_change_nothing(
+    server: tuple[str, TableRuntime, MemoryStore],
+) -> None:
+    url, _, store = server
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        bodies: list[bytes] = [b"not json", b"[1, 2]", json.dumps({"config": {"kind": "chess"}}).encode(),
+                     json.dumps({"config": {"kind": "werewolf", "role": 9}}).encode(),
+                     json.dumps({"config": {"kind": "werewolf"}, "api_key": 5}).encode(),
+                     b"{" + b" " * 20_000 + b"}"]
+        for raw in bodies:
+            answer = client.post("/api/tables", content=raw)
+            assert answer.status_code == 400, raw[:40]
+            error = answer.json()["error"]
+            assert re.search("[ぁ-んァ-ン一-龯]", error), error
+        assert store.list_tables() == []
+        table_id, token = open_table(client, {"kind": "werewolf", "role": 2})
+        next_question(client, table_id, token)
+        before = store.read_lines(table_id)
+        answers: list[dict[str, object]] = [
+            {"text": 5}, {"nothing": "x"}, {"text": "/quit"}, {"text": "x" * 501}
+        ]
+        for body in answers:
+            answer = client.post(f"/api/tables/{table_id}/answer", headers=bearer(token), json=body)
+            assert answer.status_code == 409, body
+            assert re.search("[ぁ-んァ-ン一-龯]", answer.json()["error"])
+        assert store.read_lines(table_id) == before
+
+
+class _EscapingNarrator(OfflineBackend):
+    """The offline model, except that the GM narrator answers with terminal escape sequences
+    and markup."""
+
+    SAID = "\x1b[2J\x1b]0;pwned\x07<b>太字</b>\u202eevil"
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        response = await super().complete(request, context)
+        if request.actor == "GM":
+            return response.model_copy(update={"content": self.SAID})
+        return response
+
+
+def test_a_models_escape_sequences_and_markup_reach_the_page_as_visible_text() -> None:
+    store = MemoryStore()
+    runtime = TableRuntime(store, backend=lambda config, key: _EscapingNarrator(), seeds=fixed_seeds())
+    with running_server(runtime) as url, httpx.Client(base_url=url, timeout=WAIT) as client:
+        table_id, token = open_table(client, {"kind": "werewolf", "role": 2})
+        view = next_question(client, table_id, token)
+        said = [line for line in view["lines"] if line.startswith("GM:")]
+        assert said, view["lines"]
+        assert said[0] == "GM: ␛[2J␛]0;pwned␇<b>太字</b><U+202E>evil"
+        raw = client.get(f"/api/tables/{table_id}/view", headers=bearer(token)).text
+        assert "\x1b" not in raw and "\\u001b" not in raw and "\u202e" not in raw and "\\u202e" not in raw
+
+
+class _EventLog:
+    """Every server-sent event of one seat's stream, read on a thread of its own."""
+
+    def __init__(self, url: str, table_id: str, token: str) -> None:
+        self.messages: list[str] = []
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._read, args=(url, table_id, token), daemon=True)
+        self._thread.start()
+
+    def _read(self, url: str, table_id: str, token: str) -> None:
+        try:
+            with httpx.Client(base_url=url, timeout=WAIT) as client, client.stream(
+                "GET", f"/api/tables/{table_id}/events", headers=bearer(token)
+            ) as stream:
+                assert stream.headers["content-type"].startswith("text/event-stream")
+                for line in stream.iter_lines():
+                    if line.startswith("data: "):
+                        self.messages.append(line.removeprefix("data: "))
+        except BaseException as exc:  # handed to the test
+            self.error = exc
+
+    def join(self) -> list[dict[str, Any]]:
+        self._thread.join(WAIT)
+        assert not self._thread.is_alive(), "the event stream did not end with the table"
+        if self.error is not None:
+            raise self.error
+        return [json.loads(message) for message in self.messages]
+
+
+#: The deal of the secrecy game, P1 first: P1 a 村人, knowing no one else's role.
+SECRET_DEAL = (2, 1, 1, 2, 2, 3, 4, 5, 6)
+
+
+def test_no_hidden_fact_is_pushed_to_p1_before_the_end(
+    server: tuple[str, TableRuntime, MemoryStore], tmp_path: Path
+) -> None:
+    url, _, store = server
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        table_id, token = open_table(client, {"kind": "werewolf", "deal": list(SECRET_DEAL), "role": 2})
+        events = _EventLog(url, table_id, token)
+        play_over_http(client, table_id, token, first_speech="おはようございます")
+        pushed = events.join()
+    assert pushed[-1]["status"] == "finished"
+    seed = (store.get_secret(table_id, "seed") or b"").decode()
+    key = json.loads((store.get_secret(table_id, "game_key") or b"{}").decode())["key"]
+    lines: list[str] = []
+    before_end: list[dict[str, Any]] = []
+    for message in pushed:
+        lines.extend(message["lines"])
+        if "【ゲーム終了】" in lines:
+            break
+        before_end.append(message)
+    assert "【ゲーム終了】" in lines and before_end
+    names = {seat: name for seat, name in PERSONA_NAMES.items()}
+    came_out: set[int] = set()  # seats that claimed their own role in public: it is no secret then
+    for message in before_end:
+        text = json.dumps(message, ensure_ascii=False)
+        assert seed not in text and key not in text
+        assert "最終役職一覧" not in text
+        panel = message["panel"]
+        if panel is not None:
+            assert panel["role"] in (None, "村人") and panel["partners"] == []
+            came_out |= {
+                s["seat"] for s in panel["seats"] if s["co"] == Role(SECRET_DEAL[s["seat"] - 1]).label
+            }
+        for seat, role in enumerate(SECRET_DEAL, start=1):
+            if seat == 1 or seat in came_out:
+                continue
+            # the seat with its role, as the final list (「シセン:人狼」) or a claim (「シセン（人狼）」)
+            # would write it; 「シセン:人狼CO」 is CO状況, a claim anyone may make, true or not
+            name, label = re.escape(names[seat]), re.escape(Role(role).label)
+            leak = re.search(f"{name}[:：]{label}(?!CO)|{name}[（(]{label}[）)]", text)
+            assert leak is None, (leak, message)
+    assert came_out, "no true claim in the game: the check above never skipped a seat"
+    # after the end: the final roles, and the transcript replays
+    every_line = [line for message in pushed for line in message["lines"]]
+    assert any(line.startswith("最終役職一覧") for line in every_line)
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        data = client.get(f"/api/tables/{table_id}/transcript", headers=bearer(token))
+    assert data.status_code == 200
+    assert data.headers["content-disposition"] == f'attachment; filename="table-{table_id}.jsonl"'
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(data.content)
+    assert replay_file(path).ok
+
+
+def test_a_speech_with_markup_is_recorded_and_shown_as_typed(
+    server: tuple[str, TableRuntime, MemoryStore],
+) -> None:
+    url, _, _ = server
+    speech = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        table_id, token = open_table(client, {"kind": "werewolf", "role": 2})
+        while True:
+            view = next_question(client, table_id, token)
+            question = view["question"]
+            if question["free_text"] and any(b["send"] == "/pass" for b in question["buttons"]):
+                break
+            answer = {"text": simple_answer(question)}
+            client.post(f"/api/tables/{table_id}/answer", headers=bearer(token), json=answer)
+        done = client.post(f"/api/tables/{table_id}/answer", headers=bearer(token), json={"text": speech})
+        assert done.json()["status"] == "taken"
+        view = client.get(f"/api/tables/{table_id}/view", headers=bearer(token)).json()
+        assert any(speech in line for line in view["lines"])
+        page = client.get(f"/play/{table_id}")
+        assert page.status_code == 200 and speech not in page.text  # the page itself holds no table data
+        assert "script-src 'self'" in page.headers["content-security-policy"]

@@ -1,0 +1,195 @@
+"""``gm serve`` killed with ``kill -9`` mid-table and started again, on SQLite and on
+PostgreSQL; and two servers on one PostgreSQL, the one driving a table killed and the
+other carrying it to its end.
+
+A scripted P1 (tests/serve_client.py) plays over HTTP. The checks: every line P1 saw
+before the kill is where it was in the screen after the restart (nothing shown is lost or
+changed), and the whole screen at the end is the one the same game shows when nothing
+interrupts it (the same seed, read from the store, played in this process by the same
+scripted P1); the downloaded transcript replays with ``gm replay``'s checks.
+
+A restarted server has a new lease holder, so it takes the table over once the killed
+one's lease expires (the runtime's ``LEASE_SECONDS``): each restart waits that long.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gm_engine.serve.store import TableStore
+from gm_engine.serve.store_open import open_store
+from gm_engine.serve.tables import TableRuntime, WerewolfTableConfig
+from gm_engine.transcripts.replay import replay_file
+from tests.memory_store import MemoryStore
+from tests.postgres_server import PostgresServer
+from tests.serve_client import HTTPFailure, ServeClient, TableSeat, scripted_answer
+from tests.serve_process import ServeProcess, start_serve
+
+# P1 the seer (a night action every night, a CO to make), nine seats, the rules' defaults.
+CONFIG: dict[str, Any] = {"kind": "werewolf", "title": "再開テスト", "role": 3}
+WAIT = 180.0  # seconds a step may take on a loaded machine (a takeover included) before giving up
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "tables.sqlite3")
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.create_database()
+
+
+@pytest.fixture
+def servers() -> Iterator[list[ServeProcess]]:
+    started: list[ServeProcess] = []
+    yield started
+    for server in started:
+        server.kill()
+
+
+def reference_game(seed: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], int]:
+    """The screen of the game with ``seed`` played to its end without interruption, in
+    this process, by the same scripted P1, and the number of answers P1 gave."""
+    with monkeypatch.context() as patch:
+        patch.setattr(secrets, "randbelow", lambda _bound: seed)  # the runtime draws its seed so
+        runtime = TableRuntime(MemoryStore())
+        created = runtime.create_table(WerewolfTableConfig.model_validate(CONFIG))
+    try:
+        live = runtime.live(created.table_id)
+        assert live is not None
+        deadline = time.monotonic() + WAIT
+        answers = 0
+        while time.monotonic() < deadline:
+            view = live.view()
+            if view["status"] not in ("starting", "running"):
+                break
+            if view["question"] is not None:
+                live.submit(scripted_answer(view["question"]))
+                answers += 1
+            else:
+                time.sleep(0.005)
+        view = live.view()
+        assert view["status"] == "finished", view["message"]
+        lines: list[str] = view["lines"]
+        return lines, answers
+    finally:
+        runtime.close()
+
+
+def seed_of(database: str, table_id: str) -> int:
+    store: TableStore = open_store(database)
+    try:
+        seed = store.get_secret(table_id, "seed")
+    finally:
+        store.close()
+    assert seed is not None
+    return int(seed.decode("ascii"))
+
+
+def check_transcript(client: ServeClient, seat: TableSeat, tmp_path: Path) -> None:
+    status, data = client.request("GET", f"/api/tables/{seat.table_id}/transcript", token=seat.token)
+    assert status == 200, data[:300]
+    path = tmp_path / f"table-{seat.table_id}.jsonl"
+    path.write_bytes(data)
+    report = replay_file(path)
+    assert report.ok, report.describe()
+
+
+def play_after_takeover(seat: TableSeat, client: ServeClient) -> dict[str, Any]:
+    """Wait for ``client``'s server to drive the table, then play it to its end."""
+    return seat.play(client, timeout=WAIT)
+
+
+@pytest.mark.parametrize("part_played", [0.2, 0.8])
+def test_a_killed_server_started_again_resumes_the_table_and_loses_nothing_shown(
+    database: str,
+    part_played: float,
+    servers: list[ServeProcess],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = start_serve(database, tmp_path / "first.log")
+    servers.append(first)
+    seat = first.client.create_table(CONFIG)
+    expected, answers = reference_game(seed_of(database, seat.table_id), monkeypatch)
+    view = seat.play(first.client, answers=max(1, int(answers * part_played)), timeout=WAIT)
+    assert view["status"] == "running"
+    shown_before = list(seat.lines)
+    first.kill()
+
+    second = start_serve(database, tmp_path / "second.log")
+    servers.append(second)
+    final = play_after_takeover(seat, second.client)
+    assert final["status"] == "finished", final["message"]
+    assert seat.lines[: len(shown_before)] == shown_before  # nothing shown is lost or changed
+    assert len(seat.lines) > len(shown_before)
+    assert seat.lines == expected
+    assert any("【ゲーム終了】" in line for line in seat.lines)
+    check_transcript(second.client, seat, tmp_path)
+
+
+def test_a_server_killed_while_an_answer_is_in_flight_loses_no_game(
+    database: str, servers: list[ServeProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kill lands while the server works on an answer: it is either in the store
+    (and the resumed game goes on after it) or not (and the question is asked again)."""
+    import threading
+
+    first = start_serve(database, tmp_path / "first.log")
+    servers.append(first)
+    seat = first.client.create_table(CONFIG)
+    expected, answers = reference_game(seed_of(database, seat.table_id), monkeypatch)
+    seat.play(first.client, answers=answers // 2, timeout=WAIT)
+    question = seat.wait_question(first.client, WAIT)["question"]
+
+    def send() -> None:
+        with contextlib.suppress(HTTPFailure):  # the server died before it replied
+            seat.answer(first.client, question)
+
+    in_flight = threading.Thread(target=send, daemon=True)
+    in_flight.start()
+    time.sleep(0.01)
+    first.kill()
+    in_flight.join(60)
+    shown_before = list(seat.lines)
+
+    second = start_serve(database, tmp_path / "second.log")
+    servers.append(second)
+    final = play_after_takeover(seat, second.client)
+    assert final["status"] == "finished", final["message"]
+    assert seat.lines[: len(shown_before)] == shown_before
+    assert seat.lines == expected
+    check_transcript(second.client, seat, tmp_path)
+
+
+def test_two_servers_on_one_postgresql_the_survivor_takes_the_table_over(
+    postgres_server: PostgresServer,
+    servers: list[ServeProcess],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    database = postgres_server.create_database()
+    left = start_serve(database, tmp_path / "left.log")
+    right = start_serve(database, tmp_path / "right.log")
+    servers.extend([left, right])
+    seat = left.client.create_table(CONFIG)  # left drives it: it created it and took the lease
+    expected, answers = reference_game(seed_of(database, seat.table_id), monkeypatch)
+    status, _ = right.client.request("GET", f"/api/tables/{seat.table_id}/view", token=seat.token)
+    assert status == 503  # right knows the table (its seat opens) but does not drive it
+    lobby = right.client.json("GET", "/api/tables")
+    assert seat.table_id in {table["table_id"] for table in lobby["tables"]}
+    seat.play(left.client, answers=answers // 2, timeout=WAIT)
+    shown_before = list(seat.lines)
+    left.kill()
+
+    final = play_after_takeover(seat, right.client)
+    assert final["status"] == "finished", final["message"]
+    assert seat.lines[: len(shown_before)] == shown_before
+    assert seat.lines == expected
+    check_transcript(right.client, seat, tmp_path)

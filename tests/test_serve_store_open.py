@@ -1,0 +1,93 @@
+"""``gm serve --database``: which store a value opens, and the clear refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gm_engine.serve.store import StoreError
+from gm_engine.serve.store_open import default_sqlite_path, open_store
+from gm_engine.serve.store_sqlite import SQLiteTableStore
+from tests.postgres_server import PostgresServer
+
+
+def _is_sqlite_at(value: str | None, expected: Path) -> None:
+    store = open_store(value)
+    try:
+        assert isinstance(store, SQLiteTableStore)
+        store.create_table("t", "werewolf", "卓", "{}", 1.0)
+    finally:
+        store.close()
+    assert expected.is_file()
+    reopened = SQLiteTableStore(expected)
+    try:
+        assert [row.table_id for row in reopened.list_tables()] == ["t"]
+    finally:
+        reopened.close()
+
+
+def test_no_database_is_sqlite_in_the_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path / "data"))
+    assert default_sqlite_path() == tmp_path / "data" / "serve" / "tables.sqlite3"
+    _is_sqlite_at(None, tmp_path / "data" / "serve" / "tables.sqlite3")
+
+
+def test_sqlite_urls_and_plain_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _is_sqlite_at(f"sqlite://{tmp_path}/a.db", tmp_path / "a.db")
+    _is_sqlite_at(str(tmp_path / "sub" / "b.db"), tmp_path / "sub" / "b.db")
+    monkeypatch.chdir(tmp_path)
+    _is_sqlite_at("sqlite:c.db", tmp_path / "c.db")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("mysql://localhost/x", "mysql://… is not a database gm serve knows"),
+        ("sqlite:", "needs a file path"),
+    ],
+)
+def test_a_value_that_names_no_database_is_refused(value: str, message: str) -> None:
+    with pytest.raises(StoreError, match=message):
+        open_store(value)
+
+
+def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a directory"):
+        open_store(str(tmp_path))
+
+
+def test_a_postgresql_url_opens_the_postgresql_store(postgres_server: PostgresServer) -> None:
+    from gm_engine.serve.store_postgres import PostgresTableStore
+
+    url = postgres_server.create_database()
+    store = open_store(url)
+    try:
+        assert isinstance(store, PostgresTableStore)
+        store.create_table("t", "werewolf", "卓", "{}", 1.0)
+        assert [row.table_id for row in store.list_tables()] == ["t"]
+    finally:
+        store.close()
+
+
+def test_an_unreachable_postgresql_server_is_a_clear_error(postgres_server: PostgresServer) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(StoreError, match="cannot open the PostgreSQL database"):
+        open_store(f"postgresql://gm@127.0.0.1:{port}/postgres")
+    with pytest.raises(StoreError, match="cannot open the PostgreSQL database"):
+        open_store(postgres_server.url("no_such_database"))
+    with pytest.raises(StoreError, match="cannot open the PostgreSQL database"):
+        open_store("postgresql://gm@127.0.0.1:notaport/x")
+
+
+def test_a_postgresql_url_without_psycopg_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.delitem(sys.modules, "gm_engine.serve.store_postgres", raising=False)
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
+    with pytest.raises(StoreError, match=r"psycopg is not installed.*gm_engine\[postgres\]"):
+        open_store("postgresql://gm@127.0.0.1:1/x")

@@ -1,0 +1,338 @@
+"""The table runtime of ``gm serve`` without the web: tables driven on their threads, P1 answered
+through :class:`~gm_engine.serve.tables.LiveTable`, lines in the store before they are shown,
+resumed by another runtime, leases taken over."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from gm_engine.llm.base import ModelRequest, ModelResponse, TransientBackendError
+from gm_engine.llm.offline import OfflineBackend
+from gm_engine.serve.store import TableRow, TableStore
+from gm_engine.serve.store_sqlite import SQLiteTableStore
+from gm_engine.serve.tables import (
+    AdventureTableConfig,
+    LiveTable,
+    TableError,
+    TableRuntime,
+    WerewolfTableConfig,
+    parse_config,
+    token_digest,
+)
+from gm_engine.transcripts.replay import replay_file
+from gm_engine.transcripts.sealing import keys_dir
+from tests.memory_store import MemoryStore
+
+WAIT = 60.0  # seconds a step may take on a loaded machine before the test gives up
+
+
+def fixed_seeds(first: int = 1) -> Callable[[], int]:
+    """Seeds 1, 2, 3, ... for the tables a test opens: the same games on every run."""
+    return itertools.count(first).__next__
+
+
+def wait_question(live: LiveTable) -> dict[str, object]:
+    """The view once a question is asked (or the table stopped)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        view = live.view()
+        if view["question"] is not None or view["status"] not in ("starting", "running"):
+            return view
+        time.sleep(0.005)
+    raise AssertionError("no question came")
+
+
+def simple_answer(question: dict[str, object]) -> str:
+    """A plain player: the first choice offered, else a pass (its last button), else a greeting."""
+    buttons = question["buttons"]
+    assert isinstance(buttons, list)
+    if not question["free_text"]:
+        return str(buttons[0]["send"])
+    if buttons:
+        return str(buttons[-1]["send"])
+    return "次へ"
+
+
+def play(live: LiveTable, answers: int = 10_000) -> dict[str, object]:
+    """Answer up to ``answers`` questions as :func:`simple_answer` does; the last view."""
+    for _ in range(answers):
+        view = wait_question(live)
+        if view["status"] != "running":
+            return view
+        question = view["question"]
+        assert isinstance(question, dict)
+        live.submit(simple_answer(question))
+    return wait_question(live)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableStore]:
+    """The runtime's tests run on the in-memory store and on SQLite, gm serve's default."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    sqlite = SQLiteTableStore(tmp_path / "tables.sqlite3")
+    try:
+        yield sqlite
+    finally:
+        sqlite.close()
+
+
+def test_a_werewolf_table_plays_to_its_end_and_its_transcript_replays(
+    store: TableStore, tmp_path: Path
+) -> None:
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=1, title="テスト卓"))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        assert runtime.transcript(created.table_id) is None  # nothing before the end
+        view = play(live)
+        assert view["status"] == "finished", view["message"]
+        lines = view["lines"]
+        assert isinstance(lines, list) and "【ゲーム終了】" in lines
+        row = store.get_table(created.table_id)
+        assert row is not None and row.status == "finished"
+        data = runtime.transcript(created.table_id)
+        assert data is not None
+        path = tmp_path / "table.jsonl"
+        path.write_bytes(data)
+        report = replay_file(path)
+        assert report.ok, report.describe()
+        # the seed and key are the store's secrets, never a key file in the data directory
+        assert not keys_dir().exists() or not any(keys_dir().iterdir())
+    finally:
+        runtime.close()
+
+
+def test_the_token_is_kept_only_as_its_digest(store: TableStore) -> None:
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        grant = runtime.seat_of(created.token)
+        assert grant is not None and (grant.table_id, grant.seat) == (created.table_id, 1)
+        assert store.find_seat(created.token) is None
+        assert store.find_seat(token_digest(created.token)) == grant
+        assert runtime.seat_of(created.token + "x") is None
+        assert runtime.seat_of("") is None
+    finally:
+        runtime.close()
+
+
+def test_a_refused_line_is_answered_in_japanese_and_changes_nothing(store: TableStore) -> None:
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        # up to P1's first discussion turn
+        while True:
+            view = wait_question(live)
+            question = view["question"]
+            assert isinstance(question, dict)
+            if question["free_text"] and any(b["send"] == "/pass" for b in question["buttons"]):
+                break
+            live.submit(simple_answer(question))
+        lines_before = len(store.read_lines(created.table_id))
+        done = live.submit("/request 狩人")
+        assert done.status == "asked"
+        assert any(line.startswith("使い方: /request") for line in done.lines), done.lines
+        # the line is recorded as typed (a replay asks the same), no game step is
+        assert len(store.read_lines(created.table_id)) == lines_before + 1
+        again = wait_question(live)
+        assert again["question"] is not None
+        with pytest.raises(TableError, match="終了コマンド"):
+            live.submit("/quit")
+        with pytest.raises(TableError, match="文字まで"):
+            live.submit("あ" * 501)
+        with pytest.raises(TableError, match="読み取れない"):
+            live.submit("\ud800")
+        assert len(store.read_lines(created.table_id)) == lines_before + 1
+        taken = live.submit("/pass")
+        assert taken.status == "taken"
+    finally:
+        runtime.close()
+
+
+def test_nothing_is_taken_while_no_question_is_asked() -> None:
+    row = TableRow("t", "werewolf", "卓", "running", 0.0, "{}", 0)
+    live = LiveTable(row, WerewolfTableConfig(), epoch=1)
+    with pytest.raises(TableError, match="受け付けていません"):
+        live.submit("/pass")
+    live.started()
+    with pytest.raises(TableError, match="受け付けていません"):
+        live.submit("/pass")
+
+
+def test_a_choice_question_takes_only_its_buttons(store: TableStore) -> None:
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(WerewolfTableConfig())  # P1 chooses the role
+        live = runtime.live(created.table_id)
+        assert live is not None
+        view = wait_question(live)
+        question = view["question"]
+        assert isinstance(question, dict)
+        assert not question["free_text"]
+        assert [b["send"] for b in question["buttons"]] == [str(n) for n in range(1, 7)]
+        before = len(store.read_lines(created.table_id))
+        with pytest.raises(TableError, match="選択肢"):
+            live.submit("7")
+        assert len(store.read_lines(created.table_id)) == before
+        assert live.submit("3").status == "taken"
+        panel = wait_question(live)["panel"]
+        assert isinstance(panel, dict) and panel["role"] == "占い師"
+    finally:
+        runtime.close()
+
+
+def test_bad_options_are_refused_before_a_table_exists(store: TableStore) -> None:
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        with pytest.raises(TableError):
+            runtime.create_table(WerewolfTableConfig(human_name="シセン"))  # a persona's name
+        with pytest.raises(TableError, match="シナリオ"):
+            runtime.create_table(AdventureTableConfig(scenario="no_such_place"))
+        with pytest.raises(TableError, match="rules"):
+            parse_config({"kind": "werewolf", "rules": {"rounds": -1}})
+        with pytest.raises(TableError):
+            parse_config({"kind": "poker"})
+        assert store.list_tables() == []
+    finally:
+        runtime.close()
+
+
+def test_another_runtime_resumes_a_table_where_it_stopped(store: TableStore, tmp_path: Path) -> None:
+    first = TableRuntime(store, holder="first", seeds=fixed_seeds())
+    created = first.create_table(WerewolfTableConfig(role=3))
+    live = first.live(created.table_id)
+    assert live is not None
+    play(live, answers=3)
+    before = wait_question(live)
+    assert before["status"] == "running" and before["question"] is not None
+    first.close()  # its lease is given up; the table stays running
+    row = store.get_table(created.table_id)
+    assert row is not None and row.status == "running"
+    second = TableRuntime(store, holder="second")
+    try:
+        second.start()
+        again = second.live(created.table_id)
+        assert again is not None
+        resumed = wait_question(again)
+        # the replay showed P1 the same screen, and asks the same question
+        assert resumed["lines"] == before["lines"]
+        asked_then, asked_now = before["question"], resumed["question"]
+        assert isinstance(asked_then, dict) and isinstance(asked_now, dict)
+        assert (asked_now["prompt"], asked_now["buttons"]) == (asked_then["prompt"], asked_then["buttons"])
+        end = play(again)
+        assert end["status"] == "finished", end["message"]
+        data = second.transcript(created.table_id)
+        assert data is not None
+        path = tmp_path / "resumed.jsonl"
+        path.write_bytes(data)
+        assert replay_file(path).ok
+    finally:
+        second.close()
+
+
+def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: TableStore) -> None:
+    first = TableRuntime(store, holder="first", lease_seconds=0.3, seeds=fixed_seeds())
+    created = first.create_table(WerewolfTableConfig(role=2))
+    live = first.live(created.table_id)
+    assert live is not None
+    wait_question(live)
+    time.sleep(0.4)  # the lease runs out (first never renews: it was not started)
+    second = TableRuntime(store, holder="second")
+    try:
+        second.tick()
+        taken = second.live(created.table_id)
+        assert taken is not None
+        first.tick()  # the renewal fails: first lets the table go
+        assert live.view()["status"] == "stopped"
+        assert first.live(created.table_id) is None
+        assert wait_question(taken)["status"] == "running"
+        assert play(taken)["status"] == "finished"
+    finally:
+        second.close()
+        first.close()
+
+
+def test_an_adventure_table_keeps_the_party_in_view(store: TableStore) -> None:
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(AdventureTableConfig())
+        live = runtime.live(created.table_id)
+        assert live is not None
+        for line in ("アリア", "英雄", "おまかせ"):
+            wait_question(live)
+            live.submit(line)
+        view = wait_question(live)
+        panel = view["panel"]
+        assert isinstance(panel, dict) and panel["kind"] == "adventure"
+        (hero,) = panel["party"]
+        assert hero["name"] == "アリア" and hero["ap_dice"] == "4d6" and hero["hp"] == hero["max_hp"] == 30
+    finally:
+        runtime.close()
+
+
+def test_a_table_on_an_openai_compatible_server_sends_its_key_there_only(store: TableStore) -> None:
+    from gm_engine.llm.fakeserver import FakeChatServer
+
+    with FakeChatServer.with_quirks() as server:
+        runtime = TableRuntime(store, seeds=fixed_seeds())
+        try:
+            config = WerewolfTableConfig(
+                role=2, backend="openai", model="fake", base_url=server.base_url, narrator=False
+            )
+            created = runtime.create_table(config, api_key="k-table-secret")
+            live = runtime.live(created.table_id)
+            assert live is not None
+            view = play(live, answers=2)
+            assert view["status"] == "running", view["message"]
+            assert server.requests, "no request reached the table's server"
+            assert {r.headers.get("authorization") for r in server.requests} == {"Bearer k-table-secret"}
+            row = store.get_table(created.table_id)
+            assert row is not None and "k-table-secret" not in row.config_json
+        finally:
+            runtime.close()
+
+
+class _FailingOnce(OfflineBackend):
+    """The offline model, but its first request fails as an unreachable server's would."""
+
+    def __init__(self, failures: list[int]) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        if self.failures:
+            self.failures.pop()
+            raise TransientBackendError("connection refused (test)")
+        return await super().complete(request, context)
+
+
+def test_a_table_whose_model_server_fails_says_so_and_goes_on_later(store: TableStore) -> None:
+    failures = [1]
+    runtime = TableRuntime(
+        store, seeds=fixed_seeds(), retry_seconds=0.0, backend=lambda config, key: _FailingOnce(failures)
+    )
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        stopped = wait_question(live)
+        assert stopped["status"] == "error"
+        assert "connection refused (test)" in str(stopped["message"]) and "再開" in str(stopped["message"])
+        row = store.get_table(created.table_id)
+        assert row is not None and row.status == "running"  # resumable, not failed
+        runtime.tick()  # due at once: resumed from the store's lines
+        again = runtime.live(created.table_id)
+        assert again is not None and again is not live
+        assert play(again)["status"] == "finished"
+    finally:
+        runtime.close()
