@@ -52,9 +52,9 @@ def test_mob_and_elite_fights_meet_every_target_in_every_cell(
 def test_boss_fights_are_a_real_threat_over_in_three_rounds(
     table: dict[EncounterKind, list[CellResult]],
 ) -> None:
-    # a lone 一般人 cannot get a 60% chance against any boss (see below); the rest are won
-    # 60–90% with a median of 3 and PCs down, pooled over the sample
-    bosses = [c for c in table[EncounterKind.BOSS] if c.size > 1 or c.rank is not Rank.COMMONER]
+    # won 60–90% with a median of 3 and PCs down, pooled over the sample (a lone 一般人
+    # included since its boss may have a negative fixed AP, see below)
+    bosses = table[EncounterKind.BOSS]
     fights = sum(c.fights for c in bosses)
     assert 0.60 <= sum(c.wins for c in bosses) / fights <= 0.90
     assert pooled_median(bosses) == 3
