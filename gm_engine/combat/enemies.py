@@ -541,7 +541,8 @@ def propose_encounter(
     * AP: the enemy side's expected AP is the PC side's dice expectation plus the kind's
       offset — 雑魚 −3 and エリート 0 for the side, ボス +3 for each PC (§3.3: a party
       meets a stronger boss) — less 群れ補正, shared by weight (雑魚 1, エリート 2, ボス
-      4); each fixed AP is its share minus 3.5 per die, rounded down, at least 0.
+      4); each fixed AP is its share minus 3.5 per die, rounded down, at least minus
+      its dice (``options.negative_fixed_ap``; else at least 0).
       ``offset`` overrides the lead kind's offset (within §2.3's range);
     * HP (§2.3, §11.1, §11.2): the group's HP is the expected margin (PC side expected
       AP − enemy side expected AP, at least 1) × 2 / 2.5 / 3, shared by weight — with
