@@ -2,8 +2,8 @@
 
 For each rank and party size (おまかせ PCs) this tries a grid of encounters — a boss alone
 or with 2..5 雑魚 escorts, the escorts' AP and HP, the boss's HP, and for each of those
-every boss AP from the one where the PCs win at most 90% of fights to the one where they
-win fewer than 60% — and computes each fight's odds exactly
+every boss AP (from −3: CombatOptions.negative_fixed_ap) from the one where the PCs win
+at most 90% of fights to the one where they win fewer than 60% — and computes each fight's odds exactly
 (:func:`gm_engine.combat.forecast.forecast` over 8 rounds: no spells, no situational bonuses, default
 targets, the engine's default readings). It prints, per party, how many designs are won
 60–90% within 8 rounds, how many of those also have a median of 3 rounds and a PC down
@@ -26,6 +26,7 @@ import time
 from gm_engine.combat import Rank
 from gm_engine.combat.balance import auto_party
 from gm_engine.combat.characters import Character
+from gm_engine.combat.enemies import MIN_ENEMY_AP
 from gm_engine.combat.forecast import EnemyOdds, Forecast, forecast
 
 BOSS_DICE = 3
@@ -57,7 +58,7 @@ def search(rank: Rank, size: int) -> tuple[int, int, int, int, float, int]:
                         count, ap, hp, leader_hp = group
                         return odds(party, count, ap, hp, boss_ap, leader_hp)
 
-                    low, high = 0, 40 * size
+                    low, high = MIN_ENEMY_AP, 40 * size
                     while low < high:  # the smallest boss AP the PCs win at most 90% against
                         middle = (low + high) // 2
                         if at(middle).win_rate > 0.9:

@@ -24,6 +24,7 @@ from gm_engine.combat import (
     propose_encounter,
 )
 from gm_engine.combat.enemies import expected_enemy_side_ap, expected_party_ap, swarm_bonus
+from gm_engine.combat.render import enemy_line
 
 
 def test_enemy_kinds_and_dice_1_2() -> None:
@@ -287,3 +288,22 @@ def test_forecast_helper_never_builds_an_enemy_past_the_ap_limit() -> None:
     six = tuple(create_auto(f"P{i}", "英雄") for i in range(6))
     enemies = propose_encounter(six, "ボス戦", offset=6).encounter.enemies
     assert all(e.ap <= 60 for e in enemies) and any(e.kind is EnemyKind.MOB for e in enemies)
+
+
+def test_a_fixed_ap_below_zero_is_bounded_by_the_enemys_own_dice() -> None:
+    # CombatOptions.negative_fixed_ap: an enemy's AP never rolls below 0
+    assert make_enemy("竜", "ボス", -3, 5).ap == -3
+    assert make_enemy("狼", "エリート", -1, 5).ap == -1
+    for kind, ap, says in (("ボス", -4, "-3"), ("エリート", -2, "at least -1"), ("雑魚", -1, "at least 0")):
+        with pytest.raises(InvalidCharacterError, match=says):
+            make_enemy("x", kind, ap, 5)
+    assert enemy_line(make_enemy("竜", "ボス", -2, 5)) == "竜［ボス］ AP 3d6 - 2  HP 5 / 5"
+    assert enemy_line(make_enemy("竜", "ボス", 2, 5)) == "竜［ボス］ AP 2 + 3d6  HP 5 / 5"
+
+
+def test_without_negative_fixed_ap_the_helper_keeps_fixed_ap_at_zero_or_more() -> None:
+    party = (create_auto("A", "一般人"), create_auto("B", "一般人"))
+    for negative in (True, False):
+        options = CombatOptions(negative_fixed_ap=negative)
+        enemies = propose_encounter(party, "ボス戦", options=options).encounter.enemies
+        assert negative or min(e.ap for e in enemies) >= 0

@@ -184,4 +184,21 @@ def format_table(cells: Sequence[CellResult]) -> str:
         )
     passed = sum(not TARGETS[c.kind].check(c) for c in cells)
     lines.append(f"目標を満たすセル: {passed} / {len(cells)}")
+    long_cells = [c for c in cells if c.rounds and c.max_rounds > TARGETS[c.kind].max_rounds]
+    if long_cells:
+        lines.append("ラウンド数の分布（最長の目標を超える戦闘があるセル; ラウンド:戦闘数）")
+        lines.extend(rounds_distribution(c) for c in long_cells)
     return "\n".join(lines)
+
+
+def rounds_distribution(cell: CellResult) -> str:
+    """One line: how many of ``cell``'s fights ended in each round up to its kind's
+    longest target, then how many ran past it (and their share)."""
+    limit = TARGETS[cell.kind].max_rounds
+    counts = [sum(r == n for r in cell.rounds) for n in range(1, limit + 1)]
+    longer = sum(r > limit for r in cell.rounds)
+    within = " ".join(f"{n}:{k}" for n, k in enumerate(counts, start=1))
+    return (
+        f"{cell.kind.value} {cell.rank.value}×{cell.size}: {within} | {limit + 1}+:{longer}"
+        f"（{longer / len(cell.rounds):.1%}、最長 {cell.max_rounds}）"
+    )

@@ -81,6 +81,9 @@ class Ability(BaseModel):
 MAX_ENEMY_HP = 500
 #: The most fixed AP an enemy may have (a bound on bad input).
 MAX_ENEMY_AP = 60
+#: The least: minus a boss's dice (an enemy's fixed AP is never below minus its own dice,
+#: so its AP never rolls below 0; see CombatOptions.negative_fixed_ap).
+MIN_ENEMY_AP = -3
 
 
 class Enemy(BaseModel):
@@ -90,7 +93,7 @@ class Enemy(BaseModel):
 
     name: str = Field(min_length=1, max_length=40)
     kind: EnemyKind
-    ap: int = Field(ge=0, le=MAX_ENEMY_AP)
+    ap: int = Field(ge=MIN_ENEMY_AP, le=MAX_ENEMY_AP)
     max_hp: int = Field(ge=1, le=MAX_ENEMY_HP)
     hp: int = Field(ge=0, le=MAX_ENEMY_HP)
     abilities: tuple[Ability, ...] = ()
@@ -101,6 +104,11 @@ class Enemy(BaseModel):
             raise ValueError(f"HP {self.hp} is above max HP {self.max_hp}")
         if len(self.abilities) > 2:
             raise ValueError("§3.1: keep an enemy to at most 2 one-line abilities")
+        if self.ap < -self.dice:
+            raise ValueError(
+                f"a {self.kind.value}'s fixed AP is at least {-self.dice} "
+                f"(minus its {self.dice}d6), not {self.ap}"
+            )
         return self
 
     @property
@@ -533,7 +541,8 @@ def propose_encounter(
     * AP: the enemy side's expected AP is the PC side's dice expectation plus the kind's
       offset — 雑魚 −3 and エリート 0 for the side, ボス +3 for each PC (§3.3: a party
       meets a stronger boss) — less 群れ補正, shared by weight (雑魚 1, エリート 2, ボス
-      4); each fixed AP is its share minus 3.5 per die, rounded down, at least 0.
+      4); each fixed AP is its share minus 3.5 per die, rounded down, at least minus
+      its dice (``options.negative_fixed_ap``; else at least 0).
       ``offset`` overrides the lead kind's offset (within §2.3's range);
     * HP (§2.3, §11.1, §11.2): the group's HP is the expected margin (PC side expected
       AP − enemy side expected AP, at least 1) × 2 / 2.5 / 3, shared by weight — with
@@ -702,11 +711,20 @@ def _fixed_ap(
     dice_expectation: float, plan: Sequence[EnemyKind], side_offset: int, options: CombatOptions
 ) -> list[int]:
     """Each enemy's fixed AP: the side's wanted AP less 群れ補正, shared by weight, less
-    3.5 per die, rounded down, at least 0."""
+    3.5 per die, rounded down, at least 0 (at least minus its dice with
+    ``options.negative_fixed_ap``)."""
     wanted_side = dice_expectation + side_offset
     pool = wanted_side - swarm_bonus(len(plan), options)
     total_weight = sum(_WEIGHT[k] for k in plan)
-    return [max(0, math.floor(pool * _WEIGHT[k] / total_weight - 3.5 * k.dice)) for k in plan]
+    return [
+        max(_least_fixed_ap(k, options), math.floor(pool * _WEIGHT[k] / total_weight - 3.5 * k.dice))
+        for k in plan
+    ]
+
+
+def _least_fixed_ap(kind: EnemyKind, options: CombatOptions) -> int:
+    """The lowest fixed AP the helper gives an enemy of ``kind`` (see ``negative_fixed_ap``)."""
+    return -kind.dice if options.negative_fixed_ap else 0
 
 
 def _legacy_ap(

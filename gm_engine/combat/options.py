@@ -49,6 +49,11 @@ class CombatOptions(BaseModel):
         damage_overflow: when the PC side wins, damage left over once the target enemy
             falls goes on to the next standing enemy (§1.1: the sides resolve as units);
             ``False`` stops at the target.
+        negative_fixed_ap: an enemy with dice may have a fixed AP below 0, down to minus
+            its dice (so it never rolls below 0), where §2.3's offset asks for it: a ボス
+            for a party of 一般人 is expected at 3.5 + 3..6 = 6.5..9.5 (§2.3), below its
+            3d6's 10.5 (§1.2), so its fixed AP is −1..−4. ``False`` keeps every fixed AP
+            at 0 or more (the boss then outclasses such a party whatever the helper does).
         encounter_basis: how the encounter helper reads §2.3's AP differences.
             ``"forecast"`` (default): the rank_dice guideline, then the design's exact
             odds (:mod:`~gm_engine.combat.forecast`) checked against §11.1's rounds and
@@ -78,6 +83,7 @@ class CombatOptions(BaseModel):
     enforce_composition: bool = True
     allow_negative_situational: bool = True
     damage_overflow: bool = True
+    negative_fixed_ap: bool = True
     encounter_basis: Literal["forecast", "rank_dice", "member_average", "side_total"] = "forecast"
 
 

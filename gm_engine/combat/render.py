@@ -97,10 +97,12 @@ def master_data(character: Character) -> str:
 def enemy_line(enemy: Enemy) -> str:
     """One enemy: name, kind, AP, HP and abilities."""
     dice = f" + {enemy.dice}d6" if enemy.dice else ""
+    # a negative fixed AP (CombatOptions.negative_fixed_ap) reads as the dice less it
+    ap = f"{enemy.dice}d6 - {-enemy.ap}" if enemy.ap < 0 else f"{enemy.ap}{dice}"
     abilities = f"（{'、'.join(a.text for a in enemy.abilities)}）" if enemy.abilities else ""
     state = "" if enemy.standing else " 撃破"
     hp = f"HP {enemy.hp} / {enemy.max_hp}"
-    return f"{enemy.name}［{enemy.kind.value}］ AP {enemy.ap}{dice}  {hp}{abilities}{state}"
+    return f"{enemy.name}［{enemy.kind.value}］ AP {ap}  {hp}{abilities}{state}"
 
 
 def _terms(terms: Sequence[Term]) -> str:
