@@ -58,9 +58,13 @@ def roll_spec(seed: int = 42, system: str = "DiceBot") -> SessionSpec:
     return SessionSpec(kind="roll", seed=seed, options={"system": system}, backend="none")
 
 
-def record_roll(path: Path, lines: Sequence[str] = LINES, seed: int = 42) -> SessionOutcome:
+def record_roll(
+    path: Path, lines: Sequence[str] = LINES, seed: int = 42, *, pack: bool = False
+) -> SessionOutcome:
+    """A roll session recorded as it is written while it runs (format 4): the layout these
+    tests check line by line (the packed copy of a finished one, ``pack``: test_transcript_packing)."""
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines), show=lambda _: None)
-    return record_session(roll_spec(seed), io, path)
+    return record_session(roll_spec(seed), io, path, pack=pack)
 
 
 FORGER_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -400,7 +404,7 @@ class Interrupting(HumanDefaults):
 
 def test_resume_continues_to_the_same_bytes(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jsonl"
-    record_roll(whole)
+    record_roll(whole, pack=True)
     cut = tmp_path / "cut.jsonl"
     io = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:4]), show=lambda _: None)
     with pytest.raises(KeyboardInterrupt):
@@ -534,7 +538,7 @@ def test_cli_resume(
     import io
 
     whole = tmp_path / "whole.jsonl"
-    record_roll(whole)
+    record_roll(whole, pack=True)
     cut = tmp_path / "cut.jsonl"
     interrupted = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:3]), show=lambda _: None)
     with pytest.raises(KeyboardInterrupt):
@@ -623,7 +627,7 @@ def test_cli_roll_session_without_recording(
 
 def test_a_resumed_session_cut_off_again_resumes_again(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jsonl"
-    record_roll(whole)
+    record_roll(whole, pack=True)
     cut = tmp_path / "cut.jsonl"
     first = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:2]), show=lambda _: None)
     with pytest.raises(KeyboardInterrupt):
