@@ -861,6 +861,25 @@ class Why(Message):
         return {}
 
 
+# -- recording a transcript ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordingExists(Message):
+    """A recording was asked for at ``path``, where a file already is: it is never overwritten."""
+
+    key: ClassVar[str] = "transcript.exists"
+    path: str
+
+
+@dataclass(frozen=True)
+class RecordingBusy(Message):
+    """Another process holds the lock of the transcript at ``path`` (it records or resumes it)."""
+
+    key: ClassVar[str] = "transcript.busy"
+    path: str
+
+
 # -- resuming a transcript ----------------------------------------------------------------
 
 

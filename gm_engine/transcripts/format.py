@@ -108,6 +108,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from gm_engine import __version__
 from gm_engine.events import EndEvent, SessionEvent
+from gm_engine.messages import Message, locale_from_env, render
+from gm_engine.messages.texts import RecordingBusy, RecordingExists
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
 from gm_engine.transcripts.blobs import SPILL_CHARS, BlobError, BlobPacker, BlobTable
 from gm_engine.transcripts.packing import (
@@ -188,11 +190,20 @@ class TranscriptTruncated(TranscriptError):
     """The file ends before its ``end`` line: the session was cut off (or the file cut short)."""
 
 
-class TranscriptExists(TranscriptError):
+class _CatalogueError(TranscriptError):
+    """A transcript error a player reads: ``message`` in the catalogue's words (the text of
+    the exception is it in the player's locale, ``GM_LOCALE``)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render(message, locale_from_env()))
+        self.message = message
+
+
+class TranscriptExists(_CatalogueError):
     """A new recording was asked for at a path where a file already is: it is never overwritten."""
 
 
-class TranscriptBusy(TranscriptError):
+class TranscriptBusy(_CatalogueError):
     """Another process holds the transcript's lock: it is recording or resuming that session."""
 
 
@@ -210,10 +221,7 @@ def lock_transcript(fd: int, path: Path) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
             raise
-        raise TranscriptBusy(
-            f"{path} is in use by another process, which is recording or resuming that session; "
-            "wait until it ends (then `gm resume` it if it was cut off) or record to another file"
-        ) from None
+        raise TranscriptBusy(RecordingBusy(path=str(path))) from None
 
 
 def open_for_append(path: str | Path) -> int:
@@ -1125,11 +1133,7 @@ class TranscriptWriter:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            raise TranscriptExists(
-                f"{path} already exists, and a recording never overwrites a file: record to another "
-                f"file, remove this one first, or continue a session that was cut off with "
-                f"`gm resume {path}`"
-            ) from None
+            raise TranscriptExists(RecordingExists(path=str(path))) from None
         try:
             lock_transcript(fd, path)
         except BaseException:
