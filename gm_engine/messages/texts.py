@@ -880,6 +880,33 @@ class RecordingBusy(Message):
     path: str
 
 
+@dataclass(frozen=True)
+class TranscriptCutOff(Message):
+    """The transcript at ``path`` ends after ``events`` events without its end line."""
+
+    key: ClassVar[str] = "transcript.cut_off"
+    path: str
+    events: int
+
+
+@dataclass(frozen=True)
+class TranscriptCutMidLine(Message):
+    """As :class:`TranscriptCutOff`, and its last line (``size`` bytes) is half-written."""
+
+    key: ClassVar[str] = "transcript.cut_mid_line"
+    path: str
+    events: int
+    size: int
+
+
+@dataclass(frozen=True)
+class TranscriptHeaderCut(Message):
+    """The transcript's first line, its header, is half-written: nothing was recorded."""
+
+    key: ClassVar[str] = "transcript.header_cut"
+    path: str
+
+
 # -- resuming a transcript ----------------------------------------------------------------
 
 

@@ -109,7 +109,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from gm_engine import __version__
 from gm_engine.events import EndEvent, SessionEvent
 from gm_engine.messages import Message, locale_from_env, render
-from gm_engine.messages.texts import RecordingBusy, RecordingExists
+from gm_engine.messages.texts import (
+    RecordingBusy,
+    RecordingExists,
+    TranscriptCutMidLine,
+    TranscriptCutOff,
+    TranscriptHeaderCut,
+)
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
 from gm_engine.transcripts.blobs import SPILL_CHARS, BlobError, BlobPacker, BlobTable
 from gm_engine.transcripts.packing import (
@@ -177,6 +183,15 @@ class TranscriptFormatError(TranscriptError):
         self.line = line
 
 
+class _CatalogueError(TranscriptError):
+    """A transcript error a player reads: ``message`` in the catalogue's words (the text of
+    the exception is it in the player's locale, ``GM_LOCALE``)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render(message, locale_from_env()))
+        self.message = message
+
+
 class TranscriptTampered(TranscriptError):
     """A line's ``prev`` hash does not match the line before it, or the seed its commitment:
     the file was edited after it was written."""
@@ -186,17 +201,8 @@ class TranscriptTampered(TranscriptError):
         self.line = line
 
 
-class TranscriptTruncated(TranscriptError):
+class TranscriptTruncated(_CatalogueError):
     """The file ends before its ``end`` line: the session was cut off (or the file cut short)."""
-
-
-class _CatalogueError(TranscriptError):
-    """A transcript error a player reads: ``message`` in the catalogue's words (the text of
-    the exception is it in the player's locale, ``GM_LOCALE``)."""
-
-    def __init__(self, message: Message) -> None:
-        super().__init__(render(message, locale_from_env()))
-        self.message = message
 
 
 class TranscriptExists(_CatalogueError):
@@ -562,9 +568,7 @@ class TranscriptStream:
             if not first:
                 raise TranscriptFormatError(f"{self.path}: the file is empty")
             if not first.endswith(b"\n"):
-                raise TranscriptTruncated(
-                    f"{self.path}: the header line is half-written; nothing was recorded"
-                )
+                raise TranscriptTruncated(TranscriptHeaderCut(path=str(self.path)))
             self.header = _header(first[:-1])
             self._first = first
             self.key: GameKey | None = None
@@ -672,13 +676,10 @@ class TranscriptStream:
         if self.end is not None:
             return
         partial = self.partial_line
-        tail = ""
+        message: Message = TranscriptCutOff(path=str(self.path), events=self.events_read)
         if partial is not None:
-            tail = f"; its last line ({len(partial)} bytes) is half-written and was dropped"
-        raise TranscriptTruncated(
-            f"{self.path}: the transcript ends after {self.events_read} events without its end line "
-            f"(the session was cut off or the file cut short{tail}); `gm resume` can continue it"
-        )
+            message = TranscriptCutMidLine(path=str(self.path), events=self.events_read, size=len(partial))
+        raise TranscriptTruncated(message)
 
     def authenticity(self, trusted_keys: Collection[str] = ()) -> Authenticity:
         """What the signature showed (after the iteration)."""
