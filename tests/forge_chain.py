@@ -6,9 +6,12 @@ the replay), not a hash anyone can recompute. Format 3 (the one written now) has
 running SHA-256 over every line's bytes: each ``CHECKPOINT_EVERY``-th event line holds
 it, and the end line's ``hash`` is it.
 
-A sealed transcript (format 4) is edited as its opened lines (:func:`opened`, with the
-game key its end line reveals, as a forger of a finished game has it); :func:`rechain`
-seals them again with that key before it recomputes the hashes over the sealed bytes.
+A packed transcript (format 5, a finished game's) is edited as the lines it inflates to,
+and packed again (:mod:`gm_engine.transcripts.packing`) with its ``packed_sha256``
+recomputed, as its forger would. A sealed transcript (format 4) is edited as its opened
+lines (:func:`opened`, with the game key its end line reveals, as a forger of a finished
+game has it); :func:`rechain` seals them again with that key before it recomputes the
+hashes over the sealed bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine.transcripts.format import CHECKPOINT_EVERY, CHECKPOINT_LENGTH, TranscriptStream, dumps
+from gm_engine.transcripts.packing import PACKED_FORMAT, LinePacker, LineUnpacker
 from gm_engine.transcripts.sealing import GameKey, blob_place, event_place, is_public
 
 
@@ -28,6 +32,8 @@ def opened(path: Path) -> list[dict[str, Any]]:
     as ``{"type", "seq", "chain"?, ...}``, a blob as ``{"type": "blob", "id", ...}``)."""
     with TranscriptStream(path) as stream:
         key, header = stream.key, stream.header
+    if header.format == PACKED_FORMAT:
+        return [json.loads(line) for line in inflated(path)]
     objs = [json.loads(line) for line in path.read_bytes().splitlines()]
     if header.sealing is None:
         return objs
@@ -48,11 +54,19 @@ def opened(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def inflated(path: Path) -> list[bytes]:
+    """The lines (without newlines) a packed transcript's lines inflate to, header and end included."""
+    physical = path.read_bytes().split(b"\n")[:-1]
+    unpacker = LineUnpacker()
+    middle = [line[:-1] for chunk in physical[1:-1] for line, _ in unpacker.lines(chunk + b"\n")]
+    return [physical[0], *middle, physical[-1]]
+
+
 def sealed(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``objs`` (opened lines) sealed again with the key their end line reveals, as the
     writer seals them; unsealed transcripts as they are."""
     header, end = objs[0], objs[-1]
-    if not header.get("sealing") or "key" not in end:
+    if not header.get("sealing") or "key" not in end or header.get("format") == PACKED_FORMAT:
         return objs
     key = GameKey.from_hex(header["sealing"]["key_id"], end["key"])
     commitment = header["seed_sha256"]
@@ -102,6 +116,10 @@ def rechain(
         if obj["type"] == "end":
             signature = obj.pop("signature", None)
             obj.pop("hash", None)
+            if objs[0].get("format") == PACKED_FORMAT:
+                packed = packed_lines(out[1:])
+                obj["packed_sha256"] = hashlib.sha256(packed).hexdigest()
+                out = [out[0], *packed.split(b"\n")[:-1]]
             digest = running.copy()
             digest.update(dumps(obj).encode())
             obj["hash"] = digest.hexdigest()
@@ -125,13 +143,55 @@ def rechain(
     return b"".join(line + b"\n" for line in out)
 
 
+def packed_lines(lines: list[bytes]) -> bytes:
+    """Lines of a transcript (between header and end, without newlines) packed as the
+    writer packs them: one piece per event with the blob lines before it."""
+    packer = LinePacker()
+    out: list[bytes] = []
+    group: list[bytes] = []
+    for line in lines:
+        group.append(line + b"\n")
+        if not line.startswith(b'{"type":"blob"'):
+            out.append(packer.pack(b"".join(group)))
+            group = []
+    if group:
+        out.append(packer.pack(b"".join(group)))
+    return b"".join(out)
+
+
 
 def content(path: Path) -> list[dict[str, Any]]:
     """The transcript's lines opened, without what depends on its game key or its bytes
-    (the checkpoints, the end's hash and signature, the key and its commitment): what two
+    (the checkpoints, the end's hash, signature and packed digest, the key and its commitment): what two
     recordings of the same game under two keys have alike."""
     objs = opened(path)
     for obj in objs:
-        for name in ("chain", "hash", "signature", "key", "sealing"):
+        for name in ("chain", "hash", "signature", "key", "sealing", "packed_sha256"):
             obj.pop(name, None)
     return objs
+
+
+def written(objs: list[dict[str, Any]]) -> bytes:
+    """The file's bytes for ``objs`` laid out as the writer lays them (sealed again, or
+    packed with ``packed_sha256`` made anew), without recomputing a hash of the chain: an
+    edit made by someone who does not recompute them."""
+    objs = sealed(objs)
+    lines = [dumps(obj).encode() for obj in objs]
+    if objs[0].get("format") != PACKED_FORMAT:
+        return b"".join(line + b"\n" for line in lines)
+    packed = packed_lines(lines[1:-1])
+    end = dict(objs[-1])
+    end["packed_sha256"] = hashlib.sha256(packed).hexdigest()
+    return lines[0] + b"\n" + packed + dumps(end).encode() + b"\n"
+
+
+def as_recorded(path: Path, sign: Callable[[str], str | None]) -> bytes:
+    """A packed transcript's bytes as they were written while its session ran (format 4:
+    its private lines sealed again with the key its end reveals, the hashes recomputed over
+    the sealed bytes, the end signed by ``sign``): what a test cuts to stand for a session
+    killed before its end, since the sealed writer is deterministic."""
+    objs = opened(path)
+    assert objs[0]["format"] == PACKED_FORMAT
+    objs[0]["format"] = 4
+    objs[-1].pop("packed_sha256")
+    return rechain(objs, sign=sign)

@@ -23,6 +23,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -33,8 +34,9 @@ from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
 from gm_engine.sessions.werewolf import WerewolfSession, session_options
 from gm_engine.transcripts.format import TranscriptStream, dumps, read_transcript
 from gm_engine.transcripts.sealing import keys_dir
+from gm_engine.transcripts.signing import load_or_create_key, sign_end
 from gm_engine.werewolf import Game
-from tests.forge_chain import opened, rechain
+from tests.forge_chain import as_recorded, opened, rechain
 from tests.pty_run import PtyRun
 from tests.test_secrecy import hidden_for
 
@@ -126,13 +128,21 @@ def test_nothing_p1_may_not_know_is_on_disk_during_a_live_game(
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A whole --auto game recorded sealed, and its data directory."""
+    """A whole --auto game recorded sealed (and packed at its end), and its data directory."""
     folder = tmp_path_factory.mktemp("sealed")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GM_DATA_DIR", str(folder / "data"))
         path = folder / "game.jsonl"
         assert main(["werewolf", "play", "--auto", "--plain", "--seed", "8", "--record", str(path)]) == 0
     return path, folder / "data"
+
+
+def sealed_copy(finished: tuple[Path, Path], tmp_path: Path) -> Path:
+    """The finished game's file as it was before its end line, sealed (a finished file is
+    packed); ``GM_DATA_DIR`` must be the game's data directory, whose key signs it."""
+    source = tmp_path / "sealed.jsonl"
+    source.write_bytes(as_recorded(finished[0], partial(sign_end, load_or_create_key())))
+    return source
 
 
 def test_a_finished_game_is_checked_whole_without_its_key_file(
@@ -145,22 +155,29 @@ def test_a_finished_game_is_checked_whole_without_its_key_file(
     monkeypatch.setenv("GM_DATA_DIR", str(data))
     shutil.rmtree(data / "game-keys")  # gone: the end line reveals the key
     lines = [json.loads(line) for line in path.read_bytes().splitlines()]
-    assert lines[0]["sealing"]["cipher"] == "AES-256-GCM"
-    assert {line["type"] for line in lines[1:-1]} <= {"sealed", "blob", "human_input"}
+    # packed at its end: the header still names the game's sealing key, the end reveals it
+    assert lines[0]["format"] == 5 and lines[0]["sealing"]["cipher"] == "AES-256-GCM"
+    assert all(set(line) in ({"z"}, {"z1"}) for line in lines[1:-1])
     assert lines[-1]["type"] == "end" and isinstance(lines[-1]["key"], str)
     capsys.readouterr()
     assert main(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     assert "OK (strict" in out and "signature verified" in out
-    assert "every one opened and authenticated" in out
+    assert "sealed while the game ran" in out and "matches the header's commitment" in out
+    # as it was written before its end: sealed, every sealed line opened with the revealed key
+    sealed = sealed_copy(finished, tmp_path)
+    lines = [json.loads(line) for line in sealed.read_bytes().splitlines()]
+    assert {line["type"] for line in lines[1:-1]} <= {"sealed", "blob", "human_input"}
+    assert main(["replay", str(sealed)]) == 0
+    assert "every one opened and authenticated" in capsys.readouterr().out
 
 
 def test_a_sealed_line_tampered_with_fails_with_a_clear_message(
     finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    source, data = finished
-    monkeypatch.setenv("GM_DATA_DIR", str(data))
+    monkeypatch.setenv("GM_DATA_DIR", str(finished[1]))
+    source = sealed_copy(finished, tmp_path)
     path = tmp_path / "game.jsonl"
     rows = source.read_bytes().splitlines()
     number = next(i for i, row in enumerate(rows) if row.startswith(b'{"type":"sealed"'))

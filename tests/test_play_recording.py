@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from gm_engine.cli import main
 from gm_engine.transcripts.replay import replay_file
+from gm_engine.transcripts.signing import load_or_create_key, sign_end
+from tests.forge_chain import as_recorded
 
 
 def _printed_transcript(out: str) -> Path:
@@ -47,7 +50,8 @@ def test_resume_of_an_auto_game_goes_on_with_the_automatic_player(
 ) -> None:
     whole = tmp_path / "whole.jsonl"
     assert main(["werewolf", "play", "--auto", "--plain", "--seed", "6", "--record", str(whole)]) == 0
-    lines = whole.read_bytes().splitlines(keepends=True)
+    # the file as it was while the game ran (a finished one is packed)
+    lines = as_recorded(whole, partial(sign_end, load_or_create_key())).splitlines(keepends=True)
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:40])  # killed mid-write
     capsys.readouterr()

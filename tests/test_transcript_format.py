@@ -58,9 +58,13 @@ def roll_spec(seed: int = 42, system: str = "DiceBot") -> SessionSpec:
     return SessionSpec(kind="roll", seed=seed, options={"system": system}, backend="none")
 
 
-def record_roll(path: Path, lines: Sequence[str] = LINES, seed: int = 42) -> SessionOutcome:
+def record_roll(
+    path: Path, lines: Sequence[str] = LINES, seed: int = 42, *, pack: bool = False
+) -> SessionOutcome:
+    """A roll session recorded as it is written while it runs (format 4): the layout these
+    tests check line by line (the packed copy of a finished one, ``pack``: test_transcript_packing)."""
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines), show=lambda _: None)
-    return record_session(roll_spec(seed), io, path)
+    return record_session(roll_spec(seed), io, path, pack=pack)
 
 
 FORGER_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -194,10 +198,41 @@ def test_missing_end_line_is_truncation(tmp_path: Path) -> None:
     record_roll(path)
     lines = path.read_bytes().split(b"\n")
     path.write_bytes(b"\n".join(lines[:-2]) + b"\n")
-    with pytest.raises(TranscriptTruncated, match="without its end line"):
+    with pytest.raises(TranscriptTruncated, match=r"最後の行（終了の行）がないまま.*gm resume") as info:
         read_transcript(path)
+    assert f"`gm resume {path}`" in str(info.value)
     transcript = read_transcript(path, require_end=False)
     assert transcript.end is None and transcript.partial_line is None
+
+
+@pytest.mark.parametrize(
+    ("locale", "cut_off", "mid_line", "header"),
+    [
+        (None, "最後の行（終了の行）がないまま", "書きかけの最後の行（21バイト）", "ヘッダー）が書きかけ"),
+        ("en", "without its end line", "last line, 21 bytes, is half-written", "header line is half-written"),
+    ],
+)
+def test_cli_replay_of_a_cut_off_file_says_so_in_the_players_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    locale: str | None, cut_off: str, mid_line: str, header: str,
+) -> None:
+    if locale is None:
+        monkeypatch.delenv("GM_LOCALE", raising=False)
+    else:
+        monkeypatch.setenv("GM_LOCALE", locale)
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    data = path.read_bytes()
+    whole = data[: data.rindex(b"\n", 0, len(data) - 1) + 1]
+    cut, mid, head = tmp_path / "cut.jsonl", tmp_path / "mid.jsonl", tmp_path / "head.jsonl"
+    cut.write_bytes(whole)
+    mid.write_bytes(whole + b'{"type":"dice","seq":')
+    head.write_bytes(data[:40])
+    capsys.readouterr()
+    assert main(["replay", str(cut), str(mid), str(head)]) == 1
+    out = capsys.readouterr().out
+    assert f"cut.jsonl: TRUNCATED: {cut}: " in out and cut_off in out and f"gm resume {cut}`" in out
+    assert mid_line in out and header in out
 
 
 def test_half_written_last_line_is_set_aside(tmp_path: Path) -> None:
@@ -207,7 +242,7 @@ def test_half_written_last_line_is_set_aside(tmp_path: Path) -> None:
     whole = data[: data.rindex(b"\n", 0, len(data) - 1) + 1]  # without the end line
     cut = whole + b'{"type":"dice","seq":'
     path.write_bytes(cut)
-    with pytest.raises(TranscriptTruncated, match="half-written"):
+    with pytest.raises(TranscriptTruncated, match="書きかけの最後の行（21バイト）"):
         read_transcript(path)
     transcript = read_transcript(path, require_end=False)
     assert transcript.partial_line == b'{"type":"dice","seq":'
@@ -400,7 +435,7 @@ class Interrupting(HumanDefaults):
 
 def test_resume_continues_to_the_same_bytes(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jsonl"
-    record_roll(whole)
+    record_roll(whole, pack=True)
     cut = tmp_path / "cut.jsonl"
     io = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:4]), show=lambda _: None)
     with pytest.raises(KeyboardInterrupt):
@@ -534,7 +569,7 @@ def test_cli_resume(
     import io
 
     whole = tmp_path / "whole.jsonl"
-    record_roll(whole)
+    record_roll(whole, pack=True)
     cut = tmp_path / "cut.jsonl"
     interrupted = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:3]), show=lambda _: None)
     with pytest.raises(KeyboardInterrupt):
@@ -623,7 +658,7 @@ def test_cli_roll_session_without_recording(
 
 def test_a_resumed_session_cut_off_again_resumes_again(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jsonl"
-    record_roll(whole)
+    record_roll(whole, pack=True)
     cut = tmp_path / "cut.jsonl"
     first = SessionIO(backend=NoModelBackend(), human=Interrupting(LINES[:2]), show=lambda _: None)
     with pytest.raises(KeyboardInterrupt):

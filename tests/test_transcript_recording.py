@@ -88,14 +88,20 @@ def test_a_second_process_is_refused_while_a_session_records(
         capture_output=True, text=True, env=os.environ.copy(), check=False,
     )
     assert again.returncode == 2
-    assert "already exists" in again.stderr and f"gm resume {path}" in again.stderr
+    assert "はすでにあります" in again.stderr and f"gm resume {path}" in again.stderr
 
     resumed = subprocess.run(
         [*GM, "resume", str(path), "--seed", "9"],
         capture_output=True, text=True, env=os.environ.copy(), stdin=subprocess.DEVNULL, check=False,
     )
     assert resumed.returncode == 2
-    assert "in use by another process" in resumed.stderr
+    assert "別のプロセスが記録中か再開中です" in resumed.stderr
+    english = subprocess.run(
+        [*GM, "resume", str(path), "--seed", "9"],
+        capture_output=True, text=True, env={**os.environ, "GM_LOCALE": "en"}, stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert english.returncode == 2 and "is in use by another process" in english.stderr
 
     assert path.read_bytes() == before  # neither touched the recording
     _, err = proc.communicate("1d6\n/quit\n", timeout=120)
@@ -121,7 +127,7 @@ def test_a_lock_held_by_another_process_refuses_resume_in_process(tmp_path: Path
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         before = path.read_bytes()
         io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(["/quit"]), show=lambda _: None)
-        with pytest.raises(TranscriptBusy, match="in use by another process"):
+        with pytest.raises(TranscriptBusy, match="別のプロセスが記録中か再開中です"):
             resume_session(path, io, seed=5)
         with pytest.raises(TranscriptBusy):
             open_for_append(path)
@@ -136,17 +142,26 @@ def test_record_never_truncates_an_existing_transcript(tmp_path: Path) -> None:
     path = tmp_path / "done.jsonl"
     record(path, ["2d6", "/quit"])
     before = path.read_bytes()
-    with pytest.raises(TranscriptExists, match=r"already exists.*gm resume"):
+    with pytest.raises(TranscriptExists, match=r"すでにあります.*gm resume"):
         record(path, ["1d6", "/quit"], seed=6)
     assert path.read_bytes() == before
     assert read_transcript(path).end is not None
 
 
+@pytest.mark.parametrize(
+    ("locale", "words"),
+    [(None, ("はすでにあります", "別のファイルに記録")), ("en", ("already exists", "another file"))],
+)
 def test_cli_record_on_an_existing_file_refuses_and_says_what_to_do(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    locale: str | None, words: tuple[str, str],
 ) -> None:
     from gm_engine.cli import main
 
+    if locale is None:
+        monkeypatch.delenv("GM_LOCALE", raising=False)
+    else:
+        monkeypatch.setenv("GM_LOCALE", locale)
     path = tmp_path / "taken.jsonl"
     path.write_bytes(b"someone else's file\n")
     script = tmp_path / "lines.txt"
@@ -154,7 +169,7 @@ def test_cli_record_on_an_existing_file_refuses_and_says_what_to_do(
     code = main(["roll-session", "--record", str(path), "--script", str(script)])
     err = capsys.readouterr().err
     assert code == 2
-    assert "already exists" in err and "another file" in err and "gm resume" in err
+    assert all(word in err for word in words) and f"gm resume {path}" in err
     assert path.read_bytes() == b"someone else's file\n"
 
 

@@ -28,14 +28,13 @@ from gm_engine.transcripts.format import (
     TranscriptFormatError,
     TranscriptTampered,
     TranscriptWriter,
-    dumps,
     read_transcript,
 )
 from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.replay import replay_transcript
 from gm_engine.transcripts.resume import ResumeError, resume_session
 from gm_engine.transcripts.signing import key_file, load_or_create_key, public_key_text, sign_end
-from tests.forge_chain import opened, rechain, sealed
+from tests.forge_chain import opened, rechain, written
 
 Objs = list[dict[str, Any]]
 FORGER = Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64)))
@@ -248,7 +247,7 @@ def test_a_blob_rewritten_with_its_key_recomputed_fails_the_signature(
     objs = load(path)
     edited = first(objs, "blob", lambda o: isinstance(o["body"], str))
     edited["body"] = edited["body"].replace("。", "！")
-    path.write_bytes(b"".join(dumps(obj).encode() + b"\n" for obj in sealed(objs)))
+    path.write_bytes(written(objs))
     with pytest.raises(TranscriptTampered, match="running hash"):
         read_transcript(path)
 

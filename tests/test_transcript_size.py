@@ -72,7 +72,7 @@ async def no_sleep(seconds: float) -> None:
 
 def test_a_repeated_prompt_is_stored_once(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    writer = TranscriptWriter.create(path, ROLL, durable=False)
+    writer = TranscriptWriter.create(path, ROLL, durable=False, pack=False)
     sizes = []
     log = ""
     for turn in range(40):
@@ -99,7 +99,7 @@ def test_a_repeated_prompt_is_stored_once(tmp_path: Path) -> None:
 def test_the_reader_streams_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "t.jsonl"
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(["2d6", "x" * 500, "/quit"]), show=print)
-    record_session(ROLL, io, path, durable=False)
+    record_session(ROLL, io, path, durable=False, pack=False)
 
     read_bytes, read_text = Path.read_bytes, Path.read_text
 
@@ -131,7 +131,7 @@ PAYLOADS = st.lists(st.dictionaries(NAMES, JSON, max_size=4), max_size=8)
 def test_every_payload_reads_back_as_emitted(tmp_path: Path, payloads: list[dict[str, Any]]) -> None:
     path = tmp_path / "p.jsonl"
     path.unlink(missing_ok=True)
-    with TranscriptWriter.create(path, ROLL, durable=False) as writer:
+    with TranscriptWriter.create(path, ROLL, durable=False, pack=False) as writer:
         for payload in payloads * 2:  # twice: the second round is all references
             writer.write_event("state", payload)
         writer.finish(7, SessionOutcome(summary="done"))
@@ -274,7 +274,7 @@ def test_a_cut_off_format_2_transcript_is_refused_by_resume_naming_its_version(t
 
 def test_format_3_blobs_are_numbered_in_order_and_a_renumbered_one_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "n.jsonl"
-    writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False)
+    writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False, pack=False)
     for turn in range(4):
         text = "【指示】\n" + "発言です。\n" * (turn + 20)
         writer.write_event("model_request", request_payload(turn, text))
@@ -292,7 +292,7 @@ def test_format_3_blobs_are_numbered_in_order_and_a_renumbered_one_is_refused(tm
 
 def test_format_3_an_event_line_with_a_prev_or_a_misplaced_checkpoint_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl"
-    writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False)
+    writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False, pack=False)
     for turn in range(3):
         writer.write_event("note", {"turn": turn})
     writer.finish(7, SessionOutcome(summary="done"))
@@ -314,9 +314,11 @@ def test_a_write_cut_after_its_blob_lines_is_dropped_whole_and_resumed_to_the_sa
     tmp_path: Path,
 ) -> None:
     lines = ["2d6", "x" * 300, "1d6", "y" * 300, "x" * 300, "3d6", "/quit"]
-    whole = tmp_path / "whole.jsonl"
+    whole, packed = tmp_path / "whole.jsonl", tmp_path / "packed.jsonl"
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines), show=lambda _: None)
-    record_session(ROLL, io, whole, durable=False)
+    record_session(ROLL, io, whole, durable=False, pack=False)  # as it was while the session ran
+    io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines), show=lambda _: None)
+    record_session(ROLL, io, packed, durable=False)  # and finished
     data = whole.read_bytes()
     rows = data.split(b"\n")
     second_blob = [i for i, row in enumerate(rows) if row.startswith(b'{"type":"blob"')][1]
@@ -333,7 +335,7 @@ def test_a_write_cut_after_its_blob_lines_is_dropped_whole_and_resumed_to_the_sa
     go_on = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines[asked:]), show=shown.append)
     resume_session(cut, go_on, seed=ROLL.seed, durable=False)
     assert any("取り除きました" in line for line in shown)
-    assert cut.read_bytes() == data
+    assert cut.read_bytes() == packed.read_bytes()
 
 
 MUTATIONS = st.sampled_from(
@@ -356,7 +358,7 @@ def test_no_mangled_blob_or_reference_crashes_the_reader(
 
     path = tmp_path / "m.jsonl"
     if not path.exists():
-        writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False)
+        writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False, pack=False)
         for turn in range(6):
             text = "【指示】\n" + "発言です。\n" * (turn + 3)
             writer.write_event("model_request", request_payload(turn, text))
@@ -379,7 +381,7 @@ def test_no_mangled_blob_or_reference_crashes_the_reader(
 def test_a_growing_conversation_adds_only_its_new_messages(tmp_path: Path) -> None:
     """A GM's conversation, resent whole with every request, costs the file what is new."""
     path = tmp_path / "c.jsonl"
-    writer = TranscriptWriter.create(path, ROLL, durable=False)
+    writer = TranscriptWriter.create(path, ROLL, durable=False, pack=False)
     convo: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
     sizes = []
     for turn in range(60):

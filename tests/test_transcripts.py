@@ -147,9 +147,11 @@ def test_a_werewolf_game_cut_off_mid_call_resumes_to_the_same_end(
     before = read_transcript(cut, require_end=False)
     assert before.end is None
     assert 0 < len(before.events) < len(read_transcript(whole).events)
-    prefix = cut.read_bytes()
     result = resume_session(cut, _auto_io(31, OfflineBackend()), shadow_human=True, durable=False)
-    assert cut.read_bytes().startswith(prefix)  # nothing recorded was lost
+    after = read_transcript(cut).events  # finished, and packed
+    assert [(e.type, e.payload) for e in after[: len(before.events)]] == [
+        (e.type, e.payload) for e in before.events
+    ]  # nothing recorded was lost
     assert result.new_events > 0
     # and the game went on exactly as it would have (the two recordings have keys of their own)
     assert content(cut) == content(whole)
@@ -230,3 +232,21 @@ def test_a_game_quit_during_a_vote_resumes_and_replays(tmp_path: Path) -> None:
     for tolerant in (False, True):
         report = replay_transcript(read_transcript(path), tolerant=tolerant)
         assert report.ok, report.describe()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known leak, open: a sealed line's length (rounded up to 32 bytes) and which lines are blob "
+    "lines depend on the deal, so P1 can tell two deals apart from the file while the game runs",
+)
+def test_the_sealed_file_is_laid_out_alike_for_deals_p1_cannot_tell_apart(tmp_path: Path) -> None:
+    seats = {f"P{seat}" for seat in range(2, 10)}
+    _first_requests(tmp_path / "a.jsonl", DEAL_A, seats)
+    _first_requests(tmp_path / "b.jsonl", DEAL_B, seats)
+
+    def layout(path: Path) -> list[tuple[str, int]]:
+        rows = path.read_bytes().splitlines()[1:]  # the header commits to another key: left out
+        return [(row[:16].decode(), len(row)) for row in rows]
+
+    # P1 (a 村人 in both) reads the file as it is written: the two deals must look the same
+    assert layout(tmp_path / "a.jsonl") == layout(tmp_path / "b.jsonl")

@@ -861,6 +861,52 @@ class Why(Message):
         return {}
 
 
+# -- recording a transcript ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordingExists(Message):
+    """A recording was asked for at ``path``, where a file already is: it is never overwritten."""
+
+    key: ClassVar[str] = "transcript.exists"
+    path: str
+
+
+@dataclass(frozen=True)
+class RecordingBusy(Message):
+    """Another process holds the lock of the transcript at ``path`` (it records or resumes it)."""
+
+    key: ClassVar[str] = "transcript.busy"
+    path: str
+
+
+@dataclass(frozen=True)
+class TranscriptCutOff(Message):
+    """The transcript at ``path`` ends after ``events`` events without its end line."""
+
+    key: ClassVar[str] = "transcript.cut_off"
+    path: str
+    events: int
+
+
+@dataclass(frozen=True)
+class TranscriptCutMidLine(Message):
+    """As :class:`TranscriptCutOff`, and its last line (``size`` bytes) is half-written."""
+
+    key: ClassVar[str] = "transcript.cut_mid_line"
+    path: str
+    events: int
+    size: int
+
+
+@dataclass(frozen=True)
+class TranscriptHeaderCut(Message):
+    """The transcript's first line, its header, is half-written: nothing was recorded."""
+
+    key: ClassVar[str] = "transcript.header_cut"
+    path: str
+
+
 # -- resuming a transcript ----------------------------------------------------------------
 
 

@@ -1,5 +1,16 @@
 """The transcript file: one JSON object per line, covered by a running SHA-256, its end signed,
-its private lines sealed.
+its private lines sealed, packed once it is finished.
+
+Format 5 is a finished format-4 file packed (:mod:`.packing`): once the end line reveals
+the seed and the game's key, :meth:`TranscriptWriter.finish` reads the file back (checked
+as :class:`TranscriptStream` checks any), writes its events again in the clear, as the
+format-3 writer lays them out, and deflates each write into one line of a deflate stream
+that runs through the file; the header (``format`` 5) and the end line (with
+``packed_sha256``, the digest of the packed lines) stay in the clear. The running hash,
+the checkpoints and the signature cover the lines as they inflate, and through
+``packed_sha256`` every packed byte. Nothing is compressed while it is secret: why, in
+:mod:`.packing`. A session that was cut off stays in format 4 until its end (``gm
+resume`` goes on from it); the reader reads every format from 1 to 5.
 
 Format 4 is format 3 (below) with the lines P1 may not read yet sealed (:mod:`.sealing`):
 the header's ``sealing`` (``{"cipher", "key_id", "key_sha256"}``, or null for a session
@@ -85,6 +96,7 @@ import hashlib
 import io
 import json
 import os
+import secrets
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -97,8 +109,23 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from gm_engine import __version__
 from gm_engine.events import EndEvent, SessionEvent
+from gm_engine.messages import Message, locale_from_env, render
+from gm_engine.messages.texts import (
+    RecordingBusy,
+    RecordingExists,
+    TranscriptCutMidLine,
+    TranscriptCutOff,
+    TranscriptHeaderCut,
+)
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
 from gm_engine.transcripts.blobs import SPILL_CHARS, BlobError, BlobPacker, BlobTable
+from gm_engine.transcripts.packing import (
+    PACKED_FORMAT,
+    LinePacker,
+    LineUnpacker,
+    PackedLineError,
+    unpack_alone,
+)
 from gm_engine.transcripts.paths import keep_seed, make_private_dir, seed_commitment
 from gm_engine.transcripts.sealing import (
     GameKey,
@@ -121,12 +148,13 @@ from gm_engine.transcripts.signing import (
     verify_end,
 )
 
-#: Version of the file layout written; a reader refuses files of a later version.
+#: Version of the file layout written while a session runs (and continued by ``gm resume``);
+#: a finished one is packed into :data:`~.packing.PACKED_FORMAT` (:mod:`.packing`).
 FORMAT_VERSION = 4
 
 #: Versions this reader reads (format 1: no blobs, no signature; format 2: a ``prev`` link
-#: on every line and blobs named by their hash).
-READABLE_FORMATS = frozenset({1, 2, 3, 4})
+#: on every line and blobs named by their hash; format 5: a finished transcript packed).
+READABLE_FORMATS = frozenset({1, 2, 3, 4, PACKED_FORMAT})
 
 #: Keys every event line carries besides its payload; a payload may not use them.
 RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs", "chain"})
@@ -157,6 +185,15 @@ class TranscriptFormatError(TranscriptError):
         self.line = line
 
 
+class _CatalogueError(TranscriptError):
+    """A transcript error a player reads: ``message`` in the catalogue's words (the text of
+    the exception is it in the player's locale, ``GM_LOCALE``)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render(message, locale_from_env()))
+        self.message = message
+
+
 class TranscriptTampered(TranscriptError):
     """A line's ``prev`` hash does not match the line before it, or the seed its commitment:
     the file was edited after it was written."""
@@ -166,15 +203,15 @@ class TranscriptTampered(TranscriptError):
         self.line = line
 
 
-class TranscriptTruncated(TranscriptError):
+class TranscriptTruncated(_CatalogueError):
     """The file ends before its ``end`` line: the session was cut off (or the file cut short)."""
 
 
-class TranscriptExists(TranscriptError):
+class TranscriptExists(_CatalogueError):
     """A new recording was asked for at a path where a file already is: it is never overwritten."""
 
 
-class TranscriptBusy(TranscriptError):
+class TranscriptBusy(_CatalogueError):
     """Another process holds the transcript's lock: it is recording or resuming that session."""
 
 
@@ -192,10 +229,7 @@ def lock_transcript(fd: int, path: Path) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
             raise
-        raise TranscriptBusy(
-            f"{path} is in use by another process, which is recording or resuming that session; "
-            "wait until it ends (then `gm resume` it if it was cut off) or record to another file"
-        ) from None
+        raise TranscriptBusy(RecordingBusy(path=str(path))) from None
 
 
 def open_for_append(path: str | Path) -> int:
@@ -543,9 +577,7 @@ class TranscriptStream:
             if not first:
                 raise TranscriptFormatError(f"{self.path}: the file is empty")
             if not first.endswith(b"\n"):
-                raise TranscriptTruncated(
-                    f"{self.path}: the header line is half-written; nothing was recorded"
-                )
+                raise TranscriptTruncated(TranscriptHeaderCut(path=str(self.path)))
             self.header = _header(first[:-1])
             self._first = first
             self.key: GameKey | None = None
@@ -567,6 +599,7 @@ class TranscriptStream:
         self.done = False
         self._started = False
         self._blob_digests: dict[object, bytes] = {}
+        self._packed_digest = ""
 
     def _peek_end(self) -> dict[str, Any] | None:
         """The last line if it looks like an end line (checked in full when it is read)."""
@@ -654,13 +687,10 @@ class TranscriptStream:
         if self.end is not None:
             return
         partial = self.partial_line
-        tail = ""
+        message: Message = TranscriptCutOff(path=str(self.path), events=self.events_read)
         if partial is not None:
-            tail = f"; its last line ({len(partial)} bytes) is half-written and was dropped"
-        raise TranscriptTruncated(
-            f"{self.path}: the transcript ends after {self.events_read} events without its end line "
-            f"(the session was cut off or the file cut short{tail}); `gm resume` can continue it"
-        )
+            message = TranscriptCutMidLine(path=str(self.path), events=self.events_read, size=len(partial))
+        raise TranscriptTruncated(message)
 
     def authenticity(self, trusted_keys: Collection[str] = ()) -> Authenticity:
         """What the signature showed (after the iteration)."""
@@ -691,6 +721,8 @@ class TranscriptStream:
         raw = self._read_at(length, offset)
         if hashlib.blake2b(raw, digest_size=16).digest() != self._blob_digests[where]:
             raise BlobError(f"line {number} changed while the transcript was being read")
+        if self.header.format == PACKED_FORMAT:
+            raw = unpack_alone(raw)[:-1]  # it inflated the same the first time
         obj = _parse(raw, number)
         if "box" in obj:
             obj = self._open(obj, blob_place(self.header.seed_sha256, int(obj["id"])), number)
@@ -705,7 +737,8 @@ class TranscriptStream:
     def _events(self) -> Iterator[Event]:
         header, first = self.header, self._first
         version = header.format
-        sealed = header.sealing is not None
+        packed = version == PACKED_FORMAT
+        sealed = header.sealing is not None and not packed  # a packed file's lines are all in the clear
         blobs = BlobTable(version, reload=self._reload_blob if version >= 3 else None)
         prev = line_hash(first[:-1])
         running = hashlib.sha256(first)  # format 3: every byte, newlines included
@@ -720,7 +753,7 @@ class TranscriptStream:
         tail_keys: list[str | int] = []
         seq = 0
         number = 1
-        for chunk in self._file:
+        for chunk, spot in self._lines():
             number += 1
             if not chunk.endswith(b"\n"):
                 if self.end is not None:
@@ -745,15 +778,14 @@ class TranscriptStream:
             else:
                 before = running.copy()
                 running.update(chunk)
-            line_offset = offset
             offset += len(chunk)
             if kind == "blob" and version >= 2:
                 where: object = None
                 if sealed:
                     obj = self._open_blob(obj, number)
-                if version >= 3 and len(raw) >= SPILL_CHARS:
-                    where = (line_offset, len(raw), number)
-                    self._blob_digests[where] = hashlib.blake2b(raw, digest_size=16).digest()
+                if version >= 3 and len(raw) >= SPILL_CHARS and spot is not None:
+                    where = (spot[0], len(spot[1]), number)
+                    self._blob_digests[where] = hashlib.blake2b(spot[1], digest_size=16).digest()
                 try:
                     blobs.add(obj, raw, where)
                 except BlobError as exc:
@@ -770,8 +802,13 @@ class TranscriptStream:
                         "blob lines before the end line, which refers to none", number
                     )
                 self.end = _end_record(obj, raw, number, header, before if version >= 3 else None, checked)
-                if sealed:
+                if header.sealing is not None:
                     self._check_revealed_key(obj, number)
+                if packed and obj.get("packed_sha256") != self._packed_digest:
+                    raise TranscriptTampered(
+                        "the packed lines are not the ones its packed_sha256 names: one was edited",
+                        number,
+                    )
             elif kind == "header":
                 raise TranscriptFormatError("a second header", number)
             else:
@@ -780,6 +817,8 @@ class TranscriptStream:
                         checked = number
                     if "prev" in obj:  # the writer never puts one on a format-3 line
                         raise TranscriptFormatError("a format-3 event line has no prev", number)
+                    if packed and kind == "sealed":
+                        raise TranscriptFormatError("a packed transcript has no sealed lines", number)
                     if kind == "sealed" or sealed:
                         kind, obj = self._open_event(kind, obj, seq, number)
                     else:
@@ -814,6 +853,29 @@ class TranscriptStream:
         self.chain = kept_running if version >= 3 else None
         self.blob_keys = frozenset(blobs.values).difference(tail_keys)
         self.done = True
+
+    def _lines(self) -> Iterator[tuple[bytes, tuple[int, bytes] | None]]:
+        """The transcript's lines after the header, as they read (a packed file's inflated,
+        :mod:`.packing`), each with, when the line can be read again by itself, where it
+        begins in the file and its bytes there (without the newline)."""
+        offset = len(self._first)
+        if self.header.format != PACKED_FORMAT:
+            for chunk in self._file:
+                yield chunk, (offset, chunk[:-1])
+                offset += len(chunk)
+            return
+        unpacker = LineUnpacker()
+        for number, chunk in enumerate(self._file, start=2):
+            if chunk.startswith(b'{"type":"end"') or not chunk.endswith(b"\n"):
+                self._packed_digest = unpacker.digest.hexdigest()
+                yield chunk, None  # in the clear (or half-written, which the caller sets aside)
+            else:
+                try:
+                    for line, alone in unpacker.lines(chunk):
+                        yield line, (offset, chunk[:-1]) if alone else None
+                except PackedLineError as exc:
+                    raise TranscriptTampered(f"{exc} (line {number} of the packed file)", number) from None
+            offset += len(chunk)
 
     def _open_blob(self, obj: dict[str, Any], number: int) -> dict[str, Any]:
         """A sealed blob line as it would be written unsealed."""
@@ -887,7 +949,7 @@ def _header(raw: bytes) -> TranscriptHeader:
             f"transcript format {version!r}: this reader (gm_engine {__version__}) reads formats "
             f"{', '.join(map(str, sorted(READABLE_FORMATS)))}"
             + (" (the file is newer: replay it with a newer gm_engine)" if isinstance(version, int)
-               and version > FORMAT_VERSION else ""),
+               and version > max(READABLE_FORMATS) else ""),
             1,
         )
     if version < 2 and "signer" in header_obj:
@@ -1071,8 +1133,11 @@ class TranscriptWriter:
         chain: Any = None,
         game_key: GameKey | None = None,
         seed_sha256: str = "",
+        pack: bool = False,
     ) -> None:
         self.path = path
+        # a finished transcript is rewritten packed (:mod:`.packing`)
+        self._pack = pack
         # private lines are sealed with ``game_key`` (None: nothing is sealed)
         self._game_key = game_key
         self._seed_sha256 = seed_sha256
@@ -1097,6 +1162,7 @@ class TranscriptWriter:
         seal: bool | None = None,
         game_key: GameKey | None = None,
         remember_seed: bool = True,
+        pack: bool = True,
     ) -> TranscriptWriter:
         """Start a new transcript at ``path`` and write its header.
 
@@ -1108,7 +1174,8 @@ class TranscriptWriter:
         :func:`~.sealing.seals`) the private lines are sealed under ``game_key`` (by
         default a fresh random one), kept in the game's key file with the seed (without
         it unless ``remember_seed``; unsealed, the seed goes to the seed file) until
-        :meth:`finish` reveals it (:mod:`.sealing`).
+        :meth:`finish` reveals it (:mod:`.sealing`). With ``pack`` (the default) :meth:`finish`
+        rewrites the finished file packed (:mod:`.packing`).
 
         Raises:
             TranscriptExists: a file is already at ``path``.
@@ -1120,11 +1187,7 @@ class TranscriptWriter:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            raise TranscriptExists(
-                f"{path} already exists, and a recording never overwrites a file: record to another "
-                f"file, remove this one first, or continue a session that was cut off with "
-                f"`gm resume {path}`"
-            ) from None
+            raise TranscriptExists(RecordingExists(path=str(path))) from None
         try:
             lock_transcript(fd, path)
         except BaseException:
@@ -1149,7 +1212,7 @@ class TranscriptWriter:
                 except OSError as exc:  # resuming will need --seed then; the session itself is not at stake
                     print(f"note: cannot keep the seed for `gm resume` ({exc})", file=sys.stderr)
         out = FileOutput(fd, durable)
-        return cls.start(out, path, spec, signing_key=key, game_key=game_key, assets=assets)
+        return cls.start(out, path, spec, signing_key=key, game_key=game_key, assets=assets, pack=pack)
 
     @classmethod
     def start(
@@ -1161,16 +1224,22 @@ class TranscriptWriter:
         signing_key: Ed25519PrivateKey | None,
         game_key: GameKey | None,
         assets: Mapping[str, str] | None = None,
+        pack: bool = False,
     ) -> TranscriptWriter:
         """Start a new transcript on ``out`` (named ``path`` in messages) and write its
         header: its end signed with ``signing_key``, its private lines sealed with
         ``game_key`` (None: nothing sealed). The caller keeps the key and the seed
-        (:meth:`create` in the key file; ``gm serve`` in its store)."""
+        (:meth:`create` in the key file; ``gm serve`` in its store). With ``pack``, :meth:`finish`
+        rewrites the finished file packed (:mod:`.packing`): for a file output only, since it
+        reads the file back by ``path``."""
         sealing = None
         if game_key is not None:
             sealing = Sealing(key_id=game_key.key_id, key_sha256=game_key.commitment)
         commitment = seed_commitment(spec.seed)
-        writer = cls(path, out, seq=0, signing_key=signing_key, game_key=game_key, seed_sha256=commitment)
+        writer = cls(
+            path, out, seq=0, signing_key=signing_key, game_key=game_key, seed_sha256=commitment, pack=pack,
+            durable=out.durable if isinstance(out, FileOutput) else True,
+        )
         signer = public_key_text(signing_key) if signing_key is not None else None
         header = TranscriptHeader.for_spec(spec, assets=assets, signer=signer, sealing=sealing)
         writer._write([dumps(header.model_dump(mode="json"))])
@@ -1186,8 +1255,10 @@ class TranscriptWriter:
         signing_key: Ed25519PrivateKey | None = None,
         payloads: Iterable[Mapping[str, Any]] | None = None,
         events: int | None = None,
+        pack: bool = True,
     ) -> TranscriptWriter:
-        """Append to a cut-off transcript, first cutting off its half-written last line.
+        """Append to a cut-off transcript, first cutting off its half-written last line
+        (and, with ``pack``, pack it when it is finished).
 
         ``fd`` is the file as :func:`open_for_append` opened and locked it before it was
         read (the writer then owns it); without it the file is opened and locked here.
@@ -1239,6 +1310,7 @@ class TranscriptWriter:
             chain=transcript.chain.copy() if transcript.chain is not None else None,
             game_key=transcript.key if transcript.header.sealing is not None else None,
             seed_sha256=transcript.header.seed_sha256,
+            pack=pack and isinstance(fd, int),  # packing reads the file back: a file output only
         )
 
     @property
@@ -1302,19 +1374,30 @@ class TranscriptWriter:
         self._seq += 1
 
     def finish(self, seed: int, outcome: SessionOutcome) -> None:
-        """Write the end line (revealing ``seed``, signing the chain's end) and close the file."""
+        """Write the end line (revealing ``seed``, signing the chain's end) and close the file,
+        then (if the writer packs) rewrite it packed (:func:`pack_transcript`)."""
+        self._write_end(seed, outcome, self._game_key)
+        try:
+            if self._pack:
+                pack_transcript(self.path, self._signing_key, durable=self._durable)
+        finally:
+            self.close()
+
+    def _write_end(
+        self, seed: int, outcome: SessionOutcome, key: GameKey | None, extra: Mapping[str, Any] | None = None
+    ) -> None:
         end = EndEvent(seed=seed, summary=outcome.summary, figures=normalize(outcome.figures))
         body: dict[str, Any] = {"type": end.type, "seq": self._seq + 1, **end.payload()}
-        if self._game_key is not None:  # the game is over: its secrets are not secret any more
-            body = {"type": end.type, "seq": body["seq"], "seed": seed, "key": self._game_key.key.hex(),
+        if key is not None:  # the game is over: its secrets are not secret any more
+            body = {"type": end.type, "seq": body["seq"], "seed": seed, "key": key.key.hex(),
                     **{name: value for name, value in body.items() if name not in ("type", "seq", "seed")}}
+        body.update(extra or {})
         running = self._chain.copy()
         running.update(dumps(body).encode("utf-8"))
         body["hash"] = running.hexdigest()
         if self._signing_key is not None:
             body["signature"] = sign_end(self._signing_key, body["hash"])
         self._write([dumps(body)])
-        self.close()
 
     def close(self) -> None:
         """Close the file (without an end line, the session stays resumable)."""
@@ -1329,14 +1412,76 @@ class TranscriptWriter:
         if any(b"\n" in data for data in encoded):  # json.dumps escapes newlines; a raw one would split
             raise TranscriptError("a transcript line may not contain a raw newline")
         buffer = b"".join(data + b"\n" for data in encoded)
-        self._out.write_lines(lines, buffer)
+        self._put(buffer)
         self._chain.update(buffer)
+
+    def _put(self, buffer: bytes) -> None:
+        """Write ``buffer`` (whole lines) to the output."""
+        assert self._out is not None
+        self._out.write_lines(buffer.decode("utf-8").splitlines(), buffer)
 
     def __enter__(self) -> TranscriptWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _PackedWriter(TranscriptWriter):
+    """The writer of a finished transcript's packed copy: every line in the clear, each
+    write but the header and the end deflated (:mod:`.packing`)."""
+
+    def __init__(self, path: Path, fd: int, *, durable: bool, signing_key: Ed25519PrivateKey | None) -> None:
+        super().__init__(path, fd, seq=0, durable=durable, signing_key=signing_key)
+        self._lines = LinePacker()
+        self._in_clear = True  # the header goes out as it is
+
+    def _put(self, buffer: bytes) -> None:
+        super()._put(buffer if self._in_clear else self._lines.pack(buffer))
+        self._in_clear = False
+
+    def finish_as(self, end: EndRecord, key: GameKey | None) -> None:
+        """Write the end line of ``end`` (revealing ``key``) and close the file."""
+        self._in_clear = True
+        outcome = SessionOutcome(summary=end.summary, figures=end.figures)
+        self._write_end(end.seed, outcome, key, {"packed_sha256": self._lines.digest.hexdigest()})
+        self.close()
+
+
+def pack_transcript(path: Path, signing_key: Ed25519PrivateKey | None, *, durable: bool = True) -> bool:
+    """Rewrite the finished transcript at ``path`` packed (:mod:`.packing`), in place, and say
+    whether it was: it is read and checked first (its end signed by ``signing_key``, the key
+    its header names), written anew beside it and moved over it, so that a file cut short by
+    a crash is never left. A file already packed, cut off, or that does not read back as
+    written (it was edited meanwhile) is left as it is, with a note on standard error for
+    the last.
+    """
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.packing")
+    try:
+        with TranscriptStream(path) as stream:
+            if stream.header.format == PACKED_FORMAT or not stream.ends:
+                return False
+            header = stream.header.model_copy(update={"format": PACKED_FORMAT})
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            writer = _PackedWriter(temporary, fd, durable=durable, signing_key=signing_key)
+            try:
+                writer._write([dumps(header.model_dump(mode="json"))])
+                for event in stream:
+                    writer.write_event(event.type, event.payload)
+                stream.require_end()
+                assert stream.end is not None
+                writer.finish_as(stream.end, stream.key)
+            finally:
+                writer.close()
+        os.replace(temporary, path)
+        return True
+    except (OSError, TranscriptError) as exc:
+        temporary.unlink(missing_ok=True)
+        print(f"note: the finished transcript {path} is kept unpacked ({exc})", file=sys.stderr)
+        return False
+    except BaseException:  # interrupted: the finished file stays as it was, whole
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def signing_key_for(header: TranscriptHeader) -> Ed25519PrivateKey | None:

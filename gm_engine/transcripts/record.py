@@ -44,6 +44,7 @@ def record_session(
     durable: bool = True,
     remember_seed: bool = True,
     game_key: GameKey | None = None,
+    pack: bool = True,
 ) -> SessionOutcome:
     """Run the session of ``spec`` and record it to ``path`` (default: a new file in
     :func:`~.paths.transcripts_dir`, see :func:`~.paths.default_transcript_path`).
@@ -58,6 +59,8 @@ def record_session(
 
     ``game_key`` seals its private lines instead of a fresh random key (for files that must
     come out the same every time, as the shipped transcripts do; see :mod:`.sealing`).
+    With ``pack`` (the default) a finished session's file is rewritten packed (:mod:`.packing`);
+    without it, it stays as it was written while the session ran.
 
     The file is created anew and locked while the session runs (see
     :meth:`~.format.TranscriptWriter.create`).
@@ -72,7 +75,7 @@ def record_session(
     run = runner or get_runner(spec.kind)
     # the seed is kept in the game's key file (never on its own: it would tell the deal)
     writer = TranscriptWriter.create(
-        target, spec, durable=durable, remember_seed=remember_seed, game_key=game_key
+        target, spec, durable=durable, remember_seed=remember_seed, game_key=game_key, pack=pack
     )
     try:
         outcome = run(spec, with_sink(io, writer))

@@ -70,6 +70,7 @@ from gm_engine.transcripts.format import (
     TranscriptStream,
     normalize,
 )
+from gm_engine.transcripts.packing import PACKED_FORMAT
 
 
 def measures_time(key: str) -> bool:
@@ -1036,6 +1037,11 @@ class _Replay:
 
 def _sealing_note(header: TranscriptHeader, end: EndRecord, stream: TranscriptStream | None) -> str:
     """What a report says of a sealed transcript's private lines."""
+    if header.format == PACKED_FORMAT:
+        return (
+            "private lines sealed while the game ran; packed at its end, with the game key the end line "
+            "reveals, which matches the header's commitment"
+        )
     return (
         "private lines sealed (AES-256-GCM): every one opened and authenticated with the game key the end "
         "line reveals, which matches the header's commitment"

@@ -33,7 +33,16 @@ trying them all). The rule goes by the event's type alone, so that it holds in e
 kind of session whatever its events say.
 
 What a sealed line still shows: its number, that it is sealed, and its length rounded
-up to :data:`PAD` bytes (so that two results that differ by a word are the same size).
+up to :data:`PAD` bytes. The rounding hides a difference of ``d`` bytes only when both
+lengths fall in one bucket, which they do with a chance of ``1 - d/32``: it is no proof
+that a length tells nothing. Where the alternatives have the same length (a seat ``P3``
+or ``P7``, 白 or 黒, 人狼 or 村人: every kanji is three bytes), nothing is told; where they
+do not (a persona's prompt for one role or another, which blobs a line needs), the
+length can tell, and it does: two deals that P1 cannot tell apart give files with other
+line lengths and other blob lines (``tests/test_transcripts.py``, an expected failure
+until each event is sealed whole, its blobs with it, and padded to a length that does
+not depend on the deal). A coarser bucket lowers the chance, it does not remove it; a
+finer one raises it. Lengths are why nothing sealed is compressed (:mod:`.packing`).
 The key file is readable by the user who plays, as the seed file is: it keeps the key
 out of sight, not out of reach of someone who goes looking for it.
 
