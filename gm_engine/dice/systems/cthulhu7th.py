@@ -25,6 +25,7 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from gm_engine.dice.rands import RandKind, tens_then_ones
 from gm_engine.dice.result import Detail, Outcome, model_builder
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext
@@ -111,6 +112,10 @@ class CoC7SkillDetail(Detail):
     value: int
     level: Level | None
 
+    def rand_kinds(self) -> tuple[RandKind, ...]:
+        """Tens dice then the ones die; a bare d100 (no ones die) is one normal die."""
+        return tens_then_ones(self.tens) if self.ones is not None else ()
+
 
 class CoC7CombinedDetail(Detail):
     """A CBR roll: one d100 against two targets."""
@@ -157,6 +162,13 @@ class CoC7FullAutoDetail(Detail):
     impales: int
     bullets_left: int
     stop_reason: FullAutoStop
+
+    def rand_kinds(self) -> tuple[RandKind, ...]:
+        """Each volley's tens dice then its ones die."""
+        kinds: tuple[RandKind, ...] = ()
+        for volley in self.volleys:
+            kinds += tens_then_ones(volley.tens)
+        return kinds
 
 
 def level_of(total: int, target: int, fumble_below_50: bool = False) -> Level:
@@ -331,6 +343,8 @@ class Cthulhu7th(GameSystem):
 
     id = SYSTEM_ID
     name = "新クトゥルフ神話TRPG"
+    sort_key = "しんくとうるふしんわTRPG"
+    prefixes = ("CC", "CBR", "FAR", "BMR", "BMS", "FCL", "FCM", "PH", "MA")
     help_text = (
         "CC(x)<=n skill roll, x = bonus(+)/penalty(-) dice; difficulty letter r h e c after n "
         "(CC<=70h). CBR(x,y) combined roll. FAR(w,x,y,z,d,v) full auto: bullets, skill, "
