@@ -243,6 +243,15 @@ def _parse_skill(command: str) -> _SkillArgs | None:
     return _SkillArgs(bonus, skill, difficulty, target)
 
 
+@lru_cache(maxsize=4096)
+def _parse_combined(command: str) -> tuple[int, int] | None:
+    """CBR's two targets, or None when ``command`` is not a CBR."""
+    match = _CBR.fullmatch(command)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2))
+
+
 class _FarArgs(NamedTuple):
     bullets: int
     skill: int
@@ -437,10 +446,10 @@ class Cthulhu7th(GameSystem):
     # -- CBR ---------------------------------------------------------------------------
 
     def _combined_roll(self, command: str, ctx: RollContext) -> Outcome | None:
-        match = _CBR.fullmatch(command)
-        if match is None:
+        targets = _parse_combined(command)
+        if targets is None:
             return None
-        first, second = int(match.group(1)), int(match.group(2))
+        first, second = targets
         total = ctx.source.roll(100)
         level_1, level_2 = level_of(total, first), level_of(total, second)
         ok_1, ok_2 = level_1 in _SUCCESS_LEVELS, level_2 in _SUCCESS_LEVELS
