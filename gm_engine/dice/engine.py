@@ -51,7 +51,7 @@ from gm_engine.dice.limits import (
     TooMuchReadingError,
     error_outcome,
 )
-from gm_engine.dice.result import Locale, RollResult, construct
+from gm_engine.dice.result import MODEL_SLOT_SETTERS, Locale, RollResult, construct
 from gm_engine.dice.source import DiceQueueError, DiceSource, SeededSource, SourceMark
 from gm_engine.dice.system import GameSystem, LineRun, RollContext, RoundType
 from gm_engine.dice.systems.registry import get_system
@@ -146,9 +146,8 @@ def evaluate(
     outcome, secret, command = found
     # RollResult's fields in declared order, all given (see construct)
     result = _new_object(RollResult)
-    _set_slot(
+    _set_dict(
         result,
-        "__dict__",
         {
             "system": game.id,
             "command": command,
@@ -163,15 +162,20 @@ def evaluate(
             "detail": outcome.detail,
         },
     )
-    _set_slot(result, "__pydantic_fields_set__", set(_RESULT_FIELDS))
-    _set_slot(result, "__pydantic_extra__", None)
-    _set_slot(result, "__pydantic_private__", None)
+    _set_fields_set(result, _RESULT_FIELDS)
+    _set_extra(result, None)
+    _set_private(result, None)
     return result
 
 
-_RESULT_FIELDS = tuple(RollResult.model_fields)
+# Every field is given, and a frozen result's fields set is never changed in place: the
+# results share one (see result.model_builder, whose slot setters these are).
+_RESULT_FIELDS = set(RollResult.model_fields)
 _new_object = object.__new__
-_set_slot = object.__setattr__
+_set_dict = MODEL_SLOT_SETTERS["_set_dict"]
+_set_fields_set = MODEL_SLOT_SETTERS["_set_fields_set"]
+_set_extra = MODEL_SLOT_SETTERS["_set_extra"]
+_set_private = MODEL_SLOT_SETTERS["_set_private"]
 _new_tuple = tuple.__new__
 
 

@@ -174,20 +174,23 @@ def model_builder(cls: type[_M]) -> Callable[..., _M]:
             defaults[f"_default_{name}"] = field.get_default(call_default_factory=True)
             params.append(f"{name}=_default_{name}")
     entries = ", ".join(f"{name!r}: {name}" for name in fields)
+    # A frozen model's fields set is never changed in place (model_copy copies it first),
+    # so its models share one; any other model gets its own.
+    fields_set = "_names" if cls.model_config.get("frozen") else "set(_names)"
     source = (
         f"def build(*, {', '.join(params)}):\n"
         "    model = _new_object(_cls)\n"
-        f"    _set_slot(model, '__dict__', {{{entries}}})\n"
-        "    _set_slot(model, '__pydantic_fields_set__', set(_names))\n"
-        "    _set_slot(model, '__pydantic_extra__', None)\n"
-        "    _set_slot(model, '__pydantic_private__', None)\n"
+        f"    _set_dict(model, {{{entries}}})\n"
+        f"    _set_fields_set(model, {fields_set})\n"
+        "    _set_extra(model, None)\n"
+        "    _set_private(model, None)\n"
         "    return model\n"
     )
     namespace: dict[str, Any] = {
         "_new_object": _new_object,
-        "_set_slot": _set_slot,
         "_cls": cls,
-        "_names": frozenset(fields),
+        "_names": set(fields),
+        **MODEL_SLOT_SETTERS,
         **defaults,
     }
     exec(source, namespace)  # generated from the field names only, as dataclasses does
@@ -199,6 +202,15 @@ def model_builder(cls: type[_M]) -> Callable[..., _M]:
 
 
 _BUILDERS: dict[type[BaseModel], Callable[..., BaseModel]] = {}
+
+# BaseModel's four slots, set through their descriptors: a bound setter is a cheaper
+# call than object.__setattr__, which must look the name up on the type first.
+MODEL_SLOT_SETTERS: dict[str, Callable[[Any, Any], None]] = {
+    "_set_dict": BaseModel.__dict__["__dict__"].__set__,
+    "_set_fields_set": BaseModel.__dict__["__pydantic_fields_set__"].__set__,
+    "_set_extra": BaseModel.__dict__["__pydantic_extra__"].__set__,
+    "_set_private": BaseModel.__dict__["__pydantic_private__"].__set__,
+}
 
 
 def new_outcome(

@@ -134,7 +134,15 @@ class GameSystem:
 
     id: ClassVar[str] = "DiceBot"
     name: ClassVar[str] = "DiceBot"
+    #: BCDice's ``SORT_KEY``: the name in kana without voicing marks, by which BCDice
+    #: and BCDice-API order the systems.
+    sort_key: ClassVar[str] = ""
     help_text: ClassVar[str] = ""
+    #: BCDice's ``register_prefix`` list: the system's command prefixes as regexp source,
+    #: from which BCDice-API builds the ``command_pattern`` a chat client tests lines
+    #: with (:mod:`gm_engine.serve.bcdice_api`). The engine itself matches with
+    #: :attr:`command_pattern`.
+    prefixes: ClassVar[tuple[str, ...]] = ()
     #: Regular expression of the system's own command prefixes (matched at the start,
     #: case-insensitively), or None when it has none.
     command_pattern: ClassVar[re.Pattern[str] | None] = None

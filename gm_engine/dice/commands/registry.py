@@ -40,3 +40,21 @@ COMMON_COMMANDS: tuple[CommonCommand, ...] = (
     _command("UpperDice", upper_dice.PREFIX, upper_dice.upper_dice),
     _command("Version", version.PREFIX, version.version),
 )
+
+#: BCDice's ``PREFIX_PATTERN`` of each common command, in the order above, as regexp
+#: source: with each system's :attr:`~gm_engine.dice.system.GameSystem.prefixes` they
+#: make BCDice-API's ``command_pattern``, the test a chat client applies to decide whether
+#: a line may be a command. (The engine's own prefixes above are looser or stricter
+#: where gm's reading needs it; these are BCDice's, for clients.)
+CLIENT_PREFIXES: tuple[str, ...] = (
+    r"[+\-(]*(\d+|D\d+)",
+    r"\d+B\d+",
+    r"\d+T[YZ]\d+",
+    r"C[+\-(]*\d+",
+    r"choice",
+    r"D66",
+    r"(repeat|rep|x)\d+",
+    r"\d+R\d+",
+    r"\d+U\d+",
+    r"BCDiceVersion",
+)

@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from gm_engine.dice.limits import MAX_RUNS_PER_LINE, REPEAT_FACTOR, SECRET_FLAG, TooManyRepeatsError
+from gm_engine.dice.rands import RandKind, kinds_of
 from gm_engine.dice.result import Detail, Outcome, RollResult, construct
 from gm_engine.dice.system import RollContext
 
@@ -64,6 +65,14 @@ class RepeatDetail(Detail):
     times: int
     runs: tuple[RepeatRun, ...] = ()
     error: RepeatError | None = None
+
+    def rand_kinds(self) -> tuple[RandKind, ...]:
+        """The kinds of every run's dice, run after run."""
+        kinds: tuple[RandKind, ...] = ()
+        for run in self.runs:
+            if run.result is not None:
+                kinds += kinds_of(run.result)
+        return kinds
 
 
 def _refusal(reason: RepeatError, command: str, times: int, ctx: RollContext) -> Outcome:

@@ -220,6 +220,8 @@ class Cthulhu(GameSystem):
 
     id = SYSTEM_ID
     name = "クトゥルフ神話TRPG"
+    sort_key = "くとうるふしんわTRPG"
+    prefixes = ("CCB?", "RESB?", "CBRB?")
     help_text = (
         "CC<=n (1% rule: critical 1, fumble 100) and CCB<=n (5% rule: 1-5, 96-100); special at n/5. "
         "CC(x)<=n with malfunction number x. RES(a-p) / RESB(a-p) resistance roll. "

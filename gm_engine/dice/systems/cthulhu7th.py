@@ -25,6 +25,7 @@ from typing import ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from gm_engine.dice.rands import RandKind, tens_then_ones
 from gm_engine.dice.result import Detail, Outcome, model_builder
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem, RollContext
@@ -111,6 +112,10 @@ class CoC7SkillDetail(Detail):
     value: int
     level: Level | None
 
+    def rand_kinds(self) -> tuple[RandKind, ...]:
+        """Tens dice then the ones die; a bare d100 (no ones die) is one normal die."""
+        return tens_then_ones(self.tens) if self.ones is not None else ()
+
 
 class CoC7CombinedDetail(Detail):
     """A CBR roll: one d100 against two targets."""
@@ -157,6 +162,13 @@ class CoC7FullAutoDetail(Detail):
     impales: int
     bullets_left: int
     stop_reason: FullAutoStop
+
+    def rand_kinds(self) -> tuple[RandKind, ...]:
+        """Each volley's tens dice then its ones die."""
+        kinds: tuple[RandKind, ...] = ()
+        for volley in self.volleys:
+            kinds += tens_then_ones(volley.tens)
+        return kinds
 
 
 def level_of(total: int, target: int, fumble_below_50: bool = False) -> Level:
@@ -229,6 +241,15 @@ def _parse_skill(command: str) -> _SkillArgs | None:
         elif difficulty == "critical":
             target = 0
     return _SkillArgs(bonus, skill, difficulty, target)
+
+
+@lru_cache(maxsize=4096)
+def _parse_combined(command: str) -> tuple[int, int] | None:
+    """CBR's two targets, or None when ``command`` is not a CBR."""
+    match = _CBR.fullmatch(command)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2))
 
 
 class _FarArgs(NamedTuple):
@@ -331,6 +352,8 @@ class Cthulhu7th(GameSystem):
 
     id = SYSTEM_ID
     name = "新クトゥルフ神話TRPG"
+    sort_key = "しんくとうるふしんわTRPG"
+    prefixes = ("CC", "CBR", "FAR", "BMR", "BMS", "FCL", "FCM", "PH", "MA")
     help_text = (
         "CC(x)<=n skill roll, x = bonus(+)/penalty(-) dice; difficulty letter r h e c after n "
         "(CC<=70h). CBR(x,y) combined roll. FAR(w,x,y,z,d,v) full auto: bullets, skill, "
@@ -423,10 +446,10 @@ class Cthulhu7th(GameSystem):
     # -- CBR ---------------------------------------------------------------------------
 
     def _combined_roll(self, command: str, ctx: RollContext) -> Outcome | None:
-        match = _CBR.fullmatch(command)
-        if match is None:
+        targets = _parse_combined(command)
+        if targets is None:
             return None
-        first, second = int(match.group(1)), int(match.group(2))
+        first, second = targets
         total = ctx.source.roll(100)
         level_1, level_2 = level_of(total, first), level_of(total, second)
         ok_1, ok_2 = level_1 in _SUCCESS_LEVELS, level_2 in _SUCCESS_LEVELS

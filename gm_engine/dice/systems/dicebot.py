@@ -8,6 +8,7 @@ class DiceBot(GameSystem):
 
     id = "DiceBot"
     name = "DiceBot"
+    sort_key = "*たいすほつと"
     help_text = (
         "Common commands: xDy add dice (+ - * / ( ), KH KL DH DL, MAX MIN, U C R F rounding, "
         "comparisons, ?), xBy, xRy, xUy, xTY/xTZ, C(), CHOICE, D66 (A/D/N), repeat x3/rep3/repeat3, "

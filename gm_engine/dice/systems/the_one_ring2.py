@@ -213,6 +213,8 @@ class TheOneRing2nd(GameSystem):
 
     id = SYSTEM_ID
     name = "一つの指輪：指輪物語TRPG2版"
+    sort_key = "ひとつのゆひわゆひわものかたりTRPG2"
+    prefixes = (r"\d+RG", "FD")
     help_text = (
         "nRG[x][@y][Az][f][i][w][m]: target number n, x success dice, piercing blow at feat die >= y, "
         "modifier z; f favoured, i ill-favoured, w weary, m miserable, each with an optional "
