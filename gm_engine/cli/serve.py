@@ -38,6 +38,7 @@ def serve_command(args: argparse.Namespace) -> int:
     import uvicorn
 
     from gm_engine.serve.app import create_app
+    from gm_engine.serve.bcdice_api import bcdice_api_routes
     from gm_engine.serve.store import StoreError
     from gm_engine.serve.store_open import open_store
     from gm_engine.serve.tables import TableRuntime
@@ -51,7 +52,8 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"gm serve: {exc}", file=sys.stderr)
         return 2
     try:
-        app = create_app(TableRuntime(store))
+        # the tables and, beside them, a BCDice-API (v2) that dice bots and table tools can use
+        app = create_app(TableRuntime(store), extra_routes=bcdice_api_routes())
         host = f"[{args.host}]" if ":" in args.host else args.host
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
         print(f"gm serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
