@@ -18,6 +18,7 @@ pytest.importorskip("aiwolf_nlp_common")
 from aiwolf_nlp_common.client import Client
 from aiwolf_nlp_common.packet import Packet, Request, Role
 
+from gm_engine.aiwolf.export import export_transcript
 from gm_engine.aiwolf.host import AIWolfHost, HostError, play_hosted
 from gm_engine.aiwolf.protocol import OVER, AnswerError, TalkRules, seat_named, talk_text, truncated
 from gm_engine.dice.source import SeededSource
@@ -30,6 +31,7 @@ from gm_engine.werewolf.agents import OfflineAgent
 from gm_engine.werewolf.log import ClaimMade
 from gm_engine.werewolf.records import Colour
 from gm_engine.werewolf.records import Role as OurRole
+from tests.aiwolf_viewer import process_archive_log
 
 #: What the test's agents say: a function of the packet alone, so that whichever thread
 #: gets which seat, the same seat says the same things.
@@ -156,6 +158,11 @@ def test_aiwolf_clients_play_a_whole_hosted_game(tmp_path: Path, seats: list[int
     assert report.ok, report.describe()
     if len(seats) == 8:
         assert wolves_seen > 0
+    # the exported log names each agent where it sat, as the viewer reads it
+    start = process_archive_log(export_transcript(path).game_log)["0"].agents
+    assert {int(i): a["originalName"] for i, a in start.items() if int(i) in seats} == {
+        int(seat): name for seat, name in agents.items()
+    }
 
 
 def test_same_seed_and_answers_make_the_same_game(tmp_path: Path) -> None:
