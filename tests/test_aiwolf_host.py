@@ -17,7 +17,9 @@ pytest.importorskip("aiwolf_nlp_common")
 
 from aiwolf_nlp_common.client import Client
 from aiwolf_nlp_common.packet import Packet, Request, Role
+from websocket import WebSocketException
 
+from gm_engine.aiwolf.auth import is_player_token, player_token, token_of
 from gm_engine.aiwolf.export import export_transcript
 from gm_engine.aiwolf.host import AIWolfHost, HostError, play_hosted
 from gm_engine.aiwolf.protocol import OVER, AnswerError, TalkRules, seat_named, talk_text, truncated
@@ -58,7 +60,10 @@ def play_agent(url: str, name: str, got: list[Packet], quit_after: int | None = 
     client.connect()
     try:
         while True:
-            packet = client.receive()
+            try:
+                packet = client.receive()
+            except (WebSocketException, ValueError):
+                return  # the host closed the connection (the test checks what came before)
             got.append(packet)
             request = packet.request
             if request is Request.NAME:
@@ -219,3 +224,50 @@ def test_claims_are_rendered_as_talk_lines() -> None:
         day=1, speaker=1, role=OurRole.SEER, target=2, colour=Colour.BLACK, text="信じて, ください"
     )
     assert talk_text(claim, names) == "【占い師CO トウダは黒（WEREWOLF）】信じて、 ください"
+
+
+def test_tokens_are_checked_as_the_server_checks_them() -> None:
+    token = player_token("s3cret", "kanolab")
+    assert is_player_token("s3cret", token, "kanolab")
+    assert not is_player_token("other", token, "kanolab")  # another key
+    assert not is_player_token("s3cret", token, "intruder")  # another team
+    assert not is_player_token("s3cret", player_token("s3cret", "kanolab", expires=100), "kanolab", now=100)
+    assert is_player_token("s3cret", player_token("s3cret", "kanolab", expires=100), "kanolab", now=99)
+    for garbage in ("", "a.b", "a.b.c", "!!.??.**", token + "x"):
+        assert not is_player_token("s3cret", garbage, "kanolab")
+    assert token_of("/ws?token=abc", None) == "abc"
+    assert token_of("/ws", "Bearer xyz") == "xyz"
+    assert token_of("/ws", None) is None
+
+
+def test_a_host_with_a_secret_seats_only_agents_with_a_token(tmp_path: Path) -> None:
+    host = AIWolfHost([3], seed=2, rules=TalkRules(per_agent=2), port=0, secret="s3cret")
+    port = host.start()
+    member: threading.Thread | None = None
+    try:
+        url = f"ws://127.0.0.1:{port}/ws"
+        intruder = Client(url, None)  # no token: told to go after NAME
+        intruder.connect()
+        assert intruder.receive().request is Request.NAME
+        intruder.send("kanolab1")
+        with pytest.raises((WebSocketException, ValueError)):  # closed: no packet comes
+            intruder.receive()
+        intruder.close()
+        wrong = Client(url, player_token("s3cret", "other"))
+        wrong.connect()
+        assert wrong.receive().request is Request.NAME
+        wrong.send("kanolab1")
+        with pytest.raises((WebSocketException, ValueError)):
+            wrong.receive()
+        wrong.close()
+        got: list[Packet] = []
+        member = threading.Thread(
+            target=play_agent, args=(f"{url}?token={player_token('s3cret', 'kanolab')}", "kanolab1", got)
+        )
+        member.start()
+        sources = host.wait_for_agents(30)
+        assert host.agent_names == {3: "kanolab1"} and list(sources) == [3]
+    finally:
+        host.close()
+        if member is not None:
+            member.join(30)

@@ -9,6 +9,9 @@ connection is asked NAME first), and hands back the seats' decision sources
 :func:`play_hosted` plays the game with them and sends FINISH; :meth:`AIWolfHost.close`
 ends it all. ``gm aiwolf host`` is this, recorded.
 
+With a ``secret``, an agent must offer a token (:mod:`.auth`) for its team, as the
+server's authentication asks; one without is refused (close code 1008).
+
 An agent that does not answer within the action timeout (plus the server's 5 s of
 grace) is taken for gone: its connection is closed, and its persona's offline play
 takes its turns to the end (each recorded as a fallback); the game is never aborted.
@@ -30,6 +33,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from gm_engine.aiwolf.auth import is_player_token, token_of
 from gm_engine.aiwolf.protocol import TalkRules
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
@@ -102,6 +106,7 @@ class AIWolfHost:
         host: str = "127.0.0.1",
         port: int = 8080,
         profiles: Mapping[int, str] | None = None,
+        secret: str | None = None,
     ) -> None:
         if not seats or len(set(seats)) != len(seats) or any(s not in range(2, 10) for s in seats):
             raise HostError(
@@ -113,6 +118,7 @@ class AIWolfHost:
         self.host = host
         self.port = port
         self.profiles = dict(profiles or {})
+        self.secret = secret  # None: no authentication (the server's default)
         self._links: dict[int, _Link] = {}
         self._all_in = threading.Event()
         self._loop = asyncio.new_event_loop()
@@ -133,7 +139,10 @@ class AIWolfHost:
 
     async def _open(self) -> int:
         self._done = asyncio.Event()
-        self._server = await serve(self._agent, self.host, self.port, process_request=_only_ws)
+        # close_timeout: an agent that never answers the closing handshake holds close() up no longer
+        self._server = await serve(
+            self._agent, self.host, self.port, process_request=_only_ws, close_timeout=1
+        )
         return int(self._server.sockets[0].getsockname()[1])
 
     def wait_for_agents(self, timeout_s: float | None = None) -> dict[int, AIWolfSeat]:
@@ -187,6 +196,9 @@ class AIWolfHost:
         except (TimeoutError, ConnectionClosed):
             return
         name = (answer if isinstance(answer, str) else bytes(answer).decode("utf-8", "replace")).strip()
+        if self.secret is not None and not self._admitted(connection, name):
+            await connection.close(code=1008, reason="invalid token")
+            return
         free = [s for s in self.seats if s not in self._links]  # another may have come meanwhile
         if not free:
             await connection.close(reason="the table is full")
@@ -197,6 +209,14 @@ class AIWolfHost:
             self._all_in.set()
         assert self._done is not None
         await self._done.wait()  # the connection lives as long as the game
+
+    def _admitted(self, connection: ServerConnection, name: str) -> bool:
+        """Whether the connection's token lets the agent called ``name`` play."""
+        assert self.secret is not None and connection.request is not None
+        request = connection.request
+        token = token_of(request.path, request.headers.get("Authorization"))
+        team = name.rstrip("0123456789") or name
+        return token is not None and is_player_token(self.secret, token, team)
 
 
 def _unique(name: str, taken: set[str]) -> str:

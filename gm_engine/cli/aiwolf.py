@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
 import time
@@ -129,7 +130,10 @@ def _host(args: argparse.Namespace) -> int:
     try:
         rules = options_from_args(args)
         talk = TalkRules(per_agent=rules.discussion_rounds, action_timeout_ms=int(args.timeout * 1000))
-        host = AIWolfHost(args.seats, seed=seed, rules=talk, host=args.host, port=args.port)
+        secret = os.environ.get("SECRET_KEY") if args.auth else None
+        if args.auth and not secret:
+            raise HostError("--auth には環境変数 SECRET_KEY（トークンの署名鍵）が必要です")
+        host = AIWolfHost(args.seats, seed=seed, rules=talk, host=args.host, port=args.port, secret=secret)
     except (ValidationError, HostError) as exc:
         print(f"gm aiwolf host: {exc}", file=sys.stderr)
         return 2
