@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from gm_engine.aiwolf.auth import is_player_token, player_token, token_of
 from gm_engine.aiwolf.export import export_transcript
 from gm_engine.aiwolf.host import AIWolfHost, HostError, play_hosted
 from gm_engine.aiwolf.protocol import OVER, AnswerError, TalkRules, seat_named, talk_text, truncated
+from gm_engine.cli import main
 from gm_engine.dice.source import SeededSource
 from gm_engine.events import FallbackEvent
 from gm_engine.llm.offline import OfflineBackend
@@ -271,3 +274,65 @@ def test_a_host_with_a_secret_seats_only_agents_with_a_token(tmp_path: Path) -> 
         host.close()
         if member is not None:
             member.join(30)
+
+
+def test_the_host_command_plays_and_records_a_game(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port free a moment ago (the command binds it itself)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    record = tmp_path / "cli.jsonl"
+    status: list[int] = []
+    command = threading.Thread(
+        target=lambda: status.append(
+            main(
+                [
+                    "aiwolf",
+                    "host",
+                    "--auto",
+                    "--plain",
+                    "--port",
+                    str(port),
+                    "--seats",
+                    "2,7",
+                    "--seed",
+                    "6",
+                    "--record",
+                    str(record),
+                    "--wait",
+                    "60",
+                ]
+            )
+        )
+    )
+    command.start()
+    agents = []
+    for index in range(2):
+        got: list[Packet] = []
+        for _ in range(100):  # until the command listens
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        agent = threading.Thread(target=play_agent, args=(f"ws://127.0.0.1:{port}/ws", f"cli{index}", got))
+        agent.start()
+        agents.append((agent, got))
+    command.join(120)
+    for agent, got in agents:
+        agent.join(30)
+        assert got[-1].request is Request.FINISH
+    assert status == [0]
+    assert replay_file(record).ok
+    assert sorted(read_transcript(record).header.options["seat_agents"].values()) == ["cli0", "cli1"]
+
+
+def test_the_host_command_refuses_bad_seats(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["aiwolf", "host", "--seats", "1,2"])
+    assert "--seats" in capsys.readouterr().err
+
+
+def test_auth_needs_its_key(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    assert main(["aiwolf", "host", "--auth", "--port", "0"]) == 2
+    assert "SECRET_KEY" in capsys.readouterr().err

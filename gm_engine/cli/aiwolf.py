@@ -56,6 +56,11 @@ def register(subparsers: Any) -> None:
         "--timeout", type=float, default=60.0, help="seconds an agent has per action (default 60)"
     )
     host.add_argument(
+        "--auth",
+        action="store_true",
+        help="agents must offer a token signed with $SECRET_KEY (HS256, claims role PLAYER and their team)",
+    )
+    host.add_argument(
         "--wait", type=float, default=600.0, help="seconds to wait for the agents (default 600)"
     )
     host.add_argument("--backend", choices=["offline", "openai"], default="offline")
