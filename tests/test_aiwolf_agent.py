@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -259,6 +260,11 @@ def test_the_agent_refuses_an_address_that_is_no_websocket() -> None:
     with pytest.raises(AgentError, match="ws://"):
         run_agents("http://127.0.0.1:1/ws", "x", 1, seed=1)
     assert main(["aiwolf", "agent", "--url", "ftp://x", "--team", "t"]) == 2
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(AgentError, match="サーバーに接続できません"):
+        run_agents(f"ws://127.0.0.1:{port}/ws", "x", 1, seed=1)
 
 
 class TalkingModel(BackendDefaults):

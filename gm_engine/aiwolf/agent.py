@@ -227,8 +227,7 @@ async def play_one(
     """Play one seat at the server until FINISH (or the server closes); what it played.
 
     Raises:
-        AgentError: the URL is not a WebSocket address.
-        OSError: the server cannot be reached.
+        AgentError: the URL is not a WebSocket address, or the server cannot be reached.
     """
     headers = [("Authorization", f"Bearer {token}")] if token is not None else None
     answered = 0
@@ -264,6 +263,8 @@ async def play_one(
                     answered += 1
     except InvalidURI as exc:
         raise AgentError(f"ws:// か wss:// のアドレスではありません: {url}（{exc}）") from None
+    except OSError as exc:
+        raise AgentError(f"サーバーに接続できません: {url}（{exc}）") from None
     except (ConnectionClosed, InvalidHandshake) as exc:
         result["closed"] = str(exc)
     result["answered"] = answered
@@ -283,8 +284,7 @@ def run_agents(
     """Connect ``count`` persona agents (``TEAM1`` …) and play until each is finished.
 
     Raises:
-        AgentError: the URL is not a WebSocket address.
-        OSError: the server cannot be reached.
+        AgentError: the URL is not a WebSocket address, or the server cannot be reached.
     """
     if not url.startswith(("ws://", "wss://")):
         raise AgentError(f"ws:// か wss:// のアドレスを指定してください（指定: {url}）")
