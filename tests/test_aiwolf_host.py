@@ -71,6 +71,8 @@ def play_agent(url: str, name: str, got: list[Packet], quit_after: int | None = 
             request = packet.request
             if request is Request.NAME:
                 client.send(name)
+            elif request is Request.WHISPER:
+                client.send(pick(packet, ["今夜はどうする？", OVER]))
             elif request is Request.TALK:
                 if quit_after is not None and sum(p.request is Request.TALK for p in got) > quit_after:
                     return  # gone in the middle of the game
@@ -167,7 +169,14 @@ def test_aiwolf_clients_play_a_whole_hosted_game(tmp_path: Path, seats: list[int
     if len(seats) == 8:
         assert wolves_seen > 0
     # the exported log names each agent where it sat, as the viewer reads it
-    start = process_archive_log(export_transcript(path).game_log)["0"].agents
+    exported = export_transcript(path).game_log
+    days = process_archive_log(exported)
+    if len(seats) == 8:
+        # both 人狼 are agents: they whispered on the nights both of them chose a victim
+        both = [day for day in days.values() if len(day.attack_votes) == 2]
+        assert all(day.after_whisper for day in both)
+        assert sum(len(day.after_whisper) for day in days.values()) >= 2 * len(both)
+    start = days["0"].agents
     assert {int(i): a["originalName"] for i, a in start.items() if int(i) in seats} == {
         int(seat): name for seat, name in agents.items()
     }

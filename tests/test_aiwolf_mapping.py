@@ -11,6 +11,7 @@ import pytest
 
 from gm_engine.aiwolf.protocol import TalkRules
 from gm_engine.aiwolf.seat import AIWolfSeat
+from gm_engine.aiwolf.whisper import WHISPER_PREFIX, WhisperChannel, whispers_in
 from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import MalformedAnswerError, ModelRequest
 from gm_engine.llm.offline import OfflineBackend
@@ -20,7 +21,7 @@ from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
 from gm_engine.sessions.werewolf_offline import AutoHuman, PersonaTurnContext
 from gm_engine.werewolf import Divine, Game, Speak, Stage, Vote
 from gm_engine.werewolf.agents import OfflineAgent
-from gm_engine.werewolf.log import ClaimMade, ClaimRequested, VoteTally
+from gm_engine.werewolf.log import ActionTaken, ClaimMade, ClaimRequested, VoteTally
 from gm_engine.werewolf.records import Colour, Role
 from gm_engine.werewolf.views import observe
 
@@ -55,10 +56,13 @@ def quiet(packet: dict[str, Any]) -> str | None:
     return "Over" if packet["request"] == "TALK" else first_other(packet)
 
 
-def play(answers: dict[int, Answer]) -> tuple[WerewolfSession, dict[int, ScriptLink], ListSink]:
-    links = {seat: ScriptLink(f"agent{seat}", answers.get(seat, quiet)) for seat in range(2, 10)}
+def play(
+    answers: dict[int, Answer], agents: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9)
+) -> tuple[WerewolfSession, dict[int, ScriptLink], ListSink]:
+    links = {seat: ScriptLink(f"agent{seat}", answers.get(seat, quiet)) for seat in agents}
     rules = TalkRules(per_agent=2)
-    seats = {seat: AIWolfSeat(seat, link, rules, seed=3) for seat, link in links.items()}
+    whispers = WhisperChannel(agents, rounds=2)
+    seats = {seat: AIWolfSeat(seat, link, rules, seed=3, whispers=whispers) for seat, link in links.items()}
     sink = ListSink()
     io = SessionIO(
         backend=OfflineBackend(),
@@ -179,3 +183,46 @@ def test_a_runoff_is_a_second_vote_among_the_tied() -> None:
     assert response.tool_calls[0].name == "vote" and '"P5"' in response.tool_calls[0].arguments
     with pytest.raises(MalformedAnswerError, match="選べるのは ミスノ、キウミ"):
         ask("プレイヤー")  # voted for in the first round, but not tied
+
+
+def test_agent_wolves_whisper_to_each_other_and_to_nobody_else() -> None:
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            return (
+                f"{packet['info']['agent']}です、今夜はトウダを狙おう"
+                if packet["info"]["remain_count"] == 2
+                else "Over"
+            )
+        return quiet(packet)
+
+    session, links, sink = play({4: wolf, 5: wolf})
+    nights = [
+        e.day for e in session.game.private_logs[4] if isinstance(e, ActionTaken) and e.ability == "attack"
+    ]
+    assert nights  # the 人狼 attacked at least once
+    asked = [p for p in links[4].packets if p["request"] == "WHISPER"]
+    assert asked and all(p["info"]["role_map"] == {"アオト": "WEREWOLF", "ミスノ": "WEREWOLF"} for p in asked)
+    # P5 whispers after P4 and hears P4's line first; commas become 、
+    heard = [w["text"] for p in links[5].packets for w in (p.get("whisper_history") or [])]
+    assert "アオトです、今夜はトウダを狙おう" in heard
+    for seat, link in links.items():
+        if seat not in (4, 5):
+            assert all(p["request"] != "WHISPER" and not p.get("whisper_history") for p in link.packets)
+    carried = [
+        e.payload()["content"]
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P4"
+    ]
+    lines = [w for c in carried for w in whispers_in(c)]
+    assert [w["agent"] for w in lines[:2]] == ["アオト", "ミスノ"]
+    assert not any(
+        (e.payload().get("content") or "").startswith(WHISPER_PREFIX)
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P5"
+    )
+
+
+def test_no_whispers_with_a_persona_among_the_wolves() -> None:
+    _, links, _ = play({}, agents=(2, 3, 4, 6))  # P5, the other 人狼, is a persona
+    assert not any(p["request"] == "WHISPER" for p in links[4].packets)
+    assert any(p["request"] == "ATTACK" for p in links[4].packets)

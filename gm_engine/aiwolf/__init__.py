@@ -2,6 +2,8 @@
 
 * :mod:`.protocol`: the packets built from one seat's own observation, the answers read back;
 * :mod:`.seat`: :class:`~.seat.AIWolfSeat`, the decision source of a seat an agent plays;
+* :mod:`.whisper`: :class:`~.whisper.WhisperChannel`, the 人狼 agents' night whispers;
+* :mod:`.auth`: the server's optional token check;
 * :mod:`.host`: :class:`~.host.AIWolfHost`, the ``/ws`` endpoint of one table;
 * :mod:`.export`: a transcript as the AIWolf viewer's game log and as JSON;
 * :mod:`.agent`: our personas as AIWolf agents at someone else's server.

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine.aiwolf.protocol import ROLE_NAMES, game_id, one_line, species, talk_text
+from gm_engine.aiwolf.whisper import whispers_in
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
 from gm_engine.sessions.interrupt import run_interruptibly
 from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
@@ -86,8 +87,14 @@ def export_transcript(path: str | Path, *, start_ms: int = 0) -> AIWolfLogs:
         for e in transcript.events
         if (e.type == "tool_result" and e.payload.get("ok")) or e.type == "fallback"
     ]
+    whispers = [
+        line
+        for e in transcript.events
+        if e.type == "model_response"
+        for line in whispers_in(e.payload.get("content"))
+    ]
     return AIWolfLogs(
-        game_log="\n".join(game_log_lines(game, agents, start_ms)),
+        game_log="\n".join(game_log_lines(game, agents, start_ms, whispers)),
         json_log=json_log(game, agents, seed, decisions, start_ms),
     )
 
@@ -110,8 +117,11 @@ def _roles(game: Game) -> dict[int, Role]:
     return dict(enumerate(dealt, start=1))
 
 
-def game_log_lines(game: Game, agents: Mapping[int, str], start_ms: int = 0) -> list[str]:
-    """The viewer's game log of a finished ``game`` (``agents``: the AIWolf agents' names by seat)."""
+def game_log_lines(
+    game: Game, agents: Mapping[int, str], start_ms: int = 0, whispers: Sequence[Mapping[str, Any]] = ()
+) -> list[str]:
+    """The viewer's game log of a finished ``game`` (``agents``: the AIWolf agents' names by
+    seat; ``whispers``: the 人狼's whispers, see :mod:`.whisper`)."""
     roles = _roles(game)
     names = ["", *(game.snapshot().names[1:])]
     public = list(game.public_log)
@@ -168,6 +178,13 @@ def game_log_lines(game: Game, agents: Mapping[int, str], start_ms: int = 0) -> 
                     lines.append(f"{day},vote,{vote.voter},{vote.target}")
             elif isinstance(entry, Executed):
                 lines.append(f"{day},execute,{entry.seat},{ROLE_NAMES[roles[entry.seat]]}")
+        for whisper in whispers:
+            if whisper.get("day") == day and whisper.get("agent") in names:
+                seat = names.index(str(whisper["agent"]))
+                text = one_line(str(whisper.get("text", "")))
+                lines.append(
+                    f"{day},whisper,{whisper.get('idx')},{whisper.get('turn')},{seat},{text},{stamp()}"
+                )
         lines.extend(_night_lines(day, private, seer, guard, wolves, roles))
     status(last, at_end=True)
     humans = sum(1 for s in range(1, 10) if game.is_alive(s) and roles[s] is not Role.WEREWOLF)

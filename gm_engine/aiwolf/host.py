@@ -36,6 +36,7 @@ from websockets.http11 import Request, Response
 from gm_engine.aiwolf.auth import is_player_token, token_of
 from gm_engine.aiwolf.protocol import TalkRules
 from gm_engine.aiwolf.seat import AIWolfSeat
+from gm_engine.aiwolf.whisper import WhisperChannel
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
 from gm_engine.sessions.personas import Persona
 from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
@@ -155,8 +156,9 @@ class AIWolfHost:
             raise HostError(
                 f"AIWolfエージェントが揃いませんでした（{len(self._links)}/{len(self.seats)} 人）"
             )
+        whispers = WhisperChannel(self.seats, rounds=self.rules.per_agent)
         return {
-            seat: AIWolfSeat(seat, link, self.rules, self.seed, self.profiles.get(seat))
+            seat: AIWolfSeat(seat, link, self.rules, self.seed, self.profiles.get(seat), whispers)
             for seat, link in sorted(self._links.items())
         }
 

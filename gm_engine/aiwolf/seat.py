@@ -31,6 +31,7 @@ from gm_engine.aiwolf.protocol import (
     seat_named,
     truncated,
 )
+from gm_engine.aiwolf.whisper import WhisperChannel
 from gm_engine.llm.base import BackendDefaults, MalformedAnswerError, ModelRequest, ModelResponse, ToolCall
 from gm_engine.sessions.werewolf_offline import PersonaTurnContext
 from gm_engine.tools.werewolf import MAX_SPEECH_CHARS, seat_label
@@ -76,11 +77,18 @@ class AIWolfSeat(BackendDefaults):
     name = "aiwolf"
 
     def __init__(
-        self, seat: int, link: AgentLink, rules: TalkRules, seed: int, profile: str | None = None
+        self,
+        seat: int,
+        link: AgentLink,
+        rules: TalkRules,
+        seed: int,
+        profile: str | None = None,
+        whispers: WhisperChannel | None = None,
     ) -> None:
         self.seat = seat
         self.link = link
         self.channel = SeatChannel(seat=seat, rules=rules, seed=seed, profile=profile)
+        self.whispers = whispers
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Ask the agent for this turn; the answer as one tool call.
@@ -91,9 +99,10 @@ class AIWolfSeat(BackendDefaults):
         """
         if not isinstance(context, PersonaTurnContext) or context.seat != self.seat:
             raise MalformedAnswerError(f"P{self.seat}: no turn of this seat to ask the AIWolf agent about")
-        if any(m.get("role") == "tool" for m in request.messages):
-            # the engine refused the action the answer stood for: the protocol cannot ask again
-            raise MalformedAnswerError(f"P{self.seat}: the AIWolf agent's answer was refused by the rules")
+        if any(m.get("role") in ("tool", "assistant") for m in request.messages):
+            # this turn was answered already and the answer could not be played (the engine
+            # refused it, or it named no choice): the protocol has no way to ask again
+            raise MalformedAnswerError(f"P{self.seat}: the AIWolf agent's answer could not be played")
         obs, legal = context.observation, context.legal
         if request.phase == "pre_divination":
             obs = obs._replace(day=0)  # the protocol's day 0: the seer's first divination
@@ -103,8 +112,15 @@ class AIWolfSeat(BackendDefaults):
         if kind == "TALK" and self.channel.over_day == obs.day:
             self.channel.talked(obs.day, over=True)
             return _call(context.turn, *_talk_call(OVER, self.seat, legal, obs))
-        answer = await self.link.ask(self.channel.request(obs, kind))
+        carried: str | None = None
+        packet = self.channel.request(obs, kind)
+        if kind == "ATTACK" and self.whispers is not None:
+            carried = await self.whispers.night(self, obs)
+            packet["whisper_history"] = self.whispers.history(self.seat)
+        answer = await self.link.ask(packet)
         if answer is None:
+            if carried is not None:
+                return ModelResponse(content=carried)  # as for an answer that names no choice
             raise MalformedAnswerError(
                 f"P{self.seat}: the AIWolf agent {self.link.name} did not answer {kind}"
             )
@@ -117,10 +133,18 @@ class AIWolfSeat(BackendDefaults):
         try:
             target = seat_named(answer, names, sorted(set(targets)))
         except AnswerError as exc:
+            if carried is not None:
+                # the night's whispers stay on record: a text-only answer, and the persona
+                # plays the attack when the turn asks again
+                return ModelResponse(content=carried)
             raise MalformedAnswerError(f"P{self.seat}: {exc}") from None
         if kind == "VOTE":
             return _call(context.turn, "vote", {"target": seat_label(target), "reason": VOTE_REASON})
-        return _call(context.turn, kind.lower(), {"target": seat_label(target)})
+        return _call(context.turn, kind.lower(), {"target": seat_label(target)}, carried)
+
+    async def whisper(self, packet: dict[str, Any]) -> str | None:
+        """Ask the agent one WHISPER (see :mod:`.whisper`)."""
+        return await self.link.ask(packet)
 
     async def finish(self, packet: dict[str, Any]) -> None:
         """Send the game's FINISH packet."""
@@ -139,9 +163,9 @@ def _request_of(phase: str, legal: Sequence[Action]) -> Request:
     return "DIVINE"
 
 
-def _call(turn: int, name: str, arguments: dict[str, Any]) -> ModelResponse:
+def _call(turn: int, name: str, arguments: dict[str, Any], content: str | None = None) -> ModelResponse:
     call = ToolCall(id=f"aiwolf-{turn}", name=name, arguments=json.dumps(arguments, ensure_ascii=False))
-    return ModelResponse(tool_calls=(call,))
+    return ModelResponse(content=content, tool_calls=(call,))
 
 
 def _talk_call(said: str, seat: int, legal: Sequence[Action], obs: Any) -> tuple[str, dict[str, Any]]:
