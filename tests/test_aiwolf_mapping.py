@@ -15,7 +15,7 @@ from gm_engine.aiwolf.whisper import WHISPER_PREFIX, WhisperChannel, whispers_in
 from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import MalformedAnswerError, ModelRequest
 from gm_engine.llm.offline import OfflineBackend
-from gm_engine.sessions.base import ListSink, SessionIO, SessionSpec
+from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.personas import Notes, load_personas
 from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
 from gm_engine.sessions.werewolf_offline import AutoHuman, PersonaTurnContext
@@ -226,3 +226,11 @@ def test_no_whispers_with_a_persona_among_the_wolves() -> None:
     _, links, _ = play({}, agents=(2, 3, 4, 6))  # P5, the other 人狼, is a persona
     assert not any(p["request"] == "WHISPER" for p in links[4].packets)
     assert any(p["request"] == "ATTACK" for p in links[4].packets)
+
+
+def test_seat_agents_must_be_seats_2_to_9() -> None:
+    bad = SessionSpec(kind="werewolf", seed=1, options={"seat_agents": {1: "x"}})
+    with pytest.raises(SessionError, match="seat_agents"):
+        session_options(bad)
+    good = SessionSpec(kind="werewolf", seed=1, options={"seat_agents": {"3": "kanolab1"}})
+    assert session_options(good).seat_agents == {3: "kanolab1"}
