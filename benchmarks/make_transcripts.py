@@ -21,9 +21,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from gm_engine.llm.base import BackendDefaults, ModelRequest, ModelResponse
 from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend
+from gm_engine.tools.base import response_with_calls
 from gm_engine.transcripts.record import record_session
 from gm_engine.transcripts.sealing import GameKey, key_file
 
@@ -178,6 +180,75 @@ def scenario(seed: int, name: str, lines: list[str], attacks: int = 0) -> Callab
     return make
 
 
+class McpClientScript(BackendDefaults):
+    """An MCP client's calls as the MCP session's backend: the ``opening`` calls, then each
+    battle step the tools offered allow (ending the fight as soon as it may), then the
+    ``closing`` calls, then the client leaves (an answer that calls nothing)."""
+
+    name = "mcp-client"
+
+    def __init__(
+        self, opening: list[tuple[str, dict[str, Any]]], closing: list[tuple[str, dict[str, Any]]]
+    ) -> None:
+        self.opening = list(opening)
+        self.closing = list(closing)
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        from gm_engine.sessions.mcp import LEFT
+
+        if self.opening:
+            return response_with_calls(self.opening.pop(0), id_prefix="mcp")
+        step = next((t for t in request.tools if t.name == "battle_step"), None)
+        if step is not None:
+            legal = step.parameters["properties"]["step"]["enum"]
+            choice = next(s for s in ("end", "roll", "judge", "narrate", "next_round") if s in legal)
+            return response_with_calls(("battle_step", {"step": choice}), id_prefix="mcp")
+        if self.closing:
+            return response_with_calls(self.closing.pop(0), id_prefix="mcp")
+        return ModelResponse(content=LEFT)
+
+
+def mcp_session(
+    seed: int, opening: list[tuple[str, dict[str, Any]]], closing: list[tuple[str, dict[str, Any]]]
+) -> Callable[[Path], str]:
+    """An MCP session as ``gm mcp`` records it, its client's calls scripted."""
+
+    def make(path: Path) -> str:
+        spec = SessionSpec(kind="mcp", seed=seed, backend="mcp")
+        client = McpClientScript(opening, closing)
+        io = SessionIO(backend=client, human=ScriptedHuman([]), show=lambda _: None)
+        return record_session(
+            spec, io, path, durable=False, remember_seed=False, game_key=shipped_key(path)
+        ).summary
+
+    return make
+
+
+_HERO: dict[str, Any] = {"name": "アリア", "rank": "駆け出し", "preset": "おまかせ"}
+_MCP_FIGHT: list[tuple[str, dict[str, Any]]] = [
+    ("battle_step", {"step": "roll"}),  # out of phase: refused, nothing changes
+    ("roll_dice_in", {"system": "Cthulhu7th", "command": "CC(1)<=53", "reason": "目星"}),
+    ("roll_dice_in", {"system": "TheOneRing2nd", "command": "14RG3", "reason": "旅"}),
+    ("roll_dice_in", {"system": "DiceBot", "command": "not a command", "reason": "x"}),
+    ("create_character_preset", _HERO),
+    ("create_character_preset", _HERO),  # the same name again: refused
+    ("skill_check", {"character": "アリア", "target": 10, "reason": "気配に気づく"}),
+    ("start_battle", {"kind": "エリート戦", "difficulty": ["弱い"], "enemy_name": "小鬼"}),
+    ("battle_step", {"step": "judge"}),  # not legal at SETUP: refused
+    ("cast_spell", {"caster": "アリア", "spell": "火弾"}),
+]
+_MCP_SCENARIO: list[tuple[str, dict[str, Any]]] = [
+    ("start_scenario", {"scenario": "manor_diary"}),
+    ("answer_creation", {"answer": "マーロウ"}),
+    ("answer_creation", {"answer": "古書店主"}),
+    ("answer_creation", {"answer": "オカルト、説得"}),
+    ("look_around", {}),
+    ("talk_to", {"npc": "client", "about": "兄のこと"}),
+    ("move_to", {"exit": "hall"}),
+    ("examine", {"thing": "portrait"}),
+]
+
+
 SESSIONS: dict[str, Callable[[Path], str]] = {
     "roll_all_systems.jsonl": roll_all_systems,
     "werewolf_human_werewolf.jsonl": werewolf_game(1, 1101),
@@ -201,6 +272,10 @@ SESSIONS: dict[str, Callable[[Path], str]] = {
         "ロサ", "1", "探索", "ベオルンに峠のことを聞く", "薬を受け取る", "縄を拾う", "峠道へ", "空を見る",
         "坑道へ", "風の流れを調べる", "縄を岩に使う", "右の道へ", "谷村へ下る",
     ]),
+    "mcp_fight.jsonl": mcp_session(
+        18, _MCP_FIGHT, [("show_status", {}), ("end_adventure", {"summary": "勝利"})]
+    ),
+    "mcp_scenario_manor.jsonl": mcp_session(19, _MCP_SCENARIO, []),
 }
 
 

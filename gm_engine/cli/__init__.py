@@ -37,6 +37,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("bench", "bench", "benchmarks that print figures"),
     Command("combat", "combat", "fast party-vs-party combat (高速戦闘ルール)"),
     Command("doctor", "doctor", "probe a model server: what it supports, the profile to use, fixes"),
+    Command("mcp", "mcp", "serve the engine's tools to any MCP client (stdio, or --http)"),
     Command("roll", "dice", "evaluate one dice command"),
     Command("systems", "dice", "list the game systems and their help"),
     Command("conformance", "dice", "run BCDice-format TOML test vectors"),

@@ -125,6 +125,7 @@ class EndAdventure(Tool):
     """End the adventure with a one-line summary, after the closing narration."""
 
     tool_name: ClassVar[str] = "end_adventure"
+    destructive: ClassVar[bool] = True
     summary: str = Field(min_length=1, max_length=300)
 
 

@@ -15,6 +15,7 @@ from gm_engine.sessions.base import SessionError, SessionRunner, registered_runn
 
 SESSION_MODULES: Mapping[str, str] = {
     "adventure": "gm_engine.sessions.adventure_scenario",
+    "mcp": "gm_engine.sessions.mcp",
     "roll": "gm_engine.sessions.roll",
     "werewolf": "gm_engine.sessions.werewolf",
 }

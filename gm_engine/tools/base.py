@@ -174,6 +174,16 @@ class Tool(BaseModel):
     #: the turn's action (False for book-keeping such as a persona's notes: a turn whose
     #: model only kept its notes still owes its action).
     uses_action: ClassVar[bool] = True
+    #: What a call does to the table, for clients that show or gate tools by it (the MCP
+    #: server's tool annotations): ``read_only`` changes nothing; ``destructive`` may take
+    #: something away for good (HP, a spell slot, the game itself) rather than only add;
+    #: ``idempotent`` has no further effect when repeated with the same arguments.
+    read_only: ClassVar[bool] = False
+    destructive: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = False
+    #: The model of :attr:`ToolOutput.data` of every accepted call, when the handler always
+    #: returns one (its JSON schema is the tool's output schema); None: free-form data.
+    output_model: ClassVar[type[BaseModel] | None] = None
 
     @classmethod
     def description(cls) -> str:

@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, ClassVar
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from gm_engine.combat.actions import (
     Action,
@@ -60,6 +60,23 @@ FLED = "逃走"
 MAX_PARTY = 4
 
 
+class StepOutput(BaseModel):
+    """The structured result of a battle step: the label of the log it wrote (BATTLE_SETUP,
+    ROLL_LOG, BATTLE_JUDGE, NARRATIVE, BATTLE_END, ...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+
+
+class FleeOutput(BaseModel):
+    """The structured result of a flight: whether the party got away."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fled: bool
+
+
 #: A character's name: stripped; white space only gives the adventure's nameless traveller.
 CharacterName = Annotated[str, stripped_or("名無しの旅人")]
 
@@ -94,6 +111,8 @@ class ShowStatus(Tool):
     """Show the party's character sheets (and the enemies during a battle)."""
 
     tool_name: ClassVar[str] = "show_status"
+    read_only: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True
 
 
 class StartBattle(Tool):
@@ -101,6 +120,7 @@ class StartBattle(Tool):
     and shows the first BATTLE_SETUP; the turn then goes to the player."""
 
     tool_name: ClassVar[str] = "start_battle"
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
     kind: str = Field(description="雑魚戦 (mobs), エリート戦 (elites) or ボス戦 (a boss)")
     difficulty: list[str] = Field(description="adjustments: 弱い, 強い, 長引く, 瞬殺 (usually none)")
     enemy_name: EnemyName = Field(
@@ -113,6 +133,8 @@ class BattleStep(Tool):
     facts to narrate), next_round, or end (once a side has fallen)."""
 
     tool_name: ClassVar[str] = "battle_step"
+    destructive: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
     step: str
 
 
@@ -120,6 +142,8 @@ class SituationalBonus(Tool):
     """At SETUP, grant one PC a situational AP bonus this round for a clever plan (capped by rank)."""
 
     tool_name: ClassVar[str] = "situational_bonus"
+    idempotent: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
     character: str
     bonus: int
     reason: str = Field(max_length=200)
@@ -129,6 +153,8 @@ class TargetEnemyTool(Tool):
     """Name the enemy that takes the damage if the PC side wins this round."""
 
     tool_name: ClassVar[str] = "target_enemy"
+    idempotent: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
     enemy: str
 
 
@@ -136,6 +162,8 @@ class TargetCharacterTool(Tool):
     """Name the PC the enemies strike if they win this round."""
 
     tool_name: ClassVar[str] = "target_character"
+    idempotent: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
     character: str
 
 
@@ -145,6 +173,8 @@ class CastSpellTool(Tool):
     halve or endure. Costs a slot (or, out of slots, a lasting cost)."""
 
     tool_name: ClassVar[str] = "cast_spell"
+    destructive: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
     caster: str
     spell: str
     target: str | None = None
@@ -157,6 +187,8 @@ class ResolveByNarrativeTool(Tool):
     fight without dice; nothing is spent."""
 
     tool_name: ClassVar[str] = "resolve_by_narrative"
+    destructive: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
     reason: str = Field(max_length=300)
 
 
@@ -165,6 +197,8 @@ class FightItOutTool(Tool):
     【ナラティブ優先の原則】 is then refused for this battle."""
 
     tool_name: ClassVar[str] = "fight_it_out"
+    idempotent: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = StepOutput
 
 
 class FleeTool(Tool):
@@ -173,12 +207,15 @@ class FleeTool(Tool):
     (the engine rolls it)."""
 
     tool_name: ClassVar[str] = "flee"
+    destructive: ClassVar[bool] = True
+    output_model: ClassVar[type[BaseModel] | None] = FleeOutput
 
 
 class HealOutOfCombat(Tool):
     """Outside a battle, cast 治癒 on one PC or 治癒の波動 on the whole party (costs a slot)."""
 
     tool_name: ClassVar[str] = "cast_out_of_combat"
+    destructive: ClassVar[bool] = True
     caster: str
     spell: str
     target: str | None = None
@@ -189,6 +226,7 @@ class Rest(Tool):
     refilled (§5.1; HP is not restored by resting)."""
 
     tool_name: ClassVar[str] = "rest"
+    idempotent: ClassVar[bool] = True
 
 
 class ChangeSpells(Tool):
@@ -196,6 +234,8 @@ class ChangeSpells(Tool):
     with this list (at most its slots)."""
 
     tool_name: ClassVar[str] = "change_spells"
+    destructive: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True
     character: str
     spells: list[str] = Field(description="the new spells known; at most the character's slots")
 

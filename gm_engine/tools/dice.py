@@ -11,12 +11,21 @@ import json
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from gm_engine.dice import DiceSource, RollResult, evaluate
 from gm_engine.dice.system import GameSystem
-from gm_engine.dice.systems.registry import get_system
+from gm_engine.dice.systems.registry import all_systems, get_system
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
+
+
+class RollOutput(BaseModel):
+    """The structured result of a roll: the dice engine's :class:`RollResult` (BCDice's text,
+    the dice, the flags and the command's own detail)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    result: RollResult
 
 
 class RollDice(Tool):
@@ -24,6 +33,7 @@ class RollDice(Tool):
     engine's dice. Use it for every random outcome; never invent a roll."""
 
     tool_name: ClassVar[str] = "roll_dice"
+    output_model: ClassVar[type[BaseModel] | None] = RollOutput
     command: str = Field(max_length=200, description="the dice command, as typed in a BCDice chat")
     reason: str = Field(max_length=200, description="what the roll is for, in a few words")
 
@@ -32,9 +42,21 @@ class SkillCheck(Tool):
     """A non-combat check (§2.2: 3d6 for every rank): succeeds when 3d6 reaches the target."""
 
     tool_name: ClassVar[str] = "skill_check"
+    output_model: ClassVar[type[BaseModel] | None] = RollOutput
     character: str = Field(description="who attempts it")
     target: int = Field(ge=3, le=18, description="the number 3d6 must reach (10 is an ordinary task)")
     reason: str = Field(max_length=200, description="what is attempted")
+
+
+class RollDiceIn(Tool):
+    """Roll a dice command of any game system (e.g. Cthulhu7th CC(1)<=53, TheOneRing2nd 14RG3,
+    DiceBot 2D6+1) on the engine's dice. Use it for every random outcome; never invent a roll."""
+
+    tool_name: ClassVar[str] = "roll_dice_in"
+    output_model: ClassVar[type[BaseModel] | None] = RollOutput
+    system: str = Field(description="the game system's id (see `gm systems`)")
+    command: str = Field(max_length=200, description="the dice command, as typed in a BCDice chat")
+    reason: str = Field(max_length=200, description="what the roll is for, in a few words")
 
 
 OnRoll = Callable[[RollResult, str], None]
@@ -79,6 +101,20 @@ def dice_offer(system: str, source: DiceSource, on_roll: OnRoll | None = None) -
         return ToolOutput(text=result_text(result, args.reason), data=data)
 
     return Offer.of(RollDice, handle)
+
+
+def any_system_dice_offer(source: DiceSource, on_roll: OnRoll | None = None) -> Offer[RollDiceIn]:
+    """Offer :class:`RollDiceIn` under every game system (an enum of their ids), rolling on
+    ``source``; ``on_roll`` sees each result."""
+
+    def handle(args: RollDiceIn) -> ToolOutput:
+        result = roll(args.command, args.system, source)
+        if on_roll is not None:
+            on_roll(result, args.reason)
+        data = {"result": result.model_dump(mode="json")}
+        return ToolOutput(text=result_text(result, args.reason), data=data)
+
+    return Offer.of(RollDiceIn, handle, system=[system.id for system in all_systems()])
 
 
 def check_offer(

@@ -24,12 +24,15 @@ class LookAround(Tool):
     """Describe the scene again: its text, the exits, things to examine, people, items."""
 
     tool_name: ClassVar[str] = "look_around"
+    read_only: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True
 
 
 class MoveTo(Tool):
     """Take an exit the player chose (by the scene it leads to); a check may be rolled."""
 
     tool_name: ClassVar[str] = "move_to"
+    destructive: ClassVar[bool] = True  # an outcome may end the adventure
     exit: str = Field(description="the id of the scene the exit leads to")
 
 
@@ -37,6 +40,7 @@ class ExamineThing(Tool):
     """Examine a thing the player named (the first time, its check is rolled)."""
 
     tool_name: ClassVar[str] = "examine"
+    destructive: ClassVar[bool] = True  # an outcome may end the adventure
     thing: str
 
 
@@ -44,6 +48,7 @@ class TalkTo(Tool):
     """Talk to someone here; ``about`` is what the player asked about, in their words."""
 
     tool_name: ClassVar[str] = "talk_to"
+    destructive: ClassVar[bool] = True  # an outcome may end the adventure
     npc: str
     about: str = Field(default="", max_length=200)
 
@@ -59,6 +64,7 @@ class UseItem(Tool):
     """Use a held item the player named; ``on`` is what they use it on, in their words."""
 
     tool_name: ClassVar[str] = "use_item"
+    destructive: ClassVar[bool] = True
     item: str
     on: str = Field(default="", max_length=200)
 
@@ -67,6 +73,7 @@ class MakeChoice(Tool):
     """Take one of the scene's decisions, only the one the player named."""
 
     tool_name: ClassVar[str] = "make_choice"
+    destructive: ClassVar[bool] = True
     choice: str
 
 
@@ -75,6 +82,7 @@ class Flee(Tool):
     the round is fought (the engine rolls it)."""
 
     tool_name: ClassVar[str] = "flee"
+    destructive: ClassVar[bool] = True
 
 
 #: Sees each accepted move; returns what the engine did on top (a fight begun), for the model.
