@@ -32,6 +32,7 @@ class Command(NamedTuple):
 
 #: Every subcommand, in the order ``gm --help`` lists them.
 COMMANDS: tuple[Command, ...] = (
+    Command("aiwolf", "aiwolf", "AIWolf (人狼知能): host its agents, join its servers, write its logs"),
     Command("adventure", "adventure", "a solo adventure: a model plays the GM, the engine owns every number"),
     Command("bench", "bench", "benchmarks that print figures"),
     Command("combat", "combat", "fast party-vs-party combat (高速戦闘ルール)"),

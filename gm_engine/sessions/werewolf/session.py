@@ -20,7 +20,7 @@ from gm_engine.events import (
     HumanInputEvent,
     StateEvent,
 )
-from gm_engine.llm.base import JsonDict, system_message, user_message
+from gm_engine.llm.base import JsonDict, ModelBackend, system_message, user_message
 from gm_engine.llm.prompts import load_prompts
 from gm_engine.messages import render
 from gm_engine.messages.texts import GameQuit, OptionsInvalid, QuitSummary, WonSummary
@@ -133,6 +133,16 @@ class WerewolfSessionOptions(BaseModel):
     retry_budget: int = Field(default=2, ge=0, le=10)
     locale: Locale = "ja"
     """The language of the player's messages (the game's own texts stay Japanese)."""
+    seat_agents: dict[int, str] = {}
+    """Who plays a seat from outside the table, by seat (an AIWolf agent's name, see
+    gm_engine.aiwolf): recorded with the options; the game does not read it."""
+
+    @field_validator("seat_agents")
+    @classmethod
+    def _agent_seats(cls, agents: dict[int, str]) -> dict[int, str]:
+        if any(seat not in range(2, 10) for seat in agents):
+            raise ValueError(f"seat_agents の席は P2〜P9 です（指定: {sorted(agents)}）")
+        return agents
 
     @field_validator("deal")
     @classmethod
@@ -186,8 +196,12 @@ class WerewolfSession:
         options: WerewolfSessionOptions,
         io: SessionIO,
         personas: Sequence[Persona] | None = None,
+        seat_backends: Mapping[int, ModelBackend] | None = None,
     ) -> None:
         self.spec = spec
+        # where a seat's decisions come from when not from the table's model (an AIWolf
+        # agent, gm_engine.aiwolf): asked with the same requests, refereed the same way
+        self.seat_backends: dict[int, ModelBackend] = dict(seat_backends or {})
         self.options = options
         self.io = io
         self.figures = SessionFigures()
@@ -373,7 +387,8 @@ class WerewolfSession:
         """Ask one persona (turn ``number``); the offers' handlers record (concurrent) or
         apply (discussion)."""
         turn = _Turn(seat=seat, number=number, sink=BufferSink())
-        runner = TurnRunner(self.io.backend, turn.sink, retry_budget=self.options.retry_budget)
+        backend = self.seat_backends.get(seat, self.io.backend)
+        runner = TurnRunner(backend, turn.sink, retry_budget=self.options.retry_budget)
         messages = self._messages(seat, template, task_vars)
         context = self._context(seat, task, legal, number)
         try:
@@ -781,10 +796,14 @@ def _problem(err: Any) -> str:
 
 
 async def play_werewolf(
-    spec: SessionSpec, io: SessionIO, personas: Sequence[Persona] | None = None
+    spec: SessionSpec,
+    io: SessionIO,
+    personas: Sequence[Persona] | None = None,
+    seat_backends: Mapping[int, ModelBackend] | None = None,
 ) -> tuple[SessionOutcome, SessionFigures]:
-    """Play one game inside a running event loop; returns the outcome and the figures."""
-    session = WerewolfSession(spec, session_options(spec), io, personas)
+    """Play one game inside a running event loop; returns the outcome and the figures.
+    ``seat_backends``: the seats whose turns another backend answers (see :class:`WerewolfSession`)."""
+    session = WerewolfSession(spec, session_options(spec), io, personas, seat_backends)
     outcome = await session.run()
     return outcome, session.figures
 

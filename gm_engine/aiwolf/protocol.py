@@ -1,0 +1,362 @@
+"""The AIWolf protocol's words and packets, as our 9-seat table speaks them (docs/aiwolf.md).
+
+The server sends JSON packets ``{request, info?, setting?, talk_history?, whisper_history?}``;
+the agent answers a plain string. This module builds the packets from one seat's
+:class:`~gm_engine.werewolf.views.Observation` (its own knowledge, nothing more) and
+reads the answers back; it knows nothing of sockets.
+
+Errors: :class:`AnswerError` (a ValueError), an answer that names nobody at the table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gm_engine.werewolf.log import (
+    ClaimMade,
+    ClaimRequested,
+    Declined,
+    DivineResult,
+    Executed,
+    MediumResult,
+    MorningReport,
+    ResultStated,
+    Speech,
+    VoteTally,
+)
+from gm_engine.werewolf.records import Colour, Role
+from gm_engine.werewolf.views import Observation
+
+#: The requests of the protocol that this table sends.
+Request = Literal[
+    "NAME",
+    "INITIALIZE",
+    "DAILY_INITIALIZE",
+    "TALK",
+    "WHISPER",
+    "DAILY_FINISH",
+    "VOTE",
+    "DIVINE",
+    "GUARD",
+    "ATTACK",
+    "FINISH",
+]
+
+#: The requests an agent answers (the others are notices).
+ANSWERED: frozenset[str] = frozenset({"NAME", "TALK", "WHISPER", "VOTE", "DIVINE", "GUARD", "ATTACK"})
+
+#: Our roles by the protocol's names.
+ROLE_NAMES: dict[Role, str] = {
+    Role.WEREWOLF: "WEREWOLF",
+    Role.VILLAGER: "VILLAGER",
+    Role.SEER: "SEER",
+    Role.BODYGUARD: "BODYGUARD",
+    Role.MEDIUM: "MEDIUM",
+    Role.MADMAN: "POSSESSED",
+}
+
+#: The 9-player composition as the protocol's ``role_num_map``.
+ROLE_COUNTS: dict[str, int] = {
+    "WEREWOLF": 2,
+    "POSSESSED": 1,
+    "SEER": 1,
+    "BODYGUARD": 1,
+    "VILLAGER": 3,
+    "MEDIUM": 1,
+}
+
+#: What an agent says to end its talk for the day, and to let a turn go by.
+OVER = "Over"
+SKIP = "Skip"
+
+#: The server's length rules (its 9- and 13-player configurations): a line is cut to
+#: ``BASE_LENGTH`` characters, and the words after its first ``@Name`` mention to
+#: ``MENTION_LENGTH`` more; nothing counts against a daily allowance.
+BASE_LENGTH = 50
+MENTION_LENGTH = 50
+
+
+class AnswerError(ValueError):
+    """An agent's answer to VOTE / DIVINE / GUARD / ATTACK names no seat it may choose."""
+
+
+def species(colour: Colour) -> str:
+    """白 -> HUMAN, 黒 -> WEREWOLF."""
+    return "HUMAN" if colour is Colour.WHITE else "WEREWOLF"
+
+
+def game_id(seed: int) -> str:
+    """A ULID-shaped identifier (26 characters of Crockford's base 32) fixed by the seed:
+    the same game has the same id, and the id tells nothing of the deal."""
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    number = int.from_bytes(hashlib.sha256(f"aiwolf-game/{seed}".encode()).digest()[:17], "big")
+    number >>= 136 - 130  # 26 digits of 5 bits
+    digits = []
+    for _ in range(26):
+        digits.append(alphabet[number & 31])
+        number >>= 5
+    return "".join(reversed(digits))
+
+
+def one_line(text: str) -> str:
+    """``text`` as one talk line: white space folded, no half-width comma (the server's log
+    is comma-separated, so its agents are told never to write one; ours become 、)."""
+    return " ".join(text.split()).replace(",", "、")
+
+
+def truncated(text: str, names: Sequence[str], own: str) -> str:
+    """``text`` cut as the server cuts a talk: at most :data:`BASE_LENGTH` characters, or
+    with an ``@Name`` mention of another seat that many before it and
+    :data:`MENTION_LENGTH` after it, the mention written `` @Name ``; "" becomes Over."""
+    mentions = [(text.find("@" + n), "@" + n) for n in names if n != own and "@" + n in text]
+    if mentions:
+        at, mention = min(mentions)
+        before = text[:at][:BASE_LENGTH]
+        after = text[at + len(mention) :][:MENTION_LENGTH]
+        text = before + " " + mention + " " + after
+    else:
+        text = text[:BASE_LENGTH]
+    return text if text.strip() else OVER
+
+
+def seat_named(answer: str, names: Mapping[int, str], choices: Sequence[int]) -> int:
+    """The seat among ``choices`` whose exact name ``answer`` is (white space around it and a
+    trailing newline, which the client library adds, are ignored).
+
+    Raises:
+        AnswerError: no such seat (the message lists the names that may be given).
+    """
+    said = answer.strip()
+    for seat in choices:
+        if names[seat] == said:
+            return seat
+    allowed = "、".join(names[s] for s in choices)
+    raise AnswerError(f"「{said[:40]}」は選べる名前ではありません（選べるのは {allowed}）")
+
+
+@dataclass(frozen=True)
+class TalkRules:
+    """How much an agent may talk: ``per_agent`` talk requests a day at most (our
+    discussion rounds), the timeouts in milliseconds."""
+
+    per_agent: int
+    action_timeout_ms: int = 60_000
+    response_timeout_ms: int = 120_000
+
+
+def setting(rules: TalkRules) -> dict[str, Any]:
+    """The ``setting`` of INITIALIZE and DAILY_INITIALIZE."""
+
+    def channel(per_agent: int) -> dict[str, Any]:
+        return {
+            "max_count": {"per_agent": per_agent, "per_day": per_agent * 9},
+            "max_length": {
+                "count_in_word": False,
+                "count_spaces": False,
+                "per_talk": None,
+                "mention_length": MENTION_LENGTH,
+                "per_agent": None,
+                "base_length": BASE_LENGTH,
+            },
+            "max_skip": per_agent,
+        }
+
+    return {
+        "agent_count": 9,
+        "max_day": None,
+        "role_num_map": dict(ROLE_COUNTS),
+        "vote_visibility": True,
+        "talk": channel(rules.per_agent),
+        "whisper": channel(0),
+        "vote": {"max_count": 1, "allow_self_vote": False},
+        "attack_vote": {"max_count": 0, "allow_self_vote": False, "allow_no_target": False},
+        "timeout": {"action": rules.action_timeout_ms, "response": rules.response_timeout_ms},
+    }
+
+
+_TALKING = (Speech, ClaimMade, ResultStated, ClaimRequested, Declined)
+
+
+def talk_text(
+    entry: Speech | ClaimMade | ResultStated | ClaimRequested | Declined, names: Sequence[str]
+) -> str:
+    """One public discussion entry as the talk line an agent reads: the words said, with a
+    claim, a stated result or a CO要求 written out in front (an agent cannot see our
+    structured entries, only words)."""
+    said = one_line(entry.text)
+    if isinstance(entry, Speech):
+        return said or OVER
+    if isinstance(entry, ClaimMade):
+        head = f"{entry.role.label}CO"
+        if entry.target is not None and entry.colour is not None:
+            head += f" {names[entry.target]}は{entry.colour.label}（{species(entry.colour)}）"
+    elif isinstance(entry, ResultStated):
+        head = (
+            f"{entry.role.label}結果 {names[entry.target]}は{entry.colour.label}（{species(entry.colour)}）"
+        )
+    elif isinstance(entry, ClaimRequested):
+        head = f"CO要求: {entry.role.label}は名乗り出てください"
+    else:
+        head = "COしません"
+    return f"【{head}】{said}" if said else f"【{head}】"
+
+
+@dataclass
+class SeatChannel:
+    """What one seat has been sent so far: the talk it has seen (as differences since the
+    last packet), the day it was told about, whether it said Over today."""
+
+    seat: int
+    rules: TalkRules
+    seed: int
+    profile: str | None = None
+    sent_log: int = 0
+    initialized: bool = False
+    day_started: int = -1
+    day_finished: int = -1
+    over_day: int = -1
+    talks_today: int = 0
+    talk_day: int = -1
+
+    def info(self, obs: Observation, *, talking: bool = False, profile: bool = False) -> dict[str, Any]:
+        """The ``info`` of a packet to this seat, from its own observation only."""
+        names = obs.names
+        role = obs.role
+        role_map: dict[str, str] = {}
+        if role is not None:
+            role_map[names[obs.seat]] = ROLE_NAMES[role]
+            for partner in obs.partners:
+                role_map[names[partner]] = "WEREWOLF"
+        divine: dict[str, Any] | None = None
+        medium: dict[str, Any] | None = None
+        for fact in obs.private_log:
+            if isinstance(fact, DivineResult):
+                divine = {
+                    "day": 0 if fact.pre else fact.day - 1,
+                    "agent": names[obs.seat],
+                    "target": names[fact.target],
+                    "result": species(fact.colour),
+                }
+            elif isinstance(fact, MediumResult):
+                medium = {
+                    "day": fact.executed_day,
+                    "agent": names[obs.seat],
+                    "target": names[fact.target],
+                    "result": species(fact.colour),
+                }
+        executed: str | None = None
+        attacked: str | None = None
+        votes: list[dict[str, Any]] | None = None
+        for entry in obs.public_log:
+            if isinstance(entry, Executed) and entry.day == obs.day - 1:
+                executed = names[entry.seat]
+            elif isinstance(entry, MorningReport) and entry.day == obs.day and entry.victim is not None:
+                attacked = names[entry.victim]
+            elif isinstance(entry, VoteTally):
+                votes = [
+                    {"day": entry.day, "agent": names[v.voter], "target": names[v.target]}
+                    for v in entry.votes
+                ]
+        info: dict[str, Any] = {
+            "game_id": game_id(self.seed),
+            "day": obs.day,
+            "agent": names[obs.seat],
+            "profile": self.profile if profile else None,
+            "medium_result": medium,
+            "divine_result": divine,
+            "executed_agent": executed,
+            "attacked_agent": attacked,
+            "vote_list": votes,
+            "attack_vote_list": None,
+            "status_map": {names[s]: "ALIVE" if obs.alive[s] else "DEAD" for s in range(1, 10)},
+            "role_map": role_map,
+        }
+        if talking:
+            done = self.talks_today if self.talk_day == obs.day else 0
+            info["remain_count"] = max(self.rules.per_agent - done, 0)
+            info["remain_length"] = None
+            info["remain_skip"] = self.rules.per_agent
+        return info
+
+    def talk_history(self, obs: Observation) -> list[dict[str, Any]]:
+        """The talk since the last packet to this seat (and marks it sent)."""
+        names = obs.names
+        history: list[dict[str, Any]] = []
+        counters: dict[int, int] = {}
+        turns: dict[tuple[int, int], int] = {}
+        for position, entry in enumerate(obs.public_log):
+            if not isinstance(entry, _TALKING):
+                continue
+            idx = counters.get(entry.day, 0)
+            counters[entry.day] = idx + 1
+            turn = turns.get((entry.day, entry.speaker), 0)
+            turns[(entry.day, entry.speaker)] = turn + 1
+            if position < self.sent_log:
+                continue
+            text = talk_text(entry, names)
+            history.append(
+                {
+                    "idx": idx,
+                    "day": entry.day,
+                    "turn": turn,
+                    "agent": names[entry.speaker],
+                    "text": text,
+                    "skip": False,
+                    "over": text == OVER,
+                }
+            )
+        self.sent_log = len(obs.public_log)
+        return history
+
+    def notices(self, obs: Observation, request: Request) -> list[dict[str, Any]]:
+        """The notices due before ``request`` (INITIALIZE, DAILY_INITIALIZE, DAILY_FINISH),
+        in the protocol's order, and marks them sent."""
+        due: list[dict[str, Any]] = []
+        if not self.initialized:
+            self.initialized = True
+            due.append(
+                {
+                    "request": "INITIALIZE",
+                    "info": self.info(obs, profile=True),
+                    "setting": setting(self.rules),
+                }
+            )
+            self.day_started = 0
+        if obs.day > self.day_started and request in ("TALK", "VOTE"):
+            self.day_started = obs.day
+            due.append(
+                {"request": "DAILY_INITIALIZE", "info": self.info(obs), "setting": setting(self.rules)}
+            )
+        if request in ("VOTE", "DIVINE", "GUARD", "ATTACK") and obs.day > 0 and self.day_finished < obs.day:
+            self.day_finished = obs.day
+            due.append(
+                {"request": "DAILY_FINISH", "info": self.info(obs), "talk_history": self.talk_history(obs)}
+            )
+        return due
+
+    def request(self, obs: Observation, request: Request) -> dict[str, Any]:
+        """The packet of an answered request."""
+        if request == "TALK":
+            return {
+                "request": "TALK",
+                "info": self.info(obs, talking=True),
+                "talk_history": self.talk_history(obs),
+            }
+        return {"request": request, "info": self.info(obs)}
+
+    def talked(self, day: int, over: bool) -> None:
+        """Count one talk request of ``day`` answered (``over``: the agent ended its day)."""
+        if self.talk_day != day:
+            self.talk_day, self.talks_today = day, 0
+        self.talks_today += 1
+        if over:
+            self.over_day = day
+
+    def finish(self, obs: Observation, roles: Mapping[int, Role]) -> dict[str, Any]:
+        """The FINISH packet: the whole role map (the game is over: nothing is secret)."""
+        info = self.info(obs)
+        info["role_map"] = {obs.names[s]: ROLE_NAMES[r] for s, r in sorted(roles.items())}
+        return {"request": "FINISH", "info": info}

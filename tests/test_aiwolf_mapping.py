@@ -1,0 +1,236 @@
+"""How the AIWolf protocol maps onto our game (docs/aiwolf.md), seat by seat, without
+sockets: scripted agents behind an in-memory link play through the real session."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.seat import AIWolfSeat
+from gm_engine.aiwolf.whisper import WHISPER_PREFIX, WhisperChannel, whispers_in
+from gm_engine.dice.source import SeededSource
+from gm_engine.llm.base import MalformedAnswerError, ModelRequest
+from gm_engine.llm.offline import OfflineBackend
+from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSpec
+from gm_engine.sessions.personas import Notes, load_personas
+from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
+from gm_engine.sessions.werewolf_offline import AutoHuman, PersonaTurnContext
+from gm_engine.werewolf import Divine, Game, Speak, Stage, Vote
+from gm_engine.werewolf.agents import OfflineAgent
+from gm_engine.werewolf.log import ActionTaken, ClaimMade, ClaimRequested, VoteTally
+from gm_engine.werewolf.records import Colour, Role
+from gm_engine.werewolf.views import observe
+
+#: P1 村人, P2 村人, P3 占い師, P4 P5 人狼, P6 村人, P7 狩人, P8 霊媒師, P9 狂人.
+DEAL = (2, 2, 3, 1, 1, 2, 4, 5, 6)
+
+Answer = Callable[[dict[str, Any]], str | None]
+
+
+class ScriptLink:
+    """An agent in memory: every packet kept, answers from a function of the packet."""
+
+    def __init__(self, name: str, answer: Answer) -> None:
+        self.name = name
+        self.answer = answer
+        self.packets: list[dict[str, Any]] = []
+
+    async def notify(self, packet: dict[str, Any]) -> None:
+        self.packets.append(packet)
+
+    async def ask(self, packet: dict[str, Any]) -> str | None:
+        self.packets.append(packet)
+        return self.answer(packet)
+
+
+def first_other(packet: dict[str, Any]) -> str:
+    info = packet["info"]
+    return str(next(n for n, s in info["status_map"].items() if s == "ALIVE" and n != info["agent"]))
+
+
+def quiet(packet: dict[str, Any]) -> str | None:
+    return "Over" if packet["request"] == "TALK" else first_other(packet)
+
+
+def play(
+    answers: dict[int, Answer], agents: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9)
+) -> tuple[WerewolfSession, dict[int, ScriptLink], ListSink]:
+    links = {seat: ScriptLink(f"agent{seat}", answers.get(seat, quiet)) for seat in agents}
+    rules = TalkRules(per_agent=2)
+    whispers = WhisperChannel(agents, rounds=2)
+    seats = {seat: AIWolfSeat(seat, link, rules, seed=3, whispers=whispers) for seat, link in links.items()}
+    sink = ListSink()
+    io = SessionIO(
+        backend=OfflineBackend(),
+        human=AutoHuman(OfflineAgent(1, SeededSource("3/human"))),
+        sink=sink,
+        show=lambda line: None,
+    )
+    spec = SessionSpec(kind="werewolf", seed=3, options={"deal": list(DEAL), "narrator": False})
+    session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
+    asyncio.run(session.run())
+    return session, links, sink
+
+
+def test_the_pre_divination_is_the_day_0_divine_and_its_result_comes_on_day_1() -> None:
+    _, links, _ = play({})
+    seer = links[3].packets
+    kinds = [p["request"] for p in seer]
+    assert kinds[:2] == ["INITIALIZE", "DIVINE"]
+    assert seer[0]["info"]["day"] == 0 and seer[1]["info"]["day"] == 0
+    assert seer[0]["info"]["role_map"] == {"ヒミヤ": "SEER"}
+    morning = seer[2]
+    assert morning["request"] == "DAILY_INITIALIZE" and morning["info"]["day"] == 1
+    judge = morning["info"]["divine_result"]
+    target = first_other(seer[1])  # what the scripted seer answered
+    colour = "WEREWOLF" if target in ("アオト", "ミスノ") else "HUMAN"
+    assert judge == {"day": 0, "agent": "ヒミヤ", "target": target, "result": colour}
+    # nobody else hears of it, and only the 人狼 see each other
+    for seat, link in links.items():
+        for packet in link.packets[:-1]:  # FINISH tells everything
+            info = packet.get("info") or {}
+            if seat != 3:
+                assert info.get("divine_result") is None
+            if seat in (4, 5):
+                assert info["role_map"] == {"アオト": "WEREWOLF", "ミスノ": "WEREWOLF"}
+            elif seat != 3:
+                assert len(info["role_map"]) == 1
+
+
+def test_claims_are_read_from_an_agent_s_words_and_co_requests_reach_others_as_talk() -> None:
+    def seer(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "TALK":
+            judge = packet["info"]["divine_result"]
+            colour = "黒" if judge["result"] == "WEREWOLF" else "白"
+            return f"私が占い師です。{judge['target']}は{colour}でした。"
+        return first_other(packet)
+
+    def asker(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "TALK":
+            return "占い師は名乗り出てください" if packet["info"]["day"] == 1 else "Over"
+        return first_other(packet)
+
+    session, links, _ = play({3: seer, 2: asker})
+    log = session.game.public_log
+    requested = [e for e in log if isinstance(e, ClaimRequested) and e.speaker == 2]
+    assert requested and requested[0].role is Role.SEER
+    claims = [e for e in log if isinstance(e, ClaimMade) and e.speaker == 3]
+    assert claims and claims[0].role is Role.SEER and claims[0].target is not None
+    truth = Colour.BLACK if DEAL[claims[0].target - 1] == 1 else Colour.WHITE
+    assert claims[0].colour is truth
+    heard = [t["text"] for p in links[6].packets for t in (p.get("talk_history") or [])]
+    assert any(t.startswith("【CO要求: 占い師は名乗り出てください】") for t in heard)
+    assert any(t.startswith("【占い師CO ") for t in heard)
+
+
+def test_a_silent_agent_is_played_by_its_persona_and_the_game_goes_on() -> None:
+    session, _, sink = play({7: lambda packet: None})
+    assert session.game.is_over
+    reasons = [e.payload()["reason"] for e in sink.events if e.type == "fallback"]
+    assert any("agent7 did not answer" in r for r in reasons)
+
+
+def runoff_game() -> Game:
+    game = Game.from_deal(list(DEAL))
+    while game.stage is not Stage.RUNOFF:
+        seats = game.to_act()
+        if not seats:
+            game.advance()
+            continue
+        for seat in seats:
+            legal = game.legal_actions(seat)
+            if game.stage is Stage.PRE_DIVINATION:
+                game.apply(next(a for a in legal if isinstance(a, Divine)))
+            elif game.stage is Stage.DISCUSSION:
+                game.apply(Speak(seat, ""))
+            else:  # 4 votes for P5, 4 for P6, one for P1: a tie
+                target = 5 if seat in (1, 2, 3, 4) else 6 if seat in (5, 7, 8, 9) else 1
+                game.apply(Vote(seat, target, "理由"))
+    return game
+
+
+def test_a_runoff_is_a_second_vote_among_the_tied() -> None:
+    game = runoff_game()
+    tally = next(e for e in game.public_log if isinstance(e, VoteTally))
+    assert tally.outcome == "runoff"
+    persona = next(p for p in load_personas() if p.seat == 3)
+
+    def ask(answer: str) -> Any:
+        link = ScriptLink("agent3", lambda packet: answer)
+        seat = AIWolfSeat(3, link, TalkRules(per_agent=2), seed=1)
+        context = PersonaTurnContext(
+            seat=3,
+            persona=persona,
+            notes=Notes(),
+            observation=observe(game, 3),
+            legal=tuple(game.legal_actions(3)),
+            task="vote",
+            turn=7,
+            agent=OfflineAgent(3, SeededSource("x")),
+        )
+        request = ModelRequest(actor="P3", messages=(), phase="runoff", day=1, turn=7)
+        return link, asyncio.run(seat.complete(request, context))
+
+    link, response = ask("ミスノ")
+    vote = link.packets[-1]
+    assert vote["request"] == "VOTE"
+    # the first round's votes tell the agent who is tied
+    assert len(vote["info"]["vote_list"]) == 9
+    assert response.tool_calls[0].name == "vote" and '"P5"' in response.tool_calls[0].arguments
+    with pytest.raises(MalformedAnswerError, match="選べるのは ミスノ、キウミ"):
+        ask("プレイヤー")  # voted for in the first round, but not tied
+
+
+def test_agent_wolves_whisper_to_each_other_and_to_nobody_else() -> None:
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            return (
+                f"{packet['info']['agent']}です、今夜はトウダを狙おう"
+                if packet["info"]["remain_count"] == 2
+                else "Over"
+            )
+        return quiet(packet)
+
+    session, links, sink = play({4: wolf, 5: wolf})
+    nights = [
+        e.day for e in session.game.private_logs[4] if isinstance(e, ActionTaken) and e.ability == "attack"
+    ]
+    assert nights  # the 人狼 attacked at least once
+    asked = [p for p in links[4].packets if p["request"] == "WHISPER"]
+    assert asked and all(p["info"]["role_map"] == {"アオト": "WEREWOLF", "ミスノ": "WEREWOLF"} for p in asked)
+    # P5 whispers after P4 and hears P4's line first; commas become 、
+    heard = [w["text"] for p in links[5].packets for w in (p.get("whisper_history") or [])]
+    assert "アオトです、今夜はトウダを狙おう" in heard
+    for seat, link in links.items():
+        if seat not in (4, 5):
+            assert all(p["request"] != "WHISPER" and not p.get("whisper_history") for p in link.packets)
+    carried = [
+        e.payload()["content"]
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P4"
+    ]
+    lines = [w for c in carried for w in whispers_in(c)]
+    assert [w["agent"] for w in lines[:2]] == ["アオト", "ミスノ"]
+    assert not any(
+        (e.payload().get("content") or "").startswith(WHISPER_PREFIX)
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P5"
+    )
+
+
+def test_no_whispers_with_a_persona_among_the_wolves() -> None:
+    _, links, _ = play({}, agents=(2, 3, 4, 6))  # P5, the other 人狼, is a persona
+    assert not any(p["request"] == "WHISPER" for p in links[4].packets)
+    assert any(p["request"] == "ATTACK" for p in links[4].packets)
+
+
+def test_seat_agents_must_be_seats_2_to_9() -> None:
+    bad = SessionSpec(kind="werewolf", seed=1, options={"seat_agents": {1: "x"}})
+    with pytest.raises(SessionError, match="seat_agents"):
+        session_options(bad)
+    good = SessionSpec(kind="werewolf", seed=1, options={"seat_agents": {"3": "kanolab1"}})
+    assert session_options(good).seat_agents == {3: "kanolab1"}
