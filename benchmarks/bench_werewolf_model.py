@@ -148,14 +148,95 @@ def one_game(seed: int, latency_s: float) -> dict[str, Any]:
 PROFILES = ("openai", "ollama", "vllm", "llamacpp", "lmstudio")
 
 
+class Recording:
+    """A backend that keeps every request it passes on to the backend it wraps (so that the
+    prompts' parts can be counted by the server's tokenizer after the game)."""
+
+    def __init__(self, requests: list[Any], backend: Any) -> None:
+        self.requests, self.backend = requests, backend
+        self.name, self.keeps_state = backend.name, backend.keeps_state
+
+    def prepare(self) -> None:
+        self.backend.prepare()
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+    async def complete(self, request: Any, context: object | None = None) -> Any:
+        self.requests.append(request)
+        return await self.backend.complete(request, context)
+
+
+#: The headings that open each part of a persona's user message, and the part each opens:
+#: the public record, then the turn's own part (phase, who is alive, own facts, notes, task).
+USER_PARTS = {
+    "【これまでの経過】": "record", "【今日の議論】": "record", "【公開情報】": "record",
+    "【現在】": "turn", "【生存者】": "turn", "【あなただけが知っていること】": "turn",
+    "【あなたのメモ】": "turn", "【指示】": "turn", "【出来事】": "turn", "【退席者】": "turn",
+}
+
+
+def prompt_parts(request: Any) -> dict[str, str]:
+    """The text of each part of ``request``'s prompt: ``rules`` (the system message up to the
+    persona, roster included), ``persona``, ``tools`` (their JSON as the chat template writes
+    it), ``record``, ``turn``, and ``retry`` (the messages after the first user message)."""
+    parts: dict[str, list[str]] = defaultdict(list)
+    messages = list(request.messages)
+    users = 0
+    for message in messages:
+        content = str(message.get("content") or "")
+        if message.get("role") == "system":
+            head, mark, tail = content.partition("【あなた】")
+            parts["rules"].append(head)
+            parts["persona"].append(mark + tail)
+        elif message.get("role") == "user" and users == 0:
+            users += 1
+            part = "turn" if request.phase == "narration" else "record"
+            for line in content.splitlines(keepends=True):
+                for heading, name in USER_PARTS.items():
+                    if line.startswith(heading):
+                        part = name
+                parts[part].append(line)
+        else:
+            parts["retry"].append(json.dumps(message, ensure_ascii=False))
+    for tool in request.tools:
+        parts["tools"].append(json.dumps(tool.to_openai(), ensure_ascii=False) + "\n")
+    return {name: "".join(texts) for name, texts in parts.items()}
+
+
+PART_NAMES = ("rules", "persona", "tools", "record", "turn", "retry")
+
+
+def print_parts(server: Any, requests: list[Any]) -> None:
+    """The mean tokens per call of each prompt part, per phase (counted by the server's
+    tokenizer; the chat template's own markers are left out, so the sum is a little short)."""
+    counted: dict[str, int] = {}
+
+    def tokens(text: str) -> int:
+        if text not in counted:
+            counted[text] = len(server.tokenize(text)) if text else 0
+        return counted[text]
+
+    by_phase: dict[str, list[dict[str, int]]] = defaultdict(list)
+    for request in requests:
+        sizes = {name: tokens(text) for name, text in prompt_parts(request).items()}
+        by_phase[request.phase].append(sizes)
+        by_phase["all"].append(sizes)
+    print("    prompt parts, mean tokens a call: " + "  ".join(f"{n:>7s}" for n in PART_NAMES))
+    for phase, rows in sorted(by_phase.items()):
+        means = [sum(r.get(n, 0) for r in rows) / len(rows) for n in PART_NAMES]
+        print(f"    {phase:>14s} ({len(rows):3d} calls)        " + "  ".join(f"{m:7.0f}" for m in means))
+
+
 def llama_game(server: Any, profile: str, seed: int) -> dict[str, Any]:
     """Play one game against the real llama.cpp ``server`` under ``profile``; its figures."""
     import gm_engine
     from gm_engine.llm.ledger import Ledger, MeteredBackend
 
     before = server.metrics()
-    wire = OpenAIBackend(model="tiny", base_url=server.base_url, api_key="bench", profile=profile,
-                         timeout=600.0, request_deadline=None)
+    requests: list[Any] = []
+    wire = Recording(requests, OpenAIBackend(model="tiny", base_url=server.base_url, api_key="bench",
+                                             profile=profile, timeout=600.0, request_deadline=None))
     ledger = Ledger(f"{profile}/{seed}")
     backend = MeteredBackend(wire, ledger)
     sink = ListSink()
@@ -189,6 +270,7 @@ def llama_game(server: Any, profile: str, seed: int) -> dict[str, Any]:
         "fallbacks": figures.fallbacks,
         "reasons": dict(reasons),
         "ledger": ledger,
+        "requests": requests,
         "cache_share": cached / (cached + processed) if cached + processed else 0.0,
         "cpu_s": cpu,
         "wall_s": wall,
@@ -225,8 +307,14 @@ def llama_main(profiles: list[str], seed: int, slots: int) -> None:
                   f"wall {result['wall_s']:.0f} s, client CPU {result['cpu_s']:.1f} s")
             for day, dt in sorted(ledger.by_day().items()):
                 day_prompts = [e.prompt_tokens for e in ledger.entries if e.day == day]
+                phases: dict[str, int] = defaultdict(int)
+                for e in ledger.entries:
+                    if e.day == day:
+                        phases[e.phase] += 1
                 print(f"    day {day}: calls {dt.calls:3d}  prompt mean {statistics.mean(day_prompts):6.0f}"
-                      f"  max {max(day_prompts):6d}")
+                      f"  max {max(day_prompts):6d}  ("
+                      + ", ".join(f"{phase} {n}" for phase, n in sorted(phases.items())) + ")")
+            print_parts(server, result["requests"])
             totals.append((profile, result))
     print("\ntargets (per game): prompt tokens <= 120000, day-1 prompt <= 1500 a call, "
           "day 5 <= 1.5x day 1, calls a game day <= 30")

@@ -125,6 +125,25 @@ class ClaimTool(Tool):
     cites: Cites = ()
 
 
+class ClaimWithResultTool(ClaimTool):
+    """役職をCOし、結果を一つ添える（公開情報になる）。"""
+
+    # Offered when every legal claim carries a result: the fields are required, so that a
+    # server that builds a grammar from the schema cannot leave the result out (the rules
+    # would refuse the claim, and a model steered by that grammar would be refused again)
+    target: str = Field(description="結果の対象の席 (P1..P9)")
+    result: ColourLabel = Field(description="白か黒")
+
+
+class ClaimRoleOnlyTool(ClaimTool):
+    """役職をCOする（公開情報になる）。"""
+
+    # Offered when no legal claim carries a result (a 狩人, a 霊媒師 before any execution):
+    # the schema has no result fields for a grammar to fill
+    target: SkipJsonSchema[None] = None
+    result: SkipJsonSchema[None] = None
+
+
 class RequestClaimTool(Tool):
     """CO要求: 「占い師は名乗り出ろ」(1日目) または 「霊媒師は名乗り出ろ」(2日目以降)。"""
 
@@ -307,7 +326,7 @@ def discussion_offers(
         if targets:
             narrowed["target"] = [seat_label(t) for t in targets]
             narrowed["result"] = _unique(c.colour.label for c in claims if c.colour is not None)
-        offers.append(_offer(ClaimTool, handler, **narrowed))
+        offers.append(_offer(_claim_tool(claims), handler, **narrowed))
     states = [a for a in legal if isinstance(a, StateResult)]
     if states:
         offers.append(
@@ -324,6 +343,18 @@ def discussion_offers(
     if any(isinstance(a, Decline) for a in legal):
         offers.append(_offer(DeclineTool, handler))
     return offers
+
+
+def _claim_tool(claims: Sequence[Claim]) -> type[ClaimTool]:
+    """The claim tool whose schema says what the legal claims need: a result always
+    (:class:`ClaimWithResultTool`), never (:class:`ClaimRoleOnlyTool`), or either, by role
+    (:class:`ClaimTool`, its result fields optional; the engine refuses a wrong pair)."""
+    with_result = [c.target is not None for c in claims]
+    if all(with_result):
+        return ClaimWithResultTool
+    if not any(with_result):
+        return ClaimRoleOnlyTool
+    return ClaimTool
 
 
 def round_offers(
