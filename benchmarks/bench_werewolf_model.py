@@ -303,7 +303,9 @@ def llama_main(profiles: list[str], seed: int, slots: int) -> None:
             print(f"  calls {t.calls}, fallbacks {result['fallbacks']} {result['reasons'] or ''}, "
                   f"prompt {t.prompt_tokens} + completion {t.completion_tokens} tokens "
                   f"({t.estimated_calls} estimated), largest prompt {max(prompts)}, "
-                  f"prefix cache {result['cache_share']:.0%} of prompt tokens, "
+                  f"prefix cache {result['cache_share']:.0%} of prompt tokens by /metrics, "
+                  # getattr: the code measured may be a checkout from before the ledger counted it
+                  f"{getattr(t, 'cache_share', 0.0):.0%} by the answers' cached_tokens, "
                   f"wall {result['wall_s']:.0f} s, client CPU {result['cpu_s']:.1f} s")
             for day, dt in sorted(ledger.by_day().items()):
                 day_prompts = [e.prompt_tokens for e in ledger.entries if e.day == day]
