@@ -171,7 +171,7 @@ class Recording:
 #: the public record, then the turn's own part (phase, who is alive, own facts, notes, task).
 USER_PARTS = {
     "【これまでの経過】": "record", "【今日の議論】": "record", "【公開情報】": "record",
-    "【現在】": "turn", "【生存者】": "turn", "【あなただけが知っていること】": "turn",
+    "【生存者】": "turn", "【あなただけが知っていること】": "turn",
     "【あなたのメモ】": "turn", "【指示】": "turn", "【出来事】": "turn", "【退席者】": "turn",
 }
 
@@ -228,7 +228,7 @@ def print_parts(server: Any, requests: list[Any]) -> None:
         print(f"    {phase:>14s} ({len(rows):3d} calls)        " + "  ".join(f"{m:7.0f}" for m in means))
 
 
-def llama_game(server: Any, profile: str, seed: int) -> dict[str, Any]:
+def llama_game(server: Any, profile: str, seed: int, rules: dict[str, Any] | None = None) -> dict[str, Any]:
     """Play one game against the real llama.cpp ``server`` under ``profile``; its figures."""
     import gm_engine
     from gm_engine.llm.ledger import Ledger, MeteredBackend
@@ -242,7 +242,8 @@ def llama_game(server: Any, profile: str, seed: int) -> dict[str, Any]:
     sink = ListSink()
     io = SessionIO(backend=backend, human=AutoHuman(OfflineAgent(1, SeededSource(f"{seed}/human"))),
                    sink=sink, show=lambda line: None)
-    spec = SessionSpec(kind="werewolf", seed=seed, options={"role": 2}, backend="openai", model="tiny")
+    options: dict[str, Any] = {"role": 2, **({"rules": rules} if rules else {})}
+    spec = SessionSpec(kind="werewolf", seed=seed, options=options, backend="openai", model="tiny")
 
     async def play() -> tuple[Any, Any]:
         try:
@@ -277,7 +278,7 @@ def llama_game(server: Any, profile: str, seed: int) -> dict[str, Any]:
     }
 
 
-def llama_main(profiles: list[str], seed: int, slots: int) -> None:
+def llama_main(profiles: list[str], seed: int, slots: int, rules: dict[str, Any] | None = None) -> None:
     """``--llama``: one game per profile against the real server; the figures per profile."""
     # loaded by its path: with PYTHONPATH naming another checkout (to measure its code), that
     # checkout's gm_engine is the one imported, and this fixture still the one beside this script
@@ -295,7 +296,7 @@ def llama_main(profiles: list[str], seed: int, slots: int) -> None:
     totals: list[tuple[str, dict[str, Any]]] = []
     with llama_server(model_file(), slots=slots) as server:
         for profile in profiles:
-            result = llama_game(server, profile, seed)
+            result = llama_game(server, profile, seed, rules)
             ledger = result["ledger"]
             t = ledger.totals()
             prompts = [e.prompt_tokens for e in ledger.entries]
@@ -341,13 +342,16 @@ def main() -> None:
     parser.add_argument("--llama", action="store_true", help="play against llama.cpp's real server")
     parser.add_argument("--profiles", default=",".join(PROFILES), help="with --llama: the profiles to play")
     parser.add_argument("--slots", type=int, default=1, help="with --llama: the server's parallel slots")
+    parser.add_argument("--answer-takes-turn", action="store_true",
+                        help="with --llama: the rule option answer_takes_turn on")
     parser.add_argument(
         "--no-freeze", action="store_true", help="leave gc.freeze() off (gm werewolf play switches it on)"
     )
     args = parser.parse_args()
     latency = args.latency_ms / 1000
     if args.llama:
-        llama_main([p for p in args.profiles.split(",") if p], args.seed, args.slots)
+        rules = {"answer_takes_turn": True} if args.answer_takes_turn else None
+        llama_main([p for p in args.profiles.split(",") if p], args.seed, args.slots, rules)
         return
     if args.serve:
         serve(latency)

@@ -145,7 +145,7 @@ class ClaimRoleOnlyTool(ClaimTool):
 
 
 class RequestClaimTool(Tool):
-    """CO要求:「占い師は名乗り出ろ」(1日目)、「霊媒師は名乗り出ろ」(2日目から)。"""
+    """CO要求: その役職の人に名乗り出を求める。"""
 
     tool_name: ClassVar[str] = "request_claim"
     role: str = Field(description="役職")
