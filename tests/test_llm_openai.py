@@ -196,6 +196,29 @@ def test_usage_is_left_to_the_ledger_when_the_server_reports_none() -> None:
     assert entry.prompt_tokens > 10
 
 
+def test_the_prompt_tokens_served_from_the_servers_cache_are_counted() -> None:
+    # llama.cpp's server (and OpenAI's, vLLM's) report usage.prompt_tokens_details.cached_tokens
+    def answer(cached: object) -> FakeReply:
+        body = FakeReply.text("はい").body
+        assert isinstance(body, dict)
+        details = {"prompt_tokens_details": {"cached_tokens": cached}}
+        return FakeReply(body={**body, "usage": {**body["usage"], "prompt_tokens": 40, **details}})
+
+    ledger = Ledger()
+    replies = [answer(30), answer(True), answer(-1), answer(99), FakeReply.text("はい")]
+    with FakeChatServer(replies) as server:
+        backend = MeteredBackend(backend_for(server), ledger)
+        responses = [asyncio.run(backend.complete(REQUEST)) for _ in replies]
+    cached = [r.usage.cached_tokens for r in responses if r.usage is not None]
+    assert cached == [30, 0, 0, 40, 0]  # unreadable counts are 0; never more than the prompt
+    totals = ledger.totals()
+    assert totals.cached_tokens == 70 and totals.prompt_tokens == 4 * 40 + 11
+    assert f"70 from the server's cache, {70 / totals.prompt_tokens:.0%}" in ledger.summary()
+    # a count of 0 is left out of the record, which reads as before the count was kept
+    assert "cached_tokens" not in responses[4].usage.model_dump()  # type: ignore[union-attr]
+    assert responses[0].usage.model_dump()["cached_tokens"] == 30  # type: ignore[union-attr]
+
+
 def test_profile_flags_shape_the_request() -> None:
     ollama = build_chat_request(REQUEST, "m", get_profile("ollama"))
     assert "tool_choice" not in ollama  # Ollama ignores it

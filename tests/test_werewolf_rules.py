@@ -354,6 +354,30 @@ def test_cmd_co_request_day_one_real_seer_must_come_out_with_pre_divination() ->
     refused(game, RequestClaim(2, Role.SEER), rules.RULE_CO_REQUEST)  # once a day
 
 
+def test_with_answer_takes_turn_an_answer_is_the_seats_next_turn_of_the_day() -> None:
+    """answer_takes_turn: P1's call on the first turn of day 1 is answered by everyone, each
+    answer standing for that seat's turn of the first round; the caller keeps its turns."""
+
+    def turns_after_a_call(**options: object) -> list[int]:
+        game = new_game(VILLAGER_DEAL, **options)
+        game.apply(Divine(2, 3))
+        game.advance()
+        game.apply(RequestClaim(1, Role.SEER, "占い師は名乗り出ろ"))
+        game.apply(Claim(2, Role.SEER, 3, Colour.BLACK, "P3は黒"))
+        for seat in (3, 4, 5, 6, 7, 8, 9, 1):
+            game.apply(Decline(seat, "違います"))
+        assert game.awaiting_claim is None
+        spoken = []
+        while game.to_act():  # the discussion's turns, until it waits for advance()
+            (seat,) = game.to_act()
+            spoken.append(seat)
+            game.apply(Speak(seat, ""))
+        return spoken
+
+    assert turns_after_a_call() == [2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert turns_after_a_call(answer_takes_turn=True) == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+
+
 def test_cmd_co_request_medium_from_day_two_with_latest_result() -> None:
     """CMD_CO要求: 「霊媒師は名乗り出ろ」 on day 2+: the medium comes out with its result."""
     game = new_game(SEER_DEAL)

@@ -249,8 +249,10 @@ def test_notes_are_capped_and_fed_back() -> None:
             if not request.tools:
                 return ModelResponse(content="…")
             calls = first_choice_calls([t.model_dump() for t in request.tools])
-            if request.actor == "P4":
-                size = 6 if request.day == 1 and request.phase == "discussion" else 5
+            if request.actor == "P4" and any(t.name == "update_notes" for t in request.tools):
+                earlier = [r for r in self.requests[:-1] if r.actor == "P4"]
+                first = not any(t.name == "update_notes" for r in earlier for t in r.tools)
+                size = 6 if first else 5
                 lines = [f"メモ{request.turn}-{i}" for i in range(size)]
                 return response_with_calls(("update_notes", {"lines": lines}), *calls, id_prefix="n")
             return response_with_calls(*calls)
@@ -262,11 +264,28 @@ def test_notes_are_capped_and_fed_back() -> None:
     refused = [p for p in results if not p["ok"]]
     assert refused and "at most 5" in refused[0]["result"]
     p4 = [r for r in backend.requests if r.actor == "P4"]
-    kept_turn = next(r.turn for r in p4 if r.phase not in ("discussion",) or r.day > 1)
+    offered = [r for r in p4 if any(t.name == "update_notes" for t in r.tools)]
+    kept_turn = offered[1].turn  # the first notes (six lines) were refused, the second kept
     later = [r for r in p4 if r.turn > kept_turn]
     assert later
     user = later[0].messages[1]["content"]
     assert f"メモ{kept_turn}-4" in user and f"メモ{kept_turn}-5" not in user
+
+
+def test_notes_are_offered_where_a_persona_forms_its_view() -> None:
+    """update_notes comes with a discussion turn and a vote, not with a CO要求 answer or a
+    night choice (its schema would cost each such prompt for notes the next speech keeps)."""
+    backend = FirstChoiceBackend()
+    io, _sink, _ = auto_io(21, backend)
+    run_werewolf(spec(21, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
+    offered: dict[str, set[bool]] = {}
+    for request in backend.requests:
+        if request.tools:
+            notes = any(t.name == "update_notes" for t in request.tools)
+            offered.setdefault(request.phase, set()).add(notes)
+    assert offered["discussion"] == offered["vote"] == {True}
+    assert offered["night"] == offered["pre_divination"] == {False}
+    assert offered.get("answer", {False}) == {False}
 
 
 def test_concurrent_rounds_emit_in_seat_order_whatever_the_latency() -> None:

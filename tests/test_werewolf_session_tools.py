@@ -3,6 +3,8 @@ engine actions."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
 
@@ -92,3 +94,32 @@ def test_a_blank_speech_or_vote_reason_is_silence_after_folding_white_space() ->
     assert SpeakTool.model_validate({"text": "  \n\t "}).text == "……"
     assert VoteTool.model_validate({"target": "P2", "reason": "\n"}).reason == "……"
     assert SpeakTool.model_validate({"text": " 僕は \n 村人です "}).text == "僕は 村人です"
+
+
+def _claims_the_schema_allows(offer: object) -> list[dict[str, object]]:
+    from tests.test_tool_schemas import allowed_values
+
+    schema = offer.spec().parameters  # type: ignore[attr-defined]
+    return [a for a in allowed_values(schema, schema.get("$defs", {})) if isinstance(a, dict)]
+
+
+def test_a_claim_schema_requires_the_result_exactly_when_the_rules_do() -> None:
+    # A grammar built from the schema (llama.cpp's) lets a model write only what the schema
+    # allows: every claim it allows must be one the rules accept, or the turn falls back
+    game = Game.from_deal([2, 3, 1, 1, 2, 2, 4, 5, 6])  # P2 占い師, P7 狩人
+    game.apply(game.legal_actions(2)[0])
+    game.advance()
+    schemas: dict[int, dict[str, Any]] = {}
+    for seat in range(1, 8):  # the seats speak in turn up to the 狩人
+        legal = game.legal_actions(seat)
+        offers = {o.name: o for o in discussion_offers(seat, legal, lambda a: ToolOutput("ok"))}
+        if seat in (2, 7):
+            schemas[seat] = offers["claim"].spec().parameters
+            allowed = _claims_the_schema_allows(offers["claim"])
+            assert allowed
+            for arguments in allowed:
+                action = action_from_tool(seat, offers["claim"].validate(arguments))
+                assert game.is_legal(action), (seat, arguments)
+        game.apply(Speak(seat, "やあ"))
+    assert {"role", "target", "result"} <= set(schemas[2]["required"])  # the 占い師 states its 事前占い
+    assert "target" not in schemas[7]["properties"] and "result" not in schemas[7]["properties"]

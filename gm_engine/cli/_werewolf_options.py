@@ -21,6 +21,11 @@ def add_option_arguments(parser: argparse.ArgumentParser) -> None:
         "--rounds", type=int, default=None, help="discussion turns per seat per day (default 2)"
     )
     parser.add_argument(
+        "--answer-takes-turn",
+        action="store_true",
+        help="a CO要求 answer is the seat's next discussion turn (default: answers come on top)",
+    )
+    parser.add_argument(
         "--attack-from-first-night",
         action="store_true",
         help="the werewolves attack from the first night (default: only after a first execution)",
@@ -37,6 +42,8 @@ def options_from_args(args: argparse.Namespace) -> WerewolfOptions:
         "madman_claims": MadmanClaims(args.madman_claims),
         "attack_needs_execution": not args.attack_from_first_night,
     }
+    if args.answer_takes_turn:  # only when given: the defaults stay the options' own
+        values["answer_takes_turn"] = True
     if args.rounds is not None:
         values["discussion_rounds"] = args.rounds
     return WerewolfOptions(**values)

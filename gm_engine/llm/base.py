@@ -26,7 +26,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 JsonDict = dict[str, Any]
 
@@ -126,13 +126,27 @@ class ToolCall(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts of one call, as reported by the server or, failing that, estimated."""
+    """Token counts of one call, as reported by the server or, failing that, estimated.
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the server served from its prefix
+    cache, where it says so (OpenAI's ``prompt_tokens_details.cached_tokens``, which
+    llama.cpp's and vLLM's servers report too; 0 otherwise). It is left out of the record
+    when 0, so that the transcripts of servers that report none read as before.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     prompt_tokens: int
     completion_tokens: int
     estimated: bool = False
+    cached_tokens: int = Field(default=0, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _without_zero_cache(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.cached_tokens:
+            data.pop("cached_tokens", None)
+        return data
 
 
 class ModelRequest(BaseModel):

@@ -84,6 +84,8 @@ class LedgerEntry(BaseModel):
     completion_tokens: int
     estimated: bool
     latency_s: float
+    cached_tokens: int = 0
+    """The prompt tokens the server served from its prefix cache (as it reported them)."""
     counted_by: CountedBy = "server"
     """Who counted the tokens (:data:`CountedBy`)."""
 
@@ -108,20 +110,29 @@ class LedgerTotals(BaseModel):
     completion_tokens: int = 0
     estimated_calls: int = 0
     latency_s: float = 0.0
+    cached_tokens: int = 0
+    """Prompt tokens the server served from its prefix cache."""
 
     @property
     def tokens(self) -> int:
         """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def cache_share(self) -> float:
+        """The share of prompt tokens served from the server's prefix cache (0 when none
+        was reported)."""
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
     @classmethod
     def of(cls, entries: Iterable[LedgerEntry]) -> LedgerTotals:
         """The totals of ``entries``."""
-        calls = prompt = completion = estimated = 0
+        calls = prompt = completion = estimated = cached = 0
         latency = 0.0
         for e in entries:
             calls += 1
             prompt += e.prompt_tokens
+            cached += e.cached_tokens
             completion += e.completion_tokens
             estimated += int(e.estimated)
             latency += e.latency_s
@@ -131,6 +142,7 @@ class LedgerTotals(BaseModel):
             completion_tokens=completion,
             estimated_calls=estimated,
             latency_s=latency,
+            cached_tokens=cached,
         )
 
 
@@ -163,6 +175,7 @@ class Ledger:
                 completion_tokens=usage.completion_tokens,
                 estimated=usage.estimated,
                 latency_s=response.latency_s if latency_s is None else latency_s,
+                cached_tokens=usage.cached_tokens,
                 counted_by=counted_by,
             )
         )
@@ -219,10 +232,13 @@ class Ledger:
 
         def line(label: str, t: LedgerTotals) -> str:
             est = f", {t.estimated_calls} estimated" if t.estimated_calls else ""
+            cache = ""
+            if t.cached_tokens:
+                cache = f" ({t.cached_tokens} from the server's cache, {t.cache_share:.0%})"
             mean = t.latency_s / t.calls if t.calls else 0.0
             return (
-                f"{label}: {t.calls} calls, {t.prompt_tokens} prompt + {t.completion_tokens} completion "
-                f"tokens{est}, latency {t.latency_s:.2f} s (mean {mean:.3f} s)"
+                f"{label}: {t.calls} calls, {t.prompt_tokens} prompt{cache} + {t.completion_tokens} "
+                f"completion tokens{est}, latency {t.latency_s:.2f} s (mean {mean:.3f} s)"
             )
 
         lines = [line("model calls" + (f" ({self.game})" if self.game else ""), self.totals())]

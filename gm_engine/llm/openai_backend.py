@@ -530,10 +530,22 @@ def _usage(usage: object) -> Usage | None:
     if not isinstance(usage, dict):
         return None
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens") or 0
-    counts = (prompt, completion)
-    if all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
-        return Usage(prompt_tokens=int(prompt), completion_tokens=int(completion))  # type: ignore[arg-type]
-    return None
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (prompt, completion)):
+        return None
+    assert isinstance(prompt, int) and isinstance(completion, int)
+    cached = _cached(usage.get("prompt_tokens_details"), prompt)
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached)
+
+
+def _cached(details: object, prompt: int) -> int:
+    """The prompt tokens the server says it served from its cache (0 where it says nothing
+    readable; never more than the prompt)."""
+    if not isinstance(details, dict):
+        return 0
+    cached = details.get("cached_tokens")
+    if not isinstance(cached, int) or isinstance(cached, bool) or cached < 0:
+        return 0
+    return min(cached, prompt)
 
 
 def _excerpt(raw: bytes, limit: int = 80) -> str:

@@ -105,47 +105,66 @@ SpokenText = Annotated[OneLineText, AfterValidator(_silence_if_blank)]
 
 
 class SpeakTool(Tool):
-    """議論で発言する。あなたの番の発言として全員に公開される。"""
+    """議論で発言する（全員に公開）。"""
 
     tool_name: ClassVar[str] = "speak"
     text: SpokenText = Field(
-        min_length=1, max_length=MAX_SPEECH_CHARS, description="発言の本文（あなたの口調で）"
+        min_length=1, max_length=MAX_SPEECH_CHARS, description="発言（あなたの口調で）"
     )
     cites: Cites = ()
 
 
 class ClaimTool(Tool):
-    """役職をCOする（公開情報になる）。占い師・霊媒師のCOには、結果が出ていれば一つ添える（本物は事前占い・最新の結果）。"""
+    """役職をCOする（公開）。占い師・霊媒師は結果が出ていれば一つ添える。"""
 
     tool_name: ClassVar[str] = "claim"
-    role: str = Field(description="COする役職")
-    target: str | None = Field(default=None, description="結果を添える場合、その対象の席 (P1..P9)")
-    result: ColourLabel | None = Field(default=None, description="結果を添える場合、白か黒")
-    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="COと一緒に話す言葉")
+    role: str = Field(description="役職")
+    target: str | None = Field(default=None, description="結果の対象")
+    result: ColourLabel | None = Field(default=None, description="結果")
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="一緒に話す言葉")
     cites: Cites = ()
 
 
+class ClaimWithResultTool(ClaimTool):
+    """役職をCOし、結果を一つ添える（公開）。"""
+
+    # Offered when every legal claim carries a result: the fields are required, so that a
+    # server that builds a grammar from the schema cannot leave the result out (the rules
+    # would refuse the claim, and a model steered by that grammar would be refused again)
+    target: str = Field(description="結果の対象")
+    result: ColourLabel = Field(description="結果")
+
+
+class ClaimRoleOnlyTool(ClaimTool):
+    """役職をCOする（公開）。"""
+
+    # Offered when no legal claim carries a result (a 狩人, a 霊媒師 before any execution):
+    # the schema has no result fields for a grammar to fill
+    target: SkipJsonSchema[None] = None
+    result: SkipJsonSchema[None] = None
+
+
 class RequestClaimTool(Tool):
-    """CO要求: 「占い師は名乗り出ろ」(1日目) または 「霊媒師は名乗り出ろ」(2日目以降)。"""
+    """CO要求: その役職の人に名乗り出を求める。"""
 
     tool_name: ClassVar[str] = "request_claim"
-    role: str = Field(description="名乗り出てほしい役職")
-    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="要求と一緒に話す言葉")
+    role: str = Field(description="役職")
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="一緒に話す言葉")
     cites: Cites = ()
 
 
 class StateResultTool(Tool):
-    """占い師・霊媒師としてCO済みの人が、結果を一つ公表する（公開情報になる）。"""
+    """CO済みの占い師・霊媒師が結果を一つ公表する（公開）。"""
 
     tool_name: ClassVar[str] = "state_result"
-    target: str = Field(description="結果の対象の席 (P1..P9)")
-    result: ColourLabel = Field(description="白か黒")
-    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="結果と一緒に話す言葉")
+    target: str = Field(description="結果の対象")
+    result: ColourLabel = Field(description="結果")
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="一緒に話す言葉")
     cites: Cites = ()
 
 
 class DeclineTool(Tool):
-    """CO要求に対して名乗り出ない（本物の役職者は選べない）。"""
+    """CO要求に名乗り出ない。"""
 
     tool_name: ClassVar[str] = "decline"
     text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="代わりに話す言葉")
@@ -153,11 +172,11 @@ class DeclineTool(Tool):
 
 
 class VoteTool(Tool):
-    """処刑したい（退席してほしい）相手に投票する。理由は投票結果と一緒に公開される。"""
+    """退席させたい相手に投票する（理由も公開）。"""
 
     tool_name: ClassVar[str] = "vote"
-    target: str = Field(description="投票先の席 (P1..P9)")
-    reason: SpokenText = Field(min_length=1, max_length=MAX_REASON_CHARS, description="投票理由（一文で）")
+    target: str = Field(description="投票先")
+    reason: SpokenText = Field(min_length=1, max_length=MAX_REASON_CHARS, description="理由（一文）")
     cites: Cites = ()
 
 
@@ -165,31 +184,31 @@ class AttackTool(Tool):
     """人狼として今夜の襲撃先を選ぶ。"""
 
     tool_name: ClassVar[str] = "attack"
-    target: str = Field(description="襲撃先の席")
+    target: str = Field(description="襲撃先")
 
 
 class DivineTool(Tool):
-    """占い師として占う相手を選ぶ。結果は翌朝あなただけに届く（事前占いはすぐに届く）。"""
+    """占い師として占う相手を選ぶ（結果はあなただけに届く）。"""
 
     tool_name: ClassVar[str] = "divine"
-    target: str = Field(description="占う相手の席")
+    target: str = Field(description="占う相手")
 
 
 class GuardTool(Tool):
-    """狩人として今夜守る相手を選ぶ（自分は守れない）。"""
+    """狩人として今夜守る相手を選ぶ。"""
 
     tool_name: ClassVar[str] = "guard"
-    target: str = Field(description="護衛先の席")
+    target: str = Field(description="護衛先")
 
 
 class UpdateNotesTool(Tool):
-    """自分用メモを書き換える（最大5行）。次の手番でもあなたにだけ見える。使うなら行動より先に呼ぶ。"""
+    """自分だけが読むメモを書き換える。使うなら行動より先に。"""
 
     tool_name: ClassVar[str] = "update_notes"
     uses_action: ClassVar[bool] = False  # keeping notes never costs the turn its action
     # each line's length is in the schema too, so that a grammar built from it keeps to it
     lines: list[Annotated[str, Field(max_length=MAX_NOTE_CHARS)]] = Field(
-        max_length=MAX_NOTE_LINES, description=f"メモ全体（最大{MAX_NOTE_LINES}行、各{MAX_NOTE_CHARS}字まで）"
+        max_length=MAX_NOTE_LINES, description="メモ全体"
     )
 
     @field_validator("lines")
@@ -307,7 +326,7 @@ def discussion_offers(
         if targets:
             narrowed["target"] = [seat_label(t) for t in targets]
             narrowed["result"] = _unique(c.colour.label for c in claims if c.colour is not None)
-        offers.append(_offer(ClaimTool, handler, **narrowed))
+        offers.append(_offer(_claim_tool(claims), handler, **narrowed))
     states = [a for a in legal if isinstance(a, StateResult)]
     if states:
         offers.append(
@@ -324,6 +343,18 @@ def discussion_offers(
     if any(isinstance(a, Decline) for a in legal):
         offers.append(_offer(DeclineTool, handler))
     return offers
+
+
+def _claim_tool(claims: Sequence[Claim]) -> type[ClaimTool]:
+    """The claim tool whose schema says what the legal claims need: a result always
+    (:class:`ClaimWithResultTool`), never (:class:`ClaimRoleOnlyTool`), or either, by role
+    (:class:`ClaimTool`, its result fields optional; the engine refuses a wrong pair)."""
+    with_result = [c.target is not None for c in claims]
+    if all(with_result):
+        return ClaimWithResultTool
+    if not any(with_result):
+        return ClaimRoleOnlyTool
+    return ClaimTool
 
 
 def round_offers(

@@ -1197,7 +1197,9 @@ class Game:
     def _next_turn(self) -> None:
         """The discussion moves to the next turn (or the next CO要求 answer)."""
         if self._responses:
-            self._responses.pop(0)
+            seat = self._responses.pop(0)
+            if self.options.answer_takes_turn and seat != self._caller():
+                self._spend_next_turn(seat)
             self._find_speaker()
             return
         index = self._turn_index = self._turn_index + 1
@@ -1206,6 +1208,21 @@ class Game:
             self._speaker = turns[index]
         else:
             self._find_speaker()
+
+    def _caller(self) -> int:
+        """The seat whose CO要求 is being answered (the latest one of the public log)."""
+        for entry in reversed(self.public_log):
+            if type(entry) is ClaimRequested:
+                return entry.speaker
+        raise AssertionError("an answer without a CO要求")  # pragma: no cover - answers follow one
+
+    def _spend_next_turn(self, seat: int) -> None:
+        """``seat`` answered a CO要求: its next discussion turn of the day is the answer."""
+        turns = self._turns
+        for index in range(self._turn_index, len(turns)):
+            if turns[index] == seat:
+                del turns[index]
+                return
 
     def _apply_attack(self, action: Attack) -> None:
         seat = action.actor

@@ -51,6 +51,13 @@ class WerewolfOptions(BaseModel):
     discussion_rounds: int = Field(default=2, ge=1, le=10)
     """Discussion turns each living player gets per day (the document leaves the length open)."""
 
+    answer_takes_turn: bool = False
+    """On: a CO要求 answer (a claim or a decline, with words) is the answering seat's next
+    discussion turn of the day, which it then does not get again; the caller's own answer
+    is not (its call took its turn). A day with a CO要求 then costs the model about as many
+    turns as one without (8 fewer on day 1). Off (the default): the answers come on top of
+    every seat's turns. The document leaves the discussion's length open."""
+
     attack_needs_execution: bool = True
     """NOTES.md: "There is no attack before the first execution": the werewolves attack on a
     night only once somebody has been executed. Off: they attack from the first night on."""

@@ -43,7 +43,9 @@ Choices where the rules leave the table free (each a session option or a documen
 * the GM narrator adds one short line at the start and each morning, from public facts only,
   concurrently with the first turn so it costs no wall time (``narrator=False`` drops it);
 * a persona's notes are replaced whole by ``update_notes``; more than five lines is refused
-  (an error the model can fix), never silently cut;
+  (an error the model can fix), never silently cut; it is offered with a discussion turn and
+  a vote, where a persona forms its view, and not with a CO要求 answer or a night choice
+  (whose prompts it would cost its schema for notes the next speech writes anyway);
 * a turn the model cannot finish (retry budget spent, or no action at all) is played by a
   separate offline agent of that seat and recorded as a ``fallback`` event;
 * a backend failure (:class:`~gm_engine.llm.base.BackendError`, a transient one included once

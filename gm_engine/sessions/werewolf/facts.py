@@ -118,29 +118,24 @@ def _fact(
 
 
 def public_info(pub: PublicView) -> str:
-    """The 【公開情報】 block: 追放者, 襲撃死者, 占い結果, 霊媒結果, CO状況 (public facts only),
-    each row only once it has something in it."""
-    executed = "、".join(f"{who(pub, s)}（{d}日目）" for d, s in pub.executed) or "なし"
-    victims = "、".join(f"{who(pub, s)}（{d}日目の朝）" for d, s in pub.victims) or "なし"
+    """The 【公開情報】 block: 占い結果, 霊媒結果, CO状況 (the claims table; public facts only),
+    each row only once it has something in it. Who left and when is not repeated here: the
+    past days' summaries, today's morning line and the living seats say it already."""
     divine = [r for r in pub.stated_results if r.role is Role.SEER]
     medium = [r for r in pub.stated_results if r.role is Role.MEDIUM]
 
     def results(stated: Sequence[StatedResult]) -> str:
         texts = [f"{pub.name(r.speaker)}→{pub.name(r.target)} {r.colour.label}" for r in stated]
-        return "、".join(texts) or "なし"
+        return "、".join(texts)
 
-    divine_text, medium_text = results(divine), results(medium)
     claimed = [f"{who(pub, s.seat)} {s.claim.label}" for s in pub.seats if s.claim is not None]
-    claims = "、".join(claimed) or "なし"
     rows = [
-        ("追放者", executed),
-        ("襲撃死者", victims),
-        ("占い結果", divine_text),
-        ("霊媒結果", medium_text),
-        ("CO状況", claims),
+        ("占い結果", results(divine)),
+        ("霊媒結果", results(medium)),
+        ("CO状況", "、".join(claimed)),
     ]
-    # a row with nothing in it is left out: five rows of なし cost every prompt of day 1
-    lines = [f"{label}: {text}" for label, text in rows if text != "なし"]
+    # a row with nothing in it is left out: rows of なし cost every prompt of day 1
+    lines = [f"{label}: {text}" for label, text in rows if text]
     return "\n".join(["【公開情報】", *(lines or ["まだありません"])])
 
 
@@ -266,7 +261,8 @@ def table_vars(pub: PublicView) -> dict[str, Any]:
     return {
         "day": pub.day,
         "phase": f"{pub.day}日目・{pub.time.label}・{pub.step.label}",
-        "alive": [who(pub, s.seat) for s in pub.seats if s.alive],
+        # names alone: the roster of the system prompt gives their seats once
+        "alive": [pub.name(s.seat) for s in pub.seats if s.alive],
         "gone": gone,
         "public_info": public_info(pub),
         "past_days": past,

@@ -362,7 +362,13 @@ class WerewolfSession:
         tool = TOOLS_BY_NAME[name]
         return tool.model_validate(arguments)
 
-    def _notes_offer(self, turn: _Turn) -> Offer[Any]:
+    def _notes_offers(self, turn: _Turn, task: TaskKind) -> list[Offer[Any]]:
+        """``update_notes`` in the turns where a persona forms its view (a discussion turn, a
+        vote), none elsewhere: a CO要求 answer or a night choice comes with the next speech's
+        notes, and its schema would cost every such prompt a hundred tokens and more."""
+        if task not in ("discussion", "vote"):
+            return []
+
         def update(args: UpdateNotesTool) -> ToolOutput:
             try:
                 turn.notes = Notes.of(args.lines)
@@ -370,7 +376,7 @@ class WerewolfSession:
                 raise ModelRetry(str(exc)) from None
             return ToolOutput(text="メモを更新しました。続けて、この手番の行動のツールを呼んでください。")
 
-        return Offer.of(UpdateNotesTool, update)
+        return [Offer.of(UpdateNotesTool, update)]
 
     async def _persona_turn(
         self,
@@ -395,7 +401,7 @@ class WerewolfSession:
             await runner.run(
                 actor=seat_label(seat),
                 messages=messages,
-                offers=[*offers(turn), self._notes_offer(turn)],
+                offers=[*offers(turn), *self._notes_offers(turn, task)],
                 fallback=lambda: self._fallback_tool(seat, task, legal, number),
                 context=context,
                 max_actions=1,  # update_notes is not counted: it never costs the action
