@@ -8,6 +8,7 @@ import json
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import gm_engine.cli
 from gm_engine.cli import COMMANDS, build_parser
@@ -47,6 +48,28 @@ def test_the_probe_sees_a_heavy_import() -> None:
     probe = _PROBE.replace('["roll", "--seed", "1", "1D6"]', '["werewolf", "simulate", "--games", "1"]')
     status, modules, _ = _modules_after(probe)
     assert status == 0 and "gm_engine.werewolf.game" in modules
+
+
+#: What replaying a werewolf game has no use for: the servers and their protocols, the model
+#: client, the terminal renderer, the retry library, the dice parser and its game systems.
+NOT_FOR_REPLAY = (
+    "mcp", "starlette", "uvicorn", "websockets", "psycopg", "openai", "httpx", "rich", "tenacity",
+    "gm_engine.serve", "gm_engine.aiwolf", "gm_engine.mcp_server", "gm_engine.combat",
+    "gm_engine.dice.engine", "gm_engine.dice.systems", "gm_engine.dice.commands",
+)
+
+_SHIPPED = Path(__file__).resolve().parents[1] / "transcripts"
+
+
+def test_replay_imports_none_of_the_server_packages() -> None:
+    """``gm replay`` of a shipped werewolf game loads the game and the transcript code only."""
+    path = _SHIPPED / "werewolf_human_seer.jsonl"
+    probe = _PROBE.replace('["roll", "--seed", "1", "1D6"]', f"[\"replay\", {str(path)!r}]")
+    status, modules, printed = _modules_after(probe)
+    assert status == 0 and f"{path}: OK" in printed
+    assert "gm_engine.werewolf.game" in modules and "gm_engine.transcripts.replay" in modules
+    loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in NOT_FOR_REPLAY)]
+    assert loaded == [], f"gm replay imported {loaded}"
 
 
 def _registered(module: str) -> dict[str, str | None]:

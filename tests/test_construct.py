@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel
 
-from gm_engine.dice import evaluate
+from gm_engine.dice.engine import evaluate
 from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import ToolSpec
 from gm_engine.tools.base import Offer, Tool

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from gm_engine.dice import Die, GameSystem, Outcome, QueueSource, RollContext, RollResult, evaluate
 from gm_engine.dice.commands._arith import parse_add_dice
 from gm_engine.dice.commands.add_dice import AddDiceDetail
 from gm_engine.dice.commands.calc import CalcDetail
-from gm_engine.dice.system import CompareOp
+from gm_engine.dice.engine import evaluate
+from gm_engine.dice.result import Outcome, RollResult
+from gm_engine.dice.source import Die, QueueSource
+from gm_engine.dice.system import CompareOp, GameSystem, RollContext
 
 
 def roll(line: str, *values: int, sides: int = 6, system: str | GameSystem = "DiceBot") -> RollResult:

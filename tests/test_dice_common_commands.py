@@ -1,6 +1,6 @@
 """BCDice's common commands xBy, xRy, xUy, xTY/xTZ, choice and D66.
 
-Rules are checked through :func:`gm_engine.dice.evaluate` with injected dice, against
+Rules are checked through :func:`gm_engine.dice.engine.evaluate` with injected dice, against
 BCDice 3.16's texts; the vectors of these commands (tests/data/bcdice) run in full.
 """
 
@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gm_engine.dice import QueueSource, RollResult, SeededSource, evaluate
 from gm_engine.dice.commands.barabara_dice import BarabaraDiceDetail, barabara_dice
 from gm_engine.dice.commands.choice import ChoiceDetail, choice
 from gm_engine.dice.commands.d66_dice import D66Detail, d66_dice
@@ -23,7 +22,9 @@ from gm_engine.dice.commands.reroll_dice import RerollDiceDetail, reroll_dice
 from gm_engine.dice.commands.tally_dice import TallyDiceDetail, tally_dice
 from gm_engine.dice.commands.upper_dice import UpperDiceDetail, upper_dice
 from gm_engine.dice.conformance import format_failure, load_cases, run_case
-from gm_engine.dice.result import Locale
+from gm_engine.dice.engine import evaluate
+from gm_engine.dice.result import Locale, RollResult
+from gm_engine.dice.source import QueueSource, SeededSource
 from gm_engine.dice.system import GameSystem, RollContext
 from gm_engine.dice.systems.registry import get_system
 

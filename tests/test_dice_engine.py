@@ -7,19 +7,8 @@ import re
 
 import pytest
 
-from gm_engine.dice import (
-    DiceQueueError,
-    Die,
-    GameSystem,
-    Outcome,
-    QueueSource,
-    RollContext,
-    RollResult,
-    SeededSource,
-    evaluate,
-)
 from gm_engine.dice.commands.repeat import RepeatDetail
-from gm_engine.dice.engine import ErrorDetail, construct
+from gm_engine.dice.engine import ErrorDetail, construct, evaluate
 from gm_engine.dice.limits import (
     MAX_COMMAND_LENGTH,
     MAX_DICE_PER_LINE,
@@ -27,7 +16,9 @@ from gm_engine.dice.limits import (
     MAX_READ_PER_LINE,
     MAX_RUNS_PER_LINE,
 )
-from gm_engine.dice.result import new_outcome
+from gm_engine.dice.result import Outcome, RollResult, new_outcome
+from gm_engine.dice.source import DiceQueueError, Die, QueueSource, SeededSource
+from gm_engine.dice.system import GameSystem, RollContext
 
 
 class EchoSystem(GameSystem):

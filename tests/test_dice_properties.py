@@ -7,8 +7,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gm_engine.dice import RollResult, SeededSource, all_systems, evaluate
-from gm_engine.dice.engine import ErrorDetail
+from gm_engine.dice.engine import ErrorDetail, evaluate
+from gm_engine.dice.result import RollResult
+from gm_engine.dice.source import SeededSource
+from gm_engine.dice.systems.registry import all_systems
 
 SYSTEM_IDS = [cls.id for cls in all_systems()]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gm_engine.dice import DiceError, DiceQueueError, Die, QueueSource, SeededSource
+from gm_engine.dice.source import DiceError, DiceQueueError, Die, QueueSource, SeededSource
 
 
 def test_seeded_source_repeats_for_the_same_seed() -> None:

@@ -15,7 +15,7 @@ from gm_engine.adventure.scenario import (
     shipped_scenarios,
 )
 from gm_engine.adventure.story import CheckRoller, Story, StoryError
-from gm_engine.dice import SeededSource
+from gm_engine.dice.source import SeededSource
 
 MINIMAL = """
 id = "tiny"

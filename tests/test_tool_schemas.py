@@ -24,7 +24,7 @@ import pytest
 from pydantic import ValidationError
 
 import gm_engine.tools
-from gm_engine.dice import SeededSource
+from gm_engine.dice.source import SeededSource
 from gm_engine.tools.base import Tool
 from gm_engine.tools.combat import CombatTable
 from gm_engine.tools.werewolf import SILENCE, SpeakTool, VoteTool

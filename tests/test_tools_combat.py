@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gm_engine.dice import SeededSource
+from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import user_message
 from gm_engine.llm.scripted import ScriptedBackend
 from gm_engine.tools.base import ModelRetry, Offer, ToolOutput, TurnRunner, response_with_calls

@@ -35,7 +35,9 @@ from gm_engine.adventure.scenario import (
     Talk,
     Use,
 )
-from gm_engine.dice import DiceSource, RollResult, evaluate
+from gm_engine.dice.engine import evaluate
+from gm_engine.dice.result import RollResult
+from gm_engine.dice.source import DiceSource
 from gm_engine.dice.systems.registry import get_system
 
 

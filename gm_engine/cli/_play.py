@@ -9,9 +9,8 @@ import argparse
 import errno
 import sys
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from gm_engine.dice.result import Locale
 from gm_engine.llm.base import BackendError, ConfigurationError, TransientBackendError
 from gm_engine.llm.retry import parse_concurrency, parse_deadline
 from gm_engine.messages import Message, locale_from_env, render
@@ -35,6 +34,9 @@ from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, Sess
 from gm_engine.transcripts.format import TranscriptStream
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
+
+if TYPE_CHECKING:
+    from gm_engine.dice.result import Locale
 
 
 def request_deadline(text: str) -> float:

@@ -7,17 +7,15 @@ import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_go_on, stopped_message
-from gm_engine.dice.result import Locale
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import Resumed, ResumeEnded, SessionEnded, TranscriptAt
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
-from gm_engine.sessions.roll import NoModelBackend
 from gm_engine.transcripts.format import (
     TranscriptError,
     TranscriptFormatError,
@@ -30,6 +28,9 @@ from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.resume import ResumeError, resolve_seed, resume_session
+
+if TYPE_CHECKING:
+    from gm_engine.dice.result import Locale
 
 
 def register(subparsers: Any) -> None:
@@ -154,6 +155,8 @@ def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBac
         BackendError: the header names a backend that cannot be built here.
     """
     if header.backend in ("none", "replay"):
+        from gm_engine.sessions.roll import NoModelBackend
+
         return NoModelBackend()
     from gm_engine.llm import make_backend
 
@@ -232,6 +235,8 @@ def _roll_session(args: argparse.Namespace) -> int:
             return 2
     else:
         human = TerminalHuman(locale=args.locale)
+    from gm_engine.sessions.roll import NoModelBackend
+
     io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
     target = None if args.no_record else Path(args.record or default_transcript_path(spec.kind, seed))
     try:

@@ -18,20 +18,17 @@ import email.utils
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
-
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    stop_before_delay,
-)
-from tenacity.stop import stop_base
+from typing import TYPE_CHECKING, TypeAlias
 
 from gm_engine.llm.base import BackendError, TransientBackendError
 
-WaitFunc = Callable[[RetryCallState], float]
-SleepFunc = Callable[[float], Awaitable[None]]
+if TYPE_CHECKING:
+    # tenacity is imported where a policy is built: the commands that only parse the
+    # deadline and concurrency options (every ``gm`` play and replay command) never retry
+    from tenacity import AsyncRetrying, RetryCallState
+
+WaitFunc: TypeAlias = "Callable[[RetryCallState], float]"
+SleepFunc: TypeAlias = Callable[[float], Awaitable[None]]
 
 #: The longest wait a server's Retry-After may impose on one retry.
 MAX_RETRY_AFTER_S = 30.0
@@ -98,6 +95,9 @@ def retry_policy(
     """A fresh tenacity policy: retry :class:`TransientBackendError` up to ``max_attempts``
     attempts in all, and (with ``deadline_s``) only while the wait before the next attempt
     ends within ``deadline_s`` of the first attempt's start; then re-raise the last error."""
+    from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, stop_before_delay
+    from tenacity.stop import stop_base
+
     options: dict[str, object] = {}
     if on_retry is not None:
         options["before_sleep"] = on_retry

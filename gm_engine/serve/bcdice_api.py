@@ -7,7 +7,7 @@ names in the same order, compact JSON as ``application/json`` with non-ASCII tex
 UTF-8, ``Access-Control-Allow-Origin: *`` and ``X-Content-Type-Options: nosniff`` on
 every answer. ``/v1``, which BCDice-API 3.0.0 removed, is answered as its last release
 with it (2.1.1) answered it, without JSONP. The text and the flags are the engine's
-(:func:`gm_engine.dice.evaluate`); the dice come from one injected
+(:func:`gm_engine.dice.engine.evaluate`); the dice come from one injected
 :class:`~gm_engine.dice.source.DiceSource`, so a seeded server rolls the same dice for
 the same requests.
 

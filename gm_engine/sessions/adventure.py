@@ -44,7 +44,9 @@ from gm_engine.combat.characters import Character, Status
 from gm_engine.combat.ranks import Rank
 from gm_engine.combat.spells import Spell
 from gm_engine.combat.state import Phase
-from gm_engine.dice import RollResult, SeededSource, get_system
+from gm_engine.dice.result import RollResult
+from gm_engine.dice.source import SeededSource
+from gm_engine.dice.systems.registry import get_system
 from gm_engine.events import (
     DiceEvent,
     EventSink,

@@ -37,7 +37,7 @@ from gm_engine.adventure.brief import gm_brief
 from gm_engine.adventure.creation import FantasyCreation, GuidedCreation
 from gm_engine.adventure.scenario import GameSystem, Scenario, shipped_scenarios
 from gm_engine.combat.render import master_data
-from gm_engine.dice import RollResult
+from gm_engine.dice.result import RollResult
 from gm_engine.events import EventSink
 from gm_engine.llm.base import (
     BackendDefaults,

@@ -7,7 +7,7 @@ seeded by the spec, and the dice engine.
 A line is one of
 
 * a dice command under the current game system (``2d6+1``, ``CC<=50``, ...), evaluated
-  with :func:`gm_engine.dice.evaluate` on the session's one source;
+  with :func:`gm_engine.dice.engine.evaluate` on the session's one source;
 * ``/system NAME`` to switch game systems (``/system`` alone lists them), ``/locale ja|en``;
 * ``/help``, or ``/quit`` (also ``/exit``, ``/end``) to stop.
 
@@ -26,16 +26,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from gm_engine.dice import (
-    Die,
-    ErrorDetail,
-    Locale,
-    SeededSource,
-    UnknownSystemError,
-    all_systems,
-    evaluate,
-    get_system,
-)
+from gm_engine.dice.engine import evaluate
+from gm_engine.dice.limits import ErrorDetail
+from gm_engine.dice.result import Locale
+from gm_engine.dice.source import Die, SeededSource
+from gm_engine.dice.system import UnknownSystemError
+from gm_engine.dice.systems.registry import all_systems, get_system
 from gm_engine.events import DiceEvent, HumanInputEvent, StateEvent, ToolResultEvent
 from gm_engine.llm.base import BackendDefaults, BackendError, ModelRequest, ModelResponse
 from gm_engine.messages import Message, render

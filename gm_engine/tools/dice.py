@@ -13,7 +13,9 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gm_engine.dice import DiceSource, RollResult, evaluate
+from gm_engine.dice.engine import evaluate
+from gm_engine.dice.result import RollResult
+from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem
 from gm_engine.dice.systems.registry import all_systems, get_system
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
