@@ -234,3 +234,34 @@ def test_seat_agents_must_be_seats_2_to_9() -> None:
         session_options(bad)
     good = SessionSpec(kind="werewolf", seed=1, options={"seat_agents": {"3": "kanolab1"}})
     assert session_options(good).seat_agents == {3: "kanolab1"}
+
+
+def attack_votes_told(link: ScriptLink) -> set[tuple[int, str, str]]:
+    return {
+        (v["day"], v["agent"], v["target"])
+        for p in link.packets
+        if "info" in p
+        for v in p["info"]["attack_vote_list"] or []
+    }
+
+
+def test_attack_votes_go_to_the_wolves_only() -> None:
+    session, links, _ = play({})
+    names = observe(session.game, 1).names
+    for seat, link in links.items():
+        if seat not in (4, 5):
+            lists = [p["info"]["attack_vote_list"] for p in link.packets if "info" in p]
+            assert lists and all(votes is None for votes in lists), seat
+    chosen = {
+        (e.day, names[seat], names[e.target])
+        for seat in (4, 5)
+        for e in session.game.private_logs[seat]
+        if isinstance(e, ActionTaken) and e.ability == "attack"
+    }
+    # each vote told is one a 人狼 cast, and each 人狼 hears its own the next day it is asked
+    for seat in (4, 5):
+        heard = attack_votes_told(links[seat])
+        assert heard <= chosen
+        days = {p["info"]["day"] for p in links[seat].packets if "info" in p}
+        due = {v for v in chosen if v[1] == names[seat] and v[0] + 1 in days}
+        assert due and due <= heard, seat

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gm_engine.werewolf.log import (
+    ActionTaken,
+    AttackResolved,
     ClaimMade,
     ClaimRequested,
     Declined,
@@ -204,6 +206,26 @@ def talk_text(
     return f"【{head}】{said}" if said else f"【{head}】"
 
 
+def attack_votes(obs: Observation) -> list[dict[str, Any]] | None:
+    """The last night's attack votes as ``attack_vote_list``, to a 人狼 only (None to any
+    other seat, and before the first night): its own choice, and the choice that decided
+    the attack when its partner made it (what its seat knows; the rules tell a 人狼 no more
+    of its partner's proposal)."""
+    if obs.role is not Role.WEREWOLF:
+        return None
+    night = obs.day - 1
+    votes: dict[int, int] = {}
+    for fact in obs.private_log:
+        if isinstance(fact, ActionTaken) and fact.ability == "attack" and fact.day == night:
+            votes[obs.seat] = fact.target
+        elif isinstance(fact, AttackResolved) and fact.day == obs.day:
+            votes.setdefault(fact.decided_by, fact.target)
+    if not votes:
+        return None
+    names = obs.names
+    return [{"day": night, "agent": names[s], "target": names[t]} for s, t in sorted(votes.items())]
+
+
 @dataclass
 class SeatChannel:
     """What one seat has been sent so far: the talk it has seen (as differences since the
@@ -270,7 +292,7 @@ class SeatChannel:
             "executed_agent": executed,
             "attacked_agent": attacked,
             "vote_list": votes,
-            "attack_vote_list": None,
+            "attack_vote_list": attack_votes(obs),
             "status_map": {names[s]: "ALIVE" if obs.alive[s] else "DEAD" for s in range(1, 10)},
             "role_map": role_map,
         }
