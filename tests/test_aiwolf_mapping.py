@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WHISPER_PREFIX, WhisperChannel, whispers_in
 from gm_engine.dice.source import SeededSource
@@ -72,6 +73,9 @@ def play(
     )
     spec = SessionSpec(kind="werewolf", seed=3, options={"deal": list(DEAL), "narrator": False})
     session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
+    roster = Roster(seats, session.game)
+    for seat_source in seats.values():
+        seat_source.roster = roster
     asyncio.run(session.run())
     return session, links, sink
 
@@ -265,3 +269,21 @@ def test_attack_votes_go_to_the_wolves_only() -> None:
         days = {p["info"]["day"] for p in links[seat].packets if "info" in p}
         due = {v for v in chosen if v[1] == names[seat] and v[0] + 1 in days}
         assert due and due <= heard, seat
+
+
+def test_every_agent_dead_or_alive_gets_each_day_s_daily_initialize() -> None:
+    session, links, _ = play({})
+    last = session.game.phase.day
+    dead_seen = False
+    for seat, link in links.items():
+        requests = [p["request"] for p in link.packets]
+        assert requests.count("INITIALIZE") == 1 and requests[0] == "INITIALIZE", seat
+        days = [p["info"]["day"] for p in link.packets if p["request"] == "DAILY_INITIALIZE"]
+        assert days == list(range(1, last + 1)), seat  # once a day, every day, in order
+        dead = [
+            p["info"]["day"]
+            for p in link.packets
+            if p["request"] == "DAILY_INITIALIZE" and p["info"]["status_map"][p["info"]["agent"]] == "DEAD"
+        ]
+        dead_seen = dead_seen or bool(dead)
+    assert dead_seen  # some agent was told of a day it did not live to play

@@ -35,6 +35,7 @@ from websockets.http11 import Request, Response
 
 from gm_engine.aiwolf.auth import is_player_token, token_of
 from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WhisperChannel
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
@@ -248,6 +249,9 @@ async def play_hosted(
     """Play one game with ``seats`` played by their agents, then send each agent FINISH
     (the whole role map, as the game's end makes it public)."""
     session = WerewolfSession(spec, session_options(spec), io, personas, seat_backends=seats)
+    roster = Roster(seats, session.game)
+    for source in seats.values():
+        source.roster = roster
     outcome = await session.run()
     dealt = session.game.dealt_roles()
     if session.game.is_over and dealt is not None:
