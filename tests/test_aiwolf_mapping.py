@@ -58,10 +58,12 @@ def quiet(packet: dict[str, Any]) -> str | None:
 
 
 def play(
-    answers: dict[int, Answer], agents: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9)
+    answers: dict[int, Answer],
+    agents: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9),
+    answer_takes_turn: bool = False,
 ) -> tuple[WerewolfSession, dict[int, ScriptLink], ListSink]:
     links = {seat: ScriptLink(f"agent{seat}", answers.get(seat, quiet)) for seat in agents}
-    rules = TalkRules(per_agent=2)
+    rules = TalkRules(per_agent=2, answer_takes_turn=answer_takes_turn)
     whispers = WhisperChannel(agents, rounds=2)
     seats = {seat: AIWolfSeat(seat, link, rules, seed=3, whispers=whispers) for seat, link in links.items()}
     sink = ListSink()
@@ -71,7 +73,10 @@ def play(
         sink=sink,
         show=lambda line: None,
     )
-    spec = SessionSpec(kind="werewolf", seed=3, options={"deal": list(DEAL), "narrator": False})
+    options: dict[str, Any] = {"deal": list(DEAL), "narrator": False}
+    if answer_takes_turn:
+        options["rules"] = {"answer_takes_turn": True}
+    spec = SessionSpec(kind="werewolf", seed=3, options=options)
     session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
     roster = Roster(seats, session.game)
     for seat_source in seats.values():
@@ -194,7 +199,7 @@ def test_agent_wolves_whisper_to_each_other_and_to_nobody_else() -> None:
         if packet["request"] == "WHISPER":
             return (
                 f"{packet['info']['agent']}です、今夜はトウダを狙おう"
-                if packet["info"]["remain_count"] == 2
+                if packet["info"]["remain_count"] == 1
                 else "Over"
             )
         return quiet(packet)
@@ -287,3 +292,48 @@ def test_every_agent_dead_or_alive_gets_each_day_s_daily_initialize() -> None:
         ]
         dead_seen = dead_seen or bool(dead)
     assert dead_seen  # some agent was told of a day it did not live to play
+
+
+@pytest.mark.parametrize("answer_takes_turn", [False, True])
+def test_remain_count_is_what_is_left_after_this_request(answer_takes_turn: bool) -> None:
+    """As the server counts: a discussion turn spends one of the day's two before it is
+    asked; an answer to a CO要求 spends none, unless answers take turns (then it spends the
+    answering seat's next turn, but the caller's own answer does not)."""
+
+    def talker(packet: dict[str, Any]) -> str | None:
+        return "様子を見ます" if packet["request"] == "TALK" else first_other(packet)
+
+    def asker(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "TALK" and packet["info"]["day"] == 1:
+            return "占い師は名乗り出てください"
+        return talker(packet)
+
+    answers: dict[int, Answer] = {seat: talker for seat in range(2, 10)}
+    answers[2] = asker
+    session, links, sink = play(answers, answer_takes_turn=answer_takes_turn)
+    assert any(isinstance(e, ClaimRequested) and e.speaker == 2 for e in session.game.public_log)
+    answered_unchanged = 0
+    for seat, link in links.items():
+        talks = [p["info"] for p in link.packets if p["request"] == "TALK"]
+        turns: list[tuple[int, str, int]] = []
+        for event in sink.events:
+            if event.type != "model_request":
+                continue
+            payload = event.payload()
+            key = (int(payload["day"]), str(payload["phase"]), int(payload["turn"]))
+            talking = payload["actor"] == f"P{seat}" and key[1] in ("discussion", "answer")
+            if talking and (not turns or turns[-1] != key):  # a retry asks the same turn again
+                turns.append(key)
+        assert len(turns) == len(talks), seat  # every talk turn of the seat was one TALK packet
+        used: dict[int, int] = {}
+        for (day, phase, _), info in zip(turns, talks, strict=True):
+            assert info["day"] == day
+            caller_answers = phase == "answer" and seat == 2
+            if phase == "discussion" or (answer_takes_turn and not caller_answers):
+                used[day] = used.get(day, 0) + 1
+            elif info["remain_count"] == 2 - used.get(day, 0):
+                answered_unchanged += 1
+            assert info["remain_count"] == max(2 - used.get(day, 0), 0), (seat, day, phase)
+        assert any(info["remain_count"] == 0 for info in talks), seat
+    if not answer_takes_turn:
+        assert answered_unchanged > 0  # some answer came with the count it found

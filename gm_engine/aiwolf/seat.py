@@ -114,8 +114,9 @@ class AIWolfSeat(BackendDefaults):
             await self.roster.day_begins(obs.day)
         for packet in self.channel.notices(obs, kind):
             await self.link.notify(packet)
+        if kind == "TALK":
+            self.channel.spend(obs, answering=request.phase == "answer")
         if kind == "TALK" and self.channel.over_day == obs.day:
-            self.channel.talked(obs.day, over=True)
             return _call(context.turn, *_talk_call(OVER, self.seat, legal, obs))
         carried: str | None = None
         packet = self.channel.request(obs, kind)
@@ -131,7 +132,7 @@ class AIWolfSeat(BackendDefaults):
             )
         if kind == "TALK":
             said = answer.strip()
-            self.channel.talked(obs.day, over=said == OVER)
+            self.channel.talked(obs.day, said)
             return _call(context.turn, *_talk_call(said, self.seat, legal, obs))
         names = dict(enumerate(obs.names))
         targets = [a.target for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]

@@ -102,7 +102,7 @@ class WhisperChannel:
                     continue
                 member, obs = night.arrived[seat]
                 info = member.channel.info(obs)
-                info["remain_count"] = self.rounds - turn
+                info["remain_count"] = self.rounds - turn - 1  # as the server: this one counted
                 info["remain_length"] = None
                 info["remain_skip"] = 0
                 packet = {"request": "WHISPER", "info": info, "whisper_history": self.history(seat)}
