@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gm_engine.aiwolf.export import game_log_lines
 from gm_engine.aiwolf.protocol import TalkRules
 from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
@@ -78,7 +79,7 @@ def play(
         options["rules"] = {"answer_takes_turn": True}
     spec = SessionSpec(kind="werewolf", seed=3, options=options)
     session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
-    roster = Roster(seats, session.game)
+    roster = Roster(seats, session.game, whispers)
     for seat_source in seats.values():
         seat_source.roster = roster
     asyncio.run(session.run())
@@ -337,3 +338,33 @@ def test_remain_count_is_what_is_left_after_this_request(answer_takes_turn: bool
         assert any(info["remain_count"] == 0 for info in talks), seat
     if not answer_takes_turn:
         assert answered_unchanged > 0  # some answer came with the count it found
+
+
+def test_agent_wolves_whisper_on_day_0_before_the_first_day() -> None:
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            day = packet["info"]["day"]
+            return f"{day}日目の囁き" if packet["info"]["remain_count"] == 1 else "Over"
+        return quiet(packet)
+
+    session, links, sink = play({4: wolf, 5: wolf})
+    for seat in (4, 5):
+        requests = [(p["request"], p["info"]["day"]) for p in links[seat].packets if "info" in p]
+        assert requests[0] == ("INITIALIZE", 0)
+        first_day = requests.index(("DAILY_INITIALIZE", 1))
+        assert ("WHISPER", 0) in requests[:first_day]  # day 0's whispers come before day 1
+    heard = [w for p in links[5].packets for w in (p.get("whisper_history") or [])]
+    assert {"day": 0, "agent": "アオト", "text": "0日目の囁き"}.items() <= heard[0].items()
+    carried = [
+        w
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P4"
+        for w in whispers_in(e.payload()["content"])
+    ]
+    assert [w["day"] for w in carried[:2]] == [0, 0]  # the transcript holds day 0's too
+    names = observe(session.game, 1).names
+    lines = game_log_lines(session.game, {}, 0, carried)
+    zero = [line for line in lines if line.startswith("0,whisper,")]
+    assert zero and zero[0].split(",")[4] == "4" and "0日目の囁き" in zero[0]
+    assert lines.index(zero[0]) < next(i for i, line in enumerate(lines) if line.startswith("1,status"))
+    assert names[4] == "アオト"

@@ -249,7 +249,8 @@ async def play_hosted(
     """Play one game with ``seats`` played by their agents, then send each agent FINISH
     (the whole role map, as the game's end makes it public)."""
     session = WerewolfSession(spec, session_options(spec), io, personas, seat_backends=seats)
-    roster = Roster(seats, session.game)
+    whispers = next((s.whispers for _, s in sorted(seats.items()) if s.whispers is not None), None)
+    roster = Roster(seats, session.game, whispers)
     for source in seats.values():
         source.roster = roster
     outcome = await session.run()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -62,6 +62,9 @@ class WhisperChannel:
         self.lines: list[dict[str, Any]] = []
         self.sent: dict[int, int] = {}
         self._nights: dict[int, _Night] = {}
+        self._day_zero_done = False
+        #: whispers no ATTACK answer has carried yet (day 0's, until the first night's)
+        self.pending: list[dict[str, Any]] = []
 
     def whisperers(self, obs: Observation) -> list[int]:
         """The seats that whisper tonight (empty: a persona is among the living 人狼, or one
@@ -77,12 +80,30 @@ class WhisperChannel:
         self.sent[seat] = len(self.lines)
         return self.lines[start:]
 
+    async def day_zero(self, arrived: Mapping[int, tuple[Whisperer, Observation]]) -> None:
+        """Day 0's whispers, once, before the first night (the server's morning whispers of
+        day 0): among ``arrived``, every agent 人狼 with its day-0 observation, when they are
+        all the living 人狼. ATTACK answers carry them later (see :meth:`night`)."""
+        if self._day_zero_done or not arrived:
+            return
+        self._day_zero_done = True
+        wolves = self.whisperers(next(iter(arrived.values()))[1])
+        if not wolves or set(wolves) != set(arrived):
+            return
+        night = _Night(arrived=dict(arrived))
+        await self._exchange(night, 0, wolves)
+        self.pending.extend(night.lines)
+
     async def night(self, member: Whisperer, obs: Observation) -> str | None:
         """Take part in tonight's whispers; the lowest seat gets them back as the text its
-        ATTACK answer carries (the others None)."""
+        ATTACK answer carries (the others None), with any whispers not carried yet; a lone
+        agent 人狼 carries those."""
         wolves = self.whisperers(obs)
         if not wolves:
-            return None
+            if not self.pending:
+                return None
+            carried, self.pending = self.pending, []
+            return WHISPER_PREFIX + json.dumps(carried, ensure_ascii=False)
         night = self._nights.setdefault(obs.day, _Night())
         night.arrived[member.seat] = (member, obs)
         if set(night.arrived) == set(wolves):
@@ -92,7 +113,8 @@ class WhisperChannel:
             await night.done.wait()
         if member.seat != wolves[0]:
             return None
-        return WHISPER_PREFIX + json.dumps(night.lines, ensure_ascii=False)
+        carried, self.pending = [*self.pending, *night.lines], []
+        return WHISPER_PREFIX + json.dumps(carried, ensure_ascii=False)
 
     async def _exchange(self, night: _Night, day: int, wolves: list[int]) -> None:
         over: set[int] = set()
