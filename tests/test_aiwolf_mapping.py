@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gm_engine.aiwolf.export import game_log_lines
+from gm_engine.aiwolf.persona_wolf import HEARD_HEADER, PersonaWolf
 from gm_engine.aiwolf.protocol import TalkRules
 from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
@@ -66,7 +67,10 @@ def play(
     links = {seat: ScriptLink(f"agent{seat}", answers.get(seat, quiet)) for seat in agents}
     rules = TalkRules(per_agent=2, answer_takes_turn=answer_takes_turn)
     whispers = WhisperChannel(agents, rounds=2)
-    seats = {seat: AIWolfSeat(seat, link, rules, seed=3, whispers=whispers) for seat, link in links.items()}
+    seats: dict[int, Any] = {
+        seat: AIWolfSeat(seat, link, rules, seed=3, whispers=whispers) for seat, link in links.items()
+    }
+    agent_seats = dict(seats)
     sink = ListSink()
     io = SessionIO(
         backend=OfflineBackend(),
@@ -78,9 +82,12 @@ def play(
     if answer_takes_turn:
         options["rules"] = {"answer_takes_turn": True}
     spec = SessionSpec(kind="werewolf", seed=3, options=options)
+    for seat in range(2, 10):
+        if seat not in agent_seats:
+            seats[seat] = PersonaWolf(seat, io.backend, whispers, rules, seed=3)
     session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
-    roster = Roster(seats, session.game, whispers)
-    for seat_source in seats.values():
+    roster = Roster(agent_seats, session.game, whispers)
+    for seat_source in agent_seats.values():
         seat_source.roster = roster
     asyncio.run(session.run())
     return session, links, sink
@@ -232,10 +239,70 @@ def test_agent_wolves_whisper_to_each_other_and_to_nobody_else() -> None:
     )
 
 
-def test_no_whispers_with_a_persona_among_the_wolves() -> None:
-    _, links, _ = play({}, agents=(2, 3, 4, 6))  # P5, the other 人狼, is a persona
-    assert not any(p["request"] == "WHISPER" for p in links[4].packets)
-    assert any(p["request"] == "ATTACK" for p in links[4].packets)
+class HearingBackend(OfflineBackend):
+    """The offline model, keeping every request it is asked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[ModelRequest] = []
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> Any:
+        self.requests.append(request)
+        return await super().complete(request, context)
+
+
+def test_a_persona_wolf_whispers_with_its_agent_partner() -> None:
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            return "今夜はトウダを狙おう" if packet["info"]["remain_count"] == 1 else "Over"
+        return quiet(packet)
+
+    backend = HearingBackend()
+    links = {seat: ScriptLink(f"agent{seat}", wolf if seat == 4 else quiet) for seat in (2, 3, 4, 6)}
+    rules = TalkRules(per_agent=2)
+    whispers = WhisperChannel(list(links), rounds=2)
+    seats: dict[int, Any] = {
+        s: AIWolfSeat(s, link, rules, seed=3, whispers=whispers) for s, link in links.items()
+    }
+    for seat in (5, 7, 8, 9):  # P5, the other 人狼, is a persona
+        seats[seat] = PersonaWolf(seat, backend, whispers, rules, seed=3)
+    sink = ListSink()
+    io = SessionIO(
+        backend=backend,
+        human=AutoHuman(OfflineAgent(1, SeededSource("3/human"))),
+        sink=sink,
+        show=lambda line: None,
+    )
+    spec = SessionSpec(kind="werewolf", seed=3, options={"deal": list(DEAL), "narrator": False})
+    session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
+    asyncio.run(session.run())
+    names = observe(session.game, 1).names
+    attacks = [
+        e for e in session.game.private_logs[5] if isinstance(e, ActionTaken) and e.ability == "attack"
+    ]
+    assert attacks
+    # the agent hears the persona's choice, as a whisper
+    heard = [w for p in links[4].packets for w in (p.get("whisper_history") or [])]
+    chosen = {f"今夜は{names[a.target]}を襲撃したい" for a in attacks}
+    assert {w["text"] for w in heard if w["agent"] == names[5]} & chosen
+    # the persona's night prompt holds the agent's whispers, and no other prompt does
+    told = [
+        (r.actor, m["content"])
+        for r in backend.requests
+        for m in r.messages
+        if isinstance(m.get("content"), str) and m["content"].startswith(HEARD_HEADER)
+    ]
+    assert told and all(actor == "P5" and "アオト: 今夜はトウダを狙おう" in text for actor, text in told)
+    for seat, link in links.items():
+        if seat != 4:
+            assert all(p["request"] != "WHISPER" and not p.get("whisper_history") for p in link.packets)
+    carried = [
+        w
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P4"
+        for w in whispers_in(e.payload()["content"])
+    ]
+    assert {w["agent"] for w in carried} == {names[4], names[5]}  # the transcript holds both
 
 
 def test_seat_agents_must_be_seats_2_to_9() -> None:
