@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
+from gm_engine.aiwolf.export import game_log_lines
+from gm_engine.aiwolf.persona_wolf import HEARD_HEADER, PersonaWolf
 from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WHISPER_PREFIX, WhisperChannel, whispers_in
 from gm_engine.dice.source import SeededSource
@@ -57,12 +60,17 @@ def quiet(packet: dict[str, Any]) -> str | None:
 
 
 def play(
-    answers: dict[int, Answer], agents: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9)
+    answers: dict[int, Answer],
+    agents: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9),
+    answer_takes_turn: bool = False,
 ) -> tuple[WerewolfSession, dict[int, ScriptLink], ListSink]:
     links = {seat: ScriptLink(f"agent{seat}", answers.get(seat, quiet)) for seat in agents}
-    rules = TalkRules(per_agent=2)
+    rules = TalkRules(per_agent=2, answer_takes_turn=answer_takes_turn)
     whispers = WhisperChannel(agents, rounds=2)
-    seats = {seat: AIWolfSeat(seat, link, rules, seed=3, whispers=whispers) for seat, link in links.items()}
+    seats: dict[int, Any] = {
+        seat: AIWolfSeat(seat, link, rules, seed=3, whispers=whispers) for seat, link in links.items()
+    }
+    agent_seats = dict(seats)
     sink = ListSink()
     io = SessionIO(
         backend=OfflineBackend(),
@@ -70,8 +78,17 @@ def play(
         sink=sink,
         show=lambda line: None,
     )
-    spec = SessionSpec(kind="werewolf", seed=3, options={"deal": list(DEAL), "narrator": False})
+    options: dict[str, Any] = {"deal": list(DEAL), "narrator": False}
+    if answer_takes_turn:
+        options["rules"] = {"answer_takes_turn": True}
+    spec = SessionSpec(kind="werewolf", seed=3, options=options)
+    for seat in range(2, 10):
+        if seat not in agent_seats:
+            seats[seat] = PersonaWolf(seat, io.backend, whispers, rules, seed=3)
     session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
+    roster = Roster(agent_seats, session.game, whispers)
+    for seat_source in agent_seats.values():
+        seat_source.roster = roster
     asyncio.run(session.run())
     return session, links, sink
 
@@ -190,7 +207,7 @@ def test_agent_wolves_whisper_to_each_other_and_to_nobody_else() -> None:
         if packet["request"] == "WHISPER":
             return (
                 f"{packet['info']['agent']}です、今夜はトウダを狙おう"
-                if packet["info"]["remain_count"] == 2
+                if packet["info"]["remain_count"] == 1
                 else "Over"
             )
         return quiet(packet)
@@ -222,10 +239,70 @@ def test_agent_wolves_whisper_to_each_other_and_to_nobody_else() -> None:
     )
 
 
-def test_no_whispers_with_a_persona_among_the_wolves() -> None:
-    _, links, _ = play({}, agents=(2, 3, 4, 6))  # P5, the other 人狼, is a persona
-    assert not any(p["request"] == "WHISPER" for p in links[4].packets)
-    assert any(p["request"] == "ATTACK" for p in links[4].packets)
+class HearingBackend(OfflineBackend):
+    """The offline model, keeping every request it is asked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[ModelRequest] = []
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> Any:
+        self.requests.append(request)
+        return await super().complete(request, context)
+
+
+def test_a_persona_wolf_whispers_with_its_agent_partner() -> None:
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            return "今夜はトウダを狙おう" if packet["info"]["remain_count"] == 1 else "Over"
+        return quiet(packet)
+
+    backend = HearingBackend()
+    links = {seat: ScriptLink(f"agent{seat}", wolf if seat == 4 else quiet) for seat in (2, 3, 4, 6)}
+    rules = TalkRules(per_agent=2)
+    whispers = WhisperChannel(list(links), rounds=2)
+    seats: dict[int, Any] = {
+        s: AIWolfSeat(s, link, rules, seed=3, whispers=whispers) for s, link in links.items()
+    }
+    for seat in (5, 7, 8, 9):  # P5, the other 人狼, is a persona
+        seats[seat] = PersonaWolf(seat, backend, whispers, rules, seed=3)
+    sink = ListSink()
+    io = SessionIO(
+        backend=backend,
+        human=AutoHuman(OfflineAgent(1, SeededSource("3/human"))),
+        sink=sink,
+        show=lambda line: None,
+    )
+    spec = SessionSpec(kind="werewolf", seed=3, options={"deal": list(DEAL), "narrator": False})
+    session = WerewolfSession(spec, session_options(spec), io, seat_backends=seats)
+    asyncio.run(session.run())
+    names = observe(session.game, 1).names
+    attacks = [
+        e for e in session.game.private_logs[5] if isinstance(e, ActionTaken) and e.ability == "attack"
+    ]
+    assert attacks
+    # the agent hears the persona's choice, as a whisper
+    heard = [w for p in links[4].packets for w in (p.get("whisper_history") or [])]
+    chosen = {f"今夜は{names[a.target]}を襲撃したい" for a in attacks}
+    assert {w["text"] for w in heard if w["agent"] == names[5]} & chosen
+    # the persona's night prompt holds the agent's whispers, and no other prompt does
+    told = [
+        (r.actor, m["content"])
+        for r in backend.requests
+        for m in r.messages
+        if isinstance(m.get("content"), str) and m["content"].startswith(HEARD_HEADER)
+    ]
+    assert told and all(actor == "P5" and "アオト: 今夜はトウダを狙おう" in text for actor, text in told)
+    for seat, link in links.items():
+        if seat != 4:
+            assert all(p["request"] != "WHISPER" and not p.get("whisper_history") for p in link.packets)
+    carried = [
+        w
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P4"
+        for w in whispers_in(e.payload()["content"])
+    ]
+    assert {w["agent"] for w in carried} == {names[4], names[5]}  # the transcript holds both
 
 
 def test_seat_agents_must_be_seats_2_to_9() -> None:
@@ -234,3 +311,127 @@ def test_seat_agents_must_be_seats_2_to_9() -> None:
         session_options(bad)
     good = SessionSpec(kind="werewolf", seed=1, options={"seat_agents": {"3": "kanolab1"}})
     assert session_options(good).seat_agents == {3: "kanolab1"}
+
+
+def attack_votes_told(link: ScriptLink) -> set[tuple[int, str, str]]:
+    return {
+        (v["day"], v["agent"], v["target"])
+        for p in link.packets
+        if "info" in p
+        for v in p["info"]["attack_vote_list"] or []
+    }
+
+
+def test_attack_votes_go_to_the_wolves_only() -> None:
+    session, links, _ = play({})
+    names = observe(session.game, 1).names
+    for seat, link in links.items():
+        if seat not in (4, 5):
+            lists = [p["info"]["attack_vote_list"] for p in link.packets if "info" in p]
+            assert lists and all(votes is None for votes in lists), seat
+    chosen = {
+        (e.day, names[seat], names[e.target])
+        for seat in (4, 5)
+        for e in session.game.private_logs[seat]
+        if isinstance(e, ActionTaken) and e.ability == "attack"
+    }
+    # each vote told is one a 人狼 cast, and each 人狼 hears its own the next day it is asked
+    for seat in (4, 5):
+        heard = attack_votes_told(links[seat])
+        assert heard <= chosen
+        days = {p["info"]["day"] for p in links[seat].packets if "info" in p}
+        due = {v for v in chosen if v[1] == names[seat] and v[0] + 1 in days}
+        assert due and due <= heard, seat
+
+
+def test_every_agent_dead_or_alive_gets_each_day_s_daily_initialize() -> None:
+    session, links, _ = play({})
+    last = session.game.phase.day
+    dead_seen = False
+    for seat, link in links.items():
+        requests = [p["request"] for p in link.packets]
+        assert requests.count("INITIALIZE") == 1 and requests[0] == "INITIALIZE", seat
+        days = [p["info"]["day"] for p in link.packets if p["request"] == "DAILY_INITIALIZE"]
+        assert days == list(range(1, last + 1)), seat  # once a day, every day, in order
+        dead = [
+            p["info"]["day"]
+            for p in link.packets
+            if p["request"] == "DAILY_INITIALIZE" and p["info"]["status_map"][p["info"]["agent"]] == "DEAD"
+        ]
+        dead_seen = dead_seen or bool(dead)
+    assert dead_seen  # some agent was told of a day it did not live to play
+
+
+@pytest.mark.parametrize("answer_takes_turn", [False, True])
+def test_remain_count_is_what_is_left_after_this_request(answer_takes_turn: bool) -> None:
+    """As the server counts: a discussion turn spends one of the day's two before it is
+    asked; an answer to a CO要求 spends none, unless answers take turns (then it spends the
+    answering seat's next turn, but the caller's own answer does not)."""
+
+    def talker(packet: dict[str, Any]) -> str | None:
+        return "様子を見ます" if packet["request"] == "TALK" else first_other(packet)
+
+    def asker(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "TALK" and packet["info"]["day"] == 1:
+            return "占い師は名乗り出てください"
+        return talker(packet)
+
+    answers: dict[int, Answer] = {seat: talker for seat in range(2, 10)}
+    answers[2] = asker
+    session, links, sink = play(answers, answer_takes_turn=answer_takes_turn)
+    assert any(isinstance(e, ClaimRequested) and e.speaker == 2 for e in session.game.public_log)
+    answered_unchanged = 0
+    for seat, link in links.items():
+        talks = [p["info"] for p in link.packets if p["request"] == "TALK"]
+        turns: list[tuple[int, str, int]] = []
+        for event in sink.events:
+            if event.type != "model_request":
+                continue
+            payload = event.payload()
+            key = (int(payload["day"]), str(payload["phase"]), int(payload["turn"]))
+            talking = payload["actor"] == f"P{seat}" and key[1] in ("discussion", "answer")
+            if talking and (not turns or turns[-1] != key):  # a retry asks the same turn again
+                turns.append(key)
+        assert len(turns) == len(talks), seat  # every talk turn of the seat was one TALK packet
+        used: dict[int, int] = {}
+        for (day, phase, _), info in zip(turns, talks, strict=True):
+            assert info["day"] == day
+            caller_answers = phase == "answer" and seat == 2
+            if phase == "discussion" or (answer_takes_turn and not caller_answers):
+                used[day] = used.get(day, 0) + 1
+            elif info["remain_count"] == 2 - used.get(day, 0):
+                answered_unchanged += 1
+            assert info["remain_count"] == max(2 - used.get(day, 0), 0), (seat, day, phase)
+        assert any(info["remain_count"] == 0 for info in talks), seat
+    if not answer_takes_turn:
+        assert answered_unchanged > 0  # some answer came with the count it found
+
+
+def test_agent_wolves_whisper_on_day_0_before_the_first_day() -> None:
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            day = packet["info"]["day"]
+            return f"{day}日目の囁き" if packet["info"]["remain_count"] == 1 else "Over"
+        return quiet(packet)
+
+    session, links, sink = play({4: wolf, 5: wolf})
+    for seat in (4, 5):
+        requests = [(p["request"], p["info"]["day"]) for p in links[seat].packets if "info" in p]
+        assert requests[0] == ("INITIALIZE", 0)
+        first_day = requests.index(("DAILY_INITIALIZE", 1))
+        assert ("WHISPER", 0) in requests[:first_day]  # day 0's whispers come before day 1
+    heard = [w for p in links[5].packets for w in (p.get("whisper_history") or [])]
+    assert {"day": 0, "agent": "アオト", "text": "0日目の囁き"}.items() <= heard[0].items()
+    carried = [
+        w
+        for e in sink.events
+        if e.type == "model_response" and e.payload()["actor"] == "P4"
+        for w in whispers_in(e.payload()["content"])
+    ]
+    assert [w["day"] for w in carried[:2]] == [0, 0]  # the transcript holds day 0's too
+    names = observe(session.game, 1).names
+    lines = game_log_lines(session.game, {}, 0, carried)
+    zero = [line for line in lines if line.startswith("0,whisper,")]
+    assert zero and zero[0].split(",")[4] == "4" and "0日目の囁き" in zero[0]
+    assert lines.index(zero[0]) < next(i for i, line in enumerate(lines) if line.startswith("1,status"))
+    assert names[4] == "アオト"

@@ -152,11 +152,21 @@ def game_log_lines(
             role = ROLE_NAMES[roles[seat]]
             lines.append(f"{day},status,{seat},{role},{life},{_original_name(seat, agents)},{names[seat]}")
 
+    def day_whispers(day: int) -> None:
+        for whisper in whispers:
+            if whisper.get("day") == day and whisper.get("agent") in names:
+                seat = names.index(str(whisper["agent"]))
+                text = one_line(str(whisper.get("text", "")))
+                lines.append(
+                    f"{day},whisper,{whisper.get('idx')},{whisper.get('turn')},{seat},{text},{stamp()}"
+                )
+
     private = {seat: list(game.private_logs[seat]) for seat in range(1, 10)}
     seer = next(s for s, r in roles.items() if r is Role.SEER)
     guard = next(s for s, r in roles.items() if r is Role.BODYGUARD)
     wolves = [s for s, r in roles.items() if r is Role.WEREWOLF]
     status(0)
+    day_whispers(0)
     for fact in private[seer]:
         if isinstance(fact, DivineResult) and fact.pre:
             lines.append(f"0,divine,{seer},{fact.target},{species(fact.colour)}")
@@ -178,13 +188,7 @@ def game_log_lines(
                     lines.append(f"{day},vote,{vote.voter},{vote.target}")
             elif isinstance(entry, Executed):
                 lines.append(f"{day},execute,{entry.seat},{ROLE_NAMES[roles[entry.seat]]}")
-        for whisper in whispers:
-            if whisper.get("day") == day and whisper.get("agent") in names:
-                seat = names.index(str(whisper["agent"]))
-                text = one_line(str(whisper.get("text", "")))
-                lines.append(
-                    f"{day},whisper,{whisper.get('idx')},{whisper.get('turn')},{seat},{text},{stamp()}"
-                )
+        day_whispers(day)
         lines.extend(_night_lines(day, private, seer, guard, wolves, roles))
     status(last, at_end=True)
     humans = sum(1 for s in range(1, 10) if game.is_alive(s) and roles[s] is not Role.WEREWOLF)

@@ -34,9 +34,12 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from gm_engine.aiwolf.auth import is_player_token, token_of
+from gm_engine.aiwolf.persona_wolf import PersonaWolf
 from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WhisperChannel
+from gm_engine.llm.base import ModelBackend
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
 from gm_engine.sessions.personas import Persona
 from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
@@ -247,7 +250,18 @@ async def play_hosted(
 ) -> SessionOutcome:
     """Play one game with ``seats`` played by their agents, then send each agent FINISH
     (the whole role map, as the game's end makes it public)."""
-    session = WerewolfSession(spec, session_options(spec), io, personas, seat_backends=seats)
+    whispers = next((s.whispers for _, s in sorted(seats.items()) if s.whispers is not None), None)
+    backends: dict[int, ModelBackend] = dict(seats)
+    if whispers is not None and seats:
+        # the persona seats: a persona 人狼 whispers with its agent partner
+        channel = next(iter(seats.values())).channel
+        for seat in range(2, 10):
+            if seat not in seats:
+                backends[seat] = PersonaWolf(seat, io.backend, whispers, channel.rules, channel.seed)
+    session = WerewolfSession(spec, session_options(spec), io, personas, seat_backends=backends)
+    roster = Roster(seats, session.game, whispers)
+    for source in seats.values():
+        source.roster = roster
     outcome = await session.run()
     dealt = session.game.dealt_roles()
     if session.game.is_over and dealt is not None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gm_engine.werewolf.log import (
+    ActionTaken,
+    AttackResolved,
     ClaimMade,
     ClaimRequested,
     Declined,
@@ -140,9 +142,11 @@ def seat_named(answer: str, names: Mapping[int, str], choices: Sequence[int]) ->
 @dataclass(frozen=True)
 class TalkRules:
     """How much an agent may talk: ``per_agent`` talk requests a day at most (our
-    discussion rounds), the timeouts in milliseconds."""
+    discussion rounds), whether an answer to a CO要求 is the answering seat's next turn
+    (the werewolf option ``answer_takes_turn``), the timeouts in milliseconds."""
 
     per_agent: int
+    answer_takes_turn: bool = False
     action_timeout_ms: int = 60_000
     response_timeout_ms: int = 120_000
 
@@ -204,6 +208,34 @@ def talk_text(
     return f"【{head}】{said}" if said else f"【{head}】"
 
 
+def attack_votes(obs: Observation) -> list[dict[str, Any]] | None:
+    """The last night's attack votes as ``attack_vote_list``, to a 人狼 only (None to any
+    other seat, and before the first night): its own choice, and the choice that decided
+    the attack when its partner made it (what its seat knows; the rules tell a 人狼 no more
+    of its partner's proposal)."""
+    if obs.role is not Role.WEREWOLF:
+        return None
+    night = obs.day - 1
+    votes: dict[int, int] = {}
+    for fact in obs.private_log:
+        if isinstance(fact, ActionTaken) and fact.ability == "attack" and fact.day == night:
+            votes[obs.seat] = fact.target
+        elif isinstance(fact, AttackResolved) and fact.day == obs.day:
+            votes.setdefault(fact.decided_by, fact.target)
+    if not votes:
+        return None
+    names = obs.names
+    return [{"day": night, "agent": names[s], "target": names[t]} for s, t in sorted(votes.items())]
+
+
+def _caller(obs: Observation) -> int | None:
+    """The seat whose CO要求 is being answered (the latest one the seat has seen)."""
+    for entry in reversed(obs.public_log):
+        if isinstance(entry, ClaimRequested):
+            return entry.speaker
+    return None
+
+
 @dataclass
 class SeatChannel:
     """What one seat has been sent so far: the talk it has seen (as differences since the
@@ -218,8 +250,9 @@ class SeatChannel:
     day_started: int = -1
     day_finished: int = -1
     over_day: int = -1
-    talks_today: int = 0
-    talk_day: int = -1
+    turns_used: int = 0
+    turn_day: int = -1
+    skips_in_a_row: int = 0
 
     def info(self, obs: Observation, *, talking: bool = False, profile: bool = False) -> dict[str, Any]:
         """The ``info`` of a packet to this seat, from its own observation only."""
@@ -270,15 +303,15 @@ class SeatChannel:
             "executed_agent": executed,
             "attacked_agent": attacked,
             "vote_list": votes,
-            "attack_vote_list": None,
+            "attack_vote_list": attack_votes(obs),
             "status_map": {names[s]: "ALIVE" if obs.alive[s] else "DEAD" for s in range(1, 10)},
             "role_map": role_map,
         }
         if talking:
-            done = self.talks_today if self.talk_day == obs.day else 0
-            info["remain_count"] = max(self.rules.per_agent - done, 0)
+            used = self.turns_used if self.turn_day == obs.day else 0
+            info["remain_count"] = max(self.rules.per_agent - used, 0)
             info["remain_length"] = None
-            info["remain_skip"] = self.rules.per_agent
+            info["remain_skip"] = max(self.rules.per_agent - self.skips_in_a_row, 0)
         return info
 
     def talk_history(self, obs: Observation) -> list[dict[str, Any]]:
@@ -347,13 +380,25 @@ class SeatChannel:
             }
         return {"request": request, "info": self.info(obs)}
 
-    def talked(self, day: int, over: bool) -> None:
-        """Count one talk request of ``day`` answered (``over``: the agent ended its day)."""
-        if self.talk_day != day:
-            self.talk_day, self.talks_today = day, 0
-        self.talks_today += 1
-        if over:
+    def spend(self, obs: Observation, *, answering: bool) -> None:
+        """Count the talk request about to be sent, as the server does before it asks (so
+        ``remain_count`` is what is left after this one): a discussion turn spends one of
+        the day's turns; an answer to a CO要求 (``answering``) spends none, unless answers
+        take turns and the seat is not the one who asked (whose call took its turn)."""
+        if self.turn_day != obs.day:
+            self.turn_day, self.turns_used = obs.day, 0
+        if not answering or (self.rules.answer_takes_turn and _caller(obs) != self.seat):
+            self.turns_used += 1
+
+    def talked(self, day: int, said: str) -> None:
+        """Take note of a talk answer of ``day``: Over ends the agent's day; a Skip counts
+        against ``remain_skip``, which any other words reset (as the server's)."""
+        if said == OVER:
             self.over_day = day
+        elif said == SKIP:
+            self.skips_in_a_row += 1
+        else:
+            self.skips_in_a_row = 0
 
     def finish(self, obs: Observation, roles: Mapping[int, Role]) -> dict[str, Any]:
         """The FINISH packet: the whole role map (the game is over: nothing is secret)."""

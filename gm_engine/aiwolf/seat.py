@@ -31,6 +31,7 @@ from gm_engine.aiwolf.protocol import (
     seat_named,
     truncated,
 )
+from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.whisper import WhisperChannel
 from gm_engine.llm.base import BackendDefaults, MalformedAnswerError, ModelRequest, ModelResponse, ToolCall
 from gm_engine.sessions.werewolf_offline import PersonaTurnContext
@@ -89,6 +90,8 @@ class AIWolfSeat(BackendDefaults):
         self.link = link
         self.channel = SeatChannel(seat=seat, rules=rules, seed=seed, profile=profile)
         self.whispers = whispers
+        #: set by :func:`~gm_engine.aiwolf.host.play_hosted`: tells every agent seat of each day
+        self.roster: Roster | None = None
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Ask the agent for this turn; the answer as one tool call.
@@ -107,10 +110,13 @@ class AIWolfSeat(BackendDefaults):
         if request.phase == "pre_divination":
             obs = obs._replace(day=0)  # the protocol's day 0: the seer's first divination
         kind = _request_of(request.phase, legal)
+        if self.roster is not None:
+            await self.roster.day_begins(obs.day)
         for packet in self.channel.notices(obs, kind):
             await self.link.notify(packet)
+        if kind == "TALK":
+            self.channel.spend(obs, answering=request.phase == "answer")
         if kind == "TALK" and self.channel.over_day == obs.day:
-            self.channel.talked(obs.day, over=True)
             return _call(context.turn, *_talk_call(OVER, self.seat, legal, obs))
         carried: str | None = None
         packet = self.channel.request(obs, kind)
@@ -126,7 +132,7 @@ class AIWolfSeat(BackendDefaults):
             )
         if kind == "TALK":
             said = answer.strip()
-            self.channel.talked(obs.day, over=said == OVER)
+            self.channel.talked(obs.day, said)
             return _call(context.turn, *_talk_call(said, self.seat, legal, obs))
         names = dict(enumerate(obs.names))
         targets = [a.target for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]
@@ -141,6 +147,10 @@ class AIWolfSeat(BackendDefaults):
         if kind == "VOTE":
             return _call(context.turn, "vote", {"target": seat_label(target), "reason": VOTE_REASON})
         return _call(context.turn, kind.lower(), {"target": seat_label(target)}, carried)
+
+    async def notify(self, packet: dict[str, Any]) -> None:
+        """Send the agent a packet it does not answer."""
+        await self.link.notify(packet)
 
     async def whisper(self, packet: dict[str, Any]) -> str | None:
         """Ask the agent one WHISPER (see :mod:`.whisper`)."""

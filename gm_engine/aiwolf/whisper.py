@@ -1,23 +1,23 @@
-"""The 人狼's whispers between AIWolf agents: :class:`WhisperChannel`, one per table.
+"""The 人狼's whispers at a table with AIWolf agents: :class:`WhisperChannel`, one per table.
 
 Our engine has no whisper phase: the 人狼 agree through the rules (each proposes a victim,
-the rules pick). When every living 人狼 is an AIWolf agent, the protocol's whispers run
-among them at night before their ATTACK: each gets WHISPER requests in seat order, up to
-``rounds`` each, with the whispers since its last packet, until each has said Over. The
-whispers are cut like talk (:func:`~.protocol.truncated`) and told to no other seat; the
-lowest seat's ATTACK answer carries them in its text (the transcript records them, so a
-replay and the export see them). With a persona among the living 人狼 nobody whispers (a
-persona has no way to hear them).
+the rules pick). When the living 人狼 are agents, or an agent and a persona
+(:mod:`.persona_wolf`), the protocol's whispers run among them at night before their
+ATTACK: each gets WHISPER requests, the agents first in seat order, up to ``rounds`` each,
+with the whispers since its last packet, until each has said Over. The whispers are cut
+like talk (:func:`~.protocol.truncated`) and told to no other seat; the lowest agent
+seat's ATTACK answer carries them in its text (the transcript records them, so a replay
+and the export see them). Personas alone do not whisper (no protocol runs among them).
+Day 0's whispers (:meth:`WhisperChannel.day_zero`) need every living 人狼 an agent.
 
 Each night's exchange starts once every whisperer has reached its ATTACK request (the
-night's turns run at once), so it does not depend on which arrives first.
-"""
+night's turns run at once), so it does not depend on which arrives first."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -58,18 +58,26 @@ class WhisperChannel:
 
     def __init__(self, agent_seats: Sequence[int], rounds: int = 2) -> None:
         self.agent_seats = frozenset(agent_seats)
+        #: the persona seats that take part (see :mod:`.persona_wolf`)
+        self.persona_seats: set[int] = set()
         self.rounds = rounds
         self.lines: list[dict[str, Any]] = []
         self.sent: dict[int, int] = {}
         self._nights: dict[int, _Night] = {}
+        self._day_zero_done = False
+        #: whispers no ATTACK answer has carried yet (day 0's, until the first night's)
+        self.pending: list[dict[str, Any]] = []
 
     def whisperers(self, obs: Observation) -> list[int]:
         """The seats that whisper tonight (empty: a persona is among the living 人狼, or one
         人狼 is left)."""
-        wolves = sorted({obs.seat, *(p for p in obs.partners if obs.alive[p])})
-        if len(wolves) < 2 or not set(wolves) <= self.agent_seats:
+        wolves = {obs.seat, *(p for p in obs.partners if obs.alive[p])}
+        if len(wolves) < 2 or not wolves <= self.agent_seats | self.persona_seats:
             return []
-        return wolves
+        if not wolves & self.agent_seats:
+            return []  # personas alone have no protocol to whisper in
+        # the agents first, so that a persona hears their words before it whispers
+        return sorted(wolves, key=lambda seat: (seat not in self.agent_seats, seat))
 
     def history(self, seat: int) -> list[dict[str, Any]]:
         """The whispers ``seat`` has not been sent yet (and marks them sent)."""
@@ -77,12 +85,30 @@ class WhisperChannel:
         self.sent[seat] = len(self.lines)
         return self.lines[start:]
 
+    async def day_zero(self, arrived: Mapping[int, tuple[Whisperer, Observation]]) -> None:
+        """Day 0's whispers, once, before the first night (the server's morning whispers of
+        day 0): among ``arrived``, every agent 人狼 with its day-0 observation, when they are
+        all the living 人狼. ATTACK answers carry them later (see :meth:`night`)."""
+        if self._day_zero_done or not arrived:
+            return
+        self._day_zero_done = True
+        wolves = self.whisperers(next(iter(arrived.values()))[1])
+        if not wolves or set(wolves) != set(arrived):
+            return
+        night = _Night(arrived=dict(arrived))
+        await self._exchange(night, 0, wolves)
+        self.pending.extend(night.lines)
+
     async def night(self, member: Whisperer, obs: Observation) -> str | None:
         """Take part in tonight's whispers; the lowest seat gets them back as the text its
-        ATTACK answer carries (the others None)."""
+        ATTACK answer carries (the others None), with any whispers not carried yet; a lone
+        agent 人狼 carries those."""
         wolves = self.whisperers(obs)
         if not wolves:
-            return None
+            if not self.pending or member.seat not in self.agent_seats:
+                return None
+            carried, self.pending = self.pending, []
+            return WHISPER_PREFIX + json.dumps(carried, ensure_ascii=False)
         night = self._nights.setdefault(obs.day, _Night())
         night.arrived[member.seat] = (member, obs)
         if set(night.arrived) == set(wolves):
@@ -90,9 +116,10 @@ class WhisperChannel:
             night.done.set()
         else:
             await night.done.wait()
-        if member.seat != wolves[0]:
+        if member.seat != wolves[0]:  # the lowest agent seat (the agents come first)
             return None
-        return WHISPER_PREFIX + json.dumps(night.lines, ensure_ascii=False)
+        carried, self.pending = [*self.pending, *night.lines], []
+        return WHISPER_PREFIX + json.dumps(carried, ensure_ascii=False)
 
     async def _exchange(self, night: _Night, day: int, wolves: list[int]) -> None:
         over: set[int] = set()
@@ -102,7 +129,7 @@ class WhisperChannel:
                     continue
                 member, obs = night.arrived[seat]
                 info = member.channel.info(obs)
-                info["remain_count"] = self.rounds - turn
+                info["remain_count"] = self.rounds - turn - 1  # as the server: this one counted
                 info["remain_length"] = None
                 info["remain_skip"] = 0
                 packet = {"request": "WHISPER", "info": info, "whisper_history": self.history(seat)}

@@ -134,7 +134,11 @@ def _host(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     try:
         rules = options_from_args(args)
-        talk = TalkRules(per_agent=rules.discussion_rounds, action_timeout_ms=int(args.timeout * 1000))
+        talk = TalkRules(
+            per_agent=rules.discussion_rounds,
+            answer_takes_turn=rules.answer_takes_turn,
+            action_timeout_ms=int(args.timeout * 1000),
+        )
         secret = os.environ.get("SECRET_KEY") if args.auth else None
         if args.auth and not secret:
             raise HostError("--auth には環境変数 SECRET_KEY（トークンの署名鍵）が必要です")
