@@ -220,7 +220,9 @@ class PostgresTableStore:
     def _one(self, query: str, parameters: Sequence[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
         """The first row of one statement (its own transaction), or None."""
         with self._pool.connection() as db:
-            return db.execute(query, parameters).fetchone()
+            # typed by psycopg when its stubs are at hand; Any (the override) when it is absent
+            row: tuple[Any, ...] | None = db.execute(query, parameters).fetchone()
+            return row
 
     def _refuse(self, table_id: str, holder: str) -> NoReturn:
         """Why a write under ``holder``'s lease changed no row: no such table, or not its lease."""
