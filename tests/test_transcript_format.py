@@ -24,6 +24,7 @@ from gm_engine.events import (
     ToolResultEvent,
 )
 from gm_engine.llm.base import BackendDefaults, ModelRequest, ModelResponse, ToolCall
+from gm_engine.messages import render
 from gm_engine.messages.texts import CheckpointMismatch
 from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionOutcome, SessionRunner, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
@@ -314,9 +315,27 @@ def test_a_changed_die_is_reported_with_a_diff(tmp_path: Path) -> None:
     divergence = report.divergence
     assert divergence is not None
     assert divergence.line == number and divergence.event_type == "dice"
-    assert "--- recorded" in divergence.diff and "+++ replayed" in divergence.diff
+    assert "--- 記録" in divergence.diff and "+++ 再生" in divergence.diff
     seq = json.loads(path.read_text().splitlines()[number - 1])["seq"]
-    assert f"divergence at event {seq} (line {number}, dice)" in report.describe()
+    assert f"記録との食い違い: 出来事{seq}（{number}行目、dice）: " in report.describe()
+    assert f"divergence at event {seq} (line {number}, dice): " in report.describe("en")
+
+
+@pytest.mark.usefixtures("english_messages")
+def test_a_changed_die_is_reported_in_english_with_gm_locale_en(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    number = line_of(path, "dice", 1)
+    recorded = json.loads(path.read_text().splitlines()[number - 1])["dice"]
+    forged = [[(recorded[0][0] % recorded[0][1]) + 1, recorded[0][1]], *recorded[1:]]
+    rewrite(path, edit={number: {"dice": forged}})
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "divergence at event " in out and f"(line {number}, dice)" in out
+    assert "--- recorded" in out and "+++ replayed" in out
 
 
 def test_a_recording_that_goes_on_is_reported(tmp_path: Path) -> None:
@@ -394,7 +413,7 @@ def test_reworded_prompt_fails_strict_and_passes_tolerant(tmp_path: Path) -> Non
     assert not strict.ok and strict.divergence is not None
     assert strict.divergence.event_type == "model_request"
     closest = strict.divergence.closest
-    assert closest is not None and "actor P3, day 1, phase 'day', turn 1" in closest
+    assert closest is not None and "actor P3, day 1, phase 'day', turn 1" in render(closest, "en")
     assert "villager" in strict.divergence.diff and "player" in strict.divergence.diff
     tolerant = replay_transcript(transcript, runner=toy_runner("You are a villager."), tolerant=True)
     assert tolerant.ok, tolerant.describe()
@@ -420,7 +439,7 @@ def test_a_model_call_out_of_place_reports_the_closest(tmp_path: Path) -> None:
     assert "(actor P2, day 1, phase 'day', turn 2) differs from the recorded one in where it stands" in (
         report.divergence.message
     )
-    assert report.divergence.closest is not None and "turn 7" in report.divergence.closest
+    assert report.divergence.closest is not None and report.divergence.closest.turn == 7
 
 
 # --------------------------------------------------------------------------- resume
@@ -486,8 +505,14 @@ def test_resume_refuses_a_session_that_no_longer_replays(tmp_path: Path) -> None
         record_session(spec, io, cut, runner=toy_runner("v1"))
     before = cut.read_bytes()
     live = SessionIO(backend=CountingBackend(), human=ScriptedHuman(["ccc"]), show=lambda _: None)
-    with pytest.raises(ResumeError, match="記録どおりに再生できなくなっています"):
+    with pytest.raises(ResumeError, match="記録どおりに再生できなくなっています") as info:
         resume_session(cut, live, runner=toy_runner("v2"))
+    # the divergence inside it has its labels in the same language: where, the closest call, the diff
+    shown = str(info.value)
+    assert "\n記録との食い違い: 出来事2（3行目、model_request）: " in shown, shown
+    closest = "\nいちばん近い記録済みのモデル呼び出し: 出来事2（3行目）: 参加者 P3、1日目、局面 'day'、1手目"
+    assert closest in shown
+    assert "\n--- 記録\n+++ 再生\n" in shown
     assert cut.read_bytes() == before
     result = resume_session(cut, live, runner=toy_runner("v1"))
     assert result.outcome.summary == "total 24"

@@ -174,7 +174,7 @@ def test_a_reworded_template_fails_strict_replay_and_passes_tolerant(
     strict = replay_transcript(transcript)
     assert not strict.ok and strict.divergence is not None
     assert strict.divergence.event_type == "model_request"
-    assert strict.divergence.closest is not None and "phase 'discussion'" in strict.divergence.closest
+    assert strict.divergence.closest is not None and strict.divergence.closest.phase == "'discussion'"
     assert "+" in strict.divergence.diff and "落ち着いて話してください" in strict.divergence.diff
     changed = [note.names for note in strict.notes if isinstance(note, AssetsChanged)]
     assert any("prompts/discussion.j2" in names for names in changed)

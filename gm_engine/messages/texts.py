@@ -1309,6 +1309,63 @@ class PackedOpened(Message):
     key: ClassVar[str] = "replay.packed_opened"
 
 
+# -- a replay that differs from its recording ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class DivergenceAt(Message):
+    """Where a replay first differs: event ``seq`` on ``line`` (an ``event_type`` event)."""
+
+    key: ClassVar[str] = "replay.divergence_at"
+    seq: int
+    line: int
+    event_type: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class DivergenceAtEnd(Message):
+    """A replay that differs at its end (or where no recorded event is at hand)."""
+
+    key: ClassVar[str] = "replay.divergence_at_end"
+    problem: str
+
+
+@dataclass(frozen=True)
+class ClosestCall(Message):
+    """The recorded model call nearest the one the replay made (``call``: a RecordedCallAt)."""
+
+    key: ClassVar[str] = "replay.closest_call"
+    call: str
+
+
+@dataclass(frozen=True)
+class RecordedCallAt(Message):
+    """A recorded model call: its event and line, and who asked when (``phase``: quoted)."""
+
+    key: ClassVar[str] = "replay.recorded_call"
+    seq: int
+    line: int
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class DiffRecorded(Message):
+    """The label of the recorded side of a diff."""
+
+    key: ClassVar[str] = "replay.diff_recorded"
+
+
+@dataclass(frozen=True)
+class DiffReplayed(Message):
+    """The label of the replayed side of a diff."""
+
+    key: ClassVar[str] = "replay.diff_replayed"
+
+
 # -- what a transcript's signature showed ---------------------------------------------------
 
 

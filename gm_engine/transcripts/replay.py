@@ -57,11 +57,17 @@ from gm_engine.messages import Message, locale_from_env, render
 from gm_engine.messages.texts import (
     AssetsChanged,
     AssetsGone,
+    ClosestCall,
+    DiffRecorded,
+    DiffReplayed,
+    DivergenceAt,
+    DivergenceAtEnd,
     EngineChanged,
     Fault,
     InFile,
     PackedOpened,
     Problem,
+    RecordedCallAt,
     ReplayHead,
     ReplayNote,
     SealedOpened,
@@ -107,14 +113,23 @@ class Divergence:
     seq: int | None = None
     line: int | None = None
     event_type: str | None = None
-    closest: str | None = None
+    closest: RecordedCallAt | None = None
     diff: str = ""
 
     def __str__(self) -> str:
-        where = f"event {self.seq} (line {self.line}, {self.event_type})" if self.seq is not None else "end"
-        parts = [f"divergence at {where}: {self.message}"]
+        return self.describe()
+
+    def describe(self, locale: Locale | None = None) -> str:
+        """Where, what, the closest recorded call and the diff, with the labels in ``locale``
+        (by default the player's, ``GM_LOCALE``)."""
+        locale = locale_from_env() if locale is None else locale
+        where: Message = DivergenceAtEnd(problem=self.message)
+        if self.seq is not None and self.line is not None:
+            kind = str(self.event_type)
+            where = DivergenceAt(seq=self.seq, line=self.line, event_type=kind, problem=self.message)
+        parts = [render(where, locale)]
         if self.closest:
-            parts.append(f"closest recorded call: {self.closest}")
+            parts.append(render(ClosestCall(call=render(self.closest, locale)), locale))
         if self.diff:
             parts.append(self.diff.rstrip("\n"))
         return "\n".join(parts)
@@ -141,10 +156,13 @@ class DivergenceLog:
         return ReplayMismatch(self.first)
 
 
-def unified_diff(
-    expected: object, actual: object, *, labels: tuple[str, str] = ("recorded", "replayed")
-) -> str:
-    """A unified diff of two JSON values, pretty-printed one key per line (capped in length)."""
+def unified_diff(expected: object, actual: object, *, labels: tuple[str, str] | None = None) -> str:
+    """A unified diff of two JSON values, pretty-printed one key per line (capped in length);
+    its sides are labelled ``labels``, by default "recorded" and "replayed" in the player's
+    locale (``GM_LOCALE``)."""
+    if labels is None:
+        locale = locale_from_env()
+        labels = (render(DiffRecorded(), locale), render(DiffReplayed(), locale))
     a = _pretty(expected).splitlines(keepends=True)
     b = _pretty(actual).splitlines(keepends=True)
     lines = list(difflib.unified_diff(a, b, fromfile=labels[0], tofile=labels[1], n=2))
@@ -328,13 +346,16 @@ class RecordedCall:
         """``(actor, day, phase, turn)`` as recorded."""
         return self.asked.key
 
-    def describe(self) -> str:
+    def where(self) -> RecordedCallAt:
         """Where the call stands, for a report."""
         actor, day, phase, turn = self.key
-        return (
-            f"event {self.request.seq} (line {self.request.line}): actor {actor}, day {day}, "
-            f"phase {phase!r}, turn {turn}"
+        return RecordedCallAt(
+            seq=self.request.seq, line=self.request.line, actor=actor, day=day, phase=repr(phase), turn=turn
         )
+
+    def describe(self, locale: Locale | None = None) -> str:
+        """:meth:`where` in ``locale`` (by default the player's, ``GM_LOCALE``)."""
+        return render(self.where(), locale_from_env() if locale is None else locale)
 
 
 def recorded_calls(events: Iterable[Event]) -> list[RecordedCall]:
@@ -600,7 +621,7 @@ class ReplayBackend(BackendDefaults):
             seq=closest.request.seq,
             line=closest.request.line,
             event_type="model_request",
-            closest=closest.describe(),
+            closest=closest.where(),
             diff=diff,
         )
 
@@ -814,7 +835,7 @@ class CheckingSink:
         if isinstance(event, ModelRequestEvent):
             calls = recorded_calls(self._ahead(expected_line.seq - 1))
             nearest = closest_call(calls, event.key, actual.get("messages"))
-            closest = nearest.describe() if nearest is not None else None
+            closest = nearest.where() if nearest is not None else None
         if expected is None:
             message = f"the replay emits {event.type}, the recording has {expected_line.type}"
         elif isinstance(event, ModelRequestEvent):
@@ -909,7 +930,7 @@ class ReplayReport:
             lines.append(f"  {self.authenticity.describe(locale)}")
         lines.extend(f"  {render(ReplayNote(render(note, locale)), locale)}" for note in self.notes)
         if self.divergence is not None:
-            lines.extend("  " + line for line in str(self.divergence).splitlines())
+            lines.extend("  " + line for line in self.divergence.describe(locale).splitlines())
         return "\n".join(lines)
 
 
@@ -1084,7 +1105,7 @@ def _final_checks(
             call.request.seq,
             call.request.line,
             "model_request",
-            closest=call.describe(),
+            closest=call.where(),
         )
     upcoming = human._upcoming()
     if upcoming is not None:
