@@ -222,7 +222,9 @@ def test_gm_replay_reports_a_sealed_file_in_the_players_language(
     """Japanese by default: the verdict words, the signature and sealing notes, a tampered
     sealed line, and a cut-off game whose key file is gone (TranscriptSealed, SealError)."""
     monkeypatch.delenv("GM_LOCALE", raising=False)
-    monkeypatch.setenv("GM_DATA_DIR", str(finished[1]))
+    data = tmp_path / "data"  # a copy: another test removes the shared game's key file
+    shutil.copytree(finished[1], data)
+    monkeypatch.setenv("GM_DATA_DIR", str(data))
     source = sealed_copy(finished, tmp_path)
     rows = source.read_bytes().splitlines()
     number = next(i for i, row in enumerate(rows) if row.startswith(b'{"type":"sealed"'))
@@ -240,7 +242,7 @@ def test_gm_replay_reports_a_sealed_file_in_the_players_language(
     assert "注: 非公開の行は封印（AES-256-GCM）されていて" in out
     assert f"{tampered} は改ざん: {number + 1}行目: 封印された行がゲームの鍵で開きません" in out
     assert "2件中1件の記録が一致、うち信頼する鍵の署名は1件" in out
-    shutil.rmtree(finished[1] / "game-keys")
+    shutil.rmtree(data / "game-keys", ignore_errors=True)
     assert main(["replay", str(cut)]) == 1
     out = capsys.readouterr().out
     assert f"{cut} は不正な記録: {cut}: " in out
