@@ -108,3 +108,10 @@ def postgres_server() -> Iterator[PostgresServer]:
         pytest.skip(f"{missing} not found")
     with running_server(binaries) as server:
         yield server
+
+
+@pytest.fixture
+def english_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The player's locale is English (``GM_LOCALE=en``): for tests that read the English
+    catalogue's texts."""
+    monkeypatch.setenv("GM_LOCALE", "en")

@@ -14,7 +14,18 @@ import pytest
 
 from gm_engine.dice.source import SeededSource
 from gm_engine.messages import LOCALES, MESSAGES, Message, catalogue, locale_from_env, placeholders, render
-from gm_engine.messages.texts import Reason, Resumed, TargetForms, Why
+from gm_engine.messages.texts import (
+    Fault,
+    Problem,
+    Reason,
+    Resumed,
+    SealFault,
+    SealProblem,
+    TargetForms,
+    Verdict,
+    VerdictWord,
+    Why,
+)
 from gm_engine.messages.werewolf import REASONS, confirm_reading, refusal, render_refusal, target_hint
 from gm_engine.werewolf import game as engine
 from gm_engine.werewolf.actions import (
@@ -43,6 +54,12 @@ def _expected_keys() -> dict[str, set[str]]:
     for key, cls in MESSAGES.items():
         if cls is Why:
             keys.update({Why(reason).text_key(): set() for reason in Reason})
+        elif cls is Problem:
+            keys.update({Problem(fault).text_key(): set() for fault in Fault})
+        elif cls is SealProblem:
+            keys.update({SealProblem(fault).text_key(): set() for fault in SealFault})
+        elif cls is VerdictWord:
+            keys.update({VerdictWord(verdict).text_key(): set() for verdict in Verdict})
         else:
             keys[key] = {f.name for f in dataclasses.fields(cls)}
     return keys

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -145,6 +146,7 @@ def sealed_copy(finished: tuple[Path, Path], tmp_path: Path) -> Path:
     return source
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_a_finished_game_is_checked_whole_without_its_key_file(
     finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -172,6 +174,7 @@ def test_a_finished_game_is_checked_whole_without_its_key_file(
     assert "every one opened and authenticated" in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_a_sealed_line_tampered_with_fails_with_a_clear_message(
     finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -210,3 +213,45 @@ def test_a_sealed_line_tampered_with_fails_with_a_clear_message(
     path.write_bytes(b"".join(row + b"\n" for row in rows))
     with pytest.raises(ValueError, match="does not open with the game's key"):
         read_transcript(path)
+
+
+def test_gm_replay_reports_a_sealed_file_in_the_players_language(
+    finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Japanese by default: the verdict words, the signature and sealing notes, a tampered
+    sealed line, and a cut-off game whose key file is gone (TranscriptSealed, SealError)."""
+    monkeypatch.delenv("GM_LOCALE", raising=False)
+    data = tmp_path / "data"  # a copy: another test removes the shared game's key file
+    shutil.copytree(finished[1], data)
+    monkeypatch.setenv("GM_DATA_DIR", str(data))
+    source = sealed_copy(finished, tmp_path)
+    rows = source.read_bytes().splitlines()
+    number = next(i for i, row in enumerate(rows) if row.startswith(b'{"type":"sealed"'))
+    line = json.loads(rows[number])
+    line["box"] = line["box"][:20] + ("A" if line["box"][20] != "A" else "B") + line["box"][21:]
+    tampered = tmp_path / "tampered.jsonl"
+    edited = [*rows[:number], dumps(line).encode(), *rows[number + 1 :]]
+    tampered.write_bytes(b"".join(row + b"\n" for row in edited))
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(row + b"\n" for row in rows[:-1]))  # no end line: the key is not revealed
+    capsys.readouterr()
+    assert main(["replay", str(source), str(tampered)]) == 1
+    out = capsys.readouterr().out
+    assert f"{source}: 一致（厳密; 出来事" in out and "署名を確認: このインストールの鍵" in out
+    assert "注: 非公開の行は封印（AES-256-GCM）されていて" in out
+    assert f"{tampered} は改ざん: {number + 1}行目: 封印された行がゲームの鍵で開きません" in out
+    assert "2件中1件の記録が一致、うち信頼する鍵の署名は1件" in out
+    shutil.rmtree(data / "game-keys", ignore_errors=True)
+    assert main(["replay", str(cut)]) == 1
+    out = capsys.readouterr().out
+    assert f"{cut} は不正な記録: {cut}: " in out
+    assert "行目は封印されていて（ゲームはまだ終わっていません）" in out
+    assert "鍵のファイル（" in out and "）がなく、鍵を明かす終了の行もありません" in out
+    words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\S*/\S*", "", out))  # the paths left out
+    assert words == [], words
+    monkeypatch.setenv("GM_LOCALE", "en")
+    assert main(["replay", str(cut)]) == 1
+    out = capsys.readouterr().out
+    assert f"{cut}: INVALID: {cut}: line " in out and "is sealed (the game is not over)" in out
+    assert "is not there and no end line reveals the key" in out

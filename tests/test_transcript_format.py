@@ -24,6 +24,8 @@ from gm_engine.events import (
     ToolResultEvent,
 )
 from gm_engine.llm.base import BackendDefaults, ModelRequest, ModelResponse, ToolCall
+from gm_engine.messages import render
+from gm_engine.messages.texts import CheckpointMismatch
 from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionOutcome, SessionRunner, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.roll import NoModelBackend, RollSession, run_roll_session
@@ -156,11 +158,13 @@ def test_edited_line_is_detected_with_its_line_number(tmp_path: Path) -> None:
     with pytest.raises(TranscriptTampered) as info:
         read_transcript(path)
     # found at the next checkpoint, which names the lines the edit lies between
-    found = re.search(r"after line (\d+) and before this one", str(info.value))
-    assert found is not None, str(info.value)
-    assert int(found.group(1)) < number < info.value.line
+    found = info.value.message
+    assert isinstance(found, CheckpointMismatch), str(info.value)
+    assert found.since < number < info.value.line
+    assert f"{found.since}行目より後、この行より前" in str(info.value)
 
 
+@pytest.mark.usefixtures("english_messages")
 @pytest.mark.parametrize("field", ["summary", "seed"])
 def test_edited_end_line_is_detected(tmp_path: Path, field: str) -> None:
     path = tmp_path / "r.jsonl"
@@ -231,7 +235,8 @@ def test_cli_replay_of_a_cut_off_file_says_so_in_the_players_language(
     capsys.readouterr()
     assert main(["replay", str(cut), str(mid), str(head)]) == 1
     out = capsys.readouterr().out
-    assert f"cut.jsonl: TRUNCATED: {cut}: " in out and cut_off in out and f"gm resume {cut}`" in out
+    word = "cut.jsonl: TRUNCATED: " if locale == "en" else "cut.jsonl は途中で終了: "
+    assert f"{word}{cut}: " in out and cut_off in out and f"gm resume {cut}`" in out
     assert mid_line in out and header in out
 
 
@@ -249,6 +254,7 @@ def test_half_written_last_line_is_set_aside(tmp_path: Path) -> None:
     assert transcript.good_length == len(whole)
 
 
+@pytest.mark.usefixtures("english_messages")
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -309,9 +315,27 @@ def test_a_changed_die_is_reported_with_a_diff(tmp_path: Path) -> None:
     divergence = report.divergence
     assert divergence is not None
     assert divergence.line == number and divergence.event_type == "dice"
-    assert "--- recorded" in divergence.diff and "+++ replayed" in divergence.diff
+    assert "--- 記録" in divergence.diff and "+++ 再生" in divergence.diff
     seq = json.loads(path.read_text().splitlines()[number - 1])["seq"]
-    assert f"divergence at event {seq} (line {number}, dice)" in report.describe()
+    assert f"記録との食い違い: 出来事{seq}（{number}行目、dice）: " in report.describe()
+    assert f"divergence at event {seq} (line {number}, dice): " in report.describe("en")
+
+
+@pytest.mark.usefixtures("english_messages")
+def test_a_changed_die_is_reported_in_english_with_gm_locale_en(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "r.jsonl"
+    record_roll(path)
+    number = line_of(path, "dice", 1)
+    recorded = json.loads(path.read_text().splitlines()[number - 1])["dice"]
+    forged = [[(recorded[0][0] % recorded[0][1]) + 1, recorded[0][1]], *recorded[1:]]
+    rewrite(path, edit={number: {"dice": forged}})
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "divergence at event " in out and f"(line {number}, dice)" in out
+    assert "--- recorded" in out and "+++ replayed" in out
 
 
 def test_a_recording_that_goes_on_is_reported(tmp_path: Path) -> None:
@@ -389,7 +413,7 @@ def test_reworded_prompt_fails_strict_and_passes_tolerant(tmp_path: Path) -> Non
     assert not strict.ok and strict.divergence is not None
     assert strict.divergence.event_type == "model_request"
     closest = strict.divergence.closest
-    assert closest is not None and "actor P3, day 1, phase 'day', turn 1" in closest
+    assert closest is not None and "actor P3, day 1, phase 'day', turn 1" in render(closest, "en")
     assert "villager" in strict.divergence.diff and "player" in strict.divergence.diff
     tolerant = replay_transcript(transcript, runner=toy_runner("You are a villager."), tolerant=True)
     assert tolerant.ok, tolerant.describe()
@@ -415,7 +439,7 @@ def test_a_model_call_out_of_place_reports_the_closest(tmp_path: Path) -> None:
     assert "(actor P2, day 1, phase 'day', turn 2) differs from the recorded one in where it stands" in (
         report.divergence.message
     )
-    assert report.divergence.closest is not None and "turn 7" in report.divergence.closest
+    assert report.divergence.closest is not None and report.divergence.closest.turn == 7
 
 
 # --------------------------------------------------------------------------- resume
@@ -464,7 +488,7 @@ def test_resume_needs_the_right_seed(tmp_path: Path, data_home: Path) -> None:
     live = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(LINES[2:]), show=lambda _: None)
     with pytest.raises(ResumeError, match="--seed"):
         resume_session(cut, live)
-    with pytest.raises(ResumeError, match="does not match"):
+    with pytest.raises(ResumeError, match="シード 41 はヘッダーが約束したもの"):
         resume_session(cut, live, seed=41)
     assert cut.read_bytes() == before
     resume_session(cut, live, seed=42)
@@ -481,8 +505,14 @@ def test_resume_refuses_a_session_that_no_longer_replays(tmp_path: Path) -> None
         record_session(spec, io, cut, runner=toy_runner("v1"))
     before = cut.read_bytes()
     live = SessionIO(backend=CountingBackend(), human=ScriptedHuman(["ccc"]), show=lambda _: None)
-    with pytest.raises(ResumeError, match="記録どおりに再生できなくなっています"):
+    with pytest.raises(ResumeError, match="記録どおりに再生できなくなっています") as info:
         resume_session(cut, live, runner=toy_runner("v2"))
+    # the divergence inside it has its labels in the same language: where, the closest call, the diff
+    shown = str(info.value)
+    assert "\n記録との食い違い: 出来事2（3行目、model_request）: " in shown, shown
+    closest = "\nいちばん近い記録済みのモデル呼び出し: 出来事2（3行目）: 参加者 P3、1日目、局面 'day'、1手目"
+    assert closest in shown
+    assert "\n--- 記録\n+++ 再生\n" in shown
     assert cut.read_bytes() == before
     result = resume_session(cut, live, runner=toy_runner("v1"))
     assert result.outcome.summary == "total 24"
@@ -535,6 +565,7 @@ def test_data_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     assert transcripts_dir() == tmp_path / "h" / ".local" / "share" / "gm_engine" / "transcripts"
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_cli_replay_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = tmp_path / "good.jsonl"
     record_roll(good)
@@ -632,6 +663,7 @@ def test_any_flipped_byte_is_detected(tmp_path: Path, position: int, value: int)
         path.write_bytes(original)
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_a_non_canonical_end_line_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     record_roll(path)
@@ -671,3 +703,42 @@ def test_a_resumed_session_cut_off_again_resumes_again(tmp_path: Path) -> None:
     third = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(LINES[5:]), show=lambda _: None)
     resume_session(cut, third)
     assert cut.read_bytes() == whole.read_bytes()
+
+
+@pytest.mark.parametrize("locale", [None, "en"])
+def test_cli_replay_speaks_the_players_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, locale: str | None
+) -> None:
+    if locale is None:
+        monkeypatch.delenv("GM_LOCALE", raising=False)
+    else:
+        monkeypatch.setenv("GM_LOCALE", locale)
+    good = tmp_path / "good.jsonl"
+    record_roll(good)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(good.read_bytes().replace(b"2d6+1", b"2d6+2", 1))
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b"not json\n")
+    newer = tmp_path / "newer.jsonl"
+    newer.write_bytes(b'{"type":"header","format":99,"kind":"roll","seed_sha256":"x"}\n')
+    capsys.readouterr()
+    assert main(["replay", str(good), str(bad), str(broken), str(newer), str(tmp_path / "none.jsonl")]) == 1
+    out = capsys.readouterr().out
+    if locale is None:
+        assert f"{good}: 一致（厳密; 出来事29件、モデル呼び出し0回、人の入力9回、" in out
+        assert "署名を確認: このインストールの鍵（ed25519:" in out
+        assert re.search(r"bad\.jsonl は改ざん: \d+行目: この行のチェックポイントが", out)
+        assert "broken.jsonl は不正な記録: 1行目: JSONとして読めません（1文字目）" in out
+        assert "newer.jsonl は不正な記録: 1行目: 記録の形式 99 は読めません" in out
+        assert "新しい gm_engine で再生してください" in out
+        assert "none.jsonl は読めません: そのファイルはありません" in out
+        assert "5件中1件の記録が一致、うち信頼する鍵の署名は1件（再生 " in out
+        ascii_words = re.findall(r"[A-Za-z]{4,}", re.sub(r"\S*/\S*|ed25519:\S*|gm_engine|JSON", "", out))
+        assert ascii_words == [], ascii_words
+    else:
+        assert f"{good}: OK (strict; 29 events, 0 model calls, 9 human inputs, " in out
+        assert re.search(r"bad\.jsonl: TAMPERED: line \d+: the running hash does not match", out)
+        assert "broken.jsonl: INVALID: line 1: not valid JSON (at character 1)" in out
+        assert "newer.jsonl: INVALID: line 1: transcript format 99: this reader" in out
+        assert "none.jsonl: UNREADABLE: " in out
+        assert "1 of 5 transcripts match, 1 signed by a trusted key" in out

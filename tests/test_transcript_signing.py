@@ -37,6 +37,13 @@ from gm_engine.transcripts.signing import key_file, load_or_create_key, public_k
 from tests.forge_chain import opened, rechain, written
 
 Objs = list[dict[str, Any]]
+@pytest.fixture(autouse=True)
+def _english_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the English catalogue's texts (the Japanese ones are tested where
+    they say so, by unsetting GM_LOCALE)."""
+    monkeypatch.setenv("GM_LOCALE", "en")
+
+
 FORGER = Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64)))
 
 

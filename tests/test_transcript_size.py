@@ -173,6 +173,7 @@ def test_bound_answer_cuts_tool_arguments_and_leaves_short_answers_alone() -> No
 # --------------------------------------------------------------------------- format 1
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_a_format_1_transcript_still_replays_and_is_reported_unsigned(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -196,6 +197,7 @@ def test_a_cut_off_format_1_transcript_is_refused_by_resume_naming_its_version(t
     assert cut.read_bytes() == before
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_a_format_1_file_with_format_2_lines_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
     shutil.copyfile(FORMAT1, path)
@@ -209,6 +211,7 @@ def test_a_format_1_file_with_format_2_lines_is_refused(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- format 2
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_a_format_2_transcript_still_reads_checks_and_replays(capsys: pytest.CaptureFixture[str]) -> None:
     transcript = read_transcript(FORMAT2_ROLL)
     assert transcript.header.format == 2 and transcript.complete
@@ -234,6 +237,7 @@ def test_a_format_2_transcript_still_reads_checks_and_replays(capsys: pytest.Cap
     assert report.ok or at_battle_start, report.describe()
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_a_format_2_line_edited_breaks_its_prev_chain(tmp_path: Path) -> None:
     lines = FORMAT2_ROLL.read_bytes().split(b"\n")
     number = next(i for i, line in enumerate(lines) if b'"type":"human_input"' in line) + 1
@@ -254,8 +258,9 @@ def test_a_format_2_blob_whose_content_is_not_its_key_is_refused(tmp_path: Path)
     lines[number - 1] = dumps(blob).encode()
     edited = tmp_path / "edited.jsonl"
     edited.write_bytes(b"\n".join(lines))
-    with pytest.raises(TranscriptFormatError, match="does not hash to its key") as info:
+    with pytest.raises(TranscriptFormatError, match=r"保管する行（blob）.*壊れています") as info:
         read_transcript(edited)
+    assert "does not hash to its key" in str(info.value.__cause__)  # the developer's detail
     assert info.value.line == number
 
 
@@ -286,10 +291,12 @@ def test_format_3_blobs_are_numbered_in_order_and_a_renumbered_one_is_refused(tm
     assert not any("sha256" in blob or "prev" in blob for blob in blobs)
     blobs[1]["id"] = 1  # the same number twice, every hash recomputed
     path.write_bytes(rechain(objs))
-    with pytest.raises(TranscriptFormatError, match="a blob numbered 1 where 2 was expected"):
+    with pytest.raises(TranscriptFormatError, match="blob") as info:
         read_transcript(path)
+    assert "a blob numbered 1 where 2 was expected" in str(info.value.__cause__)
 
 
+@pytest.mark.usefixtures("english_messages")
 def test_format_3_an_event_line_with_a_prev_or_a_misplaced_checkpoint_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl"
     writer = TranscriptWriter.create(path, ROLL, durable=False, sign=False, pack=False)

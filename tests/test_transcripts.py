@@ -13,6 +13,7 @@ import pytest
 
 from gm_engine.events import ModelRequestEvent, SessionEvent
 from gm_engine.llm.base import BackendDefaults
+from gm_engine.messages.texts import AssetsChanged
 from gm_engine.sessions.base import HumanDefaults
 from gm_engine.transcripts.format import read_transcript
 from gm_engine.transcripts.replay import replay_transcript
@@ -173,9 +174,10 @@ def test_a_reworded_template_fails_strict_replay_and_passes_tolerant(
     strict = replay_transcript(transcript)
     assert not strict.ok and strict.divergence is not None
     assert strict.divergence.event_type == "model_request"
-    assert strict.divergence.closest is not None and "phase 'discussion'" in strict.divergence.closest
+    assert strict.divergence.closest is not None and strict.divergence.closest.phase == "'discussion'"
     assert "+" in strict.divergence.diff and "落ち着いて話してください" in strict.divergence.diff
-    assert any("prompts/discussion.j2" in note for note in strict.notes)
+    changed = [note.names for note in strict.notes if isinstance(note, AssetsChanged)]
+    assert any("prompts/discussion.j2" in names for names in changed)
     tolerant = replay_transcript(transcript, tolerant=True)
     assert tolerant.ok, tolerant.describe()
 

@@ -12,13 +12,25 @@ from typing import TYPE_CHECKING, Any
 from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_go_on, stopped_message
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
-from gm_engine.messages.texts import Resumed, ResumeEnded, SessionEnded, TranscriptAt
+from gm_engine.messages.texts import (
+    Fault,
+    NoTranscripts,
+    Problem,
+    ReplayQuietOk,
+    ReplayRefused,
+    ReplayTotal,
+    Resumed,
+    ResumeEnded,
+    SessionEnded,
+    TranscriptAt,
+    Verdict,
+    VerdictWord,
+)
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 from gm_engine.transcripts.format import (
     TranscriptError,
-    TranscriptFormatError,
     TranscriptHeader,
     TranscriptStream,
     TranscriptTampered,
@@ -101,9 +113,10 @@ def _expand(paths: list[str]) -> list[Path]:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    locale = locale_from_env()
     files = _expand(args.files)
     if not files:
-        print("gm replay: no transcript files found", file=sys.stderr)
+        print(render(NoTranscripts(), locale), file=sys.stderr)
         return 2
     failed = 0
     verified = 0
@@ -111,20 +124,11 @@ def _replay(args: argparse.Namespace) -> int:
     for path in files:
         try:
             report = replay_file(path, tolerant=args.tolerant, trusted_keys=args.trust_key)
-        except OSError as exc:
-            safe_print(f"{path}: UNREADABLE: {exc}")
-            failed += 1
-            continue
-        except TranscriptTampered as exc:
-            safe_print(f"{path}: TAMPERED: {exc}")
-            failed += 1
-            continue
-        except TranscriptTruncated as exc:
-            safe_print(f"{path}: TRUNCATED: {exc}")
-            failed += 1
-            continue
-        except (TranscriptFormatError, TranscriptError, SessionError) as exc:
-            safe_print(f"{path}: INVALID: {exc}")
+        except (OSError, TranscriptError, SessionError) as exc:
+            verdict = _verdict(exc)
+            word = render(VerdictWord(verdict), locale)
+            problem = _unreadable(exc, locale) if isinstance(exc, OSError) else str(exc)
+            safe_print(render(ReplayRefused(path=str(path), verdict=word, problem=problem), locale))
             failed += 1
             continue
         total_seconds += report.seconds
@@ -132,19 +136,44 @@ def _replay(args: argparse.Namespace) -> int:
         verified += not unverified
         if not report.ok:
             failed += 1
-            safe_print(report.describe())
+            safe_print(report.describe(locale))
         elif not args.quiet or (args.require_signature and unverified):
-            safe_print(report.describe())
+            safe_print(report.describe(locale))
         elif unverified and report.authenticity is not None:
-            safe_print(f"{path}: OK; {report.authenticity.describe()}")
+            ok = render(VerdictWord(Verdict.OK), locale)
+            signature = report.authenticity.describe(locale)
+            safe_print(render(ReplayQuietOk(path=str(path), verdict=ok, signature=signature), locale))
     matched = len(files) - failed
-    print(
-        f"{matched} of {len(files)} transcripts match, {verified} signed by a trusted key "
-        f"({total_seconds * 1000:.1f} ms replaying)"
+    total = ReplayTotal(
+        matched=matched, total=len(files), verified=verified, milliseconds=f"{total_seconds * 1000:.1f}"
     )
+    print(render(total, locale))
     if failed:
         return 1
     return 1 if args.require_signature and verified < len(files) else 0
+
+
+def _unreadable(exc: OSError, locale: Locale) -> str:
+    """Why a file cannot be read, in the player's words where the catalogue has them (the
+    system's own words, which follow its locale, otherwise)."""
+    faults = {
+        FileNotFoundError: Fault.FILE_NOT_FOUND,
+        PermissionError: Fault.FILE_FORBIDDEN,
+        IsADirectoryError: Fault.FILE_IS_FOLDER,
+    }
+    fault = faults.get(type(exc))
+    return render(Problem(fault), locale) if fault is not None else exc.strerror or str(exc)
+
+
+def _verdict(exc: Exception) -> Verdict:
+    """The word a file that could not be replayed is reported under."""
+    if isinstance(exc, OSError):
+        return Verdict.UNREADABLE
+    if isinstance(exc, TranscriptTampered):
+        return Verdict.TAMPERED
+    if isinstance(exc, TranscriptTruncated):
+        return Verdict.TRUNCATED
+    return Verdict.INVALID
 
 
 def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBackend:

@@ -126,6 +126,7 @@ class ReplayTotal(Message):
     key: ClassVar[str] = "cli.replay_total"
     matched: int
     total: int
+    verified: int
     milliseconds: str
 
 
@@ -905,6 +906,513 @@ class TranscriptHeaderCut(Message):
 
     key: ClassVar[str] = "transcript.header_cut"
     path: str
+
+
+# -- what is wrong with a transcript (gm replay, gm resume) --------------------------------
+
+
+class Fault(StrEnum):
+    """A fixed problem of a transcript's line (texts: ``transcript.fault.<value>``)."""
+
+    EMPTY_FILE = "empty_file"
+    NOT_A_HEADER = "not_a_header"
+    NO_FORMAT = "no_format"
+    FORMAT1_NO_SIGNER = "format1_no_signer"
+    SECOND_HEADER = "second_header"
+    NOT_AN_OBJECT = "not_an_object"
+    TOO_DEEP = "too_deep"
+    NO_TYPE = "no_type"
+    NO_PREV = "no_prev"
+    BYTES_AFTER_END = "bytes_after_end"
+    LINE_AFTER_END = "line_after_end"
+    BLOBS_BEFORE_END = "blobs_before_end"
+    BLOB = "blob"
+    PACKED_LINE = "packed_line"
+    PACKED_DIGEST = "packed_digest"
+    PACKED_SEALED = "packed_sealed"
+    SEALED_BLOB_SHAPE = "sealed_blob_shape"
+    SEALED_LINE_SHAPE = "sealed_line_shape"
+    SEALED_NO_EVENT = "sealed_no_event"
+    NO_REVEALED_KEY = "no_revealed_key"
+    REVEALED_KEY = "revealed_key"
+    END_VALUE = "end_value"
+    END_OWN_HASH = "end_own_hash"
+    END_AS_WRITTEN = "end_as_written"
+    END_SEED = "end_seed"
+    SEED = "seed"
+    END_SUMMARY = "end_summary"
+    END_BEFORE_REST = "end_before_rest"
+    SIGNED_NO_SIGNER = "signed_no_signer"
+    UNSIGNED = "unsigned"
+    SIGNATURE_UNCHECKED = "signature_unchecked"
+    EVENT = "event"
+    UNEXPECTED_EVENT = "unexpected_event"
+    NO_END = "no_end"
+    FILE_NOT_FOUND = "file_not_found"
+    FILE_FORBIDDEN = "file_forbidden"
+    FILE_IS_FOLDER = "file_is_folder"
+
+
+@dataclass(frozen=True)
+class Problem(Message):
+    """A fixed problem of a transcript. One class for all of them: its text is
+    ``transcript.fault.<fault>``."""
+
+    key: ClassVar[str] = "transcript.fault"
+    fault: Fault
+
+    def text_key(self) -> str:
+        """``transcript.fault.<fault>``."""
+        return f"{self.key}.{self.fault.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the fault is the choice of text."""
+        return {}
+
+
+@dataclass(frozen=True)
+class AtLine(Message):
+    """A transcript's ``problem`` (already rendered) and the line it is on."""
+
+    key: ClassVar[str] = "transcript.at_line"
+    line: int
+    problem: str
+
+
+@dataclass(frozen=True)
+class InFile(Message):
+    """A transcript's ``problem`` (already rendered) and the file it is in."""
+
+    key: ClassVar[str] = "transcript.in_file"
+    path: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class UnknownFormat(Message):
+    """The header's format number ``version`` is none this reader reads (``readable``)."""
+
+    key: ClassVar[str] = "transcript.unknown_format"
+    version: str
+    engine: str
+    readable: str
+
+
+@dataclass(frozen=True)
+class NewerFormat(Message):
+    """The header's format ``version`` is newer than this reader's (``readable``)."""
+
+    key: ClassVar[str] = "transcript.newer_format"
+    version: int
+    engine: str
+    readable: str
+
+
+@dataclass(frozen=True)
+class FormatWithoutSealing(Message):
+    """A header of format ``version`` (before sealing) names a sealing."""
+
+    key: ClassVar[str] = "transcript.no_sealing_before"
+    version: int
+
+
+@dataclass(frozen=True)
+class BadHeaderField(Message):
+    """A header field (``field``, its path) is missing or of the wrong kind."""
+
+    key: ClassVar[str] = "transcript.bad_header_field"
+    field: str
+
+
+@dataclass(frozen=True)
+class HeaderSystemMismatch(Message):
+    """The header's game ``system`` is not the one its options give (``expected``)."""
+
+    key: ClassVar[str] = "transcript.header_system"
+    system: str
+    expected: str
+
+
+@dataclass(frozen=True)
+class NotJson(Message):
+    """A line is not JSON; the first wrong character is at ``column``."""
+
+    key: ClassVar[str] = "transcript.not_json"
+    column: int
+
+
+@dataclass(frozen=True)
+class ChainBroken(Message):
+    """A format-2 line's ``prev`` does not match line ``previous``."""
+
+    key: ClassVar[str] = "transcript.chain_broken"
+    previous: int
+
+
+@dataclass(frozen=True)
+class WrongEventNumber(Message):
+    """An event numbered ``found`` where ``expected`` was due."""
+
+    key: ClassVar[str] = "transcript.wrong_event_number"
+    found: str
+    expected: int
+
+
+@dataclass(frozen=True)
+class CheckpointMismatch(Message):
+    """The running hash does not match a checkpoint: a line after line ``since`` was edited."""
+
+    key: ClassVar[str] = "transcript.checkpoint"
+    since: int
+
+
+@dataclass(frozen=True)
+class EndHashMismatch(Message):
+    """The end line's hash is not the running hash: it or a line after ``since`` was edited."""
+
+    key: ClassVar[str] = "transcript.end_hash"
+    since: int
+
+
+@dataclass(frozen=True)
+class SignatureInvalid(Message):
+    """The signature is not the one of the key the header names (``signer``, shortened)."""
+
+    key: ClassVar[str] = "transcript.signature_invalid"
+    signer: str
+
+
+@dataclass(frozen=True)
+class SealedInClear(Message):
+    """A ``kind`` event in the clear where it must be sealed."""
+
+    key: ClassVar[str] = "transcript.sealed_in_clear"
+    kind: str
+
+
+@dataclass(frozen=True)
+class PublicSealed(Message):
+    """A public ``kind`` event sealed."""
+
+    key: ClassVar[str] = "transcript.public_sealed"
+    kind: str
+
+
+@dataclass(frozen=True)
+class LineSealed(Message):
+    """Line ``line`` of ``path`` is sealed and the game's key is not at hand (``problem``: why)."""
+
+    key: ClassVar[str] = "transcript.sealed"
+    path: str
+    line: int
+    problem: str
+
+
+@dataclass(frozen=True)
+class WrongSeed(Message):
+    """``seed`` is not the seed the header committed to (``commitment``, shortened)."""
+
+    key: ClassVar[str] = "transcript.wrong_seed"
+    seed: int
+    commitment: str
+
+
+# -- the game's key (a sealed transcript's private lines) ------------------------------
+
+
+class SealFault(StrEnum):
+    """A fixed problem of a game key or a sealed line (texts: ``seal.fault.<value>``)."""
+
+    KEY_HEX = "key_hex"
+    BOX_NOT_TEXT = "box_not_text"
+    BOX_NOT_BASE64 = "box_not_base64"
+    BOX_SHORT = "box_short"
+    DOES_NOT_OPEN = "does_not_open"
+    KEPT_OTHER_KEY = "kept_other_key"
+
+
+@dataclass(frozen=True)
+class SealProblem(Message):
+    """A fixed problem of a game key or a sealed line: its text is ``seal.fault.<fault>``."""
+
+    key: ClassVar[str] = "seal.fault"
+    fault: SealFault
+
+    def text_key(self) -> str:
+        """``seal.fault.<fault>``."""
+        return f"{self.key}.{self.fault.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the fault is the choice of text."""
+        return {}
+
+
+@dataclass(frozen=True)
+class NotAKeyId(Message):
+    """``key_id`` (shortened) is not a game key id."""
+
+    key: ClassVar[str] = "seal.not_a_key_id"
+    key_id: str
+
+
+@dataclass(frozen=True)
+class KeyFileUnreadable(Message):
+    """The game's key file at ``path`` cannot be read."""
+
+    key: ClassVar[str] = "seal.key_file_unreadable"
+    path: str
+
+
+@dataclass(frozen=True)
+class NotAKeyFile(Message):
+    """The file at ``path`` is not a game key file."""
+
+    key: ClassVar[str] = "seal.not_a_key_file"
+    path: str
+
+
+@dataclass(frozen=True)
+class KeyFileOtherKey(Message):
+    """The key file at ``path`` holds another key than the transcript names."""
+
+    key: ClassVar[str] = "seal.key_file_other_key"
+    path: str
+
+
+@dataclass(frozen=True)
+class KeyFileMissing(Message):
+    """The game's key file (``path``) is not there and no end line reveals the key."""
+
+    key: ClassVar[str] = "seal.key_file_missing"
+    path: str
+
+
+# -- gm replay's report ---------------------------------------------------------------------
+
+
+class Verdict(StrEnum):
+    """The word ``gm replay`` puts after a file's name (texts: ``replay.verdict.<value>``)."""
+
+    OK = "ok"
+    FAILED = "failed"
+    TAMPERED = "tampered"
+    TRUNCATED = "truncated"
+    INVALID = "invalid"
+    UNREADABLE = "unreadable"
+    STRICT = "strict"
+    TOLERANT = "tolerant"
+
+
+@dataclass(frozen=True)
+class VerdictWord(Message):
+    """A verdict (or the replay's mode) as a word of the report: ``replay.verdict.<verdict>``."""
+
+    key: ClassVar[str] = "replay.verdict"
+    verdict: Verdict
+
+    def text_key(self) -> str:
+        """``replay.verdict.<verdict>``."""
+        return f"{self.key}.{self.verdict.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the verdict is the choice of text."""
+        return {}
+
+
+@dataclass(frozen=True)
+class ReplayHead(Message):
+    """The first line of a file's report (``verdict`` and ``mode``: rendered :class:`VerdictWord`)."""
+
+    key: ClassVar[str] = "replay.head"
+    path: str
+    verdict: str
+    mode: str
+    events: int
+    calls: int
+    inputs: int
+    milliseconds: str
+
+
+@dataclass(frozen=True)
+class ReplayRefused(Message):
+    """A file that could not be replayed: its verdict (rendered) and why (``problem``)."""
+
+    key: ClassVar[str] = "replay.refused"
+    path: str
+    verdict: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class ReplayQuietOk(Message):
+    """``gm replay -q``'s line for a file that matched but is not signed by a trusted key."""
+
+    key: ClassVar[str] = "replay.quiet_ok"
+    path: str
+    verdict: str
+    signature: str
+
+
+@dataclass(frozen=True)
+class ReplayNote(Message):
+    """A note under a file's report (``note``: rendered)."""
+
+    key: ClassVar[str] = "replay.note"
+    note: str
+
+
+@dataclass(frozen=True)
+class EngineChanged(Message):
+    """The transcript was recorded by another engine version."""
+
+    key: ClassVar[str] = "replay.engine_changed"
+    recorded: str
+    current: str
+
+
+@dataclass(frozen=True)
+class AssetsChanged(Message):
+    """Prompt or persona files (``names``) changed since the recording."""
+
+    key: ClassVar[str] = "replay.assets_changed"
+    names: str
+
+
+@dataclass(frozen=True)
+class AssetsGone(Message):
+    """Prompt or persona files (``names``) gone since the recording."""
+
+    key: ClassVar[str] = "replay.assets_gone"
+    names: str
+
+
+@dataclass(frozen=True)
+class UnrecordedCalls(Message):
+    """``count`` model calls of the replay are not in the recording (``first``: the first's problem)."""
+
+    key: ClassVar[str] = "replay.unrecorded_calls"
+    count: int
+    first: str
+
+
+@dataclass(frozen=True)
+class SealedOpened(Message):
+    """A sealed transcript's private lines all opened with the revealed key."""
+
+    key: ClassVar[str] = "replay.sealed_opened"
+
+
+@dataclass(frozen=True)
+class PackedOpened(Message):
+    """A packed transcript's private lines, sealed during the game, opened with the revealed key."""
+
+    key: ClassVar[str] = "replay.packed_opened"
+
+
+# -- a replay that differs from its recording ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class DivergenceAt(Message):
+    """Where a replay first differs: event ``seq`` on ``line`` (an ``event_type`` event)."""
+
+    key: ClassVar[str] = "replay.divergence_at"
+    seq: int
+    line: int
+    event_type: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class DivergenceAtEnd(Message):
+    """A replay that differs at its end (or where no recorded event is at hand)."""
+
+    key: ClassVar[str] = "replay.divergence_at_end"
+    problem: str
+
+
+@dataclass(frozen=True)
+class ClosestCall(Message):
+    """The recorded model call nearest the one the replay made (``call``: a RecordedCallAt)."""
+
+    key: ClassVar[str] = "replay.closest_call"
+    call: str
+
+
+@dataclass(frozen=True)
+class RecordedCallAt(Message):
+    """A recorded model call: its event and line, and who asked when (``phase``: quoted)."""
+
+    key: ClassVar[str] = "replay.recorded_call"
+    seq: int
+    line: int
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class DiffRecorded(Message):
+    """The label of the recorded side of a diff."""
+
+    key: ClassVar[str] = "replay.diff_recorded"
+
+
+@dataclass(frozen=True)
+class DiffReplayed(Message):
+    """The label of the replayed side of a diff."""
+
+    key: ClassVar[str] = "replay.diff_replayed"
+
+
+# -- what a transcript's signature showed ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SignedByOwnKey(Message):
+    """The signature verifies with this installation's key (``signer``: shortened)."""
+
+    key: ClassVar[str] = "signature.own_key"
+    signer: str
+
+
+@dataclass(frozen=True)
+class SignedByTrustedKey(Message):
+    """The signature verifies with a key given as trusted."""
+
+    key: ClassVar[str] = "signature.trusted_key"
+    signer: str
+
+
+@dataclass(frozen=True)
+class SignedByUnknownKey(Message):
+    """The signature verifies, with a key not known here."""
+
+    key: ClassVar[str] = "signature.unknown_key"
+    signer: str
+
+
+@dataclass(frozen=True)
+class UnsignedOldFormat(Message):
+    """A transcript of ``format`` 1, from before signatures."""
+
+    key: ClassVar[str] = "signature.old_format"
+    format: int
+
+
+@dataclass(frozen=True)
+class UnsignedNoKey(Message):
+    """A transcript recorded without a signing key."""
+
+    key: ClassVar[str] = "signature.no_key"
+
+
+@dataclass(frozen=True)
+class NotSignedYet(Message):
+    """A transcript without its end line: nothing is signed yet."""
+
+    key: ClassVar[str] = "signature.not_yet"
 
 
 # -- resuming a transcript ----------------------------------------------------------------

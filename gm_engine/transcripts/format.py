@@ -108,14 +108,43 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from gm_engine import __version__
+from gm_engine.dice.result import Locale
 from gm_engine.events import EndEvent, SessionEvent
 from gm_engine.messages import Message, locale_from_env, render
 from gm_engine.messages.texts import (
+    AtLine,
+    BadHeaderField,
+    ChainBroken,
+    CheckpointMismatch,
+    EndHashMismatch,
+    Fault,
+    FormatWithoutSealing,
+    HeaderSystemMismatch,
+    InFile,
+    KeyFileMissing,
+    LineSealed,
+    NewerFormat,
+    NotJson,
+    NotSignedYet,
+    Problem,
+    PublicSealed,
     RecordingBusy,
     RecordingExists,
+    SealedInClear,
+    SealFault,
+    SealProblem,
+    SignatureInvalid,
+    SignedByOwnKey,
+    SignedByTrustedKey,
+    SignedByUnknownKey,
     TranscriptCutMidLine,
     TranscriptCutOff,
     TranscriptHeaderCut,
+    UnknownFormat,
+    UnsignedNoKey,
+    UnsignedOldFormat,
+    WrongEventNumber,
+    WrongSeed,
 )
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
 from gm_engine.transcripts.blobs import SPILL_CHARS, BlobError, BlobPacker, BlobTable
@@ -177,11 +206,21 @@ class TranscriptError(ValueError):
     """A transcript cannot be read, written or replayed."""
 
 
-class TranscriptFormatError(TranscriptError):
-    """A line is not a transcript line: not JSON, not an object, or a field is missing or wrong."""
+def _at_line(problem: Message, line: int | None) -> str:
+    """``problem`` in the player's locale (``GM_LOCALE``), after the line it is on."""
+    locale = locale_from_env()
+    text = render(problem, locale)
+    return text if line is None else render(AtLine(line=line, problem=text), locale)
 
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(f"line {line}: {message}" if line is not None else message)
+
+class TranscriptFormatError(TranscriptError):
+    """A line is not a transcript line: not JSON, not an object, or a field is missing or wrong.
+    ``message`` says which, in the catalogue's words (the text of the exception is it, after
+    the line, in the player's locale, ``GM_LOCALE``)."""
+
+    def __init__(self, message: Message, line: int | None = None) -> None:
+        super().__init__(_at_line(message, line))
+        self.message = message
         self.line = line
 
 
@@ -196,11 +235,21 @@ class _CatalogueError(TranscriptError):
 
 class TranscriptTampered(TranscriptError):
     """A line's ``prev`` hash does not match the line before it, or the seed its commitment:
-    the file was edited after it was written."""
+    the file was edited after it was written. ``message`` says how, in the catalogue's words
+    (the text of the exception is it, after the line, in the player's locale)."""
 
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(f"line {line}: {message}")
+    def __init__(self, message: Message, line: int) -> None:
+        super().__init__(_at_line(message, line))
+        self.message = message
         self.line = line
+
+
+class _HeaderProblem(ValueError):
+    """A header's fields disagree (raised inside its validation: ``message`` says how)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render(message, "en"))
+        self.message = message
 
 
 class TranscriptTruncated(_CatalogueError):
@@ -347,7 +396,7 @@ class TranscriptHeader(BaseModel):
     def _system_follows_the_options(self) -> TranscriptHeader:
         expected = str(self.options.get("system", self.kind))
         if self.system != expected:
-            raise ValueError(f"the system {self.system!r} is not the one its options give ({expected!r})")
+            raise _HeaderProblem(HeaderSystemMismatch(system=repr(self.system), expected=repr(expected)))
         return self
 
     @classmethod
@@ -380,9 +429,8 @@ class TranscriptHeader(BaseModel):
             TranscriptError: ``seed`` is not the seed this header committed to.
         """
         if seed_commitment(seed) != self.seed_sha256:
-            raise TranscriptError(
-                f"seed {seed} does not match the header's commitment sha256={self.seed_sha256[:16]}..."
-            )
+            wrong = WrongSeed(seed=seed, commitment=self.seed_sha256[:16])
+            raise TranscriptError(render(wrong, locale_from_env()))
         return SessionSpec(
             kind=self.kind, seed=seed, options=dict(self.options), backend=self.backend, model=self.model
         )
@@ -423,29 +471,18 @@ class Authenticity:
     status: Literal["signed", "unsigned", "open"]
     signer: str | None = None
     trusted: bool = False
-    reason: str = ""
+    #: What a report says of it, in the catalogue's words.
+    message: Message = field(default_factory=NotSignedYet)
 
     @property
     def verified(self) -> bool:
         """Signed by a key this reader trusts: no one without that private key rewrote it."""
         return self.status == "signed" and self.trusted
 
-    def describe(self) -> str:
-        """One line for a report: what was verified and what could not be."""
-        if self.status == "signed":
-            key = f"{self.signer[:24]}..." if self.signer else "?"
-            if self.trusted:
-                return f"signature verified: signed by {self.reason or 'a trusted key'} ({key})"
-            return (
-                f"signature valid, but by a key not known here ({key}): it shows the file is as that "
-                "key's holder wrote it, not who that was"
-            )
-        if self.status == "unsigned":
-            return (
-                f"not signed ({self.reason}): the hash chain was checked, but a file rewritten whole "
-                "could not be told"
-            )
-        return "not signed yet (the session was cut off): the hash chain was checked"
+    def describe(self, locale: Locale | None = None) -> str:
+        """One line for a report: what was verified and what could not be (in ``locale``,
+        by default the player's, ``GM_LOCALE``)."""
+        return render(self.message, locale_from_env() if locale is None else locale)
 
 
 @dataclass
@@ -510,7 +547,7 @@ def read_transcript(
     return transcript
 
 
-class TranscriptSealed(TranscriptError):
+class TranscriptSealed(_CatalogueError):
     """The transcript's private lines are sealed and the game's key is not at hand: the
     game is not over (no end line reveals it) and its key file is gone."""
 
@@ -575,14 +612,15 @@ class TranscriptStream:
         try:
             first = self._file.readline()
             if not first:
-                raise TranscriptFormatError(f"{self.path}: the file is empty")
+                empty = render(Problem(Fault.EMPTY_FILE), locale_from_env())
+                raise TranscriptFormatError(InFile(path=str(self.path), problem=empty))
             if not first.endswith(b"\n"):
                 raise TranscriptTruncated(TranscriptHeaderCut(path=str(self.path)))
             self.header = _header(first[:-1])
             self._first = first
             self.key: GameKey | None = None
             self.kept_seed: int | None = None
-            self._key_problem = ""
+            self._key_problem: Message | None = None
             self.peeked_end = self._peek_end()
             if self.header.sealing is not None:
                 self._find_key()
@@ -641,14 +679,12 @@ class TranscriptStream:
         try:
             kept = self._kept if self._kept is not None else find_key(sealing.key_id, sealing.key_sha256)
             if kept is not None and kept.key.commitment != sealing.key_sha256:
-                raise SealError("the key kept for this game is not the one its header names")
+                raise SealError(SealProblem(SealFault.KEPT_OTHER_KEY))
         except SealError as exc:
-            self._key_problem = str(exc)
+            self._key_problem = exc.message
             return
         if kept is None:
-            self._key_problem = (
-                f"its key file ({key_file(sealing.key_id)}) is not there and no end line reveals the key"
-            )
+            self._key_problem = KeyFileMissing(path=str(key_file(sealing.key_id)))
             return
         self.key, self.kept_seed = kept.key, kept.seed
 
@@ -699,14 +735,12 @@ class TranscriptStream:
     def _open(self, obj: dict[str, Any], place: bytes, number: int) -> dict[str, Any]:
         """A sealed line's content: the line as it would be written unsealed."""
         if self.key is None:
-            raise TranscriptSealed(
-                f"{self.path}: line {number} is sealed (the game is not over) and the game's key is not at "
-                f"hand: {self._key_problem}"
-            )
+            problem = "" if self._key_problem is None else render(self._key_problem, locale_from_env())
+            raise TranscriptSealed(LineSealed(path=str(self.path), line=number, problem=problem))
         try:
             plain = self.key.open(obj.get("box"), place)
         except SealError as exc:
-            raise TranscriptTampered(str(exc), number) from None
+            raise TranscriptTampered(exc.message, number) from None
         inner = _parse(plain, number)
         return inner
 
@@ -757,22 +791,18 @@ class TranscriptStream:
             number += 1
             if not chunk.endswith(b"\n"):
                 if self.end is not None:
-                    raise TranscriptTampered("bytes follow the end line", number)
+                    raise TranscriptTampered(Problem(Fault.BYTES_AFTER_END), number)
                 tail.append(chunk)
                 break
             raw = chunk[:-1]
             obj = _parse(raw, number)
             if self.end is not None:
-                raise TranscriptTampered("a line follows the end line", number)
+                raise TranscriptTampered(Problem(Fault.LINE_AFTER_END), number)
             if version < 3 and obj.get("prev") != prev:
-                raise TranscriptTampered(
-                    f"the hash chain is broken: this line's prev does not match line {number - 1} "
-                    "(one of the two was edited, or a line was inserted or removed here)",
-                    number,
-                )
+                raise TranscriptTampered(ChainBroken(previous=number - 1), number)
             kind = obj.get("type")
             if not isinstance(kind, str) or not kind:
-                raise TranscriptFormatError("the event has no type", number)
+                raise TranscriptFormatError(Problem(Fault.NO_TYPE), number)
             if version < 3:
                 prev = line_hash(raw)
             else:
@@ -788,37 +818,32 @@ class TranscriptStream:
                     self._blob_digests[where] = hashlib.blake2b(spot[1], digest_size=16).digest()
                 try:
                     blobs.add(obj, raw, where)
-                except BlobError as exc:
-                    raise TranscriptFormatError(str(exc), number) from None
+                except BlobError as exc:  # its own words are for the developer: the cause
+                    raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
                 tail.append(chunk)
                 tail_keys.append(obj["id"] if version >= 3 else str(obj["sha256"]))
                 continue
             seq += 1
             if obj.get("seq") != seq:
-                raise TranscriptTampered(f"event number {obj.get('seq')!r} where {seq} was expected", number)
+                raise TranscriptTampered(WrongEventNumber(found=repr(obj.get("seq")), expected=seq), number)
             if kind == "end":
                 if tail:
-                    raise TranscriptFormatError(
-                        "blob lines before the end line, which refers to none", number
-                    )
+                    raise TranscriptFormatError(Problem(Fault.BLOBS_BEFORE_END), number)
                 self.end = _end_record(obj, raw, number, header, before if version >= 3 else None, checked)
                 if header.sealing is not None:
                     self._check_revealed_key(obj, number)
                 if packed and obj.get("packed_sha256") != self._packed_digest:
-                    raise TranscriptTampered(
-                        "the packed lines are not the ones its packed_sha256 names: one was edited",
-                        number,
-                    )
+                    raise TranscriptTampered(Problem(Fault.PACKED_DIGEST), number)
             elif kind == "header":
-                raise TranscriptFormatError("a second header", number)
+                raise TranscriptFormatError(Problem(Fault.SECOND_HEADER), number)
             else:
                 if version >= 3:
                     if _check_point(obj.pop("chain", None), before, seq, number, checked):
                         checked = number
                     if "prev" in obj:  # the writer never puts one on a format-3 line
-                        raise TranscriptFormatError("a format-3 event line has no prev", number)
+                        raise TranscriptFormatError(Problem(Fault.NO_PREV), number)
                     if packed and kind == "sealed":
-                        raise TranscriptFormatError("a packed transcript has no sealed lines", number)
+                        raise TranscriptFormatError(Problem(Fault.PACKED_SEALED), number)
                     if kind == "sealed" or sealed:
                         kind, obj = self._open_event(kind, obj, seq, number)
                     else:
@@ -832,8 +857,8 @@ class TranscriptStream:
                 if refs is not None:
                     try:
                         blobs.resolve(payload, refs)
-                    except BlobError as exc:
-                        raise TranscriptFormatError(str(exc), number) from None
+                    except BlobError as exc:  # its own words are for the developer: the cause
+                        raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
                 self.events_read = seq
                 kept_length, kept_hash = offset, prev
                 if version >= 3:
@@ -874,14 +899,14 @@ class TranscriptStream:
                     for line, alone in unpacker.lines(chunk):
                         yield line, (offset, chunk[:-1]) if alone else None
                 except PackedLineError as exc:
-                    raise TranscriptTampered(f"{exc} (line {number} of the packed file)", number) from None
+                    raise TranscriptTampered(Problem(Fault.PACKED_LINE), number) from exc
             offset += len(chunk)
 
     def _open_blob(self, obj: dict[str, Any], number: int) -> dict[str, Any]:
         """A sealed blob line as it would be written unsealed."""
         blob_id = obj.get("id")
         if type(blob_id) is not int or set(obj) != {"type", "id", "box"}:
-            raise TranscriptFormatError("a sealed blob line holds its type, id and box only", number)
+            raise TranscriptFormatError(Problem(Fault.SEALED_BLOB_SHAPE), number)
         inner = self._open(obj, blob_place(self.header.seed_sha256, blob_id), number)
         return {"type": "blob", "id": blob_id, **inner}
 
@@ -892,19 +917,17 @@ class TranscriptStream:
         line opened, a public one as it is; a private event in the clear is refused."""
         if kind != "sealed":
             if self.header.sealing is not None and not is_public(kind):
-                raise TranscriptFormatError(
-                    f"a {kind} event in the clear: in a sealed transcript it must be sealed", number
-                )
+                raise TranscriptFormatError(SealedInClear(kind=kind), number)
             del obj["type"], obj["seq"]
             return kind, obj
         if self.header.sealing is None or set(obj) != {"type", "seq", "box"}:
-            raise TranscriptFormatError("a sealed line holds its type, seq, chain and box only", number)
+            raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
         inner = self._open(obj, event_place(self.header.seed_sha256, seq), number)
         kind = inner.pop("type", None)
         if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
-            raise TranscriptFormatError("a sealed line holds no event", number)
+            raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
         if is_public(kind):
-            raise TranscriptFormatError(f"a {kind} event is public, never sealed", number)
+            raise TranscriptFormatError(PublicSealed(kind=kind), number)
         return kind, inner
 
     def _check_revealed_key(self, obj: Mapping[str, Any], number: int) -> None:
@@ -913,11 +936,9 @@ class TranscriptStream:
         try:
             key = GameKey.from_hex(sealing.key_id, obj.get("key"))
         except SealError:
-            raise TranscriptTampered(
-                "the end line of a sealed transcript reveals no game key", number
-            ) from None
+            raise TranscriptTampered(Problem(Fault.NO_REVEALED_KEY), number) from None
         if key.commitment != sealing.key_sha256:
-            raise TranscriptTampered("the revealed game key does not match the header's key_sha256", number)
+            raise TranscriptTampered(Problem(Fault.REVEALED_KEY), number)
 
 
 def _check_point(claimed: object, before: Any, seq: int, number: int, since: int) -> bool:
@@ -929,38 +950,36 @@ def _check_point(claimed: object, before: Any, seq: int, number: int, since: int
     if claimed is None and not expected:
         return False
     if not expected or claimed != before.hexdigest()[:CHECKPOINT_LENGTH]:
-        raise TranscriptTampered(
-            f"the running hash does not match this line's checkpoint: a line after line {since} and "
-            "before this one was edited, inserted or removed",
-            number,
-        )
+        raise TranscriptTampered(CheckpointMismatch(since=since), number)
     return True
 
 
 def _header(raw: bytes) -> TranscriptHeader:
     header_obj = _parse(raw, 1)
     if header_obj.get("type") != "header":
-        raise TranscriptFormatError("the first line is not a transcript header", 1)
+        raise TranscriptFormatError(Problem(Fault.NOT_A_HEADER), 1)
     version = header_obj.get("format")
     if version is None:
-        raise TranscriptFormatError("bad header: it has no format number", 1)
+        raise TranscriptFormatError(Problem(Fault.NO_FORMAT), 1)
     if not isinstance(version, int) or isinstance(version, bool) or version not in READABLE_FORMATS:
-        raise TranscriptFormatError(
-            f"transcript format {version!r}: this reader (gm_engine {__version__}) reads formats "
-            f"{', '.join(map(str, sorted(READABLE_FORMATS)))}"
-            + (" (the file is newer: replay it with a newer gm_engine)" if isinstance(version, int)
-               and version > max(READABLE_FORMATS) else ""),
-            1,
-        )
+        readable = ", ".join(map(str, sorted(READABLE_FORMATS)))
+        unknown: Message = UnknownFormat(version=repr(version), engine=__version__, readable=readable)
+        if isinstance(version, int) and not isinstance(version, bool) and version > max(READABLE_FORMATS):
+            unknown = NewerFormat(version=version, engine=__version__, readable=readable)
+        raise TranscriptFormatError(unknown, 1)
     if version < 2 and "signer" in header_obj:
-        raise TranscriptFormatError("a format-1 header has no signer", 1)
+        raise TranscriptFormatError(Problem(Fault.FORMAT1_NO_SIGNER), 1)
     if version < 4 and "sealing" in header_obj:
-        raise TranscriptFormatError(f"a format-{version} header has no sealing", 1)
+        raise TranscriptFormatError(FormatWithoutSealing(version=version), 1)
     try:
         return TranscriptHeader.model_validate(header_obj)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise TranscriptFormatError(f"bad header: {first['msg']} at {first['loc']}", 1) from None
+        cause = first.get("ctx", {}).get("error")
+        if isinstance(cause, _HeaderProblem):
+            raise TranscriptFormatError(cause.message, 1) from None
+        field = ".".join(str(step) for step in first["loc"]) or "?"
+        raise TranscriptFormatError(BadHeaderField(field=field), 1) from None
 
 
 _DECODER = json.JSONDecoder()
@@ -970,11 +989,12 @@ def _parse(raw: bytes, number: int) -> dict[str, Any]:
     try:
         obj = _DECODER.decode(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise TranscriptFormatError(f"not valid JSON ({exc})", number) from None
+        at = exc.pos if isinstance(exc, json.JSONDecodeError) else exc.start
+        raise TranscriptFormatError(NotJson(column=at + 1), number) from None
     except RecursionError:
-        raise TranscriptFormatError("JSON nested too deeply", number) from None
+        raise TranscriptFormatError(Problem(Fault.TOO_DEEP), number) from None
     if not isinstance(obj, dict):
-        raise TranscriptFormatError("not a JSON object", number)
+        raise TranscriptFormatError(Problem(Fault.NOT_AN_OBJECT), number)
     return obj
 
 
@@ -992,77 +1012,66 @@ def _end_record(
     try:
         canonical = dumps(body)
     except (TypeError, ValueError):  # e.g. 1e999 read back as infinity
-        raise TranscriptFormatError("the end line holds a value a transcript cannot", number) from None
+        raise TranscriptFormatError(Problem(Fault.END_VALUE), number) from None
     if running is None:  # formats 1 and 2: the line's own hash; ``prev`` chains the rest
         end_hash = line_hash(canonical.encode("utf-8"))
         if claimed != end_hash:
-            raise TranscriptTampered("the end line's own hash does not match its content", number)
+            raise TranscriptTampered(Problem(Fault.END_OWN_HASH), number)
     else:  # format 3: the running hash over every line before and this one's content
         digest = running.copy()
         digest.update(canonical.encode("utf-8"))
         end_hash = digest.hexdigest()
         if claimed != end_hash:
-            raise TranscriptTampered(
-                f"the end line's hash is not the running hash of the file: this line or one after "
-                f"line {since} was edited, inserted or removed",
-                number,
-            )
+            raise TranscriptTampered(EndHashMismatch(since=since), number)
     # No line follows the end line to chain its bytes, so they must be exactly as written
     # (``1e0`` for ``1.0`` reads the same, yet is an edit).
     if dumps(obj).encode("utf-8") != raw:
-        raise TranscriptTampered("the end line is not byte for byte as it was written", number)
+        raise TranscriptTampered(Problem(Fault.END_AS_WRITTEN), number)
     if header.format >= 2:
         _check_signature(header.signer, end_hash, signature, number)
     seed = obj.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TranscriptFormatError("the end line's seed is not an integer", number)
+        raise TranscriptFormatError(Problem(Fault.END_SEED), number)
     if seed_commitment(seed) != header.seed_sha256:
-        raise TranscriptTampered("the revealed seed does not match the header's seed_sha256", number)
+        raise TranscriptTampered(Problem(Fault.SEED), number)
     summary = obj.get("summary")
     figures = obj.get("figures", {})
     if not isinstance(summary, str) or not isinstance(figures, dict):
-        raise TranscriptFormatError("the end line needs a summary text and a figures object", number)
+        raise TranscriptFormatError(Problem(Fault.END_SUMMARY), number)
     return EndRecord(seq=int(obj["seq"]), seed=seed, summary=summary, figures=figures, line=number)
 
 
 def _check_signature(signer: str | None, end_hash: str, signature: object, number: int) -> None:
     if signer is None:
         if signature is not None:
-            raise TranscriptTampered("the end line is signed, but the header names no signer", number)
+            raise TranscriptTampered(Problem(Fault.SIGNED_NO_SIGNER), number)
         return
     if not isinstance(signature, str):
-        raise TranscriptTampered(
-            "the end line has no signature, though the header names its signer: the file was rewritten",
-            number,
-        )
+        raise TranscriptTampered(Problem(Fault.UNSIGNED), number)
     try:
         valid = verify_end(signer, end_hash, signature)
     except SigningKeyError as exc:
-        raise TranscriptTampered(f"the signature cannot be checked: {exc}", number) from None
+        raise TranscriptTampered(Problem(Fault.SIGNATURE_UNCHECKED), number) from exc
     if not valid:
-        raise TranscriptTampered(
-            f"the signature over the chain's end is not the one of the key the header names "
-            f"({signer[:24]}...): the file was changed after it was signed",
-            number,
-        )
+        raise TranscriptTampered(SignatureInvalid(signer=signer[:24]), number)
 
 
 def _authenticity(
     header: TranscriptHeader, end: EndRecord | None, trusted_keys: Collection[str]
 ) -> Authenticity:
     if end is None:
-        return Authenticity("open", signer=header.signer)
+        return Authenticity("open", signer=header.signer, message=NotSignedYet())
     if header.format < 2:
-        return Authenticity("unsigned", reason=f"an older transcript, format {header.format}")
+        return Authenticity("unsigned", message=UnsignedOldFormat(format=header.format))
     if header.signer is None:
-        return Authenticity("unsigned", reason="recorded without a signing key")
-    own = installation_public_key()
-    if header.signer == own:
-        return Authenticity("signed", signer=header.signer, trusted=True, reason="this installation's key")
+        return Authenticity("unsigned", message=UnsignedNoKey())
+    key = header.signer[:24]
+    if header.signer == installation_public_key():
+        return Authenticity("signed", signer=header.signer, trusted=True, message=SignedByOwnKey(signer=key))
     if header.signer in trusted_keys:
-        return Authenticity("signed", signer=header.signer, trusted=True, reason="a key given as trusted")
-    reason = "no key of this installation yet" if own is None else "not this installation's key"
-    return Authenticity("signed", signer=header.signer, trusted=False, reason=reason)
+        trusted = SignedByTrustedKey(signer=key)
+        return Authenticity("signed", signer=header.signer, trusted=True, message=trusted)
+    return Authenticity("signed", signer=header.signer, trusted=False, message=SignedByUnknownKey(signer=key))
 
 
 def signing_key_or_none() -> Ed25519PrivateKey | None:

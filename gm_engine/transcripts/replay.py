@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine import __version__
+from gm_engine.dice.result import Locale
 from gm_engine.events import (
     EventFormatError,
     EventSink,
@@ -51,6 +52,28 @@ from gm_engine.llm.base import (
     ModelBackend,
     ModelRequest,
     ModelResponse,
+)
+from gm_engine.messages import Message, locale_from_env, render
+from gm_engine.messages.texts import (
+    AssetsChanged,
+    AssetsGone,
+    ClosestCall,
+    DiffRecorded,
+    DiffReplayed,
+    DivergenceAt,
+    DivergenceAtEnd,
+    EngineChanged,
+    Fault,
+    InFile,
+    PackedOpened,
+    Problem,
+    RecordedCallAt,
+    ReplayHead,
+    ReplayNote,
+    SealedOpened,
+    UnrecordedCalls,
+    Verdict,
+    VerdictWord,
 )
 from gm_engine.sessions.base import (
     HumanInput,
@@ -90,14 +113,23 @@ class Divergence:
     seq: int | None = None
     line: int | None = None
     event_type: str | None = None
-    closest: str | None = None
+    closest: RecordedCallAt | None = None
     diff: str = ""
 
     def __str__(self) -> str:
-        where = f"event {self.seq} (line {self.line}, {self.event_type})" if self.seq is not None else "end"
-        parts = [f"divergence at {where}: {self.message}"]
+        return self.describe()
+
+    def describe(self, locale: Locale | None = None) -> str:
+        """Where, what, the closest recorded call and the diff, with the labels in ``locale``
+        (by default the player's, ``GM_LOCALE``)."""
+        locale = locale_from_env() if locale is None else locale
+        where: Message = DivergenceAtEnd(problem=self.message)
+        if self.seq is not None and self.line is not None:
+            kind = str(self.event_type)
+            where = DivergenceAt(seq=self.seq, line=self.line, event_type=kind, problem=self.message)
+        parts = [render(where, locale)]
         if self.closest:
-            parts.append(f"closest recorded call: {self.closest}")
+            parts.append(render(ClosestCall(call=render(self.closest, locale)), locale))
         if self.diff:
             parts.append(self.diff.rstrip("\n"))
         return "\n".join(parts)
@@ -124,10 +156,13 @@ class DivergenceLog:
         return ReplayMismatch(self.first)
 
 
-def unified_diff(
-    expected: object, actual: object, *, labels: tuple[str, str] = ("recorded", "replayed")
-) -> str:
-    """A unified diff of two JSON values, pretty-printed one key per line (capped in length)."""
+def unified_diff(expected: object, actual: object, *, labels: tuple[str, str] | None = None) -> str:
+    """A unified diff of two JSON values, pretty-printed one key per line (capped in length);
+    its sides are labelled ``labels``, by default "recorded" and "replayed" in the player's
+    locale (``GM_LOCALE``)."""
+    if labels is None:
+        locale = locale_from_env()
+        labels = (render(DiffRecorded(), locale), render(DiffReplayed(), locale))
     a = _pretty(expected).splitlines(keepends=True)
     b = _pretty(actual).splitlines(keepends=True)
     lines = list(difflib.unified_diff(a, b, fromfile=labels[0], tofile=labels[1], n=2))
@@ -164,7 +199,7 @@ def typed_event(event: Event) -> SessionEvent:
     try:
         return parse_event({"type": event.type, **event.payload})
     except EventFormatError as exc:
-        raise TranscriptError(f"line {event.line}: {exc}") from None
+        raise TranscriptFormatError(Problem(Fault.EVENT), event.line) from exc
 
 
 # --------------------------------------------------------------------------- the recorded events
@@ -311,13 +346,16 @@ class RecordedCall:
         """``(actor, day, phase, turn)`` as recorded."""
         return self.asked.key
 
-    def describe(self) -> str:
+    def where(self) -> RecordedCallAt:
         """Where the call stands, for a report."""
         actor, day, phase, turn = self.key
-        return (
-            f"event {self.request.seq} (line {self.request.line}): actor {actor}, day {day}, "
-            f"phase {phase!r}, turn {turn}"
+        return RecordedCallAt(
+            seq=self.request.seq, line=self.request.line, actor=actor, day=day, phase=repr(phase), turn=turn
         )
+
+    def describe(self, locale: Locale | None = None) -> str:
+        """:meth:`where` in ``locale`` (by default the player's, ``GM_LOCALE``)."""
+        return render(self.where(), locale_from_env() if locale is None else locale)
 
 
 def recorded_calls(events: Iterable[Event]) -> list[RecordedCall]:
@@ -374,7 +412,7 @@ def response_from_event(event: Event) -> ModelResponse:
     """
     answer = typed_event(event)
     if not isinstance(answer, ModelResponseEvent):
-        raise TranscriptError(f"line {event.line}: a {event.type} event where a model response was expected")
+        raise TranscriptFormatError(Problem(Fault.UNEXPECTED_EVENT), event.line)
     if answer.error is not None:
         raise MalformedAnswerError(answer.error)
     return answer.response()
@@ -583,7 +621,7 @@ class ReplayBackend(BackendDefaults):
             seq=closest.request.seq,
             line=closest.request.line,
             event_type="model_request",
-            closest=closest.describe(),
+            closest=closest.where(),
             diff=diff,
         )
 
@@ -797,7 +835,7 @@ class CheckingSink:
         if isinstance(event, ModelRequestEvent):
             calls = recorded_calls(self._ahead(expected_line.seq - 1))
             nearest = closest_call(calls, event.key, actual.get("messages"))
-            closest = nearest.describe() if nearest is not None else None
+            closest = nearest.where() if nearest is not None else None
         if expected is None:
             message = f"the replay emits {event.type}, the recording has {expected_line.type}"
         elif isinstance(event, ModelRequestEvent):
@@ -871,22 +909,28 @@ class ReplayReport:
     seconds: float
     tolerant: bool
     divergence: Divergence | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Message] = field(default_factory=list)
     authenticity: Authenticity | None = None
 
-    def describe(self) -> str:
-        """A short report for the terminal: the replay's result, then what the signature showed."""
-        mode = "tolerant" if self.tolerant else "strict"
-        head = (
-            f"{self.path}: {'OK' if self.ok else 'FAILED'} ({mode}; {self.events} events, "
-            f"{self.model_calls} model calls, {self.human_inputs} human inputs, {self.seconds * 1000:.1f} ms)"
+    def describe(self, locale: Locale | None = None) -> str:
+        """A short report for the terminal: the replay's result, then what the signature
+        showed, in ``locale`` (by default the player's, ``GM_LOCALE``)."""
+        locale = locale_from_env() if locale is None else locale
+        head = ReplayHead(
+            path=str(self.path),
+            verdict=render(VerdictWord(Verdict.OK if self.ok else Verdict.FAILED), locale),
+            mode=render(VerdictWord(Verdict.TOLERANT if self.tolerant else Verdict.STRICT), locale),
+            events=self.events,
+            calls=self.model_calls,
+            inputs=self.human_inputs,
+            milliseconds=f"{self.seconds * 1000:.1f}",
         )
-        lines = [head]
+        lines = [render(head, locale)]
         if self.authenticity is not None:
-            lines.append(f"  {self.authenticity.describe()}")
-        lines.extend(f"  note: {note}" for note in self.notes)
+            lines.append(f"  {self.authenticity.describe(locale)}")
+        lines.extend(f"  {render(ReplayNote(render(note, locale)), locale)}" for note in self.notes)
         if self.divergence is not None:
-            lines.extend("  " + line for line in str(self.divergence).splitlines())
+            lines.extend("  " + line for line in self.divergence.describe(locale).splitlines())
         return "\n".join(lines)
 
 
@@ -907,7 +951,8 @@ def replay_transcript(
             has no runner.
     """
     if transcript.end is None:
-        raise TranscriptError(f"{transcript.path}: no end line, so no seed to replay with")
+        no_end = render(Problem(Fault.NO_END), locale_from_env())
+        raise TranscriptFormatError(InFile(path=str(transcript.path), problem=no_end))
     end = transcript.end
     replay = _Replay(transcript.path, transcript.header, end.seed, transcript.events, tolerant, runner)
     return replay.report(lambda: end, transcript.authenticity)
@@ -940,7 +985,8 @@ def replay_file(
             for _ in stream:
                 pass
             stream.require_end()
-            raise TranscriptFormatError(f"{stream.path}: the end line cannot be read before the rest")
+            early = render(Problem(Fault.END_BEFORE_REST), locale_from_env())
+            raise TranscriptFormatError(InFile(path=str(stream.path), problem=early))
         replay = _Replay(stream.path, stream.header, seed, stream, tolerant, runner)
 
         def ended() -> EndRecord:
@@ -1014,11 +1060,7 @@ class _Replay:
         if stream is not None:
             authenticity = stream.authenticity(trusted_keys)
         if divergence is None and backend.unrecorded:
-            notes.append(
-                f"{len(backend.unrecorded)} model call(s) of the replay are not in the recording and "
-                "none of their events was emitted (as when a concurrent round is cut short by /quit); "
-                f"the first: {backend.unrecorded[0].message}"
-            )
+            notes.append(UnrecordedCalls(count=len(backend.unrecorded), first=backend.unrecorded[0].message))
         if self.header.sealing is not None:
             notes.append(_sealing_note(self.header, end, stream))
         return ReplayReport(
@@ -1035,17 +1077,9 @@ class _Replay:
         )
 
 
-def _sealing_note(header: TranscriptHeader, end: EndRecord, stream: TranscriptStream | None) -> str:
+def _sealing_note(header: TranscriptHeader, end: EndRecord, stream: TranscriptStream | None) -> Message:
     """What a report says of a sealed transcript's private lines."""
-    if header.format == PACKED_FORMAT:
-        return (
-            "private lines sealed while the game ran; packed at its end, with the game key the end line "
-            "reveals, which matches the header's commitment"
-        )
-    return (
-        "private lines sealed (AES-256-GCM): every one opened and authenticated with the game key the end "
-        "line reveals, which matches the header's commitment"
-    )
+    return PackedOpened() if header.format == PACKED_FORMAT else SealedOpened()
 
 
 def _next_expected(sink: CheckingSink) -> str:
@@ -1071,7 +1105,7 @@ def _final_checks(
             call.request.seq,
             call.request.line,
             "model_request",
-            closest=call.describe(),
+            closest=call.where(),
         )
     upcoming = human._upcoming()
     if upcoming is not None:
@@ -1096,21 +1130,21 @@ def _final_checks(
     return None
 
 
-def _notes(header: TranscriptHeader) -> list[str]:
+def _notes(header: TranscriptHeader) -> list[Message]:
     from gm_engine.transcripts.format import asset_hashes
 
-    notes = []
+    notes: list[Message] = []
     if header.engine != __version__:
-        notes.append(f"recorded with engine {header.engine}, replayed with {__version__}")
+        notes.append(EngineChanged(recorded=header.engine, current=__version__))
     current = asset_hashes()
     changed = sorted(
         name for name, digest in header.assets.items() if current.get(name, digest) != digest
     )
     gone = sorted(name for name in header.assets if name not in current)
     if changed:
-        notes.append(f"prompt/persona files changed since recording: {', '.join(changed)}")
+        notes.append(AssetsChanged(names=", ".join(changed)))
     if gone:
-        notes.append(f"prompt/persona files gone since recording: {', '.join(gone)}")
+        notes.append(AssetsGone(names=", ".join(gone)))
     return notes
 
 

@@ -67,6 +67,15 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from gm_engine.messages import Message, locale_from_env, render
+from gm_engine.messages.texts import (
+    KeyFileOtherKey,
+    KeyFileUnreadable,
+    NotAKeyFile,
+    NotAKeyId,
+    SealFault,
+    SealProblem,
+)
 from gm_engine.transcripts.paths import data_dir, make_private_dir
 
 #: The cipher a format-4 header names.
@@ -91,7 +100,12 @@ _NONCE = 12
 
 class SealError(ValueError):
     """A sealed line does not open with the game's key (it was edited, moved, or the key
-    is wrong), or a key or key file is malformed."""
+    is wrong), or a key or key file is malformed. ``message`` says which, in the catalogue's
+    words (the text of the exception is it in the player's locale, ``GM_LOCALE``)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(render(message, locale_from_env()))
+        self.message = message
 
 
 def seals(kind: str) -> bool:
@@ -130,7 +144,7 @@ class GameKey:
             SealError: ``text`` is not 64 hex digits.
         """
         if not isinstance(text, str) or not re.fullmatch(r"[0-9a-f]{64}", text):
-            raise SealError("a game key is 64 lowercase hex digits")
+            raise SealError(SealProblem(SealFault.KEY_HEX))
         return cls(key_id=key_id, key=bytes.fromhex(text))
 
     @property
@@ -165,19 +179,17 @@ class GameKey:
             SealError: the box is not base64, or does not open with this key at this place.
         """
         if not isinstance(box, str):
-            raise SealError("a sealed line's box is not text")
+            raise SealError(SealProblem(SealFault.BOX_NOT_TEXT))
         try:
             raw = base64.b64decode(box, validate=True)
         except (binascii.Error, ValueError):
-            raise SealError("a sealed line's box is not base64") from None
+            raise SealError(SealProblem(SealFault.BOX_NOT_BASE64)) from None
         if len(raw) < _NONCE + 16:
-            raise SealError("a sealed line's box is too short to hold anything")
+            raise SealError(SealProblem(SealFault.BOX_SHORT))
         try:
             return self._cipher.decrypt(raw[:_NONCE], raw[_NONCE:], CONTEXT + place)
         except InvalidTag:
-            raise SealError(
-                "a sealed line does not open with the game's key: it was edited or moved, or the key is wrong"
-            ) from None
+            raise SealError(SealProblem(SealFault.DOES_NOT_OPEN)) from None
 
 
 def event_place(seed_sha256: str, seq: int) -> bytes:
@@ -202,7 +214,7 @@ def key_file(key_id: str) -> Path:
         SealError: ``key_id`` is not a key id (32 hex digits).
     """
     if not isinstance(key_id, str) or not re.fullmatch(r"[0-9a-f]{32}", key_id):
-        raise SealError(f"not a game key id: {str(key_id)[:40]!r}")
+        raise SealError(NotAKeyId(key_id=repr(str(key_id)[:40])))
     return keys_dir() / f"{key_id}.json"
 
 
@@ -244,16 +256,16 @@ def find_key(key_id: str, commitment: str) -> KeptGame | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SealError(f"the game's key file {path} cannot be read ({exc})") from None
+        raise SealError(KeyFileUnreadable(path=str(path))) from exc
     try:
         obj = json.loads(text)
     except json.JSONDecodeError:
-        raise SealError(f"the game's key file {path} is not a key file") from None
+        raise SealError(NotAKeyFile(path=str(path))) from None
     seed = obj.get("seed") if isinstance(obj, dict) else None
     bad_seed = seed is not None and (not isinstance(seed, int) or isinstance(seed, bool))
     if not isinstance(obj, dict) or bad_seed:
-        raise SealError(f"the game's key file {path} is not a key file")
+        raise SealError(NotAKeyFile(path=str(path)))
     key = GameKey.from_hex(key_id, obj.get("key"))
     if key.commitment != commitment:
-        raise SealError(f"the game's key file {path} holds another key than the one the transcript names")
+        raise SealError(KeyFileOtherKey(path=str(path)))
     return KeptGame(key=key, seed=seed)
