@@ -336,3 +336,52 @@ def test_a_table_whose_model_server_fails_says_so_and_goes_on_later(store: Table
         assert play(again)["status"] == "finished"
     finally:
         runtime.close()
+
+
+def test_a_new_table_is_claimed_by_nobody_before_its_secrets_and_seat_are_stored(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Both the creator's own lease ticker and another process tick at every store call that
+    files the table's seed, key and seat: neither may start the table (before its seed
+    exists, or a second time, which would conflict at line 0)."""
+    runtime = TableRuntime(store, holder="creator", seeds=fixed_seeds())
+    other = TableRuntime(store, holder="other")
+    ticks: list[str] = []
+
+    def tick_everyone(what: str) -> None:
+        ticks.append(what)
+        runtime.tick()
+        other.tick()
+
+    put_secret, add_seat = store.put_secret, store.add_seat
+
+    def ticking_put_secret(table_id: str, name: str, value: bytes) -> None:
+        tick_everyone(name)
+        put_secret(table_id, name, value)
+
+    def ticking_add_seat(table_id: str, seat: int, digest: str) -> None:
+        tick_everyone("seat")
+        add_seat(table_id, seat, digest)
+
+    monkeypatch.setattr(store, "put_secret", ticking_put_secret)
+    monkeypatch.setattr(store, "add_seat", ticking_add_seat)
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=1))
+        assert ticks == ["seed", "game_key", "seat"]
+        assert other.live(created.table_id) is None
+        runtime.tick()
+        other.tick()
+        assert other.live(created.table_id) is None  # the creator holds it
+        live = runtime.live(created.table_id)
+        assert live is not None
+        view = play(live)
+        assert view["status"] == "finished", view["message"]
+        assert view["epoch"] == 1  # driven once
+        data = runtime.transcript(created.table_id)
+        assert data is not None
+        path = tmp_path / "created.jsonl"
+        path.write_bytes(data)
+        assert replay_file(path).ok
+    finally:
+        other.close()
+        runtime.close()

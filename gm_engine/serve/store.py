@@ -80,12 +80,23 @@ class TableStore(Protocol):
     through."""
 
     def create_table(
-        self, table_id: str, kind: str, title: str, config_json: str, created_at: float
+        self,
+        table_id: str,
+        kind: str,
+        title: str,
+        config_json: str,
+        created_at: float,
+        *,
+        holder: str | None = None,
+        ttl_seconds: float | None = None,
     ) -> TableRow:
-        """File a new running table with no lines.
+        """File a new running table with no lines; with ``holder``, its lease is ``holder``'s
+        for ``ttl_seconds`` from the same transaction, so no other process can claim the table
+        before its creator has stored its secrets and seats.
 
         Raises:
-            StoreError: ``table_id`` is taken.
+            StoreError: ``table_id`` is taken, or ``holder`` comes without a positive, finite
+                ``ttl_seconds``.
         """
         ...
 

@@ -528,6 +528,7 @@ class TableRuntime:
         self.tick_seconds = tick_seconds
         self.backend = backend
         self._tables: dict[str, LiveTable] = {}
+        self._creating: set[str] = set()  # tables being filed here: the ticker leaves them alone
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.RLock()
         self._closing = threading.Event()
@@ -579,7 +580,8 @@ class TableRuntime:
         for table_id in self.store.claimable_tables(self.holder):
             with self._lock:
                 mine = self._tables.get(table_id)
-            if mine is not None and mine.status not in ("stopped",):
+                creating = table_id in self._creating
+            if creating or (mine is not None and mine.status not in ("stopped",)):
                 continue
             if not self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
                 continue
@@ -610,18 +612,32 @@ class TableRuntime:
         table_id = secrets.token_urlsafe(9)
         token = secrets.token_urlsafe(32)
         key = GameKey.generate()
-        row = self.store.create_table(
-            table_id, config.kind, config.title, config.model_dump_json(), time.time()
-        )
-        self.store.put_secret(table_id, "seed", str(seed).encode("ascii"))
-        self.store.put_secret(
-            table_id, "game_key", json.dumps({"key_id": key.key_id, "key": key.key.hex()}).encode("ascii")
-        )
-        if api_key:
-            self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"))
-        self.store.add_seat(table_id, 1, token_digest(token))
-        if self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
+        # The row is filed already leased to this process, and this process's own ticker skips
+        # it until it is driven: neither another server nor the ticker can start the table
+        # before its seed, key and seat are stored, nor drive it twice.
+        with self._lock:
+            self._creating.add(table_id)
+        try:
+            row = self.store.create_table(
+                table_id,
+                config.kind,
+                config.title,
+                config.model_dump_json(),
+                time.time(),
+                holder=self.holder,
+                ttl_seconds=self.lease_seconds,
+            )
+            self.store.put_secret(table_id, "seed", str(seed).encode("ascii"))
+            self.store.put_secret(
+                table_id, "game_key", json.dumps({"key_id": key.key_id, "key": key.key.hex()}).encode("ascii")
+            )
+            if api_key:
+                self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"))
+            self.store.add_seat(table_id, 1, token_digest(token))
             self._drive(row)
+        finally:
+            with self._lock:
+                self._creating.discard(table_id)
         return CreatedTable(table_id=table_id, token=token)
 
     @staticmethod
