@@ -5,8 +5,9 @@ resumed by another runtime, leases taken over."""
 from __future__ import annotations
 
 import itertools
+import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -384,4 +385,46 @@ def test_a_new_table_is_claimed_by_nobody_before_its_secrets_and_seat_are_stored
         assert replay_file(path).ok
     finally:
         other.close()
+        runtime.close()
+
+
+def test_a_step_of_the_session_is_stored_in_one_transaction_before_it_is_shown(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines are appended in a few transactions (not one per event), and whenever P1 is
+    asked, every line of what came before is in the store already: the next stored line
+    is P1's answer (or a blob it refers to)."""
+    appends: list[int] = []
+    append_lines = store.append_lines
+
+    def counting_append(table_id: str, first_index: int, lines: Sequence[str], *, holder: str) -> None:
+        append_lines(table_id, first_index, lines, holder=holder)
+        appends.append(len(lines))
+
+    monkeypatch.setattr(store, "append_lines", counting_append)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=1))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        stored_when_asked: list[int] = []
+        while True:
+            view = wait_question(live)
+            if view["status"] != "running":
+                break
+            stored_when_asked.append(len(store.read_lines(created.table_id)))
+            question = view["question"]
+            assert isinstance(question, dict)
+            live.submit(simple_answer(question))
+        assert view["status"] == "finished", view["message"]
+        lines = store.read_lines(created.table_id)
+        answers = len(stored_when_asked)
+        assert answers >= 5
+        assert sum(appends) == len(lines)
+        # one transaction per line shown (the personas' words appear as they come), per
+        # answer taken, per question: a few lines each, where one commit per line was the rule
+        assert len(appends) * 4 <= len(lines), (len(appends), answers, len(lines))
+        for count in stored_when_asked:
+            assert json.loads(lines[count])["type"] in ("human_input", "blob"), lines[count][:80]
+    finally:
         runtime.close()

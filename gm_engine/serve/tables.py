@@ -199,9 +199,12 @@ class CreatedTable:
 
 class StoreOutput:
     """A transcript writer's :class:`~gm_engine.transcripts.format.LineOutput` into a table's
-    store: each call appends its lines in one transaction at the next index, under the lease.
+    store. Lines are kept here until :meth:`flush`, which appends all of them in one
+    transaction at the next index, under the lease: the table flushes just before it shows
+    or asks anything (see :meth:`LiveTable.before_shown`), so what was shown is always
+    stored, and a step of the session costs one commit instead of one per event.
 
-    Raises (from :meth:`write_lines`):
+    Raises (from :meth:`flush` and :meth:`close`):
         LeaseLost: this process no longer holds the table (nothing was written).
         LineConflict: the store holds other lines than this writer knows of.
     """
@@ -211,14 +214,23 @@ class StoreOutput:
         self.table_id = table_id
         self.holder = holder
         self.next_index = first_index
+        self._waiting: list[str] = []
 
     def write_lines(self, lines: Sequence[str], data: bytes) -> None:
-        """Append ``lines`` (``data`` is not needed: the store keeps lines)."""
-        self.store.append_lines(self.table_id, self.next_index, list(lines), holder=self.holder)
-        self.next_index += len(lines)
+        """Keep ``lines`` for the next flush (``data`` is not needed: the store keeps lines)."""
+        self._waiting.extend(lines)
+
+    def flush(self) -> None:
+        """Append the lines kept since the last flush, in one transaction (nothing when none)."""
+        if not self._waiting:
+            return
+        self.store.append_lines(self.table_id, self.next_index, self._waiting, holder=self.holder)
+        self.next_index += len(self._waiting)
+        self._waiting = []
 
     def close(self) -> None:
-        """Nothing to close: the store outlives the writer."""
+        """Append what is kept: the writer writes nothing more (the store outlives it)."""
+        self.flush()
 
 
 # --------------------------------------------------------------------------- one table
@@ -271,11 +283,18 @@ class LiveTable:
         self._stopping = False
         self._asked = 0
         self._watchers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self._store_lines: Callable[[], None] = _nothing
+
+    def before_shown(self, store_lines: Callable[[], None]) -> None:
+        """Call ``store_lines`` (the table's :meth:`StoreOutput.flush`) before anything is
+        shown or asked, or an answer is said to be taken: the rule is stored before shown."""
+        self._store_lines = store_lines
 
     # -- what the session calls (the table's thread) ----------------------------------------------
 
     def show(self, line: str) -> None:
         """A screen line of P1's (the session's ``io.show``): kept and pushed."""
+        self._store_lines()
         with self._cond:
             self.lines.extend(printable(line).split("\n"))
             self._changed()
@@ -285,6 +304,7 @@ class LiveTable:
         from gm_engine.sessions.adventure import GMView
         from gm_engine.werewolf.views import Observation
 
+        self._store_lines()
         with self._cond:
             if isinstance(observation, Observation):
                 self.panel = werewolf_panel(observation)
@@ -298,6 +318,7 @@ class LiveTable:
 
     def ask(self, prompt: str, choices: Sequence[str] | None) -> str:
         """Wait for P1's answer to ``prompt`` (a quit when the table is being stopped)."""
+        self._store_lines()
         with self._cond:
             self._settle("asked")
             buttons = (
@@ -326,6 +347,8 @@ class LiveTable:
         pending = self._pending
         if pending is None:
             return
+        if isinstance(event, StateEvent) and pending.recorded:
+            self._store_lines()  # "taken" says the answer is stored
         with self._cond:
             if isinstance(event, HumanInputEvent):
                 pending.recorded = True
@@ -443,6 +466,10 @@ class LiveTable:
                 loop.call_soon_threadsafe(event.set)
             except RuntimeError:  # the loop closed: its connection is gone
                 self._watchers.discard((loop, event))
+
+
+def _nothing() -> None:
+    """What a table stores before showing when it has no output yet."""
 
 
 class WebHuman(HumanDefaults):
@@ -763,12 +790,14 @@ class TableRuntime:
         table.started()
         if not lines:
             out = StoreOutput(self.store, table_id, self.holder, 0)
+            table.before_shown(out.flush)
             writer = TranscriptWriter.start(out, name, spec, signing_key=signing_key_or_none(), game_key=key)
             io = SessionIO(backend=backend, human=human, sink=TeeSink(writer, table), show=table.show)
             try:
                 outcome = runner(spec, io)
             except BaseException:
-                writer.close()
+                with contextlib.suppress(Exception):  # the session's own failure is what counts
+                    writer.close()
                 raise
             if outcome.finished:
                 writer.finish(seed, outcome)
@@ -777,6 +806,7 @@ class TableRuntime:
             return outcome
         data = "".join(f"{line}\n" for line in lines).encode("utf-8")
         out = StoreOutput(self.store, table_id, self.holder, len(lines))
+        table.before_shown(out.flush)
         io = SessionIO(backend=backend, human=human, sink=table, show=table.show)
         result = resume_lines(data, name, out, io, kept=KeptGame(key=key, seed=seed), runner=runner)
         return result.outcome
