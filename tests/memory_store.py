@@ -132,6 +132,13 @@ class MemoryStore:
             if table is not None and table.holder == holder:
                 table.holder, table.until = None, 0.0
 
+    def lease_holder(self, table_id: str) -> str | None:
+        with self._lock:
+            table = self._tables.get(table_id)
+            if table is None or table.holder is None or table.until <= time.monotonic():
+                return None
+            return table.holder
+
     def claimable_tables(self, holder: str) -> list[str]:
         now = time.monotonic()
         with self._lock:

@@ -168,6 +168,11 @@ class TableStore(Protocol):
         """Give the lease up (nothing happens if ``holder`` does not hold it)."""
         ...
 
+    def lease_holder(self, table_id: str) -> str | None:
+        """Who holds the table's lease now; None when it is free or expired (or there is no
+        such table)."""
+        ...
+
     def claimable_tables(self, holder: str) -> list[str]:
         """Ids of running tables whose lease is free, expired or ``holder``'s, oldest first."""
         ...

@@ -77,6 +77,7 @@ __all__ = [
     "TableRuntime",
     "WebHuman",
     "WerewolfTableConfig",
+    "holder_address",
     "parse_config",
     "token_digest",
 ]
@@ -523,6 +524,14 @@ def _server_trouble(exc: BackendError) -> str:
     return render(ServerRefused(str(exc)), "ja")
 
 
+def holder_address(holder: str) -> str | None:
+    """The base URL a lease holder advertised (see :class:`TableRuntime`), or None."""
+    address, mark, _name = holder.partition("#")
+    if not mark or not address.startswith(("http://", "https://")):
+        return None
+    return address
+
+
 def _is_end_line(line: str) -> bool:
     return line.startswith('{"type":"end"')
 
@@ -532,8 +541,11 @@ class TableRuntime:
 
     ``backend`` makes a table's model from its configuration and API key; ``seeds`` draws
     a new table's seed (by default fresh entropy); ``holder`` names this process in the
-    leases (by default host, process id and a random suffix); a table stopped by its model
-    server's failure is resumed ``retry_seconds`` later."""
+    leases (by default host, process id and a random suffix); ``advertise`` is the base URL
+    at which the other processes reach this one (``http://10.0.0.5:8000``): it leads the
+    holder's name, ``URL#host:pid:suffix``, so that a process that does not drive a table
+    forwards its requests to the one that does (:func:`holder_address`); a table stopped by
+    its model server's failure is resumed ``retry_seconds`` later."""
 
     def __init__(
         self,
@@ -545,12 +557,14 @@ class TableRuntime:
         backend: BackendFactory = default_backend,
         seeds: Callable[[], int] | None = None,
         retry_seconds: float = RETRY_SECONDS,
+        advertise: str | None = None,
     ) -> None:
         self.retry_seconds = retry_seconds
         self.store = store
         # a new table's seed: fresh entropy (tests hand in fixed ones, for games that repeat)
         self.seeds = seeds or (lambda: secrets.randbelow(2**63))
-        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        name = holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.holder = f"{advertise.rstrip('/')}#{name}" if advertise else name
         self.lease_seconds = lease_seconds
         self.tick_seconds = tick_seconds
         self.backend = backend
@@ -558,6 +572,7 @@ class TableRuntime:
         self._creating: set[str] = set()  # tables being filed here: the ticker leaves them alone
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.RLock()
+        self._claiming = threading.Lock()
         self._closing = threading.Event()
         self._ticker: threading.Thread | None = None
         self._epoch = 0
@@ -605,16 +620,7 @@ class TableRuntime:
         if self._closing.is_set():
             return
         for table_id in self.store.claimable_tables(self.holder):
-            with self._lock:
-                mine = self._tables.get(table_id)
-                creating = table_id in self._creating
-            if creating or (mine is not None and mine.status not in ("stopped",)):
-                continue
-            if not self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
-                continue
-            row = self.store.get_table(table_id)
-            if row is not None and row.status == "running":
-                self._drive(row)
+            self.claim(table_id)
 
     def _tick_loop(self) -> None:
         while not self._closing.wait(self.tick_seconds):
@@ -686,6 +692,29 @@ class TableRuntime:
                     raise TableError(f"シナリオがありません: {exc}") from None
         except SessionError as exc:
             raise TableError(str(exc)) from None
+
+    def claim(self, table_id: str) -> LiveTable | None:
+        """Drive the table here now if it is running and its lease is free or expired (a
+        request for it came before the next tick); the table, or None when another process
+        holds it."""
+        with self._claiming:  # the ticker and the web's requests claim one table at a time
+            with self._lock:
+                mine = self._tables.get(table_id)
+                if table_id in self._creating or (mine is not None and mine.status != "stopped"):
+                    return mine
+            if self._closing.is_set():
+                return None
+            if not self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
+                return None
+            row = self.store.get_table(table_id)
+            if row is None or row.status != "running":
+                return None
+            self._drive(row)
+            return self.live(table_id)
+
+    def holder_of(self, table_id: str) -> str | None:
+        """The process holding the table's lease now (None: nobody), as the store names it."""
+        return self.store.lease_holder(table_id)
 
     def seat_of(self, token: str) -> SeatGrant | None:
         """The seat ``token`` opens, or None."""
