@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -426,5 +427,37 @@ def test_a_step_of_the_session_is_stored_in_one_transaction_before_it_is_shown(
         assert len(appends) * 4 <= len(lines), (len(appends), answers, len(lines))
         for count in stored_when_asked:
             assert json.loads(lines[count])["type"] in ("human_input", "blob"), lines[count][:80]
+    finally:
+        runtime.close()
+
+
+def test_a_renewal_that_fails_because_the_table_just_ended_does_not_stop_it(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tick that listed the table while it ran renews its lease only after the game ended
+    and gave the lease up: the table stays finished (not "taken over by another server")."""
+
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    created = runtime.create_table(WerewolfTableConfig(role=1))
+    live = runtime.live(created.table_id)
+    assert live is not None
+    renew_lease = store.renew_lease
+
+    def late_renewal(table_id: str, holder: str, ttl_seconds: float) -> bool:
+        deadline = time.monotonic() + WAIT
+        while live.view()["status"] != "finished" and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(0.05)  # the lease is given up just after the end
+        return renew_lease(table_id, holder, ttl_seconds)
+
+    monkeypatch.setattr(store, "renew_lease", late_renewal)
+    try:
+        ticking = threading.Thread(target=runtime.tick)
+        ticking.start()
+        assert play(live)["status"] == "finished"
+        ticking.join(WAIT)
+        view = live.view()
+        assert view["status"] == "finished", view["message"]
+        assert runtime.live(created.table_id) is live
     finally:
         runtime.close()

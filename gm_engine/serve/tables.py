@@ -14,6 +14,9 @@ The API (stable; the web app, the benchmark and the durability tests use it):
   kept in the store's secrets, P1's seat granted to a fresh token (only its SHA-256 is
   stored); the token is returned once, in ``CreatedTable.token``. Raises :class:`TableError`
   (its text in Japanese) for bad options.
+* ``runtime.claim(table_id) -> LiveTable | None``: drive a running table here now if nobody
+  holds its lease; ``runtime.holder_of(table_id)``: who holds it (its advertised address,
+  :func:`holder_address`, is where the web app forwards the table's requests).
 * ``runtime.seat_of(token) -> SeatGrant | None``: the seat a token opens.
 * ``runtime.live(table_id) -> LiveTable | None``: the table driven here, with
   ``view(after)`` (the seat's screen lines after ``after``, its panel, the question it is
@@ -25,9 +28,10 @@ The API (stable; the web app, the benchmark and the durability tests use it):
   table's transcript bytes (what ``gm replay`` reads), None before its end.
 
 The transcript lines are appended to the store before anything they record is shown
-(:class:`StoreOutput` is the transcript writer's output); a table is rebuilt by the same
-replay ``gm resume`` uses (:func:`~gm_engine.transcripts.resume.resume_lines`), so a
-server killed at any point and started again goes on where the store's lines stop.
+(:class:`StoreOutput` is the transcript writer's output: it keeps a step's lines and appends
+them in one transaction just before the table shows or asks anything); a table is rebuilt
+by the same replay ``gm resume`` uses (:func:`~gm_engine.transcripts.resume.resume_lines`),
+so a server killed at any point and started again goes on where the store's lines stop.
 """
 
 from __future__ import annotations
@@ -610,6 +614,8 @@ class TableRuntime:
             if table.status in ("finished", "failed", "stopped"):
                 continue
             if not self.store.renew_lease(table_id, self.holder, self.lease_seconds):
+                if table.status in ("finished", "failed"):  # it ended meanwhile and gave the lease up
+                    continue
                 table.stop()
                 table.ended("stopped", TAKEN_OVER)
                 with self._lock:
@@ -785,9 +791,10 @@ class TableRuntime:
             table.ended("finished", "")
         elif outcome.finished:
             self._set_status(table_id, "finished")
+            # ended before the lease goes: a tick whose renewal then fails sees a finished table
+            table.ended("finished", outcome.summary)
             with contextlib.suppress(StoreError):
                 self.store.release_lease(table_id, self.holder)
-            table.ended("finished", outcome.summary)
         else:
             table.ended("stopped", "この卓はサーバーの停止で中断しました。再開すると続きから遊べます。")
 
