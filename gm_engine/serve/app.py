@@ -25,7 +25,9 @@ passes the table's requests (the view, the answer, the event stream) on to the p
 holding its lease, at the address that process advertised (:mod:`gm_engine.serve.forward`),
 or drives the table itself when nobody holds it; it answers 503 ``{"error"}`` (the page
 retries) while the holder is unreachable and its lease has not yet run out. A finished
-table's transcript is read from the store by any of them.
+table's views go on being passed to the process that finished it until its lease runs out
+(it keeps the final screen; after that another process answers an empty finished view); its
+transcript is read from the store by any of them.
 
 A request without a token, with a wrong one, or with another table's token gets 403
 ``{"error": "forbidden"}`` and nothing else; an unknown table with a valid token of another
@@ -182,13 +184,13 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if live is not None:
             return live
         row = runtime.table(table_id)
-        if row is not None and row.status == "running":
+        if row is not None and row.status in ("running", "finished"):
             holder = runtime.holder_of(table_id)
-            if holder is None:  # nobody drives it (its holder died, or gave it up): here, now
+            if holder is None and row.status == "running":  # nobody drives it (its holder died): here
                 claimed = runtime.claim(table_id)
                 if claimed is not None:
                     return claimed
-            elif holder != runtime.holder and not forwarder.forwarded(request):
+            elif holder is not None and holder != runtime.holder and not forwarder.forwarded(request):
                 address = holder_address(holder)
                 if address is not None:
                     return address

@@ -791,10 +791,10 @@ class TableRuntime:
             table.ended("finished", "")
         elif outcome.finished:
             self._set_status(table_id, "finished")
-            # ended before the lease goes: a tick whose renewal then fails sees a finished table
+            # The lease is not given up: it runs out on its own (nobody claims a finished table),
+            # and until then the other processes pass the seat's last views on to this one,
+            # which holds the final screen.
             table.ended("finished", outcome.summary)
-            with contextlib.suppress(StoreError):
-                self.store.release_lease(table_id, self.holder)
         else:
             table.ended("stopped", "この卓はサーバーの停止で中断しました。再開すると続きから遊べます。")
 
