@@ -38,13 +38,26 @@ class MemoryStore:
         return table.holder == holder and table.until > time.monotonic()
 
     def create_table(
-        self, table_id: str, kind: str, title: str, config_json: str, created_at: float
+        self,
+        table_id: str,
+        kind: str,
+        title: str,
+        config_json: str,
+        created_at: float,
+        *,
+        holder: str | None = None,
+        ttl_seconds: float | None = None,
     ) -> TableRow:
+        if holder is not None and not (ttl_seconds is not None and 0 < ttl_seconds < float("inf")):
+            raise StoreError("a lease's time-to-live must be positive, finite seconds")
         with self._lock:
             if table_id in self._tables:
                 raise StoreError(f"table {table_id!r} exists")
             row = TableRow(table_id, kind, title, "running", created_at, config_json, 0)
-            self._tables[table_id] = _Table(row)
+            table = _Table(row)
+            if holder is not None and ttl_seconds is not None:
+                table.holder, table.until = holder, time.monotonic() + ttl_seconds
+            self._tables[table_id] = table
             return row
 
     def get_table(self, table_id: str) -> TableRow | None:
@@ -118,6 +131,13 @@ class MemoryStore:
             table = self._tables.get(table_id)
             if table is not None and table.holder == holder:
                 table.holder, table.until = None, 0.0
+
+    def lease_holder(self, table_id: str) -> str | None:
+        with self._lock:
+            table = self._tables.get(table_id)
+            if table is None or table.holder is None or table.until <= time.monotonic():
+                return None
+            return table.holder
 
     def claimable_tables(self, holder: str) -> list[str]:
         now = time.monotonic()

@@ -291,3 +291,35 @@ def test_a_speech_with_markup_is_recorded_and_shown_as_typed(
         page = client.get(f"/play/{table_id}")
         assert page.status_code == 200 and speech not in page.text  # the page itself holds no table data
         assert "script-src 'self'" in page.headers["content-security-policy"]
+
+
+def test_a_process_not_driving_a_table_forwards_only_for_its_seat_and_takes_it_when_free() -> None:
+    """Another process (``elsewhere``, advertising an address nobody answers at) drives the
+    table: this one refuses a stranger itself, answers 503 while the holder is unreachable,
+    never forwards a forwarded request, and drives the table on the first request once the
+    holder gave its lease up."""
+    store = MemoryStore()
+    elsewhere = TableRuntime(
+        store, backend=offline_only, seeds=fixed_seeds(5), advertise="http://127.0.0.1:9", holder="gone"
+    )
+    assert elsewhere.holder == "http://127.0.0.1:9#gone"
+    created = elsewhere.create_table(WerewolfTableConfig(role=2))
+    here = TableRuntime(store, backend=offline_only)
+    try:
+        with running_server(here) as url, httpx.Client(base_url=url, timeout=WAIT) as client:
+            path = f"/api/tables/{created.table_id}/view"
+            assert client.get(path, headers=bearer("wrong")).status_code == 403
+            unreachable = client.get(path, headers=bearer(created.token))
+            assert unreachable.status_code == 503
+            assert "届きません" in unreachable.json()["error"]
+            looped = client.get(path, headers={**bearer(created.token), "x-gm-forwarded": "1"})
+            assert looped.status_code == 503
+            assert here.live(created.table_id) is None
+            elsewhere.close()  # its lease is given up: the next request's process takes the table
+            taken = client.get(path, headers=bearer(created.token))
+            assert taken.status_code == 200, taken.text
+            assert here.live(created.table_id) is not None
+            view = next_question(client, created.table_id, created.token)
+            assert view["status"] == "running" and view["question"] is not None
+    finally:
+        elsewhere.close()

@@ -611,7 +611,7 @@ def test_a_table_created_with_a_holder_is_leased_from_its_first_moment(
 ) -> None:
     """No window between filing a table and taking its lease for another process's claim."""
     first, second = backend.open(clock), backend.open(clock)
-    first.create_table("t1", "werewolf", "卓", "{}", 1.0, holder="a", ttl_seconds=10)  # type: ignore[call-arg]
+    first.create_table("t1", "werewolf", "卓", "{}", 1.0, holder="a", ttl_seconds=10)
     assert second.claimable_tables("b") == []
     assert not second.acquire_lease("t1", "b", 10)
     first.append_lines("t1", 0, ["header"], holder="a")
@@ -619,5 +619,20 @@ def test_a_table_created_with_a_holder_is_leased_from_its_first_moment(
     clock.advance(10)
     assert second.acquire_lease("t1", "b", 10)
     with pytest.raises(StoreError, match="positive, finite"):
-        first.create_table("t2", "werewolf", "卓", "{}", 1.0, holder="a")  # type: ignore[call-arg]
+        first.create_table("t2", "werewolf", "卓", "{}", 1.0, holder="a")
     assert first.get_table("t2") is None
+
+
+def test_the_lease_holder_is_named_while_its_lease_runs(backend: Backend, clock: FakeClock) -> None:
+    store = backend.open(clock)
+    store.create_table("t1", "werewolf", "卓", "{}", 1.0)
+    assert store.lease_holder("t1") is None  # free
+    assert store.lease_holder("nothing") is None
+    assert store.acquire_lease("t1", "http://127.0.0.1:8001#a", 10)
+    assert store.lease_holder("t1") == "http://127.0.0.1:8001#a"
+    clock.advance(10)
+    assert store.lease_holder("t1") is None  # expired
+    assert store.acquire_lease("t1", "b", 10)
+    assert store.lease_holder("t1") == "b"
+    store.release_lease("t1", "b")
+    assert store.lease_holder("t1") is None

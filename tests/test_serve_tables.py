@@ -5,8 +5,10 @@ resumed by another runtime, leases taken over."""
 from __future__ import annotations
 
 import itertools
+import json
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -334,5 +336,128 @@ def test_a_table_whose_model_server_fails_says_so_and_goes_on_later(store: Table
         again = runtime.live(created.table_id)
         assert again is not None and again is not live
         assert play(again)["status"] == "finished"
+    finally:
+        runtime.close()
+
+
+def test_a_new_table_is_claimed_by_nobody_before_its_secrets_and_seat_are_stored(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Both the creator's own lease ticker and another process tick at every store call that
+    files the table's seed, key and seat: neither may start the table (before its seed
+    exists, or a second time, which would conflict at line 0)."""
+    runtime = TableRuntime(store, holder="creator", seeds=fixed_seeds())
+    other = TableRuntime(store, holder="other")
+    ticks: list[str] = []
+
+    def tick_everyone(what: str) -> None:
+        ticks.append(what)
+        runtime.tick()
+        other.tick()
+
+    put_secret, add_seat = store.put_secret, store.add_seat
+
+    def ticking_put_secret(table_id: str, name: str, value: bytes) -> None:
+        tick_everyone(name)
+        put_secret(table_id, name, value)
+
+    def ticking_add_seat(table_id: str, seat: int, digest: str) -> None:
+        tick_everyone("seat")
+        add_seat(table_id, seat, digest)
+
+    monkeypatch.setattr(store, "put_secret", ticking_put_secret)
+    monkeypatch.setattr(store, "add_seat", ticking_add_seat)
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=1))
+        assert ticks == ["seed", "game_key", "seat"]
+        assert other.live(created.table_id) is None
+        runtime.tick()
+        other.tick()
+        assert other.live(created.table_id) is None  # the creator holds it
+        live = runtime.live(created.table_id)
+        assert live is not None
+        view = play(live)
+        assert view["status"] == "finished", view["message"]
+        assert view["epoch"] == 1  # driven once
+        data = runtime.transcript(created.table_id)
+        assert data is not None
+        path = tmp_path / "created.jsonl"
+        path.write_bytes(data)
+        assert replay_file(path).ok
+    finally:
+        other.close()
+        runtime.close()
+
+
+def test_a_step_of_the_session_is_stored_in_one_transaction_before_it_is_shown(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines are appended in a few transactions (not one per event), and whenever P1 is
+    asked, every line of what came before is in the store already: the next stored line
+    is P1's answer (or a blob it refers to)."""
+    appends: list[int] = []
+    append_lines = store.append_lines
+
+    def counting_append(table_id: str, first_index: int, lines: Sequence[str], *, holder: str) -> None:
+        append_lines(table_id, first_index, lines, holder=holder)
+        appends.append(len(lines))
+
+    monkeypatch.setattr(store, "append_lines", counting_append)
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=1))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        stored_when_asked: list[int] = []
+        while True:
+            view = wait_question(live)
+            if view["status"] != "running":
+                break
+            stored_when_asked.append(len(store.read_lines(created.table_id)))
+            question = view["question"]
+            assert isinstance(question, dict)
+            live.submit(simple_answer(question))
+        assert view["status"] == "finished", view["message"]
+        lines = store.read_lines(created.table_id)
+        answers = len(stored_when_asked)
+        assert answers >= 5
+        assert sum(appends) == len(lines)
+        # one transaction per line shown (the personas' words appear as they come), per
+        # answer taken, per question: a few lines each, where one commit per line was the rule
+        assert len(appends) * 4 <= len(lines), (len(appends), answers, len(lines))
+        for count in stored_when_asked:
+            assert json.loads(lines[count])["type"] in ("human_input", "blob"), lines[count][:80]
+    finally:
+        runtime.close()
+
+
+def test_a_renewal_that_fails_because_the_table_just_ended_does_not_stop_it(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tick that listed the table while it ran renews its lease only after the game ended
+    (and its lease may have run out): the table stays finished, not "taken over"."""
+
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    created = runtime.create_table(WerewolfTableConfig(role=1))
+    live = runtime.live(created.table_id)
+    assert live is not None
+    renew_lease = store.renew_lease
+
+    def late_renewal(table_id: str, holder: str, ttl_seconds: float) -> bool:
+        deadline = time.monotonic() + WAIT
+        while live.view()["status"] != "finished" and time.monotonic() < deadline:
+            time.sleep(0.005)
+        store.release_lease(table_id, holder)  # as if it ran out while the process stalled
+        return renew_lease(table_id, holder, ttl_seconds)
+
+    monkeypatch.setattr(store, "renew_lease", late_renewal)
+    try:
+        ticking = threading.Thread(target=runtime.tick)
+        ticking.start()
+        assert play(live)["status"] == "finished"
+        ticking.join(WAIT)
+        view = live.view()
+        assert view["status"] == "finished", view["message"]
+        assert runtime.live(created.table_id) is live
     finally:
         runtime.close()

@@ -9,6 +9,7 @@ the address to open.
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 
 __all__ = ["register", "serve_command"]
@@ -29,6 +30,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--database", default=None, metavar="URL",
         help="where the tables are kept: a SQLite file (default: serve/tables.sqlite3 in the data "
         "directory; sqlite:PATH or a path) or postgresql://… (the postgres extra)",
+    )
+    parser.add_argument(
+        "--advertise", default=None, metavar="URL",
+        help="the base URL at which the other gm serve processes on the same database reach this one "
+        "(default http://HOST:PORT, this machine's name for 0.0.0.0): a table's requests that reach a "
+        "process not driving it are passed on to the one that does, so any load balancer works",
     )
     parser.set_defaults(handler=serve_command)
 
@@ -52,9 +59,15 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"gm serve: {exc}", file=sys.stderr)
         return 2
     try:
-        # the tables and, beside them, a BCDice-API (v2) that dice bots and table tools can use
-        app = create_app(TableRuntime(store), extra_routes=bcdice_api_routes())
         host = f"[{args.host}]" if ":" in args.host else args.host
+        advertise = args.advertise or (
+            f"http://{socket.gethostname() if args.host in ('0.0.0.0', '::') else host}:{args.port}"
+        )
+        if not advertise.startswith(("http://", "https://")) or "#" in advertise:
+            print(f"gm serve: --advertise {advertise} is not an http:// or https:// URL", file=sys.stderr)
+            return 2
+        # the tables and, beside them, a BCDice-API (v2) that dice bots and table tools can use
+        app = create_app(TableRuntime(store, advertise=advertise), extra_routes=bcdice_api_routes())
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
         print(f"gm serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
         # an open event stream lasts as long as its table: a stop does not wait for them long

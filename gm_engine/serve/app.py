@@ -19,11 +19,15 @@ API (JSON):
   refused before the session sees it), ``GET /api/tables/{id}/transcript`` (after the end:
   the transcript ``gm replay`` reads; 409 before).
 
-A table's view and answers live in the process that drives it (holds its lease). Another
-process behind the same load balancer answers 503 ``{"error"}`` for a running table it does
-not drive (the page retries), so several processes need the balancer to keep a table's
-requests on one process (by the path's table id); a finished table's transcript is read
-from the store by any of them.
+A table's view and answers live in the process that drives it (holds its lease). Several
+processes may stand behind any HTTP load balancer: one that does not drive a running table
+passes the table's requests (the view, the answer, the event stream) on to the process
+holding its lease, at the address that process advertised (:mod:`gm_engine.serve.forward`),
+or drives the table itself when nobody holds it; it answers 503 ``{"error"}`` (the page
+retries) while the holder is unreachable and its lease has not yet run out. A finished
+table's views go on being passed to the process that finished it until its lease runs out
+(it keeps the final screen; after that another process answers an empty finished view); its
+transcript is read from the store by any of them.
 
 A request without a token, with a wrong one, or with another table's token gets 403
 ``{"error": "forbidden"}`` and nothing else; an unknown table with a valid token of another
@@ -48,8 +52,9 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gm_engine.serve.forward import Forwarder
 from gm_engine.serve.store import SeatGrant
-from gm_engine.serve.tables import LiveTable, TableError, TableRuntime, parse_config
+from gm_engine.serve.tables import LiveTable, TableError, TableRuntime, holder_address, parse_config
 
 __all__ = ["SecurityHeaders", "create_app", "static_dir"]
 
@@ -168,7 +173,10 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         join = f"/play/{created.table_id}#t={created.token}"
         return JSONResponse({"table_id": created.table_id, "token": created.token, "join": join})
 
-    def live_or_response(request: Request) -> LiveTable | Response:
+    forwarder = Forwarder()
+
+    def locate(request: Request) -> LiveTable | Response | str:
+        """The table driven here, a response, or the base URL of the process driving it."""
         if seat(request) is None:
             return JSONResponse(_FORBIDDEN, status_code=403)
         table_id = request.path_params["table_id"]
@@ -176,6 +184,16 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if live is not None:
             return live
         row = runtime.table(table_id)
+        if row is not None and row.status in ("running", "finished"):
+            holder = runtime.holder_of(table_id)
+            if holder is None and row.status == "running":  # nobody drives it (its holder died): here
+                claimed = runtime.claim(table_id)
+                if claimed is not None:
+                    return claimed
+            elif holder is not None and holder != runtime.holder and not forwarder.forwarded(request):
+                address = holder_address(holder)
+                if address is not None:
+                    return address
         if row is not None and row.status == "finished":
             return JSONResponse(
                 {
@@ -186,16 +204,20 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
             )
         return _error("この卓は今このサーバーでは進んでいません。少し待って読み込み直してください。", 503)
 
-    def view(request: Request) -> Response:
-        live = live_or_response(request)
+    async def view(request: Request) -> Response:
+        live = await run_in_threadpool(locate, request)
         if isinstance(live, Response):
             return live
+        if isinstance(live, str):
+            return await forwarder.forward(request, live)
         return JSONResponse(live.view(_after(request)))
 
     async def events(request: Request) -> Response:
-        live = await run_in_threadpool(live_or_response, request)
+        live = await run_in_threadpool(locate, request)
         if isinstance(live, Response):
             return live
+        if isinstance(live, str):
+            return await forwarder.stream(request, live)
         return StreamingResponse(
             _event_stream(request, live, _after(request)),
             media_type="text/event-stream",
@@ -203,9 +225,14 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         )
 
     async def answer(request: Request) -> Response:
-        live = await run_in_threadpool(live_or_response, request)
+        live = await run_in_threadpool(locate, request)
         if isinstance(live, Response):
             return live
+        if isinstance(live, str):
+            raw = await request.body()
+            if len(raw) > MAX_BODY:
+                return _error("送られたデータが大きすぎます。", 409)
+            return await forwarder.forward(request, live, raw)
         try:
             body = await _json_body(request)
             text = body.get("text") if isinstance(body, dict) else None
@@ -248,6 +275,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         try:
             yield
         finally:
+            await forwarder.aclose()
             await run_in_threadpool(runtime.close)
 
     return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)], lifespan=lifespan)

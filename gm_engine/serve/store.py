@@ -80,12 +80,23 @@ class TableStore(Protocol):
     through."""
 
     def create_table(
-        self, table_id: str, kind: str, title: str, config_json: str, created_at: float
+        self,
+        table_id: str,
+        kind: str,
+        title: str,
+        config_json: str,
+        created_at: float,
+        *,
+        holder: str | None = None,
+        ttl_seconds: float | None = None,
     ) -> TableRow:
-        """File a new running table with no lines.
+        """File a new running table with no lines; with ``holder``, its lease is ``holder``'s
+        for ``ttl_seconds`` from the same transaction, so no other process can claim the table
+        before its creator has stored its secrets and seats.
 
         Raises:
-            StoreError: ``table_id`` is taken.
+            StoreError: ``table_id`` is taken, or ``holder`` comes without a positive, finite
+                ``ttl_seconds``.
         """
         ...
 
@@ -155,6 +166,11 @@ class TableStore(Protocol):
 
     def release_lease(self, table_id: str, holder: str) -> None:
         """Give the lease up (nothing happens if ``holder`` does not hold it)."""
+        ...
+
+    def lease_holder(self, table_id: str) -> str | None:
+        """Who holds the table's lease now; None when it is free or expired (or there is no
+        such table)."""
         ...
 
     def claimable_tables(self, holder: str) -> list[str]:

@@ -482,6 +482,17 @@ class PostgresTableStore:
                 (table_id, holder),
             )
 
+    def lease_holder(self, table_id: str) -> str | None:
+        """Who holds the table's lease now; None when it is free, expired or there is no table."""
+        check_text("a table id", table_id)
+        with self._pool.connection() as db:
+            row = db.execute(
+                "SELECT lease_holder FROM game_tables"
+                f" WHERE table_id = %(table_id)s AND lease_expires > {_NOW}",
+                {"table_id": table_id, "now": self._now()},
+            ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
     def claimable_tables(self, holder: str) -> list[str]:
         """Ids of running tables whose lease is free, expired or ``holder``'s, oldest first."""
         check_text("a lease holder", holder)

@@ -563,6 +563,18 @@ class SQLiteTableStore:
 
         self._write(work)
 
+    def lease_holder(self, table_id: str) -> str | None:
+        """Who holds the table's lease now; None when it is free, expired or there is no table."""
+        row = (
+            self._connection()
+            .execute(
+                "SELECT lease_holder FROM game_tables WHERE table_id = ? AND lease_expires > ?",
+                (table_id, self._clock()),
+            )
+            .fetchone()
+        )
+        return None if row is None or row[0] is None else str(row[0])
+
     def claimable_tables(self, holder: str) -> list[str]:
         """Ids of running tables whose lease is free, expired or ``holder``'s, oldest first."""
         rows = (

@@ -14,6 +14,9 @@ The API (stable; the web app, the benchmark and the durability tests use it):
   kept in the store's secrets, P1's seat granted to a fresh token (only its SHA-256 is
   stored); the token is returned once, in ``CreatedTable.token``. Raises :class:`TableError`
   (its text in Japanese) for bad options.
+* ``runtime.claim(table_id) -> LiveTable | None``: drive a running table here now if nobody
+  holds its lease; ``runtime.holder_of(table_id)``: who holds it (its advertised address,
+  :func:`holder_address`, is where the web app forwards the table's requests).
 * ``runtime.seat_of(token) -> SeatGrant | None``: the seat a token opens.
 * ``runtime.live(table_id) -> LiveTable | None``: the table driven here, with
   ``view(after)`` (the seat's screen lines after ``after``, its panel, the question it is
@@ -25,9 +28,10 @@ The API (stable; the web app, the benchmark and the durability tests use it):
   table's transcript bytes (what ``gm replay`` reads), None before its end.
 
 The transcript lines are appended to the store before anything they record is shown
-(:class:`StoreOutput` is the transcript writer's output); a table is rebuilt by the same
-replay ``gm resume`` uses (:func:`~gm_engine.transcripts.resume.resume_lines`), so a
-server killed at any point and started again goes on where the store's lines stop.
+(:class:`StoreOutput` is the transcript writer's output: it keeps a step's lines and appends
+them in one transaction just before the table shows or asks anything); a table is rebuilt
+by the same replay ``gm resume`` uses (:func:`~gm_engine.transcripts.resume.resume_lines`),
+so a server killed at any point and started again goes on where the store's lines stop.
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ __all__ = [
     "TableRuntime",
     "WebHuman",
     "WerewolfTableConfig",
+    "holder_address",
     "parse_config",
     "token_digest",
 ]
@@ -199,9 +204,12 @@ class CreatedTable:
 
 class StoreOutput:
     """A transcript writer's :class:`~gm_engine.transcripts.format.LineOutput` into a table's
-    store: each call appends its lines in one transaction at the next index, under the lease.
+    store. Lines are kept here until :meth:`flush`, which appends all of them in one
+    transaction at the next index, under the lease: the table flushes just before it shows
+    or asks anything (see :meth:`LiveTable.before_shown`), so what was shown is always
+    stored, and a step of the session costs one commit instead of one per event.
 
-    Raises (from :meth:`write_lines`):
+    Raises (from :meth:`flush` and :meth:`close`):
         LeaseLost: this process no longer holds the table (nothing was written).
         LineConflict: the store holds other lines than this writer knows of.
     """
@@ -211,14 +219,23 @@ class StoreOutput:
         self.table_id = table_id
         self.holder = holder
         self.next_index = first_index
+        self._waiting: list[str] = []
 
     def write_lines(self, lines: Sequence[str], data: bytes) -> None:
-        """Append ``lines`` (``data`` is not needed: the store keeps lines)."""
-        self.store.append_lines(self.table_id, self.next_index, list(lines), holder=self.holder)
-        self.next_index += len(lines)
+        """Keep ``lines`` for the next flush (``data`` is not needed: the store keeps lines)."""
+        self._waiting.extend(lines)
+
+    def flush(self) -> None:
+        """Append the lines kept since the last flush, in one transaction (nothing when none)."""
+        if not self._waiting:
+            return
+        self.store.append_lines(self.table_id, self.next_index, self._waiting, holder=self.holder)
+        self.next_index += len(self._waiting)
+        self._waiting = []
 
     def close(self) -> None:
-        """Nothing to close: the store outlives the writer."""
+        """Append what is kept: the writer writes nothing more (the store outlives it)."""
+        self.flush()
 
 
 # --------------------------------------------------------------------------- one table
@@ -271,11 +288,18 @@ class LiveTable:
         self._stopping = False
         self._asked = 0
         self._watchers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self._store_lines: Callable[[], None] = _nothing
+
+    def before_shown(self, store_lines: Callable[[], None]) -> None:
+        """Call ``store_lines`` (the table's :meth:`StoreOutput.flush`) before anything is
+        shown or asked, or an answer is said to be taken: the rule is stored before shown."""
+        self._store_lines = store_lines
 
     # -- what the session calls (the table's thread) ----------------------------------------------
 
     def show(self, line: str) -> None:
         """A screen line of P1's (the session's ``io.show``): kept and pushed."""
+        self._store_lines()
         with self._cond:
             self.lines.extend(printable(line).split("\n"))
             self._changed()
@@ -285,6 +309,7 @@ class LiveTable:
         from gm_engine.sessions.adventure import GMView
         from gm_engine.werewolf.views import Observation
 
+        self._store_lines()
         with self._cond:
             if isinstance(observation, Observation):
                 self.panel = werewolf_panel(observation)
@@ -298,6 +323,7 @@ class LiveTable:
 
     def ask(self, prompt: str, choices: Sequence[str] | None) -> str:
         """Wait for P1's answer to ``prompt`` (a quit when the table is being stopped)."""
+        self._store_lines()
         with self._cond:
             self._settle("asked")
             buttons = (
@@ -326,6 +352,8 @@ class LiveTable:
         pending = self._pending
         if pending is None:
             return
+        if isinstance(event, StateEvent) and pending.recorded:
+            self._store_lines()  # "taken" says the answer is stored
         with self._cond:
             if isinstance(event, HumanInputEvent):
                 pending.recorded = True
@@ -445,6 +473,10 @@ class LiveTable:
                 self._watchers.discard((loop, event))
 
 
+def _nothing() -> None:
+    """What a table stores before showing when it has no output yet."""
+
+
 class WebHuman(HumanDefaults):
     """The person at P1 of a web table: asked through :class:`LiveTable`."""
 
@@ -496,6 +528,14 @@ def _server_trouble(exc: BackendError) -> str:
     return render(ServerRefused(str(exc)), "ja")
 
 
+def holder_address(holder: str) -> str | None:
+    """The base URL a lease holder advertised (see :class:`TableRuntime`), or None."""
+    address, mark, _name = holder.partition("#")
+    if not mark or not address.startswith(("http://", "https://")):
+        return None
+    return address
+
+
 def _is_end_line(line: str) -> bool:
     return line.startswith('{"type":"end"')
 
@@ -505,8 +545,11 @@ class TableRuntime:
 
     ``backend`` makes a table's model from its configuration and API key; ``seeds`` draws
     a new table's seed (by default fresh entropy); ``holder`` names this process in the
-    leases (by default host, process id and a random suffix); a table stopped by its model
-    server's failure is resumed ``retry_seconds`` later."""
+    leases (by default host, process id and a random suffix); ``advertise`` is the base URL
+    at which the other processes reach this one (``http://10.0.0.5:8000``): it leads the
+    holder's name, ``URL#host:pid:suffix``, so that a process that does not drive a table
+    forwards its requests to the one that does (:func:`holder_address`); a table stopped by
+    its model server's failure is resumed ``retry_seconds`` later."""
 
     def __init__(
         self,
@@ -518,18 +561,22 @@ class TableRuntime:
         backend: BackendFactory = default_backend,
         seeds: Callable[[], int] | None = None,
         retry_seconds: float = RETRY_SECONDS,
+        advertise: str | None = None,
     ) -> None:
         self.retry_seconds = retry_seconds
         self.store = store
         # a new table's seed: fresh entropy (tests hand in fixed ones, for games that repeat)
         self.seeds = seeds or (lambda: secrets.randbelow(2**63))
-        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        name = holder or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.holder = f"{advertise.rstrip('/')}#{name}" if advertise else name
         self.lease_seconds = lease_seconds
         self.tick_seconds = tick_seconds
         self.backend = backend
         self._tables: dict[str, LiveTable] = {}
+        self._creating: set[str] = set()  # tables being filed here: the ticker leaves them alone
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.RLock()
+        self._claiming = threading.Lock()
         self._closing = threading.Event()
         self._ticker: threading.Thread | None = None
         self._epoch = 0
@@ -567,6 +614,8 @@ class TableRuntime:
             if table.status in ("finished", "failed", "stopped"):
                 continue
             if not self.store.renew_lease(table_id, self.holder, self.lease_seconds):
+                if table.status in ("finished", "failed"):  # it ended meanwhile and gave the lease up
+                    continue
                 table.stop()
                 table.ended("stopped", TAKEN_OVER)
                 with self._lock:
@@ -577,15 +626,7 @@ class TableRuntime:
         if self._closing.is_set():
             return
         for table_id in self.store.claimable_tables(self.holder):
-            with self._lock:
-                mine = self._tables.get(table_id)
-            if mine is not None and mine.status not in ("stopped",):
-                continue
-            if not self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
-                continue
-            row = self.store.get_table(table_id)
-            if row is not None and row.status == "running":
-                self._drive(row)
+            self.claim(table_id)
 
     def _tick_loop(self) -> None:
         while not self._closing.wait(self.tick_seconds):
@@ -610,18 +651,32 @@ class TableRuntime:
         table_id = secrets.token_urlsafe(9)
         token = secrets.token_urlsafe(32)
         key = GameKey.generate()
-        row = self.store.create_table(
-            table_id, config.kind, config.title, config.model_dump_json(), time.time()
-        )
-        self.store.put_secret(table_id, "seed", str(seed).encode("ascii"))
-        self.store.put_secret(
-            table_id, "game_key", json.dumps({"key_id": key.key_id, "key": key.key.hex()}).encode("ascii")
-        )
-        if api_key:
-            self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"))
-        self.store.add_seat(table_id, 1, token_digest(token))
-        if self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
+        # The row is filed already leased to this process, and this process's own ticker skips
+        # it until it is driven: neither another server nor the ticker can start the table
+        # before its seed, key and seat are stored, nor drive it twice.
+        with self._lock:
+            self._creating.add(table_id)
+        try:
+            row = self.store.create_table(
+                table_id,
+                config.kind,
+                config.title,
+                config.model_dump_json(),
+                time.time(),
+                holder=self.holder,
+                ttl_seconds=self.lease_seconds,
+            )
+            self.store.put_secret(table_id, "seed", str(seed).encode("ascii"))
+            self.store.put_secret(
+                table_id, "game_key", json.dumps({"key_id": key.key_id, "key": key.key.hex()}).encode("ascii")
+            )
+            if api_key:
+                self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"))
+            self.store.add_seat(table_id, 1, token_digest(token))
             self._drive(row)
+        finally:
+            with self._lock:
+                self._creating.discard(table_id)
         return CreatedTable(table_id=table_id, token=token)
 
     @staticmethod
@@ -643,6 +698,29 @@ class TableRuntime:
                     raise TableError(f"シナリオがありません: {exc}") from None
         except SessionError as exc:
             raise TableError(str(exc)) from None
+
+    def claim(self, table_id: str) -> LiveTable | None:
+        """Drive the table here now if it is running and its lease is free or expired (a
+        request for it came before the next tick); the table, or None when another process
+        holds it."""
+        with self._claiming:  # the ticker and the web's requests claim one table at a time
+            with self._lock:
+                mine = self._tables.get(table_id)
+                if table_id in self._creating or (mine is not None and mine.status != "stopped"):
+                    return mine
+            if self._closing.is_set():
+                return None
+            if not self.store.acquire_lease(table_id, self.holder, self.lease_seconds):
+                return None
+            row = self.store.get_table(table_id)
+            if row is None or row.status != "running":
+                return None
+            self._drive(row)
+            return self.live(table_id)
+
+    def holder_of(self, table_id: str) -> str | None:
+        """The process holding the table's lease now (None: nobody), as the store names it."""
+        return self.store.lease_holder(table_id)
 
     def seat_of(self, token: str) -> SeatGrant | None:
         """The seat ``token`` opens, or None."""
@@ -713,8 +791,9 @@ class TableRuntime:
             table.ended("finished", "")
         elif outcome.finished:
             self._set_status(table_id, "finished")
-            with contextlib.suppress(StoreError):
-                self.store.release_lease(table_id, self.holder)
+            # The lease is not given up: it runs out on its own (nobody claims a finished table),
+            # and until then the other processes pass the seat's last views on to this one,
+            # which holds the final screen.
             table.ended("finished", outcome.summary)
         else:
             table.ended("stopped", "この卓はサーバーの停止で中断しました。再開すると続きから遊べます。")
@@ -747,12 +826,14 @@ class TableRuntime:
         table.started()
         if not lines:
             out = StoreOutput(self.store, table_id, self.holder, 0)
+            table.before_shown(out.flush)
             writer = TranscriptWriter.start(out, name, spec, signing_key=signing_key_or_none(), game_key=key)
             io = SessionIO(backend=backend, human=human, sink=TeeSink(writer, table), show=table.show)
             try:
                 outcome = runner(spec, io)
             except BaseException:
-                writer.close()
+                with contextlib.suppress(Exception):  # the session's own failure is what counts
+                    writer.close()
                 raise
             if outcome.finished:
                 writer.finish(seed, outcome)
@@ -761,6 +842,7 @@ class TableRuntime:
             return outcome
         data = "".join(f"{line}\n" for line in lines).encode("utf-8")
         out = StoreOutput(self.store, table_id, self.holder, len(lines))
+        table.before_shown(out.flush)
         io = SessionIO(backend=backend, human=human, sink=table, show=table.show)
         result = resume_lines(data, name, out, io, kept=KeptGame(key=key, seed=seed), runner=runner)
         return result.outcome
