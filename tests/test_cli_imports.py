@@ -66,7 +66,7 @@ def test_replay_imports_none_of_the_server_packages() -> None:
     path = _SHIPPED / "werewolf_human_seer.jsonl"
     probe = _PROBE.replace('["roll", "--seed", "1", "1D6"]', f"[\"replay\", {str(path)!r}]")
     status, modules, printed = _modules_after(probe)
-    assert status == 0 and f"{path}: OK" in printed
+    assert status == 0 and f"{path}: 一致" in printed  # the player's language (ja by default)
     assert "gm_engine.werewolf.game" in modules and "gm_engine.transcripts.replay" in modules
     loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in NOT_FOR_REPLAY)]
     assert loaded == [], f"gm replay imported {loaded}"
