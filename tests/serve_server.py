@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Literal
 
 import uvicorn
 
@@ -15,9 +16,9 @@ from gm_engine.serve.tables import TableRuntime
 
 
 @contextmanager
-def running_server(runtime: TableRuntime) -> Iterator[str]:
-    """Serve ``runtime``'s app until the block ends; yields its base URL. The app starts and
-    closes the runtime (its lifespan)."""
+def serving(app: object, *, lifespan: Literal["on", "off"] = "on") -> Iterator[str]:
+    """Serve the ASGI ``app`` with uvicorn on a free port of 127.0.0.1 until the block ends;
+    yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -25,7 +26,10 @@ def running_server(runtime: TableRuntime) -> Iterator[str]:
     port = sock.getsockname()[1]
     # open event streams end only with their table: the shutdown does not wait for them long
     config = uvicorn.Config(
-        create_app(runtime), log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+        app,  # type: ignore[arg-type]
+        log_level="warning",
+        lifespan=lifespan,
+        timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(
@@ -43,3 +47,11 @@ def running_server(runtime: TableRuntime) -> Iterator[str]:
         server.should_exit = True
         thread.join(30)
         sock.close()
+
+
+@contextmanager
+def running_server(runtime: TableRuntime) -> Iterator[str]:
+    """Serve ``runtime``'s app until the block ends; yields its base URL. The app starts and
+    closes the runtime (its lifespan)."""
+    with serving(create_app(runtime)) as base:
+        yield base

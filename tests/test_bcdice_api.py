@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -22,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from gm_engine.dice.conformance import Case, load_cases
 from gm_engine.dice.engine import evaluate
@@ -32,6 +29,7 @@ from gm_engine.dice.systems.registry import SYSTEMS_BY_ID
 from gm_engine.serve import bcdice_api
 from gm_engine.serve.bcdice_api import ApiAdmin, bcdice_api_app, command_pattern
 from tests.conftest import bcdice_dir
+from tests.serve_server import serving
 
 # -- BCDice-API's documented shapes ----------------------------------------------------
 # From bcdice/bcdice-api 3.0.0, docs/api_v2.md (the レスポンス例 of each section) and
@@ -184,34 +182,13 @@ class Server:
         return self.request(f"{path}?{query}")
 
 
-def serve(app: object) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free port of 127.0.0.1; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))  # type: ignore[arg-type]
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
-        sock.close()
-
-
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     dice = InjectedDice()
     tables = str(bcdice_dir() / "tables")
     admin = ApiAdmin("gm", "https://example.invalid/", "gm@example.invalid")
     app = bcdice_api_app(dice, tables_dir=tables, admin=admin)
-    for base in serve(app):
+    with serving(app, lifespan="off") as base:
         yield Server(base, dice)
 
 
@@ -287,7 +264,7 @@ def test_admin_answers_who_runs_the_server(api: Server) -> None:
 
 
 def test_admin_is_empty_strings_when_not_configured() -> None:
-    for base in serve(bcdice_api_app(SeededSource(1))):
+    with serving(bcdice_api_app(SeededSource(1)), lifespan="off") as base:
         answer = Server(base, InjectedDice()).request("/v2/admin")
         assert answer.json() == {"name": "", "url": "", "email": ""}
 
@@ -573,7 +550,7 @@ def test_a_seeded_server_answers_the_same_for_the_same_requests() -> None:
     answers = []
     for _ in range(2):
         source = SeededSource(7)
-        for base in serve(bcdice_api_app(source)):
+        with serving(bcdice_api_app(source), lifespan="off") as base:
             server = Server(base, InjectedDice())
             path = "/v2/game_system/Cthulhu7th/roll?command="
             answers.append([server.request(path + urllib.parse.quote(line)).body for line in lines])
