@@ -8,7 +8,8 @@ table's page. A table's page reads its seat token from the join link's fragment
 
 API (JSON):
 
-* ``GET /api/tables``: the open tables (id, kind, title; nothing secret);
+* ``GET /api/tables``: the open tables (id, kind, title; nothing secret), and the model
+  servers a new table may use (``gm serve --model-server``; none: offline tables only);
 * ``POST /api/tables``: ``{"config": {...}, "api_key"?: "..."}`` opens a table
   (:class:`~gm_engine.serve.tables.WerewolfTableConfig` or ``AdventureTableConfig``) and
   answers ``{"table_id", "token", "join"}``; 400 ``{"error"}`` (Japanese) for bad options;
@@ -155,7 +156,11 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
     def list_tables(request: Request) -> Response:
         rows = runtime.lobby()
         return JSONResponse(
-            {"tables": [{"table_id": r.table_id, "kind": r.kind, "title": r.title} for r in rows]}
+            {
+                "tables": [{"table_id": r.table_id, "kind": r.kind, "title": r.title} for r in rows],
+                # the servers a new table may use (the operator's --model-server list)
+                "model_servers": sorted(runtime.model_servers),
+            }
         )
 
     async def open_table(request: Request) -> Response:

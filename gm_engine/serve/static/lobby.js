@@ -27,9 +27,24 @@ async function loadTables() {
       list.append(item);
     }
     none.hidden = data.tables.length > 0;
+    showModelServers(data.model_servers || []);
   } catch (e) {
     none.hidden = false;
   }
+}
+
+// The operator's list of model servers (gm serve --model-server): the only ones a table may use.
+function showModelServers(servers) {
+  const select = document.getElementById("model-servers");
+  const chosen = select.value;
+  select.replaceChildren(...servers.map((url) => {
+    const option = el("option", url);
+    option.value = url;
+    return option;
+  }));
+  if (servers.includes(chosen)) select.value = chosen;
+  document.getElementById("backend-openai").disabled = servers.length === 0;
+  document.getElementById("no-model-servers").hidden = servers.length > 0;
 }
 
 function config(form) {

@@ -149,6 +149,8 @@ function apply(view) {
   document.body.dataset.status = view.status;
   showPanel(view.panel);
   showQuestion(view.question);
+  // the table's own limit of a line (the rules' limit of a speech at a werewolf table)
+  if (view.input_limit) document.getElementById("text").maxLength = view.input_limit;
   showEnd(view);
 }
 
