@@ -149,7 +149,7 @@ def test_bad_requests_get_a_japanese_error_and_change_nothing(
         next_question(client, table_id, token)
         before = store.read_lines(table_id)
         answers: list[dict[str, object]] = [
-            {"text": 5}, {"nothing": "x"}, {"text": "/quit"}, {"text": "x" * 501}
+            {"text": 5}, {"nothing": "x"}, {"text": "/quit"}, {"text": "x" * 2001}
         ]
         for body in answers:
             answer = client.post(f"/api/tables/{table_id}/answer", headers=bearer(token), json=body)
