@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -183,22 +184,84 @@ def test_a_browser_plays_a_whole_werewolf_game_as_p1(
     assert replay.returncode == 0, replay.stdout + replay.stderr
 
 
-def test_a_browser_plays_a_short_adventure_with_the_party_in_view(
-    browser: Any, served: tuple[str, TableRuntime]
+#: The seed of the adventure: the hero takes a blow in the boss fight, so the panel's HP moves.
+ADVENTURE_SEED = 0
+#: 霧森の祠 to its best ending: the hero, the elder's quest and charm, three fights (in each
+#: the player types 「攻撃」 at every pause), the charm on the seal.
+ADVENTURE_PLAN = [
+    "アリア", "英雄", "おまかせ",
+    "長老に小鬼のことを聞く", "長老と話す", "森へ行く", "祠の門へ", "中庭へ", "社殿の奥へ",
+    "封じの札を石に貼って使う",
+]
+
+
+def party_row(page: Any) -> dict[str, str]:
+    """The panel's row of the hero, by column title."""
+    row: dict[str, str] = page.evaluate(
+        """() => {
+            const heads = [...document.querySelectorAll("#panel .party th")].map((h) => h.textContent);
+            const cells = [...document.querySelectorAll("#panel .party tr:nth-child(2) td")];
+            return Object.fromEntries(cells.map((c, i) => [heads[i], c.textContent]));
+        }"""
+    )
+    return row
+
+
+def test_a_browser_plays_a_short_adventure_to_its_end_with_the_party_in_view(
+    browser: Any, tmp_path: Path
 ) -> None:
-    url, _ = served
-    page = browser.new_page(viewport=PHONE)
-    open_table(page, url, "adventure")
-    answered = ""
-    for line in ("アリア", "英雄", "おまかせ", "長老に小鬼のことを聞く"):
-        question = next_question(page, answered)
-        assert question is not None and question["free_text"]
-        answered = str(question["id"])
-        answer(page, question, line, typed=True)
-    next_question(page, answered)
-    panel = page.inner_text("#panel")
-    assert "アリア" in panel and "30/30" in panel and "4d6" in panel, panel
-    # the panel stays in view at the top of a phone's screen after the log has scrolled
-    box = page.locator("#panel").bounding_box()
-    assert box is not None and box["y"] <= 60
-    shot(page, "adventure-status")
+    store = SQLiteTableStore(tmp_path / "tables.sqlite3")
+    runtime = TableRuntime(store, seeds=fixed_seeds(ADVENTURE_SEED))
+    with running_server(runtime) as url:
+        page = browser.new_page(viewport=PHONE, accept_downloads=True)
+        table_id = open_table(page, url, "adventure")
+        plan = list(ADVENTURE_PLAN)
+        answered = ""
+        rounds = 0
+        hp_seen: list[str] = []
+        while (question := next_question(page, answered)) is not None:
+            assert question["free_text"]
+            answered = str(question["id"])
+            panel = page.inner_text("#panel")
+            if len(plan) == len(ADVENTURE_PLAN) - 3:  # the hero is made: the adventure starts
+                shot(page, "adventure-start")
+            if "戦闘中" in panel:
+                # the pause in the rules' Japanese words, never the engine's SETUP / ROLL / ...
+                pause = r"戦闘中: ラウンド \d+ / 戦闘(セットアップ|ダイスロール|ジャッジ|ナラティブ描写)"
+                assert re.search(pause, panel), panel
+                rounds += 1
+                if rounds == 1:
+                    shot(page, "adventure-battle")
+                line = "攻撃"
+            else:
+                assert plan, f"the plan ran out before the end: {page.inner_text('#log')[-500:]}"
+                line = plan.pop(0)
+            answer(page, question, line, typed=True)
+            row = party_row(page) if page.locator("#panel .party").count() else {}
+            if row:
+                # the panel agrees with the engine's last word on the hero's HP in the log
+                log = page.inner_text("#log")
+                told = [m for m in log.split("\n") if m.startswith("・アリア: HP ")]
+                if told:
+                    assert row["HP"] == told[-1].split("HP ")[1].split(" ")[0], (row, told[-1])
+                hp_seen.append(row["HP"])
+        assert page.evaluate("document.body.dataset.status") == "finished"
+        assert not plan, plan
+        assert rounds >= 3  # a round of each of the three fights at least
+        log = page.inner_text("#log")
+        assert "【戦闘終了】PC陣営の勝利" in log
+        assert "祠の封じは元に戻り" in log  # the ending's text
+        # the status panel: in view at the top of a phone's screen, its values the hero's
+        row = party_row(page)
+        assert row["名前"] == "アリア（英雄）" and row["APダイス"] == "4d6", row
+        assert row["魔法スロット"] == "5/5" and row["状態"] == "正常", row
+        assert "30/30" in hp_seen and row["HP"] != "30/30", hp_seen  # the boss's blow showed
+        box = page.locator("#panel").bounding_box()
+        assert box is not None and box["y"] <= 60
+        shot(page, "adventure-end")
+        with page.expect_download(timeout=WAIT_MS) as download:
+            page.click("#download")
+        saved = tmp_path / "adventure.jsonl"
+        download.value.save_as(str(saved))
+        assert saved.read_bytes() == runtime.transcript(table_id)
+    store.close()

@@ -315,9 +315,7 @@ class LiveTable:
                 self.panel = werewolf_panel(observation)
                 self._names = observation.names
             elif isinstance(observation, GMView):
-                phase = observation.phase
-                battle = f"ラウンド {observation.battle_round} / {phase.value}" if phase is not None else None
-                self.panel = adventure_panel(observation.party, battle)
+                self.panel = adventure_panel(observation.party, observation.battle_round, observation.phase)
             self._legal = tuple(legal)
             self._changed()
 
