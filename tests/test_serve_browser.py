@@ -81,6 +81,7 @@ def open_table(page: Any, url: str, kind: str, role: str | None = None) -> str:
     if role is not None:
         page.select_option("select[name=role]", role)
     shot(page, f"{kind}-lobby")
+    assert_fits_the_phone(page)
     page.click("#create button[type=submit]")
     page.wait_for_selector("#join-link", state="visible", timeout=WAIT_MS)
     page.click("#join-link")
@@ -129,32 +130,112 @@ def answer(page: Any, question: dict[str, Any], send: str, *, typed: bool = Fals
     assert response.value.status == 200, response.value.text()
 
 
+def overflow(page: Any) -> dict[str, Any]:
+    """How wide the page is against the screen, and the first elements that stick out of it
+    sideways (a phone would have to scroll to read them)."""
+    found: dict[str, Any] = page.evaluate(
+        """() => {
+            const width = document.documentElement.clientWidth;
+            const out = [...document.querySelectorAll("body *")].filter((e) => {
+                const r = e.getBoundingClientRect();
+                return r.width > 0 && (r.right > width + 1 || r.left < -1);
+            }).map((e) => e.tagName + "#" + e.id + "." + e.className);
+            return {width: width, scroll: document.documentElement.scrollWidth, out: out.slice(0, 5)};
+        }"""
+    )
+    return found
+
+
+def assert_fits_the_phone(page: Any) -> None:
+    found = overflow(page)
+    assert found["width"] == PHONE["width"] and found["scroll"] <= found["width"], found
+    assert not found["out"], found
+
+
+def seats(page: Any) -> list[dict[str, Any]]:
+    """The panel's seat cards as the page shows them."""
+    cards: list[dict[str, Any]] = page.evaluate(
+        """() => [...document.querySelectorAll("#panel .seat")].map((c) => ({
+            seat: Number(c.dataset.seat),
+            text: c.textContent,
+            gone: c.classList.contains("gone"),
+            you: c.classList.contains("you"),
+            co: c.querySelector(".co") ? c.querySelector(".co").textContent : null,
+        }))"""
+    )
+    return cards
+
+
+def check_targets(page: Any, question: dict[str, Any], kind: str) -> None:
+    """A vote's or a night's buttons: seats still at the table, never P1 itself (nor, at an
+    attack, a 人狼), each named as the panel names it."""
+    cards = {c["seat"]: c for c in seats(page)}
+    assert len(cards) == 9
+    targets = [int(b["send"].removeprefix("P")) for b in question["buttons"]]
+    assert targets and len(set(targets)) == len(targets), question
+    for target, button in zip(targets, question["buttons"], strict=True):
+        card = cards[target]
+        assert not card["gone"] and not card["you"], (kind, card)
+        assert button["label"].split(" ", 1)[1] in card["text"], (button, card)
+    lines = page.inner_text("#log").splitlines()
+    runoff = any("決選" in line for line in lines[-12:])  # a 決選投票 is among the tied seats only
+    if kind == "vote" and not runoff:
+        # every other seat still at the table is offered, and nothing else
+        assert set(targets) == {n for n, c in cards.items() if not c["gone"] and not c["you"]}
+    if kind == "night":
+        partners = page.inner_text("#panel .me")
+        assert all(cards[t]["text"].split(" ")[1] not in partners.split("仲間の人狼:")[-1] for t in targets)
+
+
 def test_a_browser_plays_a_whole_werewolf_game_as_p1(
     browser: Any, served: tuple[str, TableRuntime], tmp_path: Path
 ) -> None:
     url, runtime = served
     page = browser.new_page(viewport=PHONE, accept_downloads=True)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
     table_id = open_table(page, url, "werewolf", role="1")
+    assert page.evaluate("document.documentElement.lang") == "ja"
     done: list[str] = []
     answered = ""
+    co_seen: set[str] = set()
     while (question := next_question(page, answered)) is not None:
         answered = str(question["id"])
         groups = {b["group"] for b in question["buttons"]}
         by_group = {b["group"]: b["send"] for b in reversed(question["buttons"])}  # the first of each
+        cards = seats(page)
+        assert [c["seat"] for c in cards] == list(range(1, 10))
+        for card in cards:  # its label and name; 生存 exactly when it is not marked gone
+            assert card["text"].startswith(f"P{card['seat']} ") and ("生存" in card["text"]) != card["gone"]
+        co_seen |= {c["co"] for c in cards if c["co"]}
         if not question["free_text"]:
             prompt = question["prompt"]
             kind = "night" if "襲撃" in prompt else "vote" if "投票" in prompt else "pick"
+            if kind in ("vote", "night"):
+                check_targets(page, question, kind)
             if kind not in done:
                 shot(page, f"werewolf-{kind}")
+                assert_fits_the_phone(page)
             done.append(kind)
             answer(page, question, question["buttons"][0]["send"])
         elif "confirm" in groups:
             answer(page, question, "いいえ")
         elif "request" in groups and "speech" in done and "request" not in done:
             done.append("request")
+            shot(page, "werewolf-request")
             answer(page, question, by_group["request"])
         elif "request" in groups and "speech" not in done:
             done.append("speech")
+            # a discussion turn: the speech box and the buttons for a CO, a CO要求 and a pass
+            assert question["free_text"] and {"co", "request", "pass"} <= groups, question
+            assert any(b["label"].endswith("CO") for b in question["buttons"] if b["group"] == "co")
+            # a CO with a result, one button per seat and colour, is folded under one line
+            fold = page.locator("#buttons details.fold").first
+            assert not page.locator("#buttons details.fold button").first.is_visible()
+            fold.locator("summary").click()
+            assert page.locator("#buttons details.fold button").first.is_visible()
+            assert_fits_the_phone(page)
+            shot(page, "werewolf-discussion")
             answer(page, question, XSS, typed=True)
             page.wait_for_function(
                 "(t) => [...document.querySelectorAll('#log p')].some((p) => p.textContent.includes(t))",
@@ -168,10 +249,17 @@ def test_a_browser_plays_a_whole_werewolf_game_as_p1(
     assert page.evaluate("document.body.dataset.status") == "finished"
     assert {"speech", "request", "vote", "night"} <= set(done), done
     log = page.inner_text("#log")
-    assert "【ゲーム終了】" in log and "最終役職一覧" in log
+    # the public record in the rules' formats
+    for mark in ("【投票結果】", "【公開情報】", "【ゲーム終了】", "最終役職一覧"):
+        assert mark in log, mark
+    assert re.search(r"【.+が退席しました】", log)
+    assert co_seen, "no CO was ever shown on a seat"
+    gone = [c for c in seats(page) if c["gone"]]
+    assert gone and all("退席" in c["text"] for c in gone)
     # the speech is text: no element came of it, no script ran
     assert page.evaluate("document.querySelectorAll('#log script, #log img, #log *:not(p)').length") == 0
     assert page.evaluate("window.__xss === undefined")
+    assert_fits_the_phone(page)
     shot(page, "werewolf-end")
     # the transcript, downloaded as a player would, replays with gm replay
     with page.expect_download(timeout=WAIT_MS) as download:
@@ -182,6 +270,8 @@ def test_a_browser_plays_a_whole_werewolf_game_as_p1(
     gm = Path(sys.executable).with_name("gm")
     replay = subprocess.run([str(gm), "replay", str(saved)], capture_output=True, text=True, timeout=300)
     assert replay.returncode == 0, replay.stdout + replay.stderr
+    # nothing was fetched from anywhere but this server
+    assert requested and all(r.startswith(url + "/") for r in requested), sorted(set(requested))
 
 
 #: The seed of the adventure: the hero takes a blow in the boss fight, so the panel's HP moves.
@@ -264,4 +354,22 @@ def test_a_browser_plays_a_short_adventure_to_its_end_with_the_party_in_view(
         saved = tmp_path / "adventure.jsonl"
         download.value.save_as(str(saved))
         assert saved.read_bytes() == runtime.transcript(table_id)
+        token = page.evaluate("(id) => localStorage.getItem('seat:' + id)", table_id)
+        final_lines, final_row = page.locator("#log p").all_inner_texts(), party_row(page)
+    # the server started again: the finished table's screen is rebuilt from the store
+    with running_server(TableRuntime(store)) as url:
+        page.goto(f"{url}/play/{table_id}#t={token}")
+        page.wait_for_function("() => document.body.dataset.status === 'finished'", timeout=WAIT_MS)
+        lines = page.locator("#log p").all_inner_texts()
+        latency = re.compile(r"latency [0-9.]+ s \(mean [0-9.]+ s\)")  # measured anew by the rebuild
+        assert [latency.sub("", x) for x in lines] == [latency.sub("", x) for x in final_lines]
+        assert any("祠の封じは元に戻り" in line for line in lines)
+        assert party_row(page) == final_row
+        assert page.is_visible("#download")
+        shot(page, "adventure-after-restart")
+        page.goto(f"{url}/")
+        page.wait_for_selector(f"#finished li[data-table='{table_id}'] a", timeout=WAIT_MS)
+        listed = page.inner_text(f"#finished li[data-table='{table_id}']")
+        assert "封じ直された祠" in listed and "あなたの席" in listed, listed
+        shot(page, "lobby-finished")
     store.close()

@@ -119,13 +119,27 @@ function showQuestion(question) {
   document.getElementById("prompt").textContent = question.prompt;
   const buttons = document.getElementById("buttons");
   buttons.replaceChildren();
+  // a CO with a result (占い師CO（P3 ヒミヤ 白）…) comes in one per seat and colour: they are
+  // folded under one line per role, so that a phone shows the speech box without scrolling
+  const folds = new Map();
   for (const b of question.buttons) {
     const button = el("button", b.label);
     button.type = "button";
     button.dataset.group = b.group;
     button.dataset.send = b.send;
     button.addEventListener("click", () => send(b.send));
-    buttons.append(button);
+    const cut = b.group === "co" ? b.label.indexOf("（") : -1;
+    if (cut < 0) { buttons.append(button); continue; }
+    const head = b.label.slice(0, cut);
+    if (!folds.has(head)) {
+      const fold = el("details", null, "fold");
+      fold.append(el("summary", head + "（相手と結果を選ぶ）"));
+      folds.set(head, fold);
+      buttons.append(fold);
+    }
+    button.textContent = b.label.slice(cut + 1, -1);
+    button.title = b.label;
+    folds.get(head).append(button);
   }
   document.getElementById("say").hidden = !question.free_text;
 }
