@@ -373,3 +373,28 @@ def test_a_browser_plays_a_short_adventure_to_its_end_with_the_party_in_view(
         assert "封じ直された祠" in listed and "あなたの席" in listed, listed
         shot(page, "lobby-finished")
     store.close()
+
+
+def test_an_investigators_sheet_is_in_the_panel_once_made(browser: Any, tmp_path: Path) -> None:
+    store = SQLiteTableStore(tmp_path / "tables.sqlite3")
+    with running_server(TableRuntime(store, seeds=fixed_seeds(3))) as url:
+        page = browser.new_page(viewport=PHONE)
+        page.goto(url + "/")
+        page.check("input[name=kind][value=adventure]")
+        page.select_option("select[name=scenario]", "manor_diary")
+        page.click("#create button[type=submit]")
+        page.wait_for_selector("#join-link", state="visible", timeout=WAIT_MS)
+        page.click("#join-link")
+        answered = ""
+        for line in ("マーロウ", "古書店主", "オカルト、説得"):
+            question = next_question(page, answered)
+            assert question is not None
+            answered = str(question["id"])
+            answer(page, question, line, typed=True)
+        next_question(page, answered)
+        panel = page.inner_text("#panel")
+        assert "マーロウ（古書店主）" in panel and "技能:" in panel and "オカルト" in panel, panel
+        assert "キャラクターはまだいません" not in panel
+        assert_fits_the_phone(page)
+        shot(page, "adventure-investigator")
+    store.close()

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gm_engine.adventure.scenario import GameSystem
+from gm_engine.adventure.story import Sheet
 from gm_engine.combat.characters import Character
 from gm_engine.combat.render import condition
 from gm_engine.combat.state import Phase
@@ -102,13 +104,21 @@ PHASE_LABELS: dict[Phase, str] = {
 }
 
 
-def adventure_panel(party: Sequence[Character], battle_round: int, phase: Phase | None) -> Panel:
+def adventure_panel(
+    party: Sequence[Character],
+    battle_round: int,
+    phase: Phase | None,
+    sheet: tuple[Sheet, GameSystem] | None = None,
+) -> Panel:
     """The status panel of an adventure: every character's HP, AP dice, magic slots and
-    state, and the battle's round and pause (in Japanese) when one is on."""
+    state, and the battle's round and pause (in Japanese) when one is on; under other rules
+    than fast combat, the character's ``sheet`` (name, occupation, HP, skills; The One
+    Ring's TN) with the rules it is played under."""
     battle = f"ラウンド {battle_round} / {PHASE_LABELS[phase]}" if phase is not None else None
     return {
         "kind": "adventure",
         "battle": battle,
+        "sheet": _sheet(*sheet) if sheet is not None else None,
         "party": [
             {
                 "name": printable(c.name, newlines=False),
@@ -122,6 +132,19 @@ def adventure_panel(party: Sequence[Character], battle_round: int, phase: Phase 
             }
             for c in party
         ],
+    }
+
+
+def _sheet(sheet: Sheet, system: GameSystem) -> dict[str, Any]:
+    unit = "%" if system is GameSystem.CTHULHU7 else "d"
+    return {
+        "name": printable(sheet.name, newlines=False),
+        "occupation": printable(sheet.occupation, newlines=False),
+        "hp": sheet.hp,
+        "skills": [
+            f"{printable(name, newlines=False)} {value}{unit}" for name, value in sheet.skills.items()
+        ],
+        "target_number": sheet.target_number if system is GameSystem.ONE_RING2 else None,
     }
 
 

@@ -307,6 +307,7 @@ class LiveTable:
     def observed(self, observation: object, legal: Sequence[object]) -> None:
         """What the session shows the seat before a question: the panel is built from it."""
         from gm_engine.sessions.adventure import GMView
+        from gm_engine.sessions.adventure_scenario import ScenarioGMView
         from gm_engine.werewolf.views import Observation
 
         self._store_lines()
@@ -315,7 +316,12 @@ class LiveTable:
                 self.panel = werewolf_panel(observation)
                 self._names = observation.names
             elif isinstance(observation, GMView):
-                self.panel = adventure_panel(observation.party, observation.battle_round, observation.phase)
+                sheet = None
+                if isinstance(observation, ScenarioGMView) and observation.sheet is not None:
+                    sheet = (observation.sheet, observation.system)
+                self.panel = adventure_panel(
+                    observation.party, observation.battle_round, observation.phase, sheet
+                )
             self._legal = tuple(legal)
             self._changed()
 

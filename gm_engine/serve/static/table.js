@@ -84,8 +84,23 @@ function werewolfPanel(panel, node) {
   node.append(seats);
 }
 
+function sheetPanel(sheet, node) {
+  const table = el("table", null, "party sheet");
+  const head = el("tr");
+  for (const name of ["名前", "HP", sheet.target_number !== null ? "TN" : null].filter(Boolean)) head.append(el("th", name));
+  table.append(head);
+  const row = el("tr");
+  row.append(el("td", sheet.name + "（" + sheet.occupation + "）"), el("td", sheet.hp));
+  if (sheet.target_number !== null) row.append(el("td", sheet.target_number));
+  table.append(row);
+  node.append(table);
+  node.append(el("p", "技能: " + sheet.skills.join("　"), "me skills"));
+}
+
 function adventurePanel(panel, node) {
-  if (!panel.party.length) {
+  if (panel.sheet) {
+    sheetPanel(panel.sheet, node);
+  } else if (!panel.party.length) {
     node.append(el("p", "（キャラクターはまだいません）", "me"));
   } else {
     const table = el("table", null, "party");
