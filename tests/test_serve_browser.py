@@ -6,18 +6,22 @@ action) and a short adventure, on a phone-sized screen. Screenshots go to
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gm_engine.llm.base import ModelRequest, ModelResponse
+from gm_engine.llm.offline import OfflineBackend
 from gm_engine.serve.store_sqlite import SQLiteTableStore
 from gm_engine.serve.tables import TableRuntime
 from tests.serve_server import running_server
@@ -398,3 +402,61 @@ def test_an_investigators_sheet_is_in_the_panel_once_made(browser: Any, tmp_path
         assert_fits_the_phone(page)
         shot(page, "adventure-investigator")
     store.close()
+
+
+class _Gate(OfflineBackend):
+    """The offline model, held at a call once :attr:`allowed` calls went through after
+    :attr:`armed` is set, until :attr:`release` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = threading.Event()
+        self.allowed = 1
+        self.holding = threading.Event()
+        self.release = threading.Event()
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        if self.armed.is_set() and not self.release.is_set():
+            if self.allowed <= 0:
+                self.holding.set()
+                await asyncio.to_thread(self.release.wait, WAIT_MS / 1000)
+            self.allowed -= 1
+        return await super().complete(request, context)
+
+
+def test_the_personas_words_reach_the_page_as_they_are_produced(browser: Any, tmp_path: Path) -> None:
+    """After P1's pass the model is held at its second call: what the first call produced is
+    on the page already, while the round is still being played."""
+    gate = _Gate()
+    store = SQLiteTableStore(tmp_path / "tables.sqlite3")
+    runtime = TableRuntime(store, backend=lambda config, key: gate, seeds=fixed_seeds(WEREWOLF_SEED))
+    try:
+        with running_server(runtime) as url:
+            page = browser.new_page(viewport=PHONE)
+            open_table(page, url, "werewolf", role="2")
+            answered = ""
+            while True:  # to P1's first discussion turn
+                question = next_question(page, answered)
+                assert question is not None
+                answered = str(question["id"])
+                if question["free_text"] and any(b["group"] == "pass" for b in question["buttons"]):
+                    break
+                answer(page, question, question["buttons"][0]["send"])
+            before = page.locator("#log p").count()
+            gate.armed.set()
+            answer(page, question, "/pass")
+            assert gate.holding.wait(WAIT_MS / 1000), "the model was never called after the pass"
+            page.wait_for_function(  # a persona's speech, among the lines after the pass
+                """(n) => [...document.querySelectorAll("#log p")].slice(n)
+                    .some((p) => p.textContent.includes("「"))""",
+                arg=before,
+                timeout=WAIT_MS,
+            )
+            assert page.evaluate("document.getElementById('question').hidden")  # the round goes on
+            assert not gate.release.is_set()
+            shot(page, "werewolf-words-as-produced")
+            gate.release.set()
+            assert next_question(page, answered) is not None  # and the game goes on to P1 again
+    finally:
+        gate.release.set()
+        store.close()
