@@ -103,7 +103,8 @@ def check_finished_screen(
             refused = client.post(
                 f"/api/tables/{table_id}/answer", headers=bearer(token), json={"text": "次へ"}
             )
-            assert refused.status_code == 409 and "受け付けていません" in refused.json()["error"]
+            assert refused.json() == {"error": "このゲームは終了しました。入力は受け付けていません。"}
+            assert refused.status_code == 409
         stranger = client.get(f"/api/tables/{table_id}/view", headers=bearer("not-a-token"))
         assert stranger.status_code == 403 and stranger.json() == {"error": "forbidden"}
         lobby = client.get("/api/tables").json()

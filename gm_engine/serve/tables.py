@@ -385,9 +385,9 @@ class LiveTable:
         """P1's answer to the question now asked.
 
         Raises:
-            TableError: no question is asked now, the answer is not one of the offered
-                choices, too long, holds unreadable characters, or is a quit (a web table is
-                left by closing the page; it goes on from where it was).
+            TableError: the game is over, no question is asked now, the answer is not one
+                of the offered choices, too long, holds unreadable characters, or is a quit (a
+                web table is left by closing the page; it goes on from where it was).
         """
         if not isinstance(text, str) or len(text) > MAX_INPUT:
             raise TableError(f"入力は{MAX_INPUT}文字までです。")
@@ -400,6 +400,8 @@ class LiveTable:
         deadline = time.monotonic() + timeout
         with self._cond:
             question = self.question
+            if self.status == "finished":
+                raise TableError("このゲームは終了しました。入力は受け付けていません。")
             if self.status != "running" or question is None or self._pending is not None:
                 raise TableError("今は入力を受け付けていません（ほかの参加者の番です）。")
             if not question["free_text"] and text not in {b["send"] for b in question["buttons"]}:
