@@ -317,6 +317,15 @@ def test_a_browser_plays_a_short_adventure_to_its_end_with_the_party_in_view(
             assert question["free_text"]
             answered = str(question["id"])
             panel = page.inner_text("#panel")
+            row = party_row(page) if page.locator("#panel .party").count() else {}
+            if row:
+                # asked again after an action: the panel agrees with the engine's last word on
+                # the hero's HP in the log (the panel comes with the question, not before it)
+                log = page.inner_text("#log")
+                told = [m for m in log.split("\n") if m.startswith("・アリア: HP ")]
+                if told:
+                    assert row["HP"] == told[-1].split("HP ")[1].split(" ")[0], (row, told[-1])
+                hp_seen.append(row["HP"])
             if len(plan) == len(ADVENTURE_PLAN) - 3:  # the hero is made: the adventure starts
                 shot(page, "adventure-start")
             if "戦闘中" in panel:
@@ -331,14 +340,6 @@ def test_a_browser_plays_a_short_adventure_to_its_end_with_the_party_in_view(
                 assert plan, f"the plan ran out before the end: {page.inner_text('#log')[-500:]}"
                 line = plan.pop(0)
             answer(page, question, line, typed=True)
-            row = party_row(page) if page.locator("#panel .party").count() else {}
-            if row:
-                # the panel agrees with the engine's last word on the hero's HP in the log
-                log = page.inner_text("#log")
-                told = [m for m in log.split("\n") if m.startswith("・アリア: HP ")]
-                if told:
-                    assert row["HP"] == told[-1].split("HP ")[1].split(" ")[0], (row, told[-1])
-                hp_seen.append(row["HP"])
         assert page.evaluate("document.body.dataset.status") == "finished"
         assert not plan, plan
         assert rounds >= 3  # a round of each of the three fights at least
