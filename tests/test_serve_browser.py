@@ -444,6 +444,8 @@ def test_the_personas_words_reach_the_page_as_they_are_produced(browser: Any, tm
                     break
                 answer(page, question, question["buttons"][0]["send"])
             before = page.locator("#log p").count()
+            speaking = page.locator("#panel .seat.speaking").all_inner_texts()
+            assert speaking == [page.inner_text("#panel .seat.you")]  # P1's turn to speak
             gate.armed.set()
             answer(page, question, "/pass")
             assert gate.holding.wait(WAIT_MS / 1000), "the model was never called after the pass"
@@ -454,6 +456,7 @@ def test_the_personas_words_reach_the_page_as_they_are_produced(browser: Any, tm
                 timeout=WAIT_MS,
             )
             assert page.evaluate("document.getElementById('question').hidden")  # the round goes on
+            assert page.locator("#panel .seat.speaking").count() == 0  # P1 no longer marked as speaking
             assert not gate.release.is_set()
             shot(page, "werewolf-words-as-produced")
             gate.release.set()

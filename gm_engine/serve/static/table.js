@@ -62,7 +62,7 @@ function addLines(view) {
   if (atBottom || view.lines.length) log.scrollTop = log.scrollHeight;
 }
 
-function werewolfPanel(panel, node) {
+function werewolfPanel(panel, node, asked) {
   const me = el("p", null, "me");
   me.append(el("span", panel.day + "日目 " + panel.time + "　"));
   if (panel.role) me.append(el("strong", "あなたの役職: " + panel.role));
@@ -73,7 +73,9 @@ function werewolfPanel(panel, node) {
     let cls = "seat";
     if (!seat.alive) cls += " gone";
     if (seat.you) cls += " you";
-    if (seat.speaking) cls += " speaking";
+    // the speaker is known as of the seat's last question only: once it is answered, others
+    // speak and the mark would stay on the wrong seat
+    if (seat.speaking && asked) cls += " speaking";
     const card = el("div", null, cls);
     card.dataset.seat = seat.seat;
     card.append(el("div", seat.label + " " + seat.name + (seat.you ? "（あなた）" : "")));
@@ -118,11 +120,11 @@ function adventurePanel(panel, node) {
   if (panel.battle) node.append(el("p", "戦闘中: " + panel.battle, "me"));
 }
 
-function showPanel(panel) {
+function showPanel(panel, asked) {
   const node = document.getElementById("panel");
   node.replaceChildren();
   if (!panel) return;
-  if (panel.kind === "werewolf") werewolfPanel(panel, node);
+  if (panel.kind === "werewolf") werewolfPanel(panel, node, asked);
   else adventurePanel(panel, node);
 }
 
@@ -176,7 +178,7 @@ function apply(view) {
   document.getElementById("status").textContent = STATUS[view.status] || view.status;
   addLines(view);
   document.body.dataset.status = view.status;
-  showPanel(view.panel);
+  showPanel(view.panel, Boolean(view.question));
   showQuestion(view.question);
   showEnd(view);
 }
