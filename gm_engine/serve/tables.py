@@ -352,6 +352,7 @@ class LiveTable:
     def observed(self, observation: object, legal: Sequence[object]) -> None:
         """What the session shows the seat before a question: the panel is built from it."""
         from gm_engine.sessions.adventure import GMView
+        from gm_engine.sessions.adventure_scenario import ScenarioGMView
         from gm_engine.werewolf.views import Observation
 
         self._store_lines()
@@ -360,9 +361,12 @@ class LiveTable:
                 self.panel = werewolf_panel(observation)
                 self._names = observation.names
             elif isinstance(observation, GMView):
-                phase = observation.phase
-                battle = f"ラウンド {observation.battle_round} / {phase.value}" if phase is not None else None
-                self.panel = adventure_panel(observation.party, battle)
+                sheet = None
+                if isinstance(observation, ScenarioGMView) and observation.sheet is not None:
+                    sheet = (observation.sheet, observation.system)
+                self.panel = adventure_panel(
+                    observation.party, observation.battle_round, observation.phase, sheet
+                )
             self._legal = tuple(legal)
             self._changed()
 
@@ -426,9 +430,9 @@ class LiveTable:
         """P1's answer to the question now asked.
 
         Raises:
-            TableError: no question is asked now, the answer is not one of the offered
-                choices, too long, holds unreadable characters, or is a quit (a web table is
-                left by closing the page; it goes on from where it was).
+            TableError: the game is over, no question is asked now, the answer is not one
+                of the offered choices, too long, holds unreadable characters, or is a quit (a
+                web table is left by closing the page; it goes on from where it was).
         """
         limit = self.config.input_limit()
         if not isinstance(text, str) or len(text) > limit:
@@ -442,6 +446,8 @@ class LiveTable:
         deadline = time.monotonic() + timeout
         with self._cond:
             question = self.question
+            if self.status == "finished":
+                raise TableError("このゲームは終了しました。入力は受け付けていません。")
             if self.status != "running" or question is None or self._pending is not None:
                 raise TableError("今は入力を受け付けていません（ほかの参加者の番です）。")
             if not question["free_text"] and text not in {b["send"] for b in question["buttons"]}:

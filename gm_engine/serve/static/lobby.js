@@ -8,25 +8,33 @@ function el(tag, text, cls) {
   return node;
 }
 
+function tableItem(table, seatLabel) {
+  const item = el("li");
+  item.dataset.table = table.table_id;
+  item.append(el("span", table.kind === "werewolf" ? "人狼: " : "冒険: "), el("span", table.title));
+  if (table.summary) item.append(el("span", "　" + table.summary, "summary"));
+  const mine = localStorage.getItem("seat:" + table.table_id);
+  if (mine) {
+    const link = el("a", seatLabel);
+    link.href = "/play/" + encodeURIComponent(table.table_id) + "#t=" + encodeURIComponent(mine);
+    item.append(link);
+  }
+  return item;
+}
+
 async function loadTables() {
   const list = document.getElementById("tables");
   const none = document.getElementById("no-tables");
+  const ended = document.getElementById("finished");
+  const noneEnded = document.getElementById("no-finished");
   try {
     const answer = await fetch("/api/tables");
     const data = await answer.json();
-    list.replaceChildren();
-    for (const table of data.tables) {
-      const item = el("li");
-      item.append(el("span", table.kind === "werewolf" ? "人狼: " : "冒険: "), el("span", table.title));
-      const mine = localStorage.getItem("seat:" + table.table_id);
-      if (mine) {
-        const link = el("a", " （あなたの席）");
-        link.href = "/play/" + encodeURIComponent(table.table_id) + "#t=" + encodeURIComponent(mine);
-        item.append(link);
-      }
-      list.append(item);
-    }
+    list.replaceChildren(...data.tables.map((t) => tableItem(t, " （あなたの席）")));
     none.hidden = data.tables.length > 0;
+    const finished = data.finished || [];
+    ended.replaceChildren(...finished.map((t) => tableItem(t, " （あなたの席: 結果と記録）")));
+    noneEnded.hidden = finished.length > 0;
     showModelServers(data.model_servers || []);
   } catch (e) {
     none.hidden = false;
