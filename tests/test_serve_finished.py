@@ -135,8 +135,12 @@ def test_a_server_started_again_on_sqlite_shows_a_finished_adventures_last_scree
 def test_a_process_whose_lease_on_the_finished_table_ran_out_rebuilds_its_screen() -> None:
     store = MemoryStore()
     short = 0.5  # the lease of the finished table runs out soon
-    holder = TableRuntime(store, seeds=fixed_seeds(3), lease_seconds=short, holder="holder")
-    other = TableRuntime(store, lease_seconds=short, holder="other")
+    # renewed often while the game runs, so that it is not taken over before its end
+    tick = short / 5
+    holder = TableRuntime(
+        store, seeds=fixed_seeds(3), lease_seconds=short, tick_seconds=tick, holder="holder"
+    )
+    other = TableRuntime(store, lease_seconds=short, tick_seconds=tick, holder="other")
     with running_server(holder) as holder_url, running_server(other) as other_url:
         table_id, token, final, data = play_adventure(holder_url)
         deadline = time.monotonic() + WAIT
