@@ -1292,7 +1292,7 @@ class UnrecordedCalls(Message):
 
     key: ClassVar[str] = "replay.unrecorded_calls"
     count: int
-    first: str
+    first: Message
 
 
 @dataclass(frozen=True)
@@ -1320,7 +1320,7 @@ class DivergenceAt(Message):
     seq: int
     line: int
     event_type: str
-    problem: str
+    problem: Message
 
 
 @dataclass(frozen=True)
@@ -1328,7 +1328,7 @@ class DivergenceAtEnd(Message):
     """A replay that differs at its end (or where no recorded event is at hand)."""
 
     key: ClassVar[str] = "replay.divergence_at_end"
-    problem: str
+    problem: Message
 
 
 @dataclass(frozen=True)
@@ -1488,3 +1488,187 @@ class ResumeLineDropped(Message):
     key: ClassVar[str] = "resume.line_dropped"
     path: str
     size: int
+
+
+# -- what a replay found different from its recording (the problem of a Divergence) ---------
+
+
+@dataclass(frozen=True)
+class NoAnswerRecorded(Message):
+    """The recording stops after a model request, before its answer."""
+
+    key: ClassVar[str] = "replay.differs.no_answer"
+
+
+@dataclass(frozen=True)
+class NoMoreCalls(Message):
+    """A model request (where it stands: ``actor``, ``day``, ``phase`` quoted, ``turn``)
+    after the recording's last model call."""
+
+    key: ClassVar[str] = "replay.differs.no_more_calls"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class ToolsDiffer(Message):
+    """A model request whose messages are the recorded ones, but not its tools."""
+
+    key: ClassVar[str] = "replay.differs.tools"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class MatchesNoCall(Message):
+    """A model request no recorded call stands where it does (tolerant replay)."""
+
+    key: ClassVar[str] = "replay.differs.no_call"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class DiffersFromUnusedCalls(Message):
+    """A model request that is none of the unused recorded ones (strict replay)."""
+
+    key: ClassVar[str] = "replay.differs.unused_calls"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class RequestElsewhere(Message):
+    """The model request in an event's place stands elsewhere than the recorded one."""
+
+    key: ClassVar[str] = "replay.differs.request_place"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class RequestReworded(Message):
+    """The model request in an event's place has other messages or tools than the recorded one."""
+
+    key: ClassVar[str] = "replay.differs.request_content"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class AsksOnceMore(Message):
+    """The session asks the human after the ``given`` recorded inputs (``prompt``: quoted)."""
+
+    key: ClassVar[str] = "replay.differs.asks_more"
+    given: int
+    prompt: str
+
+
+@dataclass(frozen=True)
+class AsksOtherPrompt(Message):
+    """The session asks the human with another prompt than recorded."""
+
+    key: ClassVar[str] = "replay.differs.prompt"
+
+
+@dataclass(frozen=True)
+class GoesOnAfterEnd(Message):
+    """The replay emits an ``event_type`` event after the recording's last event."""
+
+    key: ClassVar[str] = "replay.differs.goes_on"
+    event_type: str
+
+
+@dataclass(frozen=True)
+class OtherEventType(Message):
+    """The replay emits an ``emitted`` event where a ``recorded`` one was recorded."""
+
+    key: ClassVar[str] = "replay.differs.event_type"
+    emitted: str
+    recorded: str
+
+
+@dataclass(frozen=True)
+class EventDiffers(Message):
+    """An ``event_type`` event with other contents than recorded."""
+
+    key: ClassVar[str] = "replay.differs.event"
+    event_type: str
+
+
+@dataclass(frozen=True)
+class EndedEarly(Message):
+    """The replayed session ended with ``more`` recorded events still to come."""
+
+    key: ClassVar[str] = "replay.differs.ended_early"
+    more: int
+
+
+@dataclass(frozen=True)
+class SessionRaised(Message):
+    """The engine failed during the replay: the exception's class and text (a bug report)."""
+
+    key: ClassVar[str] = "replay.differs.raised"
+    error_type: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ThenRaised(Message):
+    """A divergence (``problem``) after which the engine failed (``raised``)."""
+
+    key: ClassVar[str] = "replay.differs.then_raised"
+    problem: Message
+    raised: Message
+
+
+@dataclass(frozen=True)
+class CallsNeverMade(Message):
+    """``count`` recorded model calls the replay never made."""
+
+    key: ClassVar[str] = "replay.differs.calls_never_made"
+    count: int
+
+
+@dataclass(frozen=True)
+class InputsNeverAsked(Message):
+    """``count`` recorded human inputs the replay never asked for."""
+
+    key: ClassVar[str] = "replay.differs.inputs_never_asked"
+    count: int
+
+
+@dataclass(frozen=True)
+class OtherOutcome(Message):
+    """The replayed session ends with another summary or figures than recorded."""
+
+    key: ClassVar[str] = "replay.differs.outcome"
+
+
+@dataclass(frozen=True)
+class NextRecordedEvent(Message):
+    """Under a crash: the recorded event the replay was about to check."""
+
+    key: ClassVar[str] = "replay.differs.next_event"
+    event_type: str
+    line: int
+
+
+@dataclass(frozen=True)
+class MoreDiffLines(Message):
+    """The last line of a diff cut short: how many lines were left out."""
+
+    key: ClassVar[str] = "replay.differs.more_diff_lines"
+    count: int
