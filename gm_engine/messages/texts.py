@@ -1672,3 +1672,464 @@ class MoreDiffLines(Message):
 
     key: ClassVar[str] = "replay.differs.more_diff_lines"
     count: int
+
+
+# -- why the combat engine refused an action (IllegalActionError.reason) -------------------
+
+
+@dataclass(frozen=True)
+class CouldNotCarryOut(Message):
+    """An action the engine could not carry out (``cause``: the dice or model error)."""
+
+    key: ClassVar[str] = "combat.refused.could_not_carry_out"
+    cause: str
+
+
+@dataclass(frozen=True)
+class NoSuchPc(Message):
+    """No PC of the battle goes by ``name`` (quoted)."""
+
+    key: ClassVar[str] = "combat.refused.no_such_pc"
+    name: str
+    party: str
+
+
+@dataclass(frozen=True)
+class NoSuchEnemy(Message):
+    """No enemy of the battle goes by ``name`` (quoted)."""
+
+    key: ClassVar[str] = "combat.refused.no_such_enemy"
+    name: str
+    enemies: str
+
+
+@dataclass(frozen=True)
+class DownAddsNoAp(Message):
+    """A PC who is down (``status``) sets no situational bonus."""
+
+    key: ClassVar[str] = "combat.refused.down_adds_no_ap"
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class SanctuaryAddsNoAp(Message):
+    """A 【聖域】 caster sets no situational bonus (§6.2.2)."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_adds_no_ap"
+    name: str
+
+
+@dataclass(frozen=True)
+class BonusOutOfRange(Message):
+    """A situational bonus outside the rank's range (``low``, ``cap``, ``bonus``: signed)."""
+
+    key: ClassVar[str] = "combat.refused.bonus_out_of_range"
+    name: str
+    low: str
+    cap: str
+    rank: str
+    bonus: str
+
+
+@dataclass(frozen=True)
+class EnemyFallen(Message):
+    """A target enemy that has fallen."""
+
+    key: ClassVar[str] = "combat.refused.enemy_fallen"
+    name: str
+
+
+@dataclass(frozen=True)
+class PcDown(Message):
+    """A PC who is down (``status``: 戦闘不能, 死亡)."""
+
+    key: ClassVar[str] = "combat.refused.pc_down"
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class AlreadyPlayedOut(Message):
+    """Fighting it out asked for once dice were rolled or spells cast."""
+
+    key: ClassVar[str] = "combat.refused.already_played_out"
+
+
+@dataclass(frozen=True)
+class FightWishRecorded(Message):
+    """Fighting it out asked for twice."""
+
+    key: ClassVar[str] = "combat.refused.fight_wish_recorded"
+
+
+@dataclass(frozen=True)
+class NarrativeTooLate(Message):
+    """Narrative priority asked for after the first die or spell (§0)."""
+
+    key: ClassVar[str] = "combat.refused.narrative_too_late"
+
+
+@dataclass(frozen=True)
+class FightRequested(Message):
+    """Narrative priority after the player asked to fight it out."""
+
+    key: ClassVar[str] = "combat.refused.fight_requested"
+
+
+@dataclass(frozen=True)
+class NotOverwhelming(Message):
+    """Narrative priority for a PC side that is not overwhelming by the expected AP."""
+
+    key: ClassVar[str] = "combat.refused.not_overwhelming"
+    pc_ap: str
+    enemy_ap: str
+    ratio: str
+
+
+@dataclass(frozen=True)
+class NotOverwhelmingExample(Message):
+    """As :class:`NotOverwhelming`, under the test of §0's own example."""
+
+    key: ClassVar[str] = "combat.refused.not_overwhelming_example"
+    pc_ap: str
+    enemy_ap: str
+    ratio: str
+
+
+@dataclass(frozen=True)
+class CannotCastDown(Message):
+    """A caster who is down."""
+
+    key: ClassVar[str] = "combat.refused.cannot_cast_down"
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class NoSpellsKnown(Message):
+    """The list of spells of a caster who knows none."""
+
+    key: ClassVar[str] = "combat.refused.no_spells_known"
+
+
+@dataclass(frozen=True)
+class SpellNotKnown(Message):
+    """A spell the caster does not know (``known``: the ones it does, or :class:`NoSpellsKnown`)."""
+
+    key: ClassVar[str] = "combat.refused.spell_not_known"
+    name: str
+    spell: str
+    known: str | Message
+
+
+@dataclass(frozen=True)
+class NoSlotsPaidAlready(Message):
+    """No slot left and the lasting cost paid as often as the option allows (§5.2)."""
+
+    key: ClassVar[str] = "combat.refused.no_slots_paid_already"
+    name: str
+    times: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class MaxHpCannotPay(Message):
+    """No slot left and a max HP too low for the lasting cost (§5.2)."""
+
+    key: ClassVar[str] = "combat.refused.max_hp_cannot_pay"
+    name: str
+
+
+@dataclass(frozen=True)
+class SpellNeedsTarget(Message):
+    """A spell cast without its target PC."""
+
+    key: ClassVar[str] = "combat.refused.spell_needs_target"
+    spell: str
+
+
+@dataclass(frozen=True)
+class SpellTakesNoTarget(Message):
+    """A spell cast with a target it does not take."""
+
+    key: ClassVar[str] = "combat.refused.spell_takes_no_target"
+    spell: str
+
+
+@dataclass(frozen=True)
+class AmountOnlyLimitBreak(Message):
+    """An amount given to a spell other than 【限界突破】."""
+
+    key: ClassVar[str] = "combat.refused.amount_only_limit_break"
+
+
+@dataclass(frozen=True)
+class LimitBreakNeedsAmount(Message):
+    """【限界突破】 without its amount."""
+
+    key: ClassVar[str] = "combat.refused.limit_break_needs_amount"
+
+
+@dataclass(frozen=True)
+class HealingWaveNeedsMode(Message):
+    """【治癒の波動】 without its mode."""
+
+    key: ClassVar[str] = "combat.refused.healing_wave_needs_mode"
+
+
+@dataclass(frozen=True)
+class SpellTakesNoMode(Message):
+    """A mode given to a spell other than 【治癒の波動】."""
+
+    key: ClassVar[str] = "combat.refused.spell_takes_no_mode"
+    spell: str
+
+
+@dataclass(frozen=True)
+class LimitBreakAmount(Message):
+    """A 【限界突破】 amount that would take HP below 1 (§6.2.3)."""
+
+    key: ClassVar[str] = "combat.refused.limit_break_amount"
+    most: int
+    name: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class SanctuaryAlready(Message):
+    """A second 【聖域】 by one caster in a round."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_already"
+    name: str
+
+
+@dataclass(frozen=True)
+class SanctuaryNoApSpell(Message):
+    """An AP spell by a 【聖域】 caster (§6.2.2)."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_no_ap_spell"
+    name: str
+    spell: str
+
+
+@dataclass(frozen=True)
+class SanctuaryCasterAddsAp(Message):
+    """【聖域】 by a caster who adds AP this round (``spells``: how)."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_caster_adds_ap"
+    name: str
+    spells: str
+
+
+@dataclass(frozen=True)
+class ReviveNotThisScene(Message):
+    """【蘇生】 on one who did not die in this scene (§6.2.4)."""
+
+    key: ClassVar[str] = "combat.refused.revive_not_this_scene"
+    name: str
+
+
+@dataclass(frozen=True)
+class ReviveWarded(Message):
+    """A second 【蘇生】 ward on one PC."""
+
+    key: ClassVar[str] = "combat.refused.revive_warded"
+    name: str
+
+
+@dataclass(frozen=True)
+class ReviveNoCheckLeft(Message):
+    """A 【蘇生】 ward too late in the round to matter (§6.2.4)."""
+
+    key: ClassVar[str] = "combat.refused.revive_no_check_left"
+    name: str
+
+
+@dataclass(frozen=True)
+class HealDead(Message):
+    """【治癒】 on one who is dead (§6.2.4)."""
+
+    key: ClassVar[str] = "combat.refused.heal_dead"
+    name: str
+
+
+@dataclass(frozen=True)
+class NoRollToReroll(Message):
+    """【予見】 at ROLL with no combat roll live (§4.5)."""
+
+    key: ClassVar[str] = "combat.refused.no_roll_to_reroll"
+
+
+@dataclass(frozen=True)
+class ForesightRevived(Message):
+    """【予見】 on a life-or-death check that 【蘇生】 made a success."""
+
+    key: ClassVar[str] = "combat.refused.foresight_revived"
+    name: str
+
+
+@dataclass(frozen=True)
+class ForesightNoCheck(Message):
+    """【予見】 at JUDGE when the last roll is no open life-or-death check (§4.5)."""
+
+    key: ClassVar[str] = "combat.refused.foresight_no_check"
+
+
+@dataclass(frozen=True)
+class SlowDoesNothing(Message):
+    """A 【鈍足】 that would take no die (§6.2.2)."""
+
+    key: ClassVar[str] = "combat.refused.slow_does_nothing"
+    dice: int
+
+
+@dataclass(frozen=True)
+class UnknownSpellName(Message):
+    """A spell name no spell has (``spell``: quoted)."""
+
+    key: ClassVar[str] = "combat.refused.unknown_spell"
+    spell: str
+
+
+@dataclass(frozen=True)
+class NoEffectOutside(Message):
+    """A spell with no effect outside a battle (§6.2)."""
+
+    key: ClassVar[str] = "combat.refused.no_effect_outside"
+    spell: str
+
+
+@dataclass(frozen=True)
+class HealingWaveNoTarget(Message):
+    """【治癒の波動】 outside a battle given a target."""
+
+    key: ClassVar[str] = "combat.refused.healing_wave_no_target"
+
+
+@dataclass(frozen=True)
+class NotWellFormed(Message):
+    """An action that is no well-formed action (``problems``: the validator's)."""
+
+    key: ClassVar[str] = "combat.refused.not_well_formed"
+    problems: str
+
+
+@dataclass(frozen=True)
+class BattleInProgress(Message):
+    """A second battle started while one runs."""
+
+    key: ClassVar[str] = "combat.refused.battle_in_progress"
+
+
+@dataclass(frozen=True)
+class FleeAtSetup(Message):
+    """Fleeing outside SETUP or outside a scenario's fight."""
+
+    key: ClassVar[str] = "combat.refused.flee_at_setup"
+
+
+@dataclass(frozen=True)
+class NoRestInBattle(Message):
+    """A rest during a battle."""
+
+    key: ClassVar[str] = "combat.refused.no_rest_in_battle"
+
+
+@dataclass(frozen=True)
+class NoOneToRest(Message):
+    """A rest with no character made yet."""
+
+    key: ClassVar[str] = "combat.refused.no_one_to_rest"
+
+
+@dataclass(frozen=True)
+class NoSpellChangeInBattle(Message):
+    """[魔法変更] during a battle (§5.2)."""
+
+    key: ClassVar[str] = "combat.refused.no_spell_change_in_battle"
+
+
+@dataclass(frozen=True)
+class NoSuchCharacter(Message):
+    """No character of the party goes by ``name`` (quoted)."""
+
+    key: ClassVar[str] = "combat.refused.no_such_character"
+    name: str
+    party: str
+
+
+@dataclass(frozen=True)
+class CharacterDead(Message):
+    """A character who is dead."""
+
+    key: ClassVar[str] = "combat.refused.character_dead"
+    name: str
+
+
+# -- the adventure's answers to the player's own commands (/rest, [魔法変更: …]) -------------
+
+
+@dataclass(frozen=True)
+class CannotRest(Message):
+    """``/rest`` refused (``why``: the engine's reason)."""
+
+    key: ClassVar[str] = "adventure.cannot_rest"
+    why: Message
+
+
+@dataclass(frozen=True)
+class CannotChangeSpells(Message):
+    """``[魔法変更: …]`` refused (``why``: the engine's reason, or one of the checks below)."""
+
+    key: ClassVar[str] = "adventure.cannot_change_spells"
+    why: Message
+
+
+@dataclass(frozen=True)
+class SpellsUnknown(Message):
+    """Spell names no spell has (``unknown``), and the spells there are (``known``)."""
+
+    key: ClassVar[str] = "adventure.spells_unknown"
+    unknown: str
+    known: str
+
+
+@dataclass(frozen=True)
+class SpellTwice(Message):
+    """One spell named twice in a [魔法変更]."""
+
+    key: ClassVar[str] = "adventure.spell_twice"
+
+
+@dataclass(frozen=True)
+class MoreSpellsThanSlots(Message):
+    """More spells (``given``) than ``name`` has slots (``slots``)."""
+
+    key: ClassVar[str] = "adventure.more_spells_than_slots"
+    name: str
+    slots: int
+    given: int
+
+
+@dataclass(frozen=True)
+class SpellRule(Message):
+    """A spell list the character rules refuse (``cause``: the rules' own words)."""
+
+    key: ClassVar[str] = "adventure.spell_rule"
+    cause: str
+
+
+@dataclass(frozen=True)
+class NoCharacterYet(Message):
+    """A command about a character before the character is made."""
+
+    key: ClassVar[str] = "adventure.no_character_yet"
+
+
+@dataclass(frozen=True)
+class CombatRefused(Message):
+    """``gm combat demo``: an action the engine refused (``why``: its reason, in the locale)."""
+
+    key: ClassVar[str] = "cli.combat_refused"
+    why: str
