@@ -2133,3 +2133,162 @@ class CombatRefused(Message):
 
     key: ClassVar[str] = "cli.combat_refused"
     why: str
+
+
+# -- werewolf: the renderer's sentences around the document's records --------------------------
+# (the records themselves, 【投票結果】 【公開情報】 【〇〇が退席しました】 【ゲーム終了】 and the
+# 【CMD_…】 cues, keep the rule document's format in every locale: docs/werewolf.md)
+
+
+@dataclass(frozen=True)
+class TableGameStarted(Message):
+    """The first line of a game."""
+
+    key: ClassVar[str] = "werewolf.table.game_started"
+
+
+@dataclass(frozen=True)
+class TablePreDivinationDone(Message):
+    """What everyone but the 占い師 is told after the 事前占い."""
+
+    key: ClassVar[str] = "werewolf.table.pre_divination_done"
+
+
+@dataclass(frozen=True)
+class TablePreDivinationYours(Message):
+    """What the 占い師 is told instead: its 事前占い result."""
+
+    key: ClassVar[str] = "werewolf.table.pre_divination_yours"
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class TableDiscussionStarted(Message):
+    """A day's discussion begins."""
+
+    key: ClassVar[str] = "werewolf.table.discussion_started"
+    day: int
+
+
+@dataclass(frozen=True)
+class TablePass(Message):
+    """A seat passed its turn."""
+
+    key: ClassVar[str] = "werewolf.table.pass"
+    speaker: str
+
+
+@dataclass(frozen=True)
+class TableClaim(Message):
+    """A seat came out (CO) without a result."""
+
+    key: ClassVar[str] = "werewolf.table.claim"
+    speaker: str
+    role: str
+
+
+@dataclass(frozen=True)
+class TableClaimWithResult(Message):
+    """A seat came out (CO) with its result."""
+
+    key: ClassVar[str] = "werewolf.table.claim_with_result"
+    speaker: str
+    role: str
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class TableResult(Message):
+    """A claimant stated a result (the line names its speaker)."""
+
+    key: ClassVar[str] = "werewolf.table.result"
+    speaker: str
+    role: str
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class TableRequestWords(Message):
+    """The words of a CO要求 made without words of its own."""
+
+    key: ClassVar[str] = "werewolf.table.request_words"
+    role: str
+
+
+@dataclass(frozen=True)
+class TableRequest(Message):
+    """The note under a CO要求."""
+
+    key: ClassVar[str] = "werewolf.table.request"
+    role: str
+
+
+@dataclass(frozen=True)
+class TableDeclined(Message):
+    """A seat answered a CO要求 without coming out, and without words."""
+
+    key: ClassVar[str] = "werewolf.table.declined"
+    speaker: str
+
+
+@dataclass(frozen=True)
+class TableRunoff(Message):
+    """A tie: the runoff between ``candidates``."""
+
+    key: ClassVar[str] = "werewolf.table.runoff"
+    candidates: str
+
+
+@dataclass(frozen=True)
+class TableChooseVote(Message):
+    """The call to vote in a runoff."""
+
+    key: ClassVar[str] = "werewolf.table.choose_vote"
+
+
+@dataclass(frozen=True)
+class TableVotingOpened(Message):
+    """The discussion is over; the vote opens."""
+
+    key: ClassVar[str] = "werewolf.table.voting_opened"
+
+
+@dataclass(frozen=True)
+class TableNoExecution(Message):
+    """The runoff tied too: nobody is executed."""
+
+    key: ClassVar[str] = "werewolf.table.no_execution"
+
+
+@dataclass(frozen=True)
+class TableNight(Message):
+    """Night falls."""
+
+    key: ClassVar[str] = "werewolf.table.night"
+
+
+@dataclass(frozen=True)
+class TableMorningQuiet(Message):
+    """A morning after a night without a victim."""
+
+    key: ClassVar[str] = "werewolf.table.morning_quiet"
+    day: int
+
+
+@dataclass(frozen=True)
+class TableMorningVictim(Message):
+    """A morning after the attack on ``victim``."""
+
+    key: ClassVar[str] = "werewolf.table.morning_victim"
+    day: int
+    victim: str
+
+
+@dataclass(frozen=True)
+class ListSeparator(Message):
+    """What separates the items of a list in a sentence (、 in Japanese)."""
+
+    key: ClassVar[str] = "werewolf.list_separator"

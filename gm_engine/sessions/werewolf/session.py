@@ -245,16 +245,17 @@ class WerewolfSession:
         for entry in new:
             if isinstance(entry, GameEnded):
                 continue
-            for line in render_entries([entry], view):
+            for line in render_entries([entry], view, self.options.locale):
                 self.show(line)
         self._shown_public = len(view.public.log)
         for fact in view.private.log[self._shown_private :]:
             if isinstance(fact, DivineResult) and fact.pre:
                 continue  # render_entries shows the 事前占い result to the seer with its cue
-            for line in private_screen_lines(fact, view.public):
+            for line in private_screen_lines(fact, view.public, self.options.locale):
                 self.show(line)
         self._shown_private = len(view.private.log)
-        for line in render_entries(ending, view):  # 【ゲーム終了】 comes last, after P1's own news
+        # 【ゲーム終了】 comes last, after P1's own news
+        for line in render_entries(ending, view, self.options.locale):
             self.show(line)
 
     def _state(self, step: str, sink: EventSink | None = None) -> None:
