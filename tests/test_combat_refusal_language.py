@@ -190,3 +190,58 @@ def test_gm_adventure_takes_the_locale_from_gm_locale(monkeypatch: pytest.Monkey
               "--record", str(path)])
         options = read_transcript(path, require_end=False).header.options
         assert {k: v for k, v in options.items() if k == "locale"} == expected
+
+
+# --------------------------------------------------------------------------- the play commands' own words
+
+
+@pytest.mark.parametrize(
+    ("locale", "japanese", "english"),
+    [("ja", "そのファイルはありません", None), ("en", None, "there is no such file")],
+)
+def test_a_missing_file_is_said_in_the_players_words_not_pythons(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    locale: str, japanese: str | None, english: str | None,
+) -> None:
+    from gm_engine.cli import main
+
+    monkeypatch.setenv("GM_LOCALE", locale)
+    missing = tmp_path / "nope.jsonl"
+    commands = [
+        ["resume", str(missing)],
+        ["adventure", "--script", str(missing), "--no-record"],
+    ]
+    for command in commands:
+        capsys.readouterr()
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert "Errno" not in err and "No such file" not in err, err
+        assert (japanese or english or "") in err, err
+
+
+def test_an_adventure_left_early_is_summed_up_in_the_players_language() -> None:
+    from gm_engine.sessions.base import SessionOutcome
+
+    def summary(**options: Any) -> SessionOutcome:
+        spec = SessionSpec(kind="adventure", seed=1, options=options)
+        io = SessionIO(backend=OfflineBackend(), human=ScriptedHuman(["/quit"]), sink=ListSink(),
+                       show=lambda _: None)
+        return get_runner("adventure")(spec, io)
+
+    assert summary().summary == "プレイヤーが卓を離れました"
+    assert summary(locale="en").summary == "the player left the table"
+
+
+def test_the_adventure_asks_and_helps_in_the_players_language() -> None:
+    for locale, prompt, help_line in (
+        ("ja", "あなた> ", "  /rest    一日休息して魔法スロットを回復（戦闘の外で）"),
+        ("en", "you> ", "  /rest    rest a day: the spell slots come back (outside a fight)"),
+    ):
+        sink = ListSink()
+        shown: list[str] = []
+        human = ScriptedHuman(["/help", "/quit"])
+        spec = SessionSpec(kind="adventure", seed=1, options={} if locale == "ja" else {"locale": locale})
+        get_runner("adventure")(spec, SessionIO(backend=OfflineBackend(), human=human, sink=sink,
+                                                show=shown.append))
+        assert [p["prompt"] for k, p in sink.payloads() if k == "human_input"] == [prompt]
+        assert any(help_line in text for text in shown), shown

@@ -7,7 +7,13 @@ import secrets
 import sys
 from typing import Any
 
-from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
+from gm_engine.cli._play import (
+    add_deadline_argument,
+    backend_settings,
+    failure_text,
+    run_play,
+    transcript_target,
+)
 from gm_engine.llm import make_backend
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env
@@ -86,6 +92,6 @@ def _adventure(args: argparse.Namespace) -> int:
         io = SessionIO(backend=backend, human=human, show=safe_show(print))
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
-        print(f"gm adventure: {exc}", file=sys.stderr)
+        print(f"gm adventure: {failure_text(exc)}", file=sys.stderr)
         return 2
     return run_play("gm adventure", "session", spec, io, target)

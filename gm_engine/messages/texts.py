@@ -2292,3 +2292,24 @@ class ListSeparator(Message):
     """What separates the items of a list in a sentence (、 in Japanese)."""
 
     key: ClassVar[str] = "werewolf.list_separator"
+
+
+@dataclass(frozen=True)
+class AdventureLeft(Message):
+    """The summary of an adventure the player left (``/quit``)."""
+
+    key: ClassVar[str] = "adventure.left"
+
+
+@dataclass(frozen=True)
+class AdventureOutOfTurns(Message):
+    """The summary of an adventure that ran out of GM turns."""
+
+    key: ClassVar[str] = "adventure.out_of_turns"
+
+
+@dataclass(frozen=True)
+class NarrationWithheld(Message):
+    """The GM's narration of a turn was all withheld: none of it matched the engine."""
+
+    key: ClassVar[str] = "adventure.narration_withheld"

@@ -68,6 +68,10 @@ from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import Message, render
 from gm_engine.messages.texts import (
+    AdventureHelp,
+    AdventureLeft,
+    AdventureOutOfTurns,
+    AdventurePrompt,
     CannotChangeSpells,
     CannotRest,
     CharacterDead,
@@ -89,18 +93,6 @@ from gm_engine.tools.dice import check_offer, dice_offer
 
 #: What the player types to stop.
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end", "終了"})
-
-#: What the player is asked with.
-PROMPT = "あなた> "
-
-HELP_TEXT = (
-    "GMに話しかけてください（行動、作戦、魔法の宣言、『戦闘開始』など）。\n"
-    "  /status  キャラクターと戦闘の状態（エンジンが表示）\n"
-    "  /rest    一日休息して魔法スロットを回復（戦闘の外で）\n"
-    "  [魔法変更: 火弾, 治癒]  覚えている魔法を入れ替える（戦闘の外で）\n"
-    "                          仲間の魔法は先頭に名前: [魔法変更: ミナ, 治癒]\n"
-    "  /quit    終了"
-)
 
 #: The meta instruction of §5.2: ``[魔法変更: 魔法名, 魔法名...]`` (full-width brackets and colon too).
 SPELL_CHANGE = re.compile(r"^[\[［]\s*魔法変更\s*[:：]\s*(.*?)\s*[\]］]$")
@@ -178,6 +170,8 @@ class Adventure:
         self.checks: list[RollResult] = []
         self.battles_started = 0
         self._dice_seen = 0
+        #: What the player is asked with, in the session's locale.
+        self.prompt = render(AdventurePrompt(), options.locale)
         game = get_system(options.system)
         self.messages: list[JsonDict] = [
             system_message(
@@ -254,16 +248,16 @@ class Adventure:
         engine itself, without a GM turn."""
         while True:
             self.io.human.observe(GMView(self), ())  # the party's status, for a screen that keeps it in view
-            text = self.io.human.ask(PROMPT)
+            text = self.io.human.ask(self.prompt)
             command = text.strip()
             if command in QUIT_WORDS:
                 return text  # not recorded: resuming the transcript asks again from here
-            self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
+            self._sink().emit(HumanInputEvent(prompt=self.prompt, text=text))
             spell_change = SPELL_CHANGE.match(command)
             if command == "/status":
                 self.io.show(self.status_text())
             elif command == "/help":
-                self.io.show(HELP_TEXT)
+                self.io.show(render(AdventureHelp(), self.options.locale))
             elif command == "/rest":
                 self._player_rest()
             elif spell_change is not None:
@@ -415,7 +409,7 @@ class Adventure:
                 break
             self.human_lines.append(text)
             self.messages.append(self.turn_message(text))
-        stopped = "the player left the table" if quit_early else "the adventure ran out of turns"
+        stopped = render(AdventureLeft() if quit_early else AdventureOutOfTurns(), self.options.locale)
         summary = self.ending or stopped
         self.io.show(self.ledger.summary())
         figures: dict[str, float] = {
