@@ -26,7 +26,13 @@ from gm_engine.messages.texts import (
     VerdictWord,
     Why,
 )
-from gm_engine.messages.werewolf import REASONS, confirm_reading, refusal, render_refusal, target_hint
+from gm_engine.sessions.werewolf.wording import (
+    REASONS,
+    confirm_reading,
+    refusal,
+    render_refusal,
+    target_hint,
+)
 from gm_engine.werewolf import game as engine
 from gm_engine.werewolf.actions import (
     Action,
@@ -133,7 +139,7 @@ def test_the_root_package_loads_no_game_engine() -> None:
 def test_every_rule_of_the_engine_has_a_reason() -> None:
     rules = {value for name, value in vars(engine).items() if name.startswith("RULE_")}
     mapped = {rule for rule, _ in REASONS}
-    assert rules - mapped == set(), "give these rules a Reason in gm_engine/messages/werewolf.py"
+    assert rules - mapped == set(), "give these rules a Reason in gm_engine/sessions/werewolf/wording.py"
 
 
 def _probes(seat: int) -> Iterator[Action]:

@@ -345,7 +345,9 @@ def test_a_recording_that_goes_on_is_reported(tmp_path: Path) -> None:
     rewrite(path, edit={quit_line: {"text": "1d6"}})
     report = replay_file(path)
     assert not report.ok and report.divergence is not None
-    assert "goes on after the recording ended: it emits a dice event" in report.divergence.message
+    message = report.divergence.message
+    assert render(message, "en") == "the replay goes on after the recording ended: it emits a dice event"
+    assert render(message, "ja") == "記録が終わったあとも再生が続いています: dice の出来事を出しました"
 
 
 def test_a_changed_state_hash_is_reported(tmp_path: Path) -> None:
@@ -356,7 +358,8 @@ def test_a_changed_state_hash_is_reported(tmp_path: Path) -> None:
     report = replay_file(path, tolerant=True)
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == number
-    assert "the state event differs" in report.divergence.message
+    assert render(report.divergence.message, "en") == "the state event differs from the recording"
+    assert render(report.divergence.message, "ja") == "state の出来事の中身が記録と違います"
 
 
 # A tiny model-driven session: the model names a number, the engine doubles it.
@@ -437,7 +440,10 @@ def test_a_model_call_out_of_place_reports_the_closest(tmp_path: Path) -> None:
     report = replay_transcript(read_transcript(path), runner=toy_runner("You are a player."), tolerant=True)
     assert not report.ok and report.divergence is not None
     assert "(actor P2, day 1, phase 'day', turn 2) differs from the recorded one in where it stands" in (
-        report.divergence.message
+        render(report.divergence.message, "en")
+    )
+    assert "モデル呼び出し（参加者 P2、1日目、局面 'day'、2手目）が、記録の呼び出しと場面" in (
+        render(report.divergence.message, "ja")
     )
     assert report.divergence.closest is not None and report.divergence.closest.turn == 7
 

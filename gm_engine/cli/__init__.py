@@ -89,8 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return handler(args)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # outside a session (which says where it stopped itself)
+        from gm_engine.messages import locale_from_env, render
+        from gm_engine.messages.texts import Interrupted
+
+        print("\n" + render(Interrupted(), locale_from_env()), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -16,10 +16,12 @@ from gm_engine.llm.retry import parse_concurrency, parse_deadline
 from gm_engine.messages import Message, locale_from_env, render
 from gm_engine.messages.texts import (
     DiskFull,
+    Fault,
     Interrupted,
     Paused,
     PausedUnrecorded,
     PausedUnresumable,
+    Problem,
     ServerMisconfigured,
     ServerRefused,
     ServerUnreachable,
@@ -149,6 +151,28 @@ def how_to_go_on(summary: str, path: Path | None, locale: Locale | None = None) 
     return render(PausedUnresumable(summary, str(path)), where)
 
 
+def file_problem(exc: OSError, locale: Locale) -> str:
+    """Why a file cannot be read or written, in the player's words where the catalogue has
+    them (the system's own words, which follow its locale, otherwise): never Python's
+    ``[Errno 2] …`` text."""
+    faults = {
+        FileNotFoundError: Fault.FILE_NOT_FOUND,
+        PermissionError: Fault.FILE_FORBIDDEN,
+        IsADirectoryError: Fault.FILE_IS_FOLDER,
+    }
+    fault = faults.get(type(exc))
+    return render(Problem(fault), locale) if fault is not None else exc.strerror or str(exc)
+
+
+def failure_text(exc: Exception, locale: Locale | None = None) -> str:
+    """What a play command says of an error before the session starts: a file's problem as
+    ``PATH: why`` in the player's words, any other error in its own (already the player's)."""
+    if isinstance(exc, OSError) and not isinstance(exc, BackendError):
+        problem = file_problem(exc, locale or locale_from_env())
+        return f"{exc.filename}: {problem}" if exc.filename is not None else problem
+    return str(exc)
+
+
 def stop_reason(exc: BaseException, locale: Locale) -> str:
     """Why a session stopped, in the player's language (the backend's or the system's own
     words about the cause stay inside the parentheses)."""
@@ -163,7 +187,7 @@ def stop_reason(exc: BaseException, locale: Locale) -> str:
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return render(DiskFull(exc.strerror or str(exc)), locale)
     if isinstance(exc, OSError) and exc.filename is not None:
-        return f"{exc.filename}: {exc.strerror or exc}"
+        return f"{exc.filename}: {file_problem(exc, locale)}"
     return str(exc)
 
 

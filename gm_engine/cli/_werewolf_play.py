@@ -17,7 +17,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
+from gm_engine.cli._play import (
+    add_deadline_argument,
+    backend_settings,
+    failure_text,
+    run_play,
+    transcript_target,
+)
 from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
 from gm_engine.dice.result import Locale
 from gm_engine.messages import locale_from_env
@@ -176,7 +182,7 @@ def play_command(args: argparse.Namespace) -> int:
         io = SessionIO(backend=backend, human=human, show=show)
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
-        print(f"gm werewolf play: {exc}", file=sys.stderr)
+        print(f"gm werewolf play: {failure_text(exc)}", file=sys.stderr)
         return 2
     # The objects alive now (modules, the client library, templates, personas: some hundred
     # thousand) stay for the whole game; left out of the collector's full passes, they no

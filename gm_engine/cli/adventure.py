@@ -7,9 +7,16 @@ import secrets
 import sys
 from typing import Any
 
-from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
+from gm_engine.cli._play import (
+    add_deadline_argument,
+    backend_settings,
+    failure_text,
+    run_play,
+    transcript_target,
+)
 from gm_engine.llm import make_backend
 from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.messages import locale_from_env
 from gm_engine.safe_text import safe_show
 from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec
 
@@ -58,6 +65,7 @@ def _adventure(args: argparse.Namespace) -> int:
     from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    locale = locale_from_env()
     spec = SessionSpec(
         kind="adventure",
         seed=seed,
@@ -65,6 +73,8 @@ def _adventure(args: argparse.Namespace) -> int:
             "system": args.system,
             "max_turns": args.max_turns,
             **({} if args.scenario == "none" else {"scenario": args.scenario}),
+            # the default is not written, so that a Japanese session's header stays as it was
+            **({} if locale == "ja" else {"locale": locale}),
         },
         backend=args.backend,
         model=args.model,
@@ -82,6 +92,6 @@ def _adventure(args: argparse.Namespace) -> int:
         io = SessionIO(backend=backend, human=human, show=safe_show(print))
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
-        print(f"gm adventure: {exc}", file=sys.stderr)
+        print(f"gm adventure: {failure_text(exc)}", file=sys.stderr)
         return 2
     return run_play("gm adventure", "session", spec, io, target)

@@ -40,7 +40,11 @@ from gm_engine.combat import (
 from gm_engine.combat.actions import Action
 from gm_engine.combat.balance import balance_table, format_table
 from gm_engine.combat.characters import Character, parse_rank
+from gm_engine.combat.errors import IllegalActionError
 from gm_engine.dice.source import SeededSource
+from gm_engine.messages import locale_from_env
+from gm_engine.messages import render as render_message
+from gm_engine.messages.texts import CombatRefused
 
 #: A fight that has not ended after this many rounds is stopped (none should get near it).
 MAX_ROUNDS = 30
@@ -159,6 +163,7 @@ def _demo(args: argparse.Namespace) -> int:
     for enemy in encounter.enemies:
         print(render.enemy_line(enemy))
     source = SeededSource(args.seed)
+    locale = locale_from_env()
     battle = Battle.start(party, encounter, source=source, options=options)
     _print_step(battle.current_log(), battle.state_hash() if args.hash else None)
     while not battle.is_over:
@@ -170,7 +175,8 @@ def _demo(args: argparse.Namespace) -> int:
             try:
                 step = battle.apply(action)
             except CombatError as exc:  # the policy is simple; show a refusal as the player would
-                print(f"  (refused: {exc})")
+                why = exc.describe(locale) if isinstance(exc, IllegalActionError) else str(exc)
+                print(f"  {render_message(CombatRefused(why), locale)}")
                 continue
             if step.label == "BATTLE_SETUP" and not isinstance(action, NextRound):
                 for event in step.events:

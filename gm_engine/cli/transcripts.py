@@ -9,14 +9,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_go_on, stopped_message
+from gm_engine.cli._play import (
+    add_deadline_argument,
+    backend_settings,
+    failure_text,
+    file_problem,
+    how_to_go_on,
+    stopped_message,
+)
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import (
     BadTrustKey,
-    Fault,
     NoTranscripts,
-    Problem,
     ReplayQuietOk,
     ReplayRefused,
     ReplaySignatureMissing,
@@ -173,13 +178,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _unreadable(exc: OSError, locale: Locale) -> str:
     """Why a file cannot be read, in the player's words where the catalogue has them (the
     system's own words, which follow its locale, otherwise)."""
-    faults = {
-        FileNotFoundError: Fault.FILE_NOT_FOUND,
-        PermissionError: Fault.FILE_FORBIDDEN,
-        IsADirectoryError: Fault.FILE_IS_FOLDER,
-    }
-    fault = faults.get(type(exc))
-    return render(Problem(fault), locale) if fault is not None else exc.strerror or str(exc)
+    return file_problem(exc, locale)
 
 
 def _verdict(exc: Exception) -> Verdict:
@@ -238,7 +237,7 @@ def _resume(args: argparse.Namespace) -> int:
         backend = live_backend(transcript.header, args)
         human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
-        safe_print(f"gm resume: {exc}", file=sys.stderr)
+        safe_print(f"gm resume: {failure_text(exc)}", file=sys.stderr)
         return 2
     try:
         result = resume_session(

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from gm_engine.combat.errors import IllegalActionError
 from gm_engine.combat.spells import HealingWaveMode, Spell
+from gm_engine.messages.texts import NotWellFormed
 
 
 class _Action(BaseModel):
@@ -151,4 +152,4 @@ def parse_action(data: Action | dict[str, Any] | str) -> Action:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or '(action)'}: {e['msg']}" for e in exc.errors()
         )
-        raise IllegalActionError(f"not a well-formed action: {problems}") from None
+        raise IllegalActionError(NotWellFormed(problems)) from None

@@ -80,6 +80,48 @@ from gm_engine.combat.terms import sanctuary_casters as _sanctuary_casters
 from gm_engine.combat.terms import slow_casts as _slow_casts
 from gm_engine.combat.terms import standing_enemies as _standing_enemies
 from gm_engine.dice.source import DiceError, DiceSource, SeededSource
+from gm_engine.messages.texts import (
+    AlreadyPlayedOut,
+    AmountOnlyLimitBreak,
+    BonusOutOfRange,
+    CannotCastDown,
+    CouldNotCarryOut,
+    DownAddsNoAp,
+    EnemyFallen,
+    FightRequested,
+    FightWishRecorded,
+    ForesightNoCheck,
+    ForesightRevived,
+    HealDead,
+    HealingWaveNeedsMode,
+    HealingWaveNoTarget,
+    LimitBreakAmount,
+    LimitBreakNeedsAmount,
+    MaxHpCannotPay,
+    NarrativeTooLate,
+    NoEffectOutside,
+    NoRollToReroll,
+    NoSlotsPaidAlready,
+    NoSpellsKnown,
+    NoSuchEnemy,
+    NoSuchPc,
+    NotOverwhelming,
+    NotOverwhelmingExample,
+    PcDown,
+    ReviveNoCheckLeft,
+    ReviveNotThisScene,
+    ReviveWarded,
+    SanctuaryAddsNoAp,
+    SanctuaryAlready,
+    SanctuaryCasterAddsAp,
+    SanctuaryNoApSpell,
+    SlowDoesNothing,
+    SpellNeedsTarget,
+    SpellNotKnown,
+    SpellTakesNoMode,
+    SpellTakesNoTarget,
+    UnknownSpellName,
+)
 
 Label = Literal["BATTLE_SETUP", "ROLL_LOG", "BATTLE_JUDGE", "NARRATIVE", "BATTLE_END"]
 
@@ -305,7 +347,7 @@ class Battle:
             self._source.restore(mark)
             if isinstance(exc, CombatError):
                 raise
-            raise IllegalActionError(f"the action could not be carried out: {exc}") from None
+            raise IllegalActionError(CouldNotCarryOut(str(exc))) from None
         except BaseException:
             self._source.restore(mark)
             raise
@@ -363,16 +405,14 @@ def _find_pc(state: BattleState, name: str) -> Character:
     for c in state.party:
         if c.name == name:
             return c
-    raise IllegalActionError(f"no PC called {name!r}; the party is {', '.join(c.name for c in state.party)}")
+    raise IllegalActionError(NoSuchPc(repr(name), ", ".join(c.name for c in state.party)))
 
 
 def _find_enemy(state: BattleState, name: str) -> Enemy:
     for e in state.enemies:
         if e.name == name:
             return e
-    raise IllegalActionError(
-        f"no enemy called {name!r}; the enemies are {', '.join(e.name for e in state.enemies)}"
-    )
+    raise IllegalActionError(NoSuchEnemy(repr(name), ", ".join(e.name for e in state.enemies)))
 
 
 def _replace_pc(state: BattleState, new: Character) -> None:
@@ -402,27 +442,24 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
         if isinstance(action, SetSituationalBonus):
             pc = _find_pc(state, action.character)
             if not pc.standing:
-                return IllegalActionError(f"{pc.name} is {pc.status.value} and adds no AP")
+                return IllegalActionError(DownAddsNoAp(pc.name, pc.status.value))
             if pc.name in _sanctuary_casters(state) and action.bonus:
-                return IllegalActionError(
-                    f"{pc.name} holds 【聖域】 and adds no AP this round", "§6.2.2 聖域"
-                )
+                return IllegalActionError(SanctuaryAddsNoAp(pc.name), "§6.2.2 聖域")
             cap = pc.situational_cap
             low = -cap if state.options.allow_negative_situational else 0
             if not low <= action.bonus <= cap:
                 return IllegalActionError(
-                    f"{pc.name}'s situational bonus must be {low:+d}..{cap:+d} (rank {pc.rank.value}), "
-                    f"not {action.bonus:+d}",
+                    BonusOutOfRange(pc.name, f"{low:+d}", f"{cap:+d}", pc.rank.value, f"{action.bonus:+d}"),
                     "§9.1, §14.1 状況補正上限",
                 )
         elif isinstance(action, TargetEnemy):
             enemy = _find_enemy(state, action.enemy)
             if not enemy.standing:
-                return IllegalActionError(f"{enemy.name} has already fallen")
+                return IllegalActionError(EnemyFallen(enemy.name))
         elif isinstance(action, TargetCharacter):
             pc = _find_pc(state, action.character)
             if not pc.standing:
-                return IllegalActionError(f"{pc.name} is {pc.status.value}")
+                return IllegalActionError(PcDown(pc.name, pc.status.value))
         elif isinstance(action, CastSpell):
             return _explain_cast(state, action)
         elif isinstance(action, NextRound):
@@ -439,9 +476,9 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
             return _explain_narrative(state)
         elif isinstance(action, FightItOut):
             if state.round != 1 or state.current.dice or state.casts:
-                return IllegalActionError("the fight is already being played out", "§0 ナラティブ優先の原則")
+                return IllegalActionError(AlreadyPlayedOut(), "§0 ナラティブ優先の原則")
             if state.fight_requested:
-                return IllegalActionError("the player's wish to fight it out is already recorded")
+                return IllegalActionError(FightWishRecorded())
     except CombatError as exc:
         return exc
     return None
@@ -460,13 +497,9 @@ def _expected(state: BattleState) -> str:
 def _explain_narrative(state: BattleState) -> CombatError | None:
     rule = "§0 ナラティブ優先の原則"
     if state.round != 1 or state.current.dice or state.casts:
-        return IllegalActionError(
-            "narrative priority ends a fight before any die is rolled or spell cast", rule
-        )
+        return IllegalActionError(NarrativeTooLate(), rule)
     if state.fight_requested:
-        return IllegalActionError(
-            "the player asked for the fight to be played out; it is fought with dice", rule
-        )
+        return IllegalActionError(FightRequested(), rule)
     ratio = state.options.narrative_priority_ratio
     if ratio is None:
         return None
@@ -475,15 +508,9 @@ def _explain_narrative(state: BattleState) -> CombatError | None:
     pc_ap = expected_party_ap(state.party)
     enemy_ap = _expected_enemy_ap(state)
     if pc_ap < ratio * enemy_ap:
-        example = (
-            "no PC of 熟練 or 英雄 against at most three 雑魚, and "
-            if state.options.narrative_priority_test == "rules_example" else ""
-        )
-        return IllegalActionError(
-            f"the PC side is not overwhelming: {example}expected AP {pc_ap:.1f} vs {enemy_ap:.1f} "
-            f"(needs {ratio:g}×, option narrative_priority_ratio)",
-            rule,
-        )
+        example = state.options.narrative_priority_test == "rules_example"
+        weaker = NotOverwhelmingExample if example else NotOverwhelming
+        return IllegalActionError(weaker(f"{pc_ap:.1f}", f"{enemy_ap:.1f}", f"{ratio:g}"), rule)
     return None
 
 
@@ -516,37 +543,33 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
         )
     caster = _find_pc(state, action.caster)
     if not caster.standing:
-        return IllegalActionError(f"{caster.name} is {caster.status.value} and cannot cast")
+        return IllegalActionError(CannotCastDown(caster.name, caster.status.value))
     if spell not in caster.spells:
-        known = ", ".join(s.value for s in caster.spells) or "none"
-        return IllegalActionError(f"{caster.name} does not know {spell.label} (knows: {known})", "§5.1")
+        known = ", ".join(s.value for s in caster.spells)
+        return IllegalActionError(SpellNotKnown(caster.name, spell.label, known or NoSpellsKnown()), "§5.1")
     if caster.slots_left == 0:
         options = state.options
         if len(caster.lasting_costs) >= options.overcasts_per_character:
             return IllegalActionError(
-                f"{caster.name} has no slot left and has already paid the lasting cost "
-                f"{len(caster.lasting_costs)} time(s) "
-                f"(option overcasts_per_character={options.overcasts_per_character})",
+                NoSlotsPaidAlready(caster.name, len(caster.lasting_costs), options.overcasts_per_character),
                 "§5.2",
             )
         if caster.max_hp - options.overcast_max_hp_cost < 1:
-            return IllegalActionError(f"{caster.name}'s max HP cannot pay the lasting cost", "§5.2")
+            return IllegalActionError(MaxHpCannotPay(caster.name), "§5.2")
     needs_target = spell in (Spell.MANA_SHIELD, Spell.HEAL, Spell.REVIVE) or (
         spell is Spell.HEALING_WAVE and action.mode is HealingWaveMode.ENDURE
     )
     if needs_target and action.target is None:
-        return IllegalActionError(f"{spell.label} needs a target PC")
+        return IllegalActionError(SpellNeedsTarget(spell.label))
     if not needs_target and action.target is not None:
-        return IllegalActionError(f"{spell.label} takes no target")
+        return IllegalActionError(SpellTakesNoTarget(spell.label))
     if (spell is Spell.LIMIT_BREAK) != (action.amount is not None):
         return IllegalActionError(
-            "only 【限界突破】 takes an amount, and it needs one" if spell is not Spell.LIMIT_BREAK
-            else "【限界突破】 needs the amount of HP to convert"
+            AmountOnlyLimitBreak() if spell is not Spell.LIMIT_BREAK else LimitBreakNeedsAmount()
         )
     if (spell is Spell.HEALING_WAVE) != (action.mode is not None):
         return IllegalActionError(
-            "【治癒の波動】 needs a mode (halve or endure)" if spell is Spell.HEALING_WAVE
-            else f"{spell.label} takes no mode"
+            HealingWaveNeedsMode() if spell is Spell.HEALING_WAVE else SpellTakesNoMode(spell.label)
         )
     if spell is Spell.LIMIT_BREAK:
         assert action.amount is not None
@@ -555,8 +578,7 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
             hp_left = min(caster.hp, caster.max_hp - state.options.overcast_max_hp_cost) - action.amount
         if action.amount < 1 or hp_left < 1:
             return IllegalActionError(
-                f"【限界突破】 converts 1..{caster.hp - 1} HP for {caster.name} (HP cannot drop below 1), "
-                f"not {action.amount}",
+                LimitBreakAmount(caster.hp - 1, caster.name, action.amount),
                 "§6.2.3",
             )
     if spell is Spell.SLOW:
@@ -564,54 +586,43 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
         if problem is not None:
             return problem
     if spell is Spell.SANCTUARY and caster.name in _sanctuary_casters(state):
-        return IllegalActionError(f"{caster.name} already holds 【聖域】 this round")
+        return IllegalActionError(SanctuaryAlready(caster.name))
     ap_spells = (Spell.FIREBALL, Spell.LIGHTNING, Spell.LIMIT_BREAK)
     if spell in ap_spells and caster.name in _sanctuary_casters(state):
-        return IllegalActionError(
-            f"{caster.name} holds 【聖域】 and adds no AP this round; {spell.label} would", "§6.2.2 聖域"
-        )
+        return IllegalActionError(SanctuaryNoApSpell(caster.name, spell.label), "§6.2.2 聖域")
     if spell is Spell.SANCTUARY:
         own = [c.spell.label for c in state.current.declarations.casts
                if c.caster == caster.name and c.spell in ap_spells]
         own += ["【崩壊】" for p in collapses_now(state) if p.caster == caster.name]
         if own:
             return IllegalActionError(
-                f"{caster.name} adds AP this round ({'、'.join(own)}); a 【聖域】 caster adds none",
+                SanctuaryCasterAddsAp(caster.name, "、".join(own)),
                 "§6.2.2 聖域",
             )
     if action.target is not None:
         target = _find_pc(state, action.target)
         if spell is Spell.REVIVE:
             if target.status is Status.DEAD and target.name not in state.died_in_battle:
-                return IllegalActionError(
-                    f"{target.name} did not die in this scene; 【蘇生】 has no effect", "§6.2.4"
-                )
+                return IllegalActionError(ReviveNotThisScene(target.name), "§6.2.4")
             if target.status is not Status.DEAD and target.name in state.revive_wards:
-                return IllegalActionError(f"{target.name} is already warded by 【蘇生】")
+                return IllegalActionError(ReviveWarded(target.name))
             if target.status is not Status.DEAD and phase in ("JUDGE", "NARRATIVE"):
-                return IllegalActionError(
-                    f"no life-or-death check is left this round for {target.name}; "
-                    "cast 【蘇生】 at SETUP/ROLL, or on one who died", "§6.2.4"
-                )
+                return IllegalActionError(ReviveNoCheckLeft(target.name), "§6.2.4")
         elif spell is Spell.HEAL:
             if target.status is Status.DEAD:
-                return IllegalActionError(f"{target.name} is dead; 【治癒】 cannot help", "§6.2.4")
+                return IllegalActionError(HealDead(target.name), "§6.2.4")
         elif not target.standing:
-            return IllegalActionError(f"{target.name} is {target.status.value}")
+            return IllegalActionError(PcDown(target.name, target.status.value))
     if spell is Spell.FORESIGHT and phase == "ROLL" and not _live(state, "pc") and not _live(state, "enemy"):
-        return IllegalActionError("no combat roll to roll again", "§4.5")
+        return IllegalActionError(NoRollToReroll(), "§4.5")
     if spell is Spell.FORESIGHT and phase == "JUDGE" and _last_check(state) is None:
         live = [g for g in state.current.dice if not g.discarded]
         if live and live[-1].purpose == "生死判定" and _revived_at_judge(state, live[-1].owner):
             return IllegalActionError(
-                f"{live[-1].owner}'s life-or-death check was made an automatic success by 【蘇生】; "
-                "【予見】 cannot roll it again",
+                ForesightRevived(live[-1].owner),
                 "§4.5, §6.2.4",
             )
-        return IllegalActionError(
-            "at JUDGE 【予見】 re-rolls a life-or-death check, and the last roll of this round was not one",
-            "§4.5",
-        )
+        return IllegalActionError(ForesightNoCheck(), "§4.5")
     return None
 
 
@@ -627,8 +638,7 @@ def _explain_slow(state: BattleState) -> CombatError | None:
     dice = sum(e.dice for e in standing)
     if dice and _slow_casts(state) >= dice:
         return IllegalActionError(
-            f"【鈍足】 has already taken all {dice} of the enemies' dice this round; "
-            "another would do nothing",
+            SlowDoesNothing(dice),
             "§6.2.2 鈍足",
         )
     return None
@@ -1074,9 +1084,9 @@ def cast_out_of_combat(
     try:
         chosen = Spell(spell)
     except ValueError:
-        raise IllegalActionError(f"unknown spell {spell!r}", "§6.2") from None
+        raise IllegalActionError(UnknownSpellName(repr(spell)), "§6.2") from None
     if chosen not in OUT_OF_COMBAT:
-        raise IllegalActionError(f"{chosen.label} has no effect outside a battle", "§6.2")
+        raise IllegalActionError(NoEffectOutside(chosen.label), "§6.2")
     scratch = BattleState(options=options, party=members, enemies=[], phase=Phase.ROLL)
     scratch.rounds.append(RoundRecord(number=1))
     action = CastSpell(
@@ -1087,7 +1097,7 @@ def cast_out_of_combat(
     if problem is not None:
         raise problem
     if chosen is Spell.HEALING_WAVE and target is not None:
-        raise IllegalActionError("【治癒の波動】 heals the whole party; it takes no target")
+        raise IllegalActionError(HealingWaveNoTarget())
     mark = source.mark()
     try:
         who = _find_pc(scratch, caster)

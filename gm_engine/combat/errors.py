@@ -3,6 +3,9 @@ only knows "bad input" can catch that; every message says what was wrong."""
 
 from __future__ import annotations
 
+from gm_engine.dice.result import Locale
+from gm_engine.messages.catalogue import Message, render
+
 
 class CombatError(ValueError):
     """Base class of every error the combat engine raises on bad input."""
@@ -33,12 +36,25 @@ class OutOfOrderError(CombatError):
 class IllegalActionError(CombatError):
     """An action is in the right phase but breaks a rule (no slot, unknown target, cap exceeded…).
 
-    The battle is unchanged. ``rule`` names the clause of the document or option.
+    The battle is unchanged. ``reason`` says why, as a message of the catalogue
+    (:mod:`gm_engine.messages.texts`, ``combat.refused.*``): a player is shown
+    :meth:`describe` in their language. ``str(exc)`` is the English text, for a model or a
+    tool caller (the same words whatever the player's locale, so a recorded tool result
+    replays byte for byte). ``rule`` names the clause of the document or option.
     """
 
-    def __init__(self, message: str, rule: str = "") -> None:
-        super().__init__(f"{message} ({rule})" if rule else message)
+    def __init__(self, reason: Message, rule: str = "") -> None:
+        english = render(reason, "en")
+        super().__init__(f"{english} ({rule})" if rule else english)
+        self.reason = reason
         self.rule = rule
+
+    def describe(self, locale: Locale) -> str:
+        """Why, in ``locale``, with the clause it breaks."""
+        text = render(self.reason, locale)
+        if not self.rule:
+            return text
+        return f"{text}（{self.rule}）" if locale == "ja" else f"{text} ({self.rule})"
 
 
 class StorageError(CombatError):

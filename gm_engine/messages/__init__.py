@@ -9,10 +9,12 @@ against every message class). Modules:
 * :mod:`.catalogue`: :class:`Message`, :func:`render`, :func:`locale_from_env`;
 * :mod:`.texts`: the messages, grouped as the data files are (``cli``, ``roll``, ``adventure``,
   ``werewolf``), and :class:`~.texts.Reason`, why the werewolf engine refused something;
-* :mod:`.werewolf`: messages built from the werewolf engine's objects: a refusal
-  (:func:`~.werewolf.render_refusal`), the hint after a missed choice of seat, the one line
-  that confirms an unsure reading of what the player said. Import it only where the werewolf
-  game runs (this package's root loads no game engine).
+
+The package imports no game engine, so every engine may take its texts from here: the combat
+engine's refusals (``combat.refused.*``) and the werewolf renderer's sentences do. Messages
+built from the werewolf engine's own objects (a refusal by rule, the hint after a missed
+choice of seat, the line that confirms an unsure reading) are in
+:mod:`gm_engine.sessions.werewolf.wording`.
 
 ::
 

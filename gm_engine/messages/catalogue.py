@@ -52,7 +52,7 @@ class Message:
         """The key of this message's text (``key``, unless a subclass picks among texts)."""
         return self.key
 
-    def params(self) -> dict[str, str | int]:
+    def params(self) -> Mapping[str, str | int | Message]:
         """The parameters by name."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -103,7 +103,12 @@ def render(message: Message, locale: Locale = DEFAULT_LOCALE) -> str:
         template = texts[key]
     except KeyError:
         raise CatalogueError(f"message {key!r} is missing from {locale}.toml") from None
-    return template.format_map(message.params())
+    # a parameter that is a message itself (a problem inside a report) speaks the same language
+    values = {
+        name: render(value, locale) if isinstance(value, Message) else value
+        for name, value in message.params().items()
+    }
+    return template.format_map(values)
 
 
 def locale_from_env(environ: Mapping[str, str] | None = None) -> Locale:

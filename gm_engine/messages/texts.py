@@ -1309,7 +1309,7 @@ class UnrecordedCalls(Message):
 
     key: ClassVar[str] = "replay.unrecorded_calls"
     count: int
-    first: str
+    first: Message
 
 
 @dataclass(frozen=True)
@@ -1337,7 +1337,7 @@ class DivergenceAt(Message):
     seq: int
     line: int
     event_type: str
-    problem: str
+    problem: Message
 
 
 @dataclass(frozen=True)
@@ -1345,7 +1345,7 @@ class DivergenceAtEnd(Message):
     """A replay that differs at its end (or where no recorded event is at hand)."""
 
     key: ClassVar[str] = "replay.divergence_at_end"
-    problem: str
+    problem: Message
 
 
 @dataclass(frozen=True)
@@ -1505,3 +1505,828 @@ class ResumeLineDropped(Message):
     key: ClassVar[str] = "resume.line_dropped"
     path: str
     size: int
+
+
+# -- what a replay found different from its recording (the problem of a Divergence) ---------
+
+
+@dataclass(frozen=True)
+class NoAnswerRecorded(Message):
+    """The recording stops after a model request, before its answer."""
+
+    key: ClassVar[str] = "replay.differs.no_answer"
+
+
+@dataclass(frozen=True)
+class NoMoreCalls(Message):
+    """A model request (where it stands: ``actor``, ``day``, ``phase`` quoted, ``turn``)
+    after the recording's last model call."""
+
+    key: ClassVar[str] = "replay.differs.no_more_calls"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class ToolsDiffer(Message):
+    """A model request whose messages are the recorded ones, but not its tools."""
+
+    key: ClassVar[str] = "replay.differs.tools"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class MatchesNoCall(Message):
+    """A model request no recorded call stands where it does (tolerant replay)."""
+
+    key: ClassVar[str] = "replay.differs.no_call"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class DiffersFromUnusedCalls(Message):
+    """A model request that is none of the unused recorded ones (strict replay)."""
+
+    key: ClassVar[str] = "replay.differs.unused_calls"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class RequestElsewhere(Message):
+    """The model request in an event's place stands elsewhere than the recorded one."""
+
+    key: ClassVar[str] = "replay.differs.request_place"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class RequestReworded(Message):
+    """The model request in an event's place has other messages or tools than the recorded one."""
+
+    key: ClassVar[str] = "replay.differs.request_content"
+    actor: str
+    day: int
+    phase: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class AsksOnceMore(Message):
+    """The session asks the human after the ``given`` recorded inputs (``prompt``: quoted)."""
+
+    key: ClassVar[str] = "replay.differs.asks_more"
+    given: int
+    prompt: str
+
+
+@dataclass(frozen=True)
+class AsksOtherPrompt(Message):
+    """The session asks the human with another prompt than recorded."""
+
+    key: ClassVar[str] = "replay.differs.prompt"
+
+
+@dataclass(frozen=True)
+class GoesOnAfterEnd(Message):
+    """The replay emits an ``event_type`` event after the recording's last event."""
+
+    key: ClassVar[str] = "replay.differs.goes_on"
+    event_type: str
+
+
+@dataclass(frozen=True)
+class OtherEventType(Message):
+    """The replay emits an ``emitted`` event where a ``recorded`` one was recorded."""
+
+    key: ClassVar[str] = "replay.differs.event_type"
+    emitted: str
+    recorded: str
+
+
+@dataclass(frozen=True)
+class EventDiffers(Message):
+    """An ``event_type`` event with other contents than recorded."""
+
+    key: ClassVar[str] = "replay.differs.event"
+    event_type: str
+
+
+@dataclass(frozen=True)
+class EndedEarly(Message):
+    """The replayed session ended with ``more`` recorded events still to come."""
+
+    key: ClassVar[str] = "replay.differs.ended_early"
+    more: int
+
+
+@dataclass(frozen=True)
+class SessionRaised(Message):
+    """The engine failed during the replay: the exception's class and text (a bug report)."""
+
+    key: ClassVar[str] = "replay.differs.raised"
+    error_type: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ThenRaised(Message):
+    """A divergence (``problem``) after which the engine failed (``raised``)."""
+
+    key: ClassVar[str] = "replay.differs.then_raised"
+    problem: Message
+    raised: Message
+
+
+@dataclass(frozen=True)
+class CallsNeverMade(Message):
+    """``count`` recorded model calls the replay never made."""
+
+    key: ClassVar[str] = "replay.differs.calls_never_made"
+    count: int
+
+
+@dataclass(frozen=True)
+class InputsNeverAsked(Message):
+    """``count`` recorded human inputs the replay never asked for."""
+
+    key: ClassVar[str] = "replay.differs.inputs_never_asked"
+    count: int
+
+
+@dataclass(frozen=True)
+class OtherOutcome(Message):
+    """The replayed session ends with another summary or figures than recorded."""
+
+    key: ClassVar[str] = "replay.differs.outcome"
+
+
+@dataclass(frozen=True)
+class NextRecordedEvent(Message):
+    """Under a crash: the recorded event the replay was about to check."""
+
+    key: ClassVar[str] = "replay.differs.next_event"
+    event_type: str
+    line: int
+
+
+@dataclass(frozen=True)
+class MoreDiffLines(Message):
+    """The last line of a diff cut short: how many lines were left out."""
+
+    key: ClassVar[str] = "replay.differs.more_diff_lines"
+    count: int
+
+
+# -- why the combat engine refused an action (IllegalActionError.reason) -------------------
+
+
+@dataclass(frozen=True)
+class CouldNotCarryOut(Message):
+    """An action the engine could not carry out (``cause``: the dice or model error)."""
+
+    key: ClassVar[str] = "combat.refused.could_not_carry_out"
+    cause: str
+
+
+@dataclass(frozen=True)
+class NoSuchPc(Message):
+    """No PC of the battle goes by ``name`` (quoted)."""
+
+    key: ClassVar[str] = "combat.refused.no_such_pc"
+    name: str
+    party: str
+
+
+@dataclass(frozen=True)
+class NoSuchEnemy(Message):
+    """No enemy of the battle goes by ``name`` (quoted)."""
+
+    key: ClassVar[str] = "combat.refused.no_such_enemy"
+    name: str
+    enemies: str
+
+
+@dataclass(frozen=True)
+class DownAddsNoAp(Message):
+    """A PC who is down (``status``) sets no situational bonus."""
+
+    key: ClassVar[str] = "combat.refused.down_adds_no_ap"
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class SanctuaryAddsNoAp(Message):
+    """A 【聖域】 caster sets no situational bonus (§6.2.2)."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_adds_no_ap"
+    name: str
+
+
+@dataclass(frozen=True)
+class BonusOutOfRange(Message):
+    """A situational bonus outside the rank's range (``low``, ``cap``, ``bonus``: signed)."""
+
+    key: ClassVar[str] = "combat.refused.bonus_out_of_range"
+    name: str
+    low: str
+    cap: str
+    rank: str
+    bonus: str
+
+
+@dataclass(frozen=True)
+class EnemyFallen(Message):
+    """A target enemy that has fallen."""
+
+    key: ClassVar[str] = "combat.refused.enemy_fallen"
+    name: str
+
+
+@dataclass(frozen=True)
+class PcDown(Message):
+    """A PC who is down (``status``: 戦闘不能, 死亡)."""
+
+    key: ClassVar[str] = "combat.refused.pc_down"
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class AlreadyPlayedOut(Message):
+    """Fighting it out asked for once dice were rolled or spells cast."""
+
+    key: ClassVar[str] = "combat.refused.already_played_out"
+
+
+@dataclass(frozen=True)
+class FightWishRecorded(Message):
+    """Fighting it out asked for twice."""
+
+    key: ClassVar[str] = "combat.refused.fight_wish_recorded"
+
+
+@dataclass(frozen=True)
+class NarrativeTooLate(Message):
+    """Narrative priority asked for after the first die or spell (§0)."""
+
+    key: ClassVar[str] = "combat.refused.narrative_too_late"
+
+
+@dataclass(frozen=True)
+class FightRequested(Message):
+    """Narrative priority after the player asked to fight it out."""
+
+    key: ClassVar[str] = "combat.refused.fight_requested"
+
+
+@dataclass(frozen=True)
+class NotOverwhelming(Message):
+    """Narrative priority for a PC side that is not overwhelming by the expected AP."""
+
+    key: ClassVar[str] = "combat.refused.not_overwhelming"
+    pc_ap: str
+    enemy_ap: str
+    ratio: str
+
+
+@dataclass(frozen=True)
+class NotOverwhelmingExample(Message):
+    """As :class:`NotOverwhelming`, under the test of §0's own example."""
+
+    key: ClassVar[str] = "combat.refused.not_overwhelming_example"
+    pc_ap: str
+    enemy_ap: str
+    ratio: str
+
+
+@dataclass(frozen=True)
+class CannotCastDown(Message):
+    """A caster who is down."""
+
+    key: ClassVar[str] = "combat.refused.cannot_cast_down"
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class NoSpellsKnown(Message):
+    """The list of spells of a caster who knows none."""
+
+    key: ClassVar[str] = "combat.refused.no_spells_known"
+
+
+@dataclass(frozen=True)
+class SpellNotKnown(Message):
+    """A spell the caster does not know (``known``: the ones it does, or :class:`NoSpellsKnown`)."""
+
+    key: ClassVar[str] = "combat.refused.spell_not_known"
+    name: str
+    spell: str
+    known: str | Message
+
+
+@dataclass(frozen=True)
+class NoSlotsPaidAlready(Message):
+    """No slot left and the lasting cost paid as often as the option allows (§5.2)."""
+
+    key: ClassVar[str] = "combat.refused.no_slots_paid_already"
+    name: str
+    times: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class MaxHpCannotPay(Message):
+    """No slot left and a max HP too low for the lasting cost (§5.2)."""
+
+    key: ClassVar[str] = "combat.refused.max_hp_cannot_pay"
+    name: str
+
+
+@dataclass(frozen=True)
+class SpellNeedsTarget(Message):
+    """A spell cast without its target PC."""
+
+    key: ClassVar[str] = "combat.refused.spell_needs_target"
+    spell: str
+
+
+@dataclass(frozen=True)
+class SpellTakesNoTarget(Message):
+    """A spell cast with a target it does not take."""
+
+    key: ClassVar[str] = "combat.refused.spell_takes_no_target"
+    spell: str
+
+
+@dataclass(frozen=True)
+class AmountOnlyLimitBreak(Message):
+    """An amount given to a spell other than 【限界突破】."""
+
+    key: ClassVar[str] = "combat.refused.amount_only_limit_break"
+
+
+@dataclass(frozen=True)
+class LimitBreakNeedsAmount(Message):
+    """【限界突破】 without its amount."""
+
+    key: ClassVar[str] = "combat.refused.limit_break_needs_amount"
+
+
+@dataclass(frozen=True)
+class HealingWaveNeedsMode(Message):
+    """【治癒の波動】 without its mode."""
+
+    key: ClassVar[str] = "combat.refused.healing_wave_needs_mode"
+
+
+@dataclass(frozen=True)
+class SpellTakesNoMode(Message):
+    """A mode given to a spell other than 【治癒の波動】."""
+
+    key: ClassVar[str] = "combat.refused.spell_takes_no_mode"
+    spell: str
+
+
+@dataclass(frozen=True)
+class LimitBreakAmount(Message):
+    """A 【限界突破】 amount that would take HP below 1 (§6.2.3)."""
+
+    key: ClassVar[str] = "combat.refused.limit_break_amount"
+    most: int
+    name: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class SanctuaryAlready(Message):
+    """A second 【聖域】 by one caster in a round."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_already"
+    name: str
+
+
+@dataclass(frozen=True)
+class SanctuaryNoApSpell(Message):
+    """An AP spell by a 【聖域】 caster (§6.2.2)."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_no_ap_spell"
+    name: str
+    spell: str
+
+
+@dataclass(frozen=True)
+class SanctuaryCasterAddsAp(Message):
+    """【聖域】 by a caster who adds AP this round (``spells``: how)."""
+
+    key: ClassVar[str] = "combat.refused.sanctuary_caster_adds_ap"
+    name: str
+    spells: str
+
+
+@dataclass(frozen=True)
+class ReviveNotThisScene(Message):
+    """【蘇生】 on one who did not die in this scene (§6.2.4)."""
+
+    key: ClassVar[str] = "combat.refused.revive_not_this_scene"
+    name: str
+
+
+@dataclass(frozen=True)
+class ReviveWarded(Message):
+    """A second 【蘇生】 ward on one PC."""
+
+    key: ClassVar[str] = "combat.refused.revive_warded"
+    name: str
+
+
+@dataclass(frozen=True)
+class ReviveNoCheckLeft(Message):
+    """A 【蘇生】 ward too late in the round to matter (§6.2.4)."""
+
+    key: ClassVar[str] = "combat.refused.revive_no_check_left"
+    name: str
+
+
+@dataclass(frozen=True)
+class HealDead(Message):
+    """【治癒】 on one who is dead (§6.2.4)."""
+
+    key: ClassVar[str] = "combat.refused.heal_dead"
+    name: str
+
+
+@dataclass(frozen=True)
+class NoRollToReroll(Message):
+    """【予見】 at ROLL with no combat roll live (§4.5)."""
+
+    key: ClassVar[str] = "combat.refused.no_roll_to_reroll"
+
+
+@dataclass(frozen=True)
+class ForesightRevived(Message):
+    """【予見】 on a life-or-death check that 【蘇生】 made a success."""
+
+    key: ClassVar[str] = "combat.refused.foresight_revived"
+    name: str
+
+
+@dataclass(frozen=True)
+class ForesightNoCheck(Message):
+    """【予見】 at JUDGE when the last roll is no open life-or-death check (§4.5)."""
+
+    key: ClassVar[str] = "combat.refused.foresight_no_check"
+
+
+@dataclass(frozen=True)
+class SlowDoesNothing(Message):
+    """A 【鈍足】 that would take no die (§6.2.2)."""
+
+    key: ClassVar[str] = "combat.refused.slow_does_nothing"
+    dice: int
+
+
+@dataclass(frozen=True)
+class UnknownSpellName(Message):
+    """A spell name no spell has (``spell``: quoted)."""
+
+    key: ClassVar[str] = "combat.refused.unknown_spell"
+    spell: str
+
+
+@dataclass(frozen=True)
+class NoEffectOutside(Message):
+    """A spell with no effect outside a battle (§6.2)."""
+
+    key: ClassVar[str] = "combat.refused.no_effect_outside"
+    spell: str
+
+
+@dataclass(frozen=True)
+class HealingWaveNoTarget(Message):
+    """【治癒の波動】 outside a battle given a target."""
+
+    key: ClassVar[str] = "combat.refused.healing_wave_no_target"
+
+
+@dataclass(frozen=True)
+class NotWellFormed(Message):
+    """An action that is no well-formed action (``problems``: the validator's)."""
+
+    key: ClassVar[str] = "combat.refused.not_well_formed"
+    problems: str
+
+
+@dataclass(frozen=True)
+class BattleInProgress(Message):
+    """A second battle started while one runs."""
+
+    key: ClassVar[str] = "combat.refused.battle_in_progress"
+
+
+@dataclass(frozen=True)
+class FleeAtSetup(Message):
+    """Fleeing outside SETUP or outside a scenario's fight."""
+
+    key: ClassVar[str] = "combat.refused.flee_at_setup"
+
+
+@dataclass(frozen=True)
+class NoRestInBattle(Message):
+    """A rest during a battle."""
+
+    key: ClassVar[str] = "combat.refused.no_rest_in_battle"
+
+
+@dataclass(frozen=True)
+class NoOneToRest(Message):
+    """A rest with no character made yet."""
+
+    key: ClassVar[str] = "combat.refused.no_one_to_rest"
+
+
+@dataclass(frozen=True)
+class NoSpellChangeInBattle(Message):
+    """[魔法変更] during a battle (§5.2)."""
+
+    key: ClassVar[str] = "combat.refused.no_spell_change_in_battle"
+
+
+@dataclass(frozen=True)
+class NoSuchCharacter(Message):
+    """No character of the party goes by ``name`` (quoted)."""
+
+    key: ClassVar[str] = "combat.refused.no_such_character"
+    name: str
+    party: str
+
+
+@dataclass(frozen=True)
+class CharacterDead(Message):
+    """A character who is dead."""
+
+    key: ClassVar[str] = "combat.refused.character_dead"
+    name: str
+
+
+# -- the adventure's answers to the player's own commands (/rest, [魔法変更: …]) -------------
+
+
+@dataclass(frozen=True)
+class CannotRest(Message):
+    """``/rest`` refused (``why``: the engine's reason)."""
+
+    key: ClassVar[str] = "adventure.cannot_rest"
+    why: Message
+
+
+@dataclass(frozen=True)
+class CannotChangeSpells(Message):
+    """``[魔法変更: …]`` refused (``why``: the engine's reason, or one of the checks below)."""
+
+    key: ClassVar[str] = "adventure.cannot_change_spells"
+    why: Message
+
+
+@dataclass(frozen=True)
+class SpellsUnknown(Message):
+    """Spell names no spell has (``unknown``), and the spells there are (``known``)."""
+
+    key: ClassVar[str] = "adventure.spells_unknown"
+    unknown: str
+    known: str
+
+
+@dataclass(frozen=True)
+class SpellTwice(Message):
+    """One spell named twice in a [魔法変更]."""
+
+    key: ClassVar[str] = "adventure.spell_twice"
+
+
+@dataclass(frozen=True)
+class MoreSpellsThanSlots(Message):
+    """More spells (``given``) than ``name`` has slots (``slots``)."""
+
+    key: ClassVar[str] = "adventure.more_spells_than_slots"
+    name: str
+    slots: int
+    given: int
+
+
+@dataclass(frozen=True)
+class SpellRule(Message):
+    """A spell list the character rules refuse (``cause``: the rules' own words)."""
+
+    key: ClassVar[str] = "adventure.spell_rule"
+    cause: str
+
+
+@dataclass(frozen=True)
+class NoCharacterYet(Message):
+    """A command about a character before the character is made."""
+
+    key: ClassVar[str] = "adventure.no_character_yet"
+
+
+@dataclass(frozen=True)
+class CombatRefused(Message):
+    """``gm combat demo``: an action the engine refused (``why``: its reason, in the locale)."""
+
+    key: ClassVar[str] = "cli.combat_refused"
+    why: str
+
+
+# -- werewolf: the renderer's sentences around the document's records --------------------------
+# (the records themselves, 【投票結果】 【公開情報】 【〇〇が退席しました】 【ゲーム終了】 and the
+# 【CMD_…】 cues, keep the rule document's format in every locale: docs/werewolf.md)
+
+
+@dataclass(frozen=True)
+class TableGameStarted(Message):
+    """The first line of a game."""
+
+    key: ClassVar[str] = "werewolf.table.game_started"
+
+
+@dataclass(frozen=True)
+class TablePreDivinationDone(Message):
+    """What everyone but the 占い師 is told after the 事前占い."""
+
+    key: ClassVar[str] = "werewolf.table.pre_divination_done"
+
+
+@dataclass(frozen=True)
+class TablePreDivinationYours(Message):
+    """What the 占い師 is told instead: its 事前占い result."""
+
+    key: ClassVar[str] = "werewolf.table.pre_divination_yours"
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class TableDiscussionStarted(Message):
+    """A day's discussion begins."""
+
+    key: ClassVar[str] = "werewolf.table.discussion_started"
+    day: int
+
+
+@dataclass(frozen=True)
+class TablePass(Message):
+    """A seat passed its turn."""
+
+    key: ClassVar[str] = "werewolf.table.pass"
+    speaker: str
+
+
+@dataclass(frozen=True)
+class TableClaim(Message):
+    """A seat came out (CO) without a result."""
+
+    key: ClassVar[str] = "werewolf.table.claim"
+    speaker: str
+    role: str
+
+
+@dataclass(frozen=True)
+class TableClaimWithResult(Message):
+    """A seat came out (CO) with its result."""
+
+    key: ClassVar[str] = "werewolf.table.claim_with_result"
+    speaker: str
+    role: str
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class TableResult(Message):
+    """A claimant stated a result (the line names its speaker)."""
+
+    key: ClassVar[str] = "werewolf.table.result"
+    speaker: str
+    role: str
+    target: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class TableRequestWords(Message):
+    """The words of a CO要求 made without words of its own."""
+
+    key: ClassVar[str] = "werewolf.table.request_words"
+    role: str
+
+
+@dataclass(frozen=True)
+class TableRequest(Message):
+    """The note under a CO要求."""
+
+    key: ClassVar[str] = "werewolf.table.request"
+    role: str
+
+
+@dataclass(frozen=True)
+class TableDeclined(Message):
+    """A seat answered a CO要求 without coming out, and without words."""
+
+    key: ClassVar[str] = "werewolf.table.declined"
+    speaker: str
+
+
+@dataclass(frozen=True)
+class TableRunoff(Message):
+    """A tie: the runoff between ``candidates``."""
+
+    key: ClassVar[str] = "werewolf.table.runoff"
+    candidates: str
+
+
+@dataclass(frozen=True)
+class TableChooseVote(Message):
+    """The call to vote in a runoff."""
+
+    key: ClassVar[str] = "werewolf.table.choose_vote"
+
+
+@dataclass(frozen=True)
+class TableVotingOpened(Message):
+    """The discussion is over; the vote opens."""
+
+    key: ClassVar[str] = "werewolf.table.voting_opened"
+
+
+@dataclass(frozen=True)
+class TableNoExecution(Message):
+    """The runoff tied too: nobody is executed."""
+
+    key: ClassVar[str] = "werewolf.table.no_execution"
+
+
+@dataclass(frozen=True)
+class TableNight(Message):
+    """Night falls."""
+
+    key: ClassVar[str] = "werewolf.table.night"
+
+
+@dataclass(frozen=True)
+class TableMorningQuiet(Message):
+    """A morning after a night without a victim."""
+
+    key: ClassVar[str] = "werewolf.table.morning_quiet"
+    day: int
+
+
+@dataclass(frozen=True)
+class TableMorningVictim(Message):
+    """A morning after the attack on ``victim``."""
+
+    key: ClassVar[str] = "werewolf.table.morning_victim"
+    day: int
+    victim: str
+
+
+@dataclass(frozen=True)
+class ListSeparator(Message):
+    """What separates the items of a list in a sentence (、 in Japanese)."""
+
+    key: ClassVar[str] = "werewolf.list_separator"
+
+
+@dataclass(frozen=True)
+class AdventureLeft(Message):
+    """The summary of an adventure the player left (``/quit``)."""
+
+    key: ClassVar[str] = "adventure.left"
+
+
+@dataclass(frozen=True)
+class AdventureOutOfTurns(Message):
+    """The summary of an adventure that ran out of GM turns."""
+
+    key: ClassVar[str] = "adventure.out_of_turns"
+
+
+@dataclass(frozen=True)
+class NarrationWithheld(Message):
+    """The GM's narration of a turn was all withheld: none of it matched the engine."""
+
+    key: ClassVar[str] = "adventure.narration_withheld"

@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
+from gm_engine.messages.texts import AsksOnceMore
 from gm_engine.safe_text import printable
 from gm_engine.serve.store import StoreError, TableRow, TableStore
 from gm_engine.serve.tables import LiveTable, parse_config
@@ -76,10 +77,13 @@ class _Watcher(HumanDefaults):
 
     def __init__(self, table: LiveTable) -> None:
         self.table = table
+        self.recorded: ReplayHuman | None = None  # the recorded answers, whose count a mismatch names
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Never called for a complete recording: the session asks once more than recorded."""
-        raise ReplayMismatch(Divergence(f"the session asks P1 once more than its lines recorded: {prompt!r}"))
+        given = self.recorded.given if self.recorded is not None else 0
+        asked = AsksOnceMore(given=given, prompt=repr(prompt))
+        raise ReplayMismatch(Divergence(asked, event_type="human_input"))
 
     def observe(self, observation: object, legal: Sequence[object]) -> None:
         """Keep the panel, as the web's P1 does."""
@@ -103,7 +107,8 @@ def rebuild_screen(row: TableRow, lines: Sequence[str]) -> LiveTable:
             log = DivergenceLog()
             feed = EventFeed(stream)
             backend = ReplayBackend(feed, log=log)
-            human = ReplayHuman(feed, fallback=_Watcher(table), log=log)
+            watcher = _Watcher(table)
+            human = watcher.recorded = ReplayHuman(feed, fallback=watcher, log=log)
             sink = CheckingSink(feed, log=log)
             table.started()
             io = SessionIO(backend=backend, human=human, sink=sink, show=table.show)

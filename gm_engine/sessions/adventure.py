@@ -41,10 +41,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gm_engine.combat.actions import CastSpell
 from gm_engine.combat.characters import Character, Status
+from gm_engine.combat.errors import IllegalActionError
 from gm_engine.combat.ranks import Rank
 from gm_engine.combat.spells import Spell
 from gm_engine.combat.state import Phase
-from gm_engine.dice.result import RollResult
+from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import SeededSource
 from gm_engine.dice.systems.registry import get_system
 from gm_engine.events import (
@@ -65,6 +66,21 @@ from gm_engine.llm.base import (
 from gm_engine.llm.ledger import Ledger, MeteredBackend
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.llm.prompts import render_prompt
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import (
+    AdventureHelp,
+    AdventureLeft,
+    AdventureOutOfTurns,
+    AdventurePrompt,
+    CannotChangeSpells,
+    CannotRest,
+    CharacterDead,
+    MoreSpellsThanSlots,
+    NoCharacterYet,
+    SpellRule,
+    SpellsUnknown,
+    SpellTwice,
+)
 from gm_engine.sessions.base import (
     SessionError,
     SessionIO,
@@ -77,18 +93,6 @@ from gm_engine.tools.dice import check_offer, dice_offer
 
 #: What the player types to stop.
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end", "終了"})
-
-#: What the player is asked with.
-PROMPT = "あなた> "
-
-HELP_TEXT = (
-    "GMに話しかけてください（行動、作戦、魔法の宣言、『戦闘開始』など）。\n"
-    "  /status  キャラクターと戦闘の状態（エンジンが表示）\n"
-    "  /rest    一日休息して魔法スロットを回復（戦闘の外で）\n"
-    "  [魔法変更: 火弾, 治癒]  覚えている魔法を入れ替える（戦闘の外で）\n"
-    "                          仲間の魔法は先頭に名前: [魔法変更: ミナ, 治癒]\n"
-    "  /quit    終了"
-)
 
 #: The meta instruction of §5.2: ``[魔法変更: 魔法名, 魔法名...]`` (full-width brackets and colon too).
 SPELL_CHANGE = re.compile(r"^[\[［]\s*魔法変更\s*[:：]\s*(.*?)\s*[\]］]$")
@@ -115,6 +119,9 @@ class AdventureOptions(BaseModel):
     retry_budget: int = Field(default=3, ge=0, le=20)
     max_tool_calls_per_turn: int = Field(default=24, ge=1, le=200)
     history_turns: int = Field(default=12, ge=1, le=1000)
+    locale: Locale = "ja"
+    """The language of what the engine itself tells the player (its refusals); the
+    scenario, the GM's words and the engine's logs stay in the scenario's language."""
 
     @field_validator("system")
     @classmethod
@@ -163,6 +170,8 @@ class Adventure:
         self.checks: list[RollResult] = []
         self.battles_started = 0
         self._dice_seen = 0
+        #: What the player is asked with, in the session's locale.
+        self.prompt = render(AdventurePrompt(), options.locale)
         game = get_system(options.system)
         self.messages: list[JsonDict] = [
             system_message(
@@ -239,16 +248,16 @@ class Adventure:
         engine itself, without a GM turn."""
         while True:
             self.io.human.observe(self._status_view(), ())  # for a screen that keeps the party in view
-            text = self.io.human.ask(PROMPT)
+            text = self.io.human.ask(self.prompt)
             command = text.strip()
             if command in QUIT_WORDS:
                 return text  # not recorded: resuming the transcript asks again from here
-            self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
+            self._sink().emit(HumanInputEvent(prompt=self.prompt, text=text))
             spell_change = SPELL_CHANGE.match(command)
             if command == "/status":
                 self.io.show(self.status_text())
             elif command == "/help":
-                self.io.show(HELP_TEXT)
+                self.io.show(render(AdventureHelp(), self.options.locale))
             elif command == "/rest":
                 self._player_rest()
             elif spell_change is not None:
@@ -261,24 +270,27 @@ class Adventure:
         return self.table.status_text()
 
     def _player_rest(self) -> None:
-        """``/rest``: the engine rests the party itself (its log is shown), or says why not."""
-        if self.table.battle is not None:
-            self.io.show("戦闘中は休息できません。")
-        elif not self.table.party:
-            self.io.show("休息するキャラクターがまだいません。")
-        else:
+        """``/rest``: the engine rests the party itself (its log is shown), or says why not
+        (the engine's refusal, in the player's language)."""
+        try:
             self.table.rest()
+        except IllegalActionError as exc:  # in a battle, or no character yet
+            self.io.show(render(CannotRest(exc.reason), self.options.locale))
 
     def _player_spell_change(self, body: str) -> None:
         """``[魔法変更: …]``: the engine changes the spells known (the new sheet is shown), or
         says why not; the party is then exactly as before."""
         party = self.table.party
+        locale = self.options.locale
         items = [w for w in re.split(r"[\s、，,]+", body) if w]
-        if self.table.battle is not None:
-            self.io.show("戦闘中は魔法を変更できません。")
-            return
         if not party:
-            self.io.show("魔法を変更するキャラクターがまだいません。")
+            self.io.show(render(CannotChangeSpells(NoCharacterYet()), locale))
+            return
+        if self.table.battle is not None:
+            try:  # the engine refuses it, in its own words
+                self.table.change_spells(party[0].name, [])
+            except IllegalActionError as exc:
+                self.io.show(render(CannotChangeSpells(exc.reason), locale))
             return
         names = {c.name for c in party}
         name = items.pop(0) if items and items[0] in names else party[0].name
@@ -286,24 +298,24 @@ class Adventure:
         known = [s.value for s in Spell]
         unknown = [w for w in spells if w not in known]
         character = next(c for c in party if c.name == name)
+        why: Message | None = None
         if character.status is Status.DEAD:
-            self.io.show(f"魔法変更できません: {name} は死亡しています。")
+            why = CharacterDead(name)
         elif unknown:
-            self.io.show(
-                f"魔法変更できません: 知らない魔法 {'、'.join(unknown)}（使える魔法: {'、'.join(known)}）"
-            )
+            why = SpellsUnknown("、".join(unknown), "、".join(known))
         elif len(set(spells)) != len(spells):
-            self.io.show("魔法変更できません: 同じ魔法が二度書かれています。")
+            why = SpellTwice()
         elif len(spells) > character.max_slots:
-            self.io.show(
-                f"魔法変更できません: {name} が覚えられる魔法はスロットの数（{character.max_slots}）までです"
-                f"（{len(spells)}個指定）。"
-            )
-        else:
-            try:
-                self.table.change_spells(name, spells)
-            except ValueError as exc:  # dead, or a rule the checks above do not cover
-                self.io.show(f"魔法変更できません: {exc}")
+            why = MoreSpellsThanSlots(name, character.max_slots, len(spells))
+        if why is not None:
+            self.io.show(render(CannotChangeSpells(why), locale))
+            return
+        try:
+            self.table.change_spells(name, spells)
+        except IllegalActionError as exc:
+            self.io.show(render(CannotChangeSpells(exc.reason), locale))
+        except ValueError as exc:  # a rule of §5.1/§6.2 the checks above do not cover
+            self.io.show(render(CannotChangeSpells(SpellRule(str(exc))), locale))
 
     def window(self) -> list[JsonDict]:
         """The conversation sent to the GM: the system prompt, then everything since the start
@@ -401,7 +413,7 @@ class Adventure:
                 break
             self.human_lines.append(text)
             self.messages.append(self.turn_message(text))
-        stopped = "the player left the table" if quit_early else "the adventure ran out of turns"
+        stopped = render(AdventureLeft() if quit_early else AdventureOutOfTurns(), self.options.locale)
         summary = self.ending or stopped
         self.io.show(self.ledger.summary())
         figures: dict[str, float] = {

@@ -48,8 +48,9 @@ from gm_engine.llm.base import JsonDict, system_message, user_message
 from gm_engine.llm.ledger import MeteredBackend
 from gm_engine.llm.offline import register_offline_decider
 from gm_engine.llm.prompts import render_prompt
+from gm_engine.messages import render
+from gm_engine.messages.texts import NarrationWithheld
 from gm_engine.sessions.adventure import (
-    PROMPT,
     QUIT_WORDS,
     Adventure,
     AdventureOptions,
@@ -268,7 +269,7 @@ class ScenarioAdventure(Adventure):
 
     def _after_turn(self, result: TurnResult) -> None:
         if self.refused_this_turn and not self.shown_this_turn:
-            self.io.show("（GMの語りがエンジンの記録と合わなかったため、表示を控えました）")
+            self.io.show(render(NarrationWithheld(), self.options.locale))
         super()._after_turn(result)
 
     # -- before the first turn ---------------------------------------------------------------------
@@ -298,10 +299,10 @@ class ScenarioAdventure(Adventure):
                 return False
             self.io.show(wizard.question())
             self.io.human.observe(self._status_view(), ())
-            text = self.io.human.ask(PROMPT)
+            text = self.io.human.ask(self.prompt)
             if text.strip() in QUIT_WORDS:
                 return None
-            self._sink().emit(HumanInputEvent(prompt=PROMPT, text=text))
+            self._sink().emit(HumanInputEvent(prompt=self.prompt, text=text))
             answers += 1
             if text.strip() in ("/help", "/status"):
                 self.io.show(CREATION_HELP)

@@ -47,6 +47,15 @@ from gm_engine.combat.state import Phase
 from gm_engine.dice.engine import evaluate
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.systems.registry import get_system
+from gm_engine.messages.texts import (
+    BattleInProgress,
+    CharacterDead,
+    FleeAtSetup,
+    NoOneToRest,
+    NoRestInBattle,
+    NoSpellChangeInBattle,
+    NoSuchCharacter,
+)
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput, retry_on, stripped_or
 
 #: Steps that move a battle from one pause to the next, and whether the result is a pause
@@ -458,7 +467,7 @@ class CombatTable:
             CombatError: no standing character, a battle in progress, or bad choices.
         """
         if self.battle is not None:
-            raise IllegalActionError("a battle is already in progress")
+            raise IllegalActionError(BattleInProgress())
         proposal = propose_encounter(
             self.party,
             kind,
@@ -485,7 +494,7 @@ class CombatTable:
     def _flee(self, args: FleeTool) -> ToolOutput:
         battle = self._require_battle()
         if self.flee_target is None or battle.phase is not Phase.SETUP:
-            raise IllegalActionError("fleeing is declared at SETUP of a scenario's fight")
+            raise IllegalActionError(FleeAtSetup())
         result = evaluate(f"3D6>={self.flee_target}", get_system("DiceBot"), source=self.source)
         assert result is not None  # a DiceBot command
         if result.success:
@@ -571,9 +580,9 @@ class CombatTable:
             IllegalActionError: a battle is in progress, or there is no character.
         """
         if self.battle is not None:
-            raise IllegalActionError("no rest during a battle")
+            raise IllegalActionError(NoRestInBattle())
         if not self.party:
-            raise IllegalActionError("there is no character to rest")
+            raise IllegalActionError(NoOneToRest())
         self.party = list(rest_party(self.party))
         text = "一日休息した: 魔法スロットが回復した（HPは回復しない）\n" + session_status(self.party)
         self._log("REST", text)
@@ -589,13 +598,13 @@ class CombatTable:
                 more than the slots).
         """
         if self.battle is not None:
-            raise IllegalActionError("spells cannot be changed during a battle")
+            raise IllegalActionError(NoSpellChangeInBattle())
         character = next((c for c in self.party if c.name == name), None)
         if character is None:
             names = ", ".join(c.name for c in self.party)
-            raise IllegalActionError(f"no character called {name!r}; the party is {names}")
+            raise IllegalActionError(NoSuchCharacter(repr(name), names))
         if character.status is Status.DEAD:
-            raise IllegalActionError(f"{name} is dead")
+            raise IllegalActionError(CharacterDead(name))
         changed = character.with_spells(spells)
         self.party = [changed if c.name == name else c for c in self.party]
         self._log("CHARACTER", master_data(changed))

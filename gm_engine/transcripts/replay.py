@@ -55,22 +55,42 @@ from gm_engine.llm.base import (
 )
 from gm_engine.messages import Message, locale_from_env, render
 from gm_engine.messages.texts import (
+    AsksOnceMore,
+    AsksOtherPrompt,
     AssetsChanged,
     AssetsGone,
+    CallsNeverMade,
     ClosestCall,
+    DiffersFromUnusedCalls,
     DiffRecorded,
     DiffReplayed,
     DivergenceAt,
     DivergenceAtEnd,
+    EndedEarly,
     EngineChanged,
+    EventDiffers,
     Fault,
+    GoesOnAfterEnd,
     InFile,
+    InputsNeverAsked,
+    MatchesNoCall,
+    MoreDiffLines,
+    NextRecordedEvent,
+    NoAnswerRecorded,
+    NoMoreCalls,
+    OtherEventType,
+    OtherOutcome,
     PackedOpened,
     Problem,
     RecordedCallAt,
     ReplayHead,
     ReplayNote,
+    RequestElsewhere,
+    RequestReworded,
     SealedOpened,
+    SessionRaised,
+    ThenRaised,
+    ToolsDiffer,
     UnrecordedCalls,
     Verdict,
     VerdictWord,
@@ -107,9 +127,10 @@ MAX_DIFF_LINES = 80
 
 @dataclass(frozen=True)
 class Divergence:
-    """The first place a replay differs from its recording."""
+    """The first place a replay differs from its recording (``message``: what differs, a
+    message of the catalogue, shown in the player's language)."""
 
-    message: str
+    message: Message
     seq: int | None = None
     line: int | None = None
     event_type: str | None = None
@@ -167,7 +188,8 @@ def unified_diff(expected: object, actual: object, *, labels: tuple[str, str] | 
     b = _pretty(actual).splitlines(keepends=True)
     lines = list(difflib.unified_diff(a, b, fromfile=labels[0], tofile=labels[1], n=2))
     if len(lines) > MAX_DIFF_LINES:
-        lines = [*lines[:MAX_DIFF_LINES], f"... ({len(lines) - MAX_DIFF_LINES} more diff lines)\n"]
+        more = render(MoreDiffLines(count=len(lines) - MAX_DIFF_LINES), locale_from_env())
+        lines = [*lines[:MAX_DIFF_LINES], more + "\n"]
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
@@ -513,7 +535,7 @@ class ReplayBackend(BackendDefaults):
                 return await self.fallback.complete(request, context)
             raise self.log.fail(
                 Divergence(
-                    "the recording stops before the model answered this request",
+                    NoAnswerRecorded(),
                     seq=call.request.seq,
                     line=call.request.line,
                     event_type="model_request",
@@ -605,16 +627,16 @@ class ReplayBackend(BackendDefaults):
         actual = normalize(list(request.messages))
         closest = self.closest(request)
         actor, day, phase, turn = _request_key(request)
-        what = f"model request (actor {actor}, day {day}, phase {phase!r}, turn {turn})"
+        where = (actor, day, repr(phase), turn)
         if closest is None:
-            return Divergence(f"{what}: the recording has no more model calls", event_type="model_request")
+            return Divergence(NoMoreCalls(*where), event_type="model_request")
         recorded = closest.request.payload
+        message: Message
         if closest.key == _request_key(request) and recorded.get("messages") == actual:
-            message = f"{what}: the tools offered differ from the recorded call"
+            message = ToolsDiffer(*where)
             diff = unified_diff(recorded.get("tools"), normalize([t.model_dump() for t in request.tools]))
         else:
-            reason = "matches no recorded call" if self.tolerant else "differs from every unused recorded one"
-            message = f"{what} {reason}"
+            message = MatchesNoCall(*where) if self.tolerant else DiffersFromUnusedCalls(*where)
             diff = unified_diff(recorded.get("messages"), actual)
         return Divergence(
             message,
@@ -731,8 +753,7 @@ class ReplayHuman:
                 return self.fallback.ask(prompt, choices)
             raise self.log.fail(
                 Divergence(
-                    f"the session asks the human once more than recorded "
-                    f"({self.given} inputs): {prompt!r}",
+                    AsksOnceMore(given=self.given, prompt=repr(prompt)),
                     event_type="human_input",
                 )
             )
@@ -742,7 +763,7 @@ class ReplayHuman:
         if not self.tolerant and recorded_prompt != prompt:
             raise self.log.fail(
                 Divergence(
-                    "the session asks the human with another prompt",
+                    AsksOtherPrompt(),
                     event.seq,
                     event.line,
                     event.type,
@@ -819,7 +840,7 @@ class CheckingSink:
         if expected_line is None:
             raise self.log.fail(
                 Divergence(
-                    f"the replay goes on after the recording ended: it emits a {event.type} event",
+                    GoesOnAfterEnd(event_type=event.type),
                     event_type=event.type,
                     diff=unified_diff(None, {"type": event.type, **_comparable(event.payload())}),
                 )
@@ -836,17 +857,15 @@ class CheckingSink:
             calls = recorded_calls(self._ahead(expected_line.seq - 1))
             nearest = closest_call(calls, event.key, actual.get("messages"))
             closest = nearest.where() if nearest is not None else None
+        message: Message
         if expected is None:
-            message = f"the replay emits {event.type}, the recording has {expected_line.type}"
+            message = OtherEventType(emitted=event.type, recorded=expected_line.type)
         elif isinstance(event, ModelRequestEvent):
             actor, day, phase, turn = event.key
-            where = "where it stands" if self.tolerant else "its messages or tools"
-            message = (
-                f"the model request (actor {actor}, day {day}, phase {phase!r}, turn {turn}) differs "
-                f"from the recorded one in {where}"
-            )
+            where = (actor, day, repr(phase), turn)
+            message = RequestElsewhere(*where) if self.tolerant else RequestReworded(*where)
         else:
-            message = f"the {event.type} event differs from the recording"
+            message = EventDiffers(event_type=event.type)
         raise self.log.fail(
             Divergence(
                 message,
@@ -873,7 +892,7 @@ class CheckingSink:
             return None
         more = self.feed.drain() - self.checked
         return Divergence(
-            f"the replayed session ended, but the recording goes on ({more} more events)",
+            EndedEarly(more=more),
             event.seq,
             event.line,
             event.type,
@@ -1043,10 +1062,10 @@ class _Replay:
         except Exception as exc:  # the engine itself failed: that is a divergence too
             if self.feed.error is not None:
                 raise self.feed.error from None
-            crash = f"the session raised {type(exc).__name__}: {exc}"
+            crash = SessionRaised(error_type=type(exc).__name__, error=str(exc))
             if backend.unrecorded:  # most likely on the empty answer to a call the recording lacks
                 miss = backend.unrecorded[0]
-                log.fail(dataclasses.replace(miss, message=f"{miss.message}; then {crash}"))
+                log.fail(dataclasses.replace(miss, message=ThenRaised(problem=miss.message, raised=crash)))
             else:
                 log.fail(Divergence(crash, event_type="exception", diff=_next_expected(sink)))
         seconds = time.perf_counter() - started
@@ -1084,7 +1103,10 @@ def _sealing_note(header: TranscriptHeader, end: EndRecord, stream: TranscriptSt
 
 def _next_expected(sink: CheckingSink) -> str:
     missing = sink.missing()
-    return f"(next recorded event: {missing.event_type} at line {missing.line})\n" if missing else ""
+    if missing is None or missing.line is None:
+        return ""
+    upcoming = NextRecordedEvent(event_type=str(missing.event_type), line=missing.line)
+    return render(upcoming, locale_from_env()) + "\n"
 
 
 def _final_checks(
@@ -1101,7 +1123,7 @@ def _final_checks(
     if unused:
         call = unused[0]
         return Divergence(
-            f"{len(unused)} recorded model call(s) were never made",
+            CallsNeverMade(count=len(unused)),
             call.request.seq,
             call.request.line,
             "model_request",
@@ -1111,7 +1133,7 @@ def _final_checks(
     if upcoming is not None:
         event = upcoming[0]
         return Divergence(
-            f"{human.recorded - human.given} recorded human input(s) were never asked for",
+            InputsNeverAsked(count=human.recorded - human.given),
             event.seq,
             event.line,
             event.type,
@@ -1121,7 +1143,7 @@ def _final_checks(
     actual = {"summary": outcome.summary, "figures": _comparable(normalize(outcome.figures))}
     if recorded != actual:
         return Divergence(
-            "the session ends with another outcome",
+            OtherOutcome(),
             end.seq,
             end.line,
             "end",

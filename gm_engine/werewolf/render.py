@@ -10,12 +10,38 @@
 Everything here reads a :class:`~gm_engine.werewolf.views.PublicView` (or a seat's
 :class:`~gm_engine.werewolf.views.PlayerView` for its own private lines), so a renderer cannot
 show what its reader may not know.
+
+The records keep the document's format in every locale (docs/werewolf.md, "The player's
+language"); the sentences around them (the day beginning, a claim's note, the night, the
+morning) come from the message catalogue (``werewolf.table.*``) in the reader's ``locale``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from gm_engine.dice.result import Locale
+from gm_engine.messages.catalogue import DEFAULT_LOCALE, Message, render
+from gm_engine.messages.texts import (
+    TableChooseVote,
+    TableClaim,
+    TableClaimWithResult,
+    TableDeclined,
+    TableDiscussionStarted,
+    TableGameStarted,
+    TableMorningQuiet,
+    TableMorningVictim,
+    TableNight,
+    TableNoExecution,
+    TablePass,
+    TablePreDivinationDone,
+    TablePreDivinationYours,
+    TableRequest,
+    TableRequestWords,
+    TableResult,
+    TableRunoff,
+    TableVotingOpened,
+)
 from gm_engine.werewolf.log import (
     ClaimMade,
     ClaimRequested,
@@ -37,7 +63,8 @@ from gm_engine.werewolf.log import (
 from gm_engine.werewolf.records import Role
 from gm_engine.werewolf.views import PlayerView, PublicView
 
-PRE_DIVINATION_DONE = "占い師が事前占いを完了しました"
+#: 「占い師が事前占いを完了しました」 (in Japanese; :func:`entry_lines` says it in the reader's locale).
+PRE_DIVINATION_DONE = render(TablePreDivinationDone(), DEFAULT_LOCALE)
 
 CUES_AFTER_EXECUTION = "【CMD_夜開始】【CMD_占い】【CMD_襲撃】【CMD_護衛】【CMD_霊媒】"
 
@@ -101,56 +128,61 @@ def game_end_lines(end: GameEnded, names: Sequence[str]) -> list[str]:
     ]
 
 
-def entry_lines(entry: PublicEntry, view: PublicView) -> list[str]:
-    """The text of one public log entry, with the cue of what comes next where the document gives one."""
+def entry_lines(entry: PublicEntry, view: PublicView, locale: Locale = DEFAULT_LOCALE) -> list[str]:
+    """The text of one public log entry, with the cue of what comes next where the document
+    gives one; its sentences in ``locale``, its records in the document's format."""
     names = [""] + [seat.name for seat in view.seats]
+
+    def say(message: Message) -> str:
+        return render(message, locale)
+
     if isinstance(entry, GameStarted):
-        return ["ゲームを開始します。役職を配布しました。", "【CMD_事前占い】"]
+        return [say(TableGameStarted()), "【CMD_事前占い】"]
     if isinstance(entry, PreDivinationDone):
-        return [PRE_DIVINATION_DONE]
+        return [say(TablePreDivinationDone())]
     if isinstance(entry, DiscussionStarted):
-        return [f"{entry.day}日目の議論を始めます。", "【CMD_議論】"]
+        return [say(TableDiscussionStarted(entry.day)), "【CMD_議論】"]
     if isinstance(entry, Speech):
         speaker = names[entry.speaker]
-        return [f"{speaker}「{entry.text}」" if entry.text else f"{speaker}：(パス)"]
+        return [f"{speaker}「{entry.text}」" if entry.text else say(TablePass(speaker))]
     if isinstance(entry, ClaimMade):
-        result = ""
+        speaker, role = names[entry.speaker], entry.role.label
         if entry.target is not None and entry.colour is not None:
-            result = f" 結果：{names[entry.target]}は{entry.colour.label}"
-        line = f"（{names[entry.speaker]}が{entry.role.label}CO{result}）"
-        return [*_said(names[entry.speaker], entry.text), line]
+            line = say(TableClaimWithResult(speaker, role, names[entry.target], entry.colour.label))
+        else:
+            line = say(TableClaim(speaker, role))
+        return [*_said(speaker, entry.text), line]
     if isinstance(entry, ResultStated):
         # the line names its speaker: without words it is the only line of the statement
-        result = f"{names[entry.target]}は{entry.colour.label}"
-        line = f"（{names[entry.speaker]}の{entry.role.label}結果：{result}）"
-        return [*_said(names[entry.speaker], entry.text), line]
+        speaker = names[entry.speaker]
+        line = say(TableResult(speaker, entry.role.label, names[entry.target], entry.colour.label))
+        return [*_said(speaker, entry.text), line]
     if isinstance(entry, ClaimRequested):
-        said = entry.text or f"{entry.role.label}は名乗り出ろ"
-        return [f"{names[entry.speaker]}「{said}」", f"（CO要求：{entry.role.label}）"]
+        said = entry.text or say(TableRequestWords(entry.role.label))
+        return [f"{names[entry.speaker]}「{said}」", say(TableRequest(entry.role.label))]
     if isinstance(entry, Declined):
         speaker = names[entry.speaker]
-        return [f"{speaker}「{entry.text}」" if entry.text else f"{speaker}：名乗り出ない"]
+        return [f"{speaker}「{entry.text}」" if entry.text else say(TableDeclined(speaker))]
     if isinstance(entry, VotingOpened):
         if entry.runoff:
-            candidates = _names(names, entry.candidates)
-            return [f"同票のため決選投票です。候補：{candidates}", "投票先を決めてください"]
-        return ["議論を終了します。投票先を決めてください", "【CMD_投票】"]
+            return [say(TableRunoff(_names(names, entry.candidates))), say(TableChooseVote())]
+        return [say(TableVotingOpened()), "【CMD_投票】"]
     if isinstance(entry, VoteTally):
         lines = [*vote_result_lines(entry, names), CUE_EXECUTION]
         if entry.outcome == "no_execution":
-            lines.append("決選投票も同票のため、本日の処刑はありません。")
+            lines.append(say(TableNoExecution()))
         return lines
     if isinstance(entry, Executed):
         return [executed_line(entry.seat, names), "【CMD_勝敗判定】"]
     if isinstance(entry, NoExecution):
         return ["【CMD_勝敗判定】"]
     if isinstance(entry, NightStarted):
-        return [CUES_AFTER_EXECUTION, "夜になりました。"]
+        return [CUES_AFTER_EXECUTION, say(TableNight())]
     if isinstance(entry, MorningReport):
         head = "【CMD_朝処理】【CMD_勝敗判定】"
         if entry.victim is None:
-            return [head, f"{entry.day}日目の朝です。昨夜の襲撃による退席者はいませんでした。"]
-        return [head, f"{entry.day}日目の朝です。{names[entry.victim]}が襲撃され、退席しました。"]
+            return [head, say(TableMorningQuiet(entry.day))]
+        return [head, say(TableMorningVictim(entry.day, names[entry.victim]))]
     return game_end_lines(entry, names)
 
 
@@ -159,8 +191,10 @@ def _said(speaker: str, text: str) -> list[str]:
     return [f"{speaker}「{text}」"] if text else []
 
 
-def render_entries(entries: Iterable[PublicEntry], view: PlayerView | PublicView) -> list[str]:
-    """The lines for ``entries`` as the owner of ``view`` sees them.
+def render_entries(
+    entries: Iterable[PublicEntry], view: PlayerView | PublicView, locale: Locale = DEFAULT_LOCALE
+) -> list[str]:
+    """The lines for ``entries`` as the owner of ``view`` sees them (sentences in ``locale``).
 
     With a seat's :class:`PlayerView`, the seat's own private facts that the document says to
     tell it at that moment take their place: the 占い師 is told its 事前占い result instead of
@@ -174,9 +208,9 @@ def render_entries(entries: Iterable[PublicEntry], view: PlayerView | PublicView
             pre = [r for r in view.private.divine_results if r.pre]
             if pre:
                 target = public.name(pre[0].target)
-                lines.append(f"（あなただけに）事前占いの結果：{target}は{pre[0].colour.label}")
+                lines.append(render(TablePreDivinationYours(target, pre[0].colour.label), locale))
                 continue
-        lines += entry_lines(entry, public)
+        lines += entry_lines(entry, public, locale)
         if isinstance(entry, MorningReport):
             lines += public_info_lines(public)
     return lines

@@ -10,7 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gm_engine.dice.result import Locale
 from gm_engine.llm.prompts import render_prompt
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import (
+    ListSeparator,
+    YourAttackGuarded,
+    YourAttackSucceeded,
+    YourDivineResult,
+    YourGuard,
+    YourGuardSaved,
+    YourMediumResult,
+    YourPartners,
+    YourRole,
+)
 from gm_engine.sessions.personas import Notes, Persona
 from gm_engine.tools.werewolf import (
     seat_label,
@@ -329,21 +342,25 @@ def narrator_prompt(pub: PublicView, event: str) -> str:
     return render_prompt("narrator.j2", table=table_vars(pub), event=event)
 
 
-def private_screen_lines(entry: PrivateEntry, pub: PublicView) -> list[str]:
-    """What P1 learns privately, as shown on its own screen."""
+def private_screen_lines(entry: PrivateEntry, pub: PublicView, locale: Locale = "ja") -> list[str]:
+    """What P1 learns privately, as shown on its own screen (in ``locale``)."""
+    message: Message
     if isinstance(entry, RoleDealt):
-        lines = [f"あなたの役職は {entry.role.label} です"]
+        lines = [render(YourRole(entry.role.label), locale)]
         if entry.partners:
-            lines.append("仲間の人狼: " + "、".join(who(pub, p) for p in entry.partners))
+            partners = render(ListSeparator(), locale).join(who(pub, p) for p in entry.partners)
+            lines.append(render(YourPartners(partners), locale))
         return lines
     if isinstance(entry, DivineResult):
-        return [f"（占い結果）{who(pub, entry.target)}は{entry.colour.label}です"]
-    if isinstance(entry, MediumResult):
-        return [f"（霊媒結果）{who(pub, entry.target)}は{entry.colour.label}です"]
-    if isinstance(entry, AttackResolved):
-        outcome = "成功" if entry.killed else "失敗（護衛された）"
-        return [f"（襲撃）{who(pub, entry.target)}への襲撃は{outcome}"]
-    if isinstance(entry, GuardResolved):
-        stopped = "。襲撃を防ぎました" if entry.success else ""
-        return [f"（護衛）{who(pub, entry.target)}を護衛しました{stopped}"]
-    return []
+        message = YourDivineResult(who(pub, entry.target), entry.colour.label)
+    elif isinstance(entry, MediumResult):
+        message = YourMediumResult(who(pub, entry.target), entry.colour.label)
+    elif isinstance(entry, AttackResolved):
+        attacked = who(pub, entry.target)
+        message = YourAttackSucceeded(attacked) if entry.killed else YourAttackGuarded(attacked)
+    elif isinstance(entry, GuardResolved):
+        guarded = who(pub, entry.target)
+        message = YourGuardSaved(guarded) if entry.success else YourGuard(guarded)
+    else:
+        return []
+    return [render(message, locale)]

@@ -40,6 +40,7 @@ from gm_engine.messages.texts import (
     EmptyLine,
     EmptyReason,
     EmptyRole,
+    ListSeparator,
     LogEmpty,
     LogTitle,
     NoReason,
@@ -51,9 +52,9 @@ from gm_engine.messages.texts import (
     VotesDay,
     VotesNone,
 )
-from gm_engine.messages.werewolf import confirm_reading, render_refusal, target_hint
 from gm_engine.sessions.base import HumanInput
 from gm_engine.sessions.werewolf.commands import QUIT_WORDS, CommandError, claim_command, parse_discussion
+from gm_engine.sessions.werewolf.wording import confirm_reading, render_refusal, target_hint
 from gm_engine.tools.werewolf import seat_label
 from gm_engine.werewolf import (
     Action,
@@ -172,7 +173,7 @@ class HumanSeat:
     def show_log(self) -> None:
         """``/log``: the public record so far, as P1 saw it."""
         view = player_view(self.game, HUMAN_SEAT)
-        lines = render_entries(view.public.log, view)
+        lines = render_entries(view.public.log, view, self.locale)
         if not lines:
             self.say(LogEmpty())
             return
@@ -201,7 +202,7 @@ class HumanSeat:
 
     def choose_role(self) -> None:
         """CMD_役職選択: a role number (or the role's name), applied."""
-        menu = "、".join(f"{int(r)} {r.label}" for r in Role)
+        menu = self.text(ListSeparator()).join(f"{int(r)} {r.label}" for r in Role)
         prompt = self.text(ChooseRolePrompt(menu))
         while True:
             text = self.ask(prompt, RoleHelp(menu), EmptyRole(), [str(int(r)) for r in Role]).strip()
@@ -229,7 +230,8 @@ class HumanSeat:
             commands += [f"/result {seat_label(a.target)} {a.colour.label}" for a in states]
             if any(isinstance(a, Decline) for a in legal):
                 commands.append("/decline")
-            shown = "、".join(commands[:6]) + ("、…" if len(commands) > 6 else "")
+            sep = self.text(ListSeparator())
+            shown = sep.join(commands[:6]) + (f"{sep}…" if len(commands) > 6 else "")
             prompt = self.text(AnswerPrompt(answering.label, shown))
         else:
             prompt = self.text(DiscussionPrompt())
@@ -292,7 +294,7 @@ class HumanSeat:
         options = [a for a in legal if isinstance(a, TARGET_ACTIONS)]
         names = self._names()
         seats = [a.target for a in options]
-        menu = "、".join(f"{seat_label(seat)} {names[seat]}" for seat in seats)
+        menu = self.text(ListSeparator()).join(f"{seat_label(seat)} {names[seat]}" for seat in seats)
         prompt = self.text(TargetPrompt(label, menu))
         while True:
             empty = target_hint(TargetMiss("", "empty", tuple(seats)), names, self.locale)

@@ -22,8 +22,18 @@ from gm_engine.events import (
 )
 from gm_engine.llm.base import JsonDict, ModelBackend, system_message, user_message
 from gm_engine.llm.prompts import load_prompts
-from gm_engine.messages import render
-from gm_engine.messages.texts import GameQuit, OptionsInvalid, QuitSummary, WonSummary
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import (
+    AttackLabel,
+    DivineLabel,
+    GameQuit,
+    GuardLabel,
+    OptionsInvalid,
+    PreDivineLabel,
+    QuitSummary,
+    VoteLabel,
+    WonSummary,
+)
 from gm_engine.sessions.base import (
     SessionError,
     SessionIO,
@@ -245,16 +255,17 @@ class WerewolfSession:
         for entry in new:
             if isinstance(entry, GameEnded):
                 continue
-            for line in render_entries([entry], view):
+            for line in render_entries([entry], view, self.options.locale):
                 self.show(line)
         self._shown_public = len(view.public.log)
         for fact in view.private.log[self._shown_private :]:
             if isinstance(fact, DivineResult) and fact.pre:
                 continue  # render_entries shows the 事前占い result to the seer with its cue
-            for line in private_screen_lines(fact, view.public):
+            for line in private_screen_lines(fact, view.public, self.options.locale):
                 self.show(line)
         self._shown_private = len(view.private.log)
-        for line in render_entries(ending, view):  # 【ゲーム終了】 comes last, after P1's own news
+        # 【ゲーム終了】 comes last, after P1's own news
+        for line in render_entries(ending, view, self.options.locale):
             self.show(line)
 
     def _state(self, step: str, sink: EventSink | None = None) -> None:
@@ -515,7 +526,7 @@ class WerewolfSession:
             human_action: Action | None = None
             if HUMAN_SEAT in seats:
                 legal = self.game.legal_actions(HUMAN_SEAT)
-                label = _human_label(stage, legal)
+                label = render(_human_label(stage, legal), self.options.locale)
                 if self.io.human.answers_at_once:
                     # an agent, not a person: no thread (whose hand-overs of the interpreter
                     # lock stall the loop); the personas' turns start first (one turn of the
@@ -761,17 +772,17 @@ def _reads_as_claim(text: str, table: Table) -> bool:
     return not isinstance(read_line(text, table).meaning, SpeechMeaning | Passing)
 
 
-def _human_label(stage: Stage, legal: Sequence[Action]) -> str:
-    """What P1 is asked to choose in a round of ``stage``."""
+def _human_label(stage: Stage, legal: Sequence[Action]) -> Message:
+    """What P1 is asked to choose in a round of ``stage`` (投票先, 襲撃先, …)."""
     if stage in (Stage.VOTE, Stage.RUNOFF):
-        return "投票先"
+        return VoteLabel()
     if stage is Stage.PRE_DIVINATION:
-        return "事前占いの相手"
+        return PreDivineLabel()
     if legal and isinstance(legal[0], Attack):
-        return "襲撃先"
+        return AttackLabel()
     if legal and isinstance(legal[0], Guard):
-        return "護衛先"
-    return "占い先"
+        return GuardLabel()
+    return DivineLabel()
 
 
 def session_options(spec: SessionSpec) -> WerewolfSessionOptions:

@@ -2,7 +2,8 @@
 (:class:`~gm_engine.werewolf.game.IllegalActionError`) in the player's words, the hint after
 a choice that names no seat, and the one line that confirms an unsure reading.
 
-Kept apart from :mod:`gm_engine.messages` so that the dice commands load no game engine.
+Kept apart from :mod:`gm_engine.messages`, which loads no game engine (so that any engine,
+the werewolf one's renderer too, may take its texts from the catalogue without a cycle).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from gm_engine.dice.result import Locale
 from gm_engine.messages.catalogue import DEFAULT_LOCALE, Message, render
 from gm_engine.messages.texts import (
     ConfirmReading,
+    ListSeparator,
     ReadAsClaim,
     ReadAsClaimWithResult,
     ReadAsDecline,
@@ -151,7 +153,7 @@ def target_hint(
     if not miss.choices:
         return render(why, locale)
     first = miss.choices[0]
-    choices = "、".join(f"P{seat} {name(seat)}" for seat in miss.choices)
+    choices = render(ListSeparator(), locale).join(f"P{seat} {name(seat)}" for seat in miss.choices)
     forms = TargetForms(choices, f"P{first}", first, name(first), fold(name(first)))
     return render(TargetHint(render(why, locale), render(forms, locale)), locale)
 
