@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gm_engine.cli._errors import failed
 from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
 from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
 from gm_engine.dice.result import Locale
@@ -163,7 +164,7 @@ def play_command(args: argparse.Namespace) -> int:
         print(f"gm werewolf play: {render(OptionsInvalid(option_problems(exc)))}", file=sys.stderr)
         return 2
     except ValueError as exc:
-        print(f"gm werewolf play: {exc}", file=sys.stderr)
+        print(failed("gm werewolf play", exc), file=sys.stderr)
         return 2
     try:
         options = session_options(spec)
@@ -176,7 +177,7 @@ def play_command(args: argparse.Namespace) -> int:
         io = SessionIO(backend=backend, human=human, show=show)
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
-        print(f"gm werewolf play: {exc}", file=sys.stderr)
+        print(failed("gm werewolf play", exc), file=sys.stderr)
         return 2
     # The objects alive now (modules, the client library, templates, personas: some hundred
     # thousand) stay for the whole game; left out of the collector's full passes, they no

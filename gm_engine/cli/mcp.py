@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gm_engine.cli._errors import failed
+
 #: The port of ``--http`` when none is given.
 DEFAULT_PORT = 8765
 
@@ -72,7 +74,7 @@ def _mcp(args: argparse.Namespace) -> int:
         else:
             anyio.run(serve_stdio, house)
     except OSError as exc:
-        print(f"gm mcp: {exc}", file=sys.stderr)
+        print(failed("gm mcp", exc), file=sys.stderr)
         return 1
     finally:
         for live in house.finished:

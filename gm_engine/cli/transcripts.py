@@ -9,13 +9,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_go_on, stopped_message
+from gm_engine.cli._errors import failed
+from gm_engine.cli._play import (
+    add_deadline_argument,
+    backend_settings,
+    how_to_go_on,
+    recording_refused,
+    stopped_message,
+)
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import (
     Fault,
     NoTranscripts,
     Problem,
+    RecordingRefused,
     ReplayQuietOk,
     ReplayRefused,
     ReplayTotal,
@@ -30,7 +38,9 @@ from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 from gm_engine.transcripts.format import (
+    TranscriptBusy,
     TranscriptError,
+    TranscriptExists,
     TranscriptHeader,
     TranscriptStream,
     TranscriptTampered,
@@ -223,7 +233,7 @@ def _resume(args: argparse.Namespace) -> int:
         backend = live_backend(transcript.header, args)
         human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
-        safe_print(f"gm resume: {exc}", file=sys.stderr)
+        print(failed("gm resume", exc), file=sys.stderr)
         return 2
     try:
         result = resume_session(
@@ -239,7 +249,7 @@ def _resume(args: argparse.Namespace) -> int:
         print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
         return 2
     except (TranscriptError, SessionError) as exc:
-        safe_print(f"gm resume: {exc}", file=sys.stderr)
+        print(failed("gm resume", exc), file=sys.stderr)
         return 2
     locale = locale_from_env()
     if result.outcome.finished:
@@ -260,7 +270,7 @@ def _roll_session(args: argparse.Namespace) -> int:
         try:
             human = ScriptedHuman(script_lines(args.script))
         except (OSError, SessionError) as exc:
-            print(f"gm roll-session: {exc}", file=sys.stderr)
+            print(failed("gm roll-session", exc), file=sys.stderr)
             return 2
     else:
         human = TerminalHuman(locale=args.locale)
@@ -273,8 +283,14 @@ def _roll_session(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         print(stopped_message("gm roll-session", "session", exc, target, args.locale), file=sys.stderr)
         return 130
-    except (SessionError, TranscriptError, OSError) as exc:
-        print(f"gm roll-session: {exc}", file=sys.stderr)
+    except (TranscriptExists, TranscriptBusy) as exc:  # nothing was rolled, and nothing saved
+        print(render(RecordingRefused("gm roll-session", str(exc)), args.locale), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(recording_refused(exc, target) or failed("gm roll-session", exc), file=sys.stderr)
+        return 2
+    except (SessionError, TranscriptError) as exc:
+        print(failed("gm roll-session", exc), file=sys.stderr)
         return 2
     if path is not None:  # the session showed its summary itself
         print(render(TranscriptAt(str(path)), args.locale))

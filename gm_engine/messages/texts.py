@@ -1488,3 +1488,260 @@ class ResumeLineDropped(Message):
     key: ClassVar[str] = "resume.line_dropped"
     path: str
     size: int
+
+
+# ================================================================ words (issue 11, NAME=words)
+# The command line's own errors: the system's (OSError), argparse's, and the sessions'
+# setup errors (scenario, game system), in the player's words. Kept as one block so that
+# it merges next to the other blocks appended at the end of this file.
+
+# ---------------------------------------------------------------- os
+
+
+@dataclass(frozen=True)
+class PathProblem(Message):
+    """A file or folder the command needed, and what is wrong with it (``reason``: one of
+    the ``os.*`` texts, already rendered)."""
+
+    key: ClassVar[str] = "os.path_problem"
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class NoSuchPath(Message):
+    """ENOENT: there is no file or folder of that name."""
+
+    key: ClassVar[str] = "os.not_found"
+
+
+@dataclass(frozen=True)
+class PathForbidden(Message):
+    """EACCES / EPERM: this user may not read or write it."""
+
+    key: ClassVar[str] = "os.forbidden"
+
+
+@dataclass(frozen=True)
+class PathIsFolder(Message):
+    """EISDIR: a folder where a file was needed."""
+
+    key: ClassVar[str] = "os.is_folder"
+
+
+@dataclass(frozen=True)
+class PathNotFolder(Message):
+    """ENOTDIR: a part of the path that should be a folder is a file."""
+
+    key: ClassVar[str] = "os.not_a_folder"
+
+
+@dataclass(frozen=True)
+class PathReadOnly(Message):
+    """EROFS: a read-only file system."""
+
+    key: ClassVar[str] = "os.read_only"
+
+
+@dataclass(frozen=True)
+class PathExists(Message):
+    """EEXIST: something is already there."""
+
+    key: ClassVar[str] = "os.exists"
+
+
+@dataclass(frozen=True)
+class NoSpaceLeft(Message):
+    """ENOSPC / EDQUOT: the disk (or the user's quota) is full."""
+
+    key: ClassVar[str] = "os.no_space"
+
+
+@dataclass(frozen=True)
+class NameTooLong(Message):
+    """ENAMETOOLONG."""
+
+    key: ClassVar[str] = "os.name_too_long"
+
+
+@dataclass(frozen=True)
+class SystemFault(Message):
+    """Any other error of the operating system, by its symbolic name (``EIO``…)."""
+
+    key: ClassVar[str] = "os.other"
+    code: str
+
+
+@dataclass(frozen=True)
+class CannotRecord(Message):
+    """The recording asked for at ``path`` could not be created (``reason``: why, rendered)."""
+
+    key: ClassVar[str] = "os.cannot_record"
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RecordingRefused(Message):
+    """The recording could not start (``reason``: the transcript's own sentence, e.g. a file
+    already there); nothing was played or saved."""
+
+    key: ClassVar[str] = "os.recording_refused"
+    command: str
+    reason: str
+
+
+# ---------------------------------------------------------------- args
+
+
+@dataclass(frozen=True)
+class UsageError(Message):
+    """A command line argparse refused: ``problem`` (one of the ``args.*`` texts) and where
+    the usage is."""
+
+    key: ClassVar[str] = "args.usage_error"
+    prog: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class ArgumentProblem(Message):
+    """``problem`` about the argument ``argument`` (``--seed``, ``line``)."""
+
+    key: ClassVar[str] = "args.argument"
+    argument: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class NotAWholeNumber(Message):
+    """``value`` is not a whole number (argparse's ``int``)."""
+
+    key: ClassVar[str] = "args.not_int"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotANumber(Message):
+    """``value`` is not a number (argparse's ``float``)."""
+
+    key: ClassVar[str] = "args.not_number"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotAValue(Message):
+    """``value`` cannot be read as a ``kind`` (another type function)."""
+
+    key: ClassVar[str] = "args.not_value"
+    value: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class NotAChoice(Message):
+    """``value`` is not one of ``choices``."""
+
+    key: ClassVar[str] = "args.not_a_choice"
+    value: str
+    choices: str
+
+
+@dataclass(frozen=True)
+class ArgumentsMissing(Message):
+    """Required arguments left out."""
+
+    key: ClassVar[str] = "args.missing"
+    arguments: str
+
+
+@dataclass(frozen=True)
+class OneOfMissing(Message):
+    """None of a required group of arguments was given."""
+
+    key: ClassVar[str] = "args.one_of_missing"
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ArgumentsUnknown(Message):
+    """Arguments no command takes."""
+
+    key: ClassVar[str] = "args.unknown"
+    arguments: str
+
+
+@dataclass(frozen=True)
+class NotAllowedWith(Message):
+    """Two arguments that exclude each other."""
+
+    key: ClassVar[str] = "args.not_allowed_with"
+    other: str
+
+
+@dataclass(frozen=True)
+class ExpectsOneValue(Message):
+    """An option without its value."""
+
+    key: ClassVar[str] = "args.expects_one"
+
+
+@dataclass(frozen=True)
+class ExpectsAtMostOne(Message):
+    """An option with more values than it takes."""
+
+    key: ClassVar[str] = "args.expects_at_most_one"
+
+
+@dataclass(frozen=True)
+class ExpectsAtLeastOne(Message):
+    """An option or argument that needs one value or more."""
+
+    key: ClassVar[str] = "args.expects_at_least_one"
+
+
+@dataclass(frozen=True)
+class AmbiguousOption(Message):
+    """An abbreviated option that fits several."""
+
+    key: ClassVar[str] = "args.ambiguous"
+    option: str
+    matches: str
+
+
+@dataclass(frozen=True)
+class ExplicitArgumentIgnored(Message):
+    """A value given to an option that takes none."""
+
+    key: ClassVar[str] = "args.ignored_value"
+    value: str
+
+
+# ---------------------------------------------------------------- setup
+
+
+@dataclass(frozen=True)
+class NoSuchScenario(Message):
+    """``--scenario`` names no shipped scenario."""
+
+    key: ClassVar[str] = "setup.no_scenario"
+    name: str
+    known: str
+
+
+@dataclass(frozen=True)
+class NoSuchSystem(Message):
+    """``--system`` names no game system."""
+
+    key: ClassVar[str] = "setup.no_system"
+    name: str
+    known: str
+
+
+@dataclass(frozen=True)
+class SystemCaseDiffers(Message):
+    """``--system`` names a game system with the wrong case (ids are exact, as in BCDice)."""
+
+    key: ClassVar[str] = "setup.system_case"
+    name: str
+    alike: str

@@ -30,7 +30,7 @@ from gm_engine.adventure.brief import gm_brief
 from gm_engine.adventure.creation import FantasyCreation, GuidedCreation
 from gm_engine.adventure.guard import TurnFacts, vet_narration
 from gm_engine.adventure.offline_gm import scenario_gm
-from gm_engine.adventure.scenario import GameSystem, ScenarioError, get_scenario
+from gm_engine.adventure.scenario import GameSystem, ScenarioError, UnknownScenarioError, get_scenario
 from gm_engine.adventure.story import CheckRoller, Sheet, Story, StoryError, StoryStep
 from gm_engine.combat.actions import CastSpell
 from gm_engine.combat.enemies import Enemy
@@ -48,6 +48,7 @@ from gm_engine.llm.base import JsonDict, system_message, user_message
 from gm_engine.llm.ledger import MeteredBackend
 from gm_engine.llm.offline import register_offline_decider
 from gm_engine.llm.prompts import render_prompt
+from gm_engine.messages import locale_from_env, render
 from gm_engine.sessions.adventure import (
     PROMPT,
     QUIT_WORDS,
@@ -94,6 +95,8 @@ class ScenarioAdventure(Adventure):
         super().__init__(spec, io, options)
         try:
             self.scenario = get_scenario(options.scenario or "")
+        except UnknownScenarioError as exc:  # the player's language, as the command line says it
+            raise SessionError(render(exc.message, locale_from_env())) from None
         except ScenarioError as exc:
             raise SessionError(str(exc)) from None
         self.system = self.scenario.system
