@@ -208,3 +208,21 @@ def test_serve_with_a_database_that_cannot_be_made(locale: str, capsys: pytest.C
     status, shown = run(capsys, "serve", "--database", "/proc/gm-words-test/tables.db")
     assert status == 2
     assert shown == f"gm serve: /proc/gm-words-test: {NOT_FOUND[locale]}\n"
+
+
+def test_the_roll_session_summary_counts_add_up(
+    locale: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # one dice command rolled; three lines refused (not a command, an unknown system, a locale)
+    script = tmp_path / "lines.txt"
+    script.write_text("2D6\nhello\n/system Nope\n/locale fr\n/quit\n", encoding="utf-8")
+    status, shown = run(
+        capsys, "roll-session", "--seed", "3", "--no-record", "--locale", locale, "--script", str(script)
+    )
+    assert status == 0
+    last = shown.splitlines()[-1]
+    expected = {
+        "ja": "振ったダイスコマンド1件、受け付けなかった行3件、振ったダイス2個。最後のシステム: DiceBot",
+        "en": "dice commands rolled: 1, lines refused: 3, dice rolled: 2; last system DiceBot",
+    }
+    assert last.endswith(expected[locale])

@@ -322,7 +322,8 @@ class UnknownSystem(Message):
 
 @dataclass(frozen=True)
 class RollSummary(Message):
-    """A roll session's summary."""
+    """A roll session's summary: the dice commands rolled, the lines refused (a command that
+    is not one, an unknown system or locale: not a part of the commands), the dice rolled."""
 
     key: ClassVar[str] = "roll.summary"
     commands: int
