@@ -1746,3 +1746,139 @@ class SystemCaseDiffers(Message):
     key: ClassVar[str] = "setup.system_case"
     name: str
     alike: str
+
+
+# ---------------------------------------------------------------- ledger (words)
+
+
+@dataclass(frozen=True)
+class LedgerLine(Message):
+    """One line of the model-call totals at a session's end (``cache``, ``estimated``: the
+    optional parts, rendered, or empty)."""
+
+    key: ClassVar[str] = "ledger.line"
+    label: str
+    calls: int
+    prompt: int
+    completion: int
+    cache: str
+    estimated: str
+    latency: str
+    mean: str
+
+
+@dataclass(frozen=True)
+class LedgerCache(Message):
+    """The prompt tokens the server served from its cache."""
+
+    key: ClassVar[str] = "ledger.cache"
+    cached: int
+    share: str
+
+
+@dataclass(frozen=True)
+class LedgerEstimated(Message):
+    """How many calls' tokens were estimated."""
+
+    key: ClassVar[str] = "ledger.estimated"
+    calls: int
+
+
+@dataclass(frozen=True)
+class LedgerTotalLabel(Message):
+    """The label of the totals line."""
+
+    key: ClassVar[str] = "ledger.total"
+
+
+@dataclass(frozen=True)
+class LedgerGameTotalLabel(Message):
+    """The label of the totals line of a named game (``adventure``)."""
+
+    key: ClassVar[str] = "ledger.game_total"
+    game: str
+
+
+@dataclass(frozen=True)
+class LedgerDayLabel(Message):
+    """The label of a game day's line."""
+
+    key: ClassVar[str] = "ledger.day"
+    day: int
+
+
+@dataclass(frozen=True)
+class LedgerGameLabel(Message):
+    """The label of one game's line (several games merged)."""
+
+    key: ClassVar[str] = "ledger.game"
+    game: str
+
+
+@dataclass(frozen=True)
+class LedgerCountedBy(Message):
+    """Who counted the tokens (``who``: one or several of the ``ledger.by_*`` texts)."""
+
+    key: ClassVar[str] = "ledger.counted_by"
+    who: str
+
+
+@dataclass(frozen=True)
+class CountedByServer(Message):
+    """The server reported the tokens."""
+
+    key: ClassVar[str] = "ledger.by_server"
+
+
+@dataclass(frozen=True)
+class CountedByBackend(Message):
+    """The backend estimated its own tokens (the offline model)."""
+
+    key: ClassVar[str] = "ledger.by_backend"
+
+
+@dataclass(frozen=True)
+class CountedByEstimate(Message):
+    """The ledger estimated the tokens from the characters."""
+
+    key: ClassVar[str] = "ledger.by_estimate"
+    japanese: str
+    other: str
+
+
+@dataclass(frozen=True)
+class CountedByNobody(Message):
+    """No call was made."""
+
+    key: ClassVar[str] = "ledger.by_nobody"
+
+
+@dataclass(frozen=True)
+class CountedBySeveral(Message):
+    """One of several counters and how many calls it counted."""
+
+    key: ClassVar[str] = "ledger.by_several"
+    who: str
+    calls: int
+
+
+@dataclass(frozen=True)
+class CountedByOneOfSeveral(Message):
+    """One of several counters, which counted one call."""
+
+    key: ClassVar[str] = "ledger.by_one_of_several"
+    who: str
+
+
+@dataclass(frozen=True)
+class AdventureLeft(Message):
+    """The summary of an adventure the player left with /quit."""
+
+    key: ClassVar[str] = "adventure.end.left"
+
+
+@dataclass(frozen=True)
+class AdventureOutOfTurns(Message):
+    """The summary of an adventure that ran out of GM turns."""
+
+    key: ClassVar[str] = "adventure.end.out_of_turns"

@@ -65,6 +65,9 @@ from gm_engine.llm.base import (
 from gm_engine.llm.ledger import Ledger, MeteredBackend
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.llm.prompts import render_prompt
+from gm_engine.messages import locale_from_env, render
+from gm_engine.messages.ledger import ledger_summary
+from gm_engine.messages.texts import AdventureLeft, AdventureOutOfTurns
 from gm_engine.sessions.base import (
     SessionError,
     SessionIO,
@@ -397,9 +400,10 @@ class Adventure:
                 break
             self.human_lines.append(text)
             self.messages.append(self.turn_message(text))
-        stopped = "the player left the table" if quit_early else "the adventure ran out of turns"
+        locale = locale_from_env()
+        stopped = render(AdventureLeft() if quit_early else AdventureOutOfTurns(), locale)
         summary = self.ending or stopped
-        self.io.show(self.ledger.summary())
+        self.io.show(ledger_summary(self.ledger, locale))
         figures: dict[str, float] = {
             "turns": float(self.turn),
             "battles": float(self.battles_started),
