@@ -64,7 +64,7 @@ def test_offline_adventure_plays_a_fight_to_the_end() -> None:
     assert kinds.count("human_input") == human.asked
     assert "dice" in kinds and "state" in kinds
     assert not [p for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
-    assert "model calls (adventure)" in shown[-1]  # not the seed: shown when the player quits too
+    assert "モデルの呼び出し（adventure）" in shown[-1]  # not the seed: shown when the player quits too
 
 
 def test_offline_adventure_is_the_same_game_for_the_same_seed() -> None:
@@ -133,7 +133,7 @@ def test_scripted_gm_breaking_the_budget_hands_the_turn_back() -> None:
     script = [("gm", bad)] * 3  # a fourth call would fail the scripted backend
     with ScriptedBackend(script) as backend:
         outcome, sink, _, human = play(backend, ["/quit"], seed=1, retry_budget=2, when_done="/quit")
-    assert outcome.summary == "the player left the table"
+    assert outcome.summary == "プレイヤーが席を立ちました"
     errors = [p["result"] for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
     assert len(errors) == 3 and "not a dice command of DiceBot" in errors[0]
     assert not [k for k, _ in sink.payloads() if k == "dice"]  # no die was consumed by the refused lines
@@ -168,7 +168,7 @@ def test_budget_running_out_in_a_battle_moves_it_on_and_is_recorded() -> None:
                           "reason": fallbacks[0]["reason"]}]
     assert "allowed: \"roll\"" in fallbacks[0]["reason"]
     assert "〈ROLL_LOG〉" in "\n".join(shown)
-    assert human.asked == 3 and outcome.summary == "the player left the table"
+    assert human.asked == 3 and outcome.summary == "プレイヤーが席を立ちました"
     # history_turns=1: after the first player line, the GM is sent the system prompt and the last turn only
     fourth = backend.requests[3]
     assert fourth.messages[0]["role"] == "system"
