@@ -9,12 +9,15 @@ from __future__ import annotations
 import errno
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gm_engine.cli import main
 from gm_engine.cli._errors import argparse_problem, error_text
+from gm_engine.llm.base import ConfigurationError, MalformedAnswerError, TransientBackendError
 
 #: What Python (or argparse) says in English: none of it may reach the player.
 PYTHON_TEXT = re.compile(
@@ -226,3 +229,91 @@ def test_the_roll_session_summary_counts_add_up(
         "en": "dice commands rolled: 1, lines refused: 3, dice rolled: 2; last system DiceBot",
     }
     assert last.endswith(expected[locale])
+
+
+# ---------------------------------------------------------------- the model server's errors
+
+
+def _status_error(status: int, said: str) -> Exception:
+    import httpx
+    import openai
+
+    # Any: the client's own HTTP types differ across openai versions; it reads only the status
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    response: Any = httpx.Response(status, request=request)
+    body = {"error": {"message": said}}
+    if status >= 500:
+        return openai.InternalServerError(said, response=response, body=body)
+    return openai.APIStatusError(said, response=response, body=body)
+
+
+def _caused(exc: Exception, cause: Exception | None) -> Exception:
+    exc.__cause__ = cause
+    return exc
+
+
+@pytest.mark.parametrize(
+    ("make", "ja", "en"),
+    [
+        (
+            lambda: _caused(
+                TransientBackendError("server error (500): fake error", status=500),
+                _status_error(500, "fake error"),
+            ),
+            "モデルのサーバーが何度試してもエラー（HTTP 500）を返しました。サーバーのログを確かめてください"
+            "（サーバーの返答: fake error）",
+            "the model server answered with an error (HTTP 500) on every try: check its log "
+            "(the server said: fake error)",
+        ),
+        (
+            lambda: _caused(
+                ConfigurationError("the prompt is longer than …", kind="context_overflow", status=400),
+                _status_error(400, "exceeds the available context size"),
+            ),
+            "モデルのサーバーがこのゲーム向けに設定されていません: "
+            "プロンプトがサーバーのコンテキストより長くなりました。",
+            "the prompt is longer than the server's context window",
+        ),
+        (
+            lambda: ConfigurationError("the server has no model 'm'", kind="unknown_model", model="m"),
+            "サーバーにモデル「m」がありません。",
+            "the server has no model 'm': pass --model",
+        ),
+        (
+            lambda: TransientBackendError("rate limited (429): slow down", status=429),
+            "（HTTP 429）",
+            "(HTTP 429)",
+        ),
+        (
+            lambda: TransientBackendError(
+                "no complete answer within the request deadline of 5 s (3 attempts)"
+            ),
+            "モデルのサーバーから時間内に答えが返りませんでした",
+            "no answer from the model server in time",
+        ),
+        (
+            lambda: MalformedAnswerError("the server answered with no choices: <html>"),
+            "モデルのサーバーの答えがチャットの応答の形をしていませんでした",
+            "the model server's answer was not a chat completion",
+        ),
+    ],
+)
+def test_model_server_errors_in_the_players_language(make: Callable[[], Exception], ja: str, en: str) -> None:
+    exc = make()
+    shown_ja, shown_en = error_text(exc, "ja"), error_text(exc, "en")
+    assert ja in shown_ja and en in shown_en
+    english = ("server error", "rate limited", "no complete answer", "the prompt is longer", "no choices")
+    assert not [w for w in english if w in shown_ja]
+
+
+def test_a_connection_that_fails_is_said_so() -> None:
+    import httpx
+    import openai
+
+    request: Any = httpx.Request("POST", "http://127.0.0.1:9/v1")
+    cause = openai.APIConnectionError(request=request)
+    exc = _caused(TransientBackendError(f"connection failed: {cause}"), cause)
+    assert error_text(exc, "ja") == (
+        "モデルのサーバーにつながりません。"
+        "サーバーが動いているか、OPENAI_BASE_URL が正しいかを確かめてください"
+    )

@@ -47,6 +47,19 @@ from gm_engine.messages.texts import (
     PathNotFolder,
     PathProblem,
     PathReadOnly,
+    ServerBadKey,
+    ServerContextOverflow,
+    ServerFailing,
+    ServerMalformedAnswer,
+    ServerMisconfigured,
+    ServerMissingJinja,
+    ServerNoConnection,
+    ServerRateLimited,
+    ServerSaid,
+    ServerStatusRefused,
+    ServerTimedOut,
+    ServerUnknownModel,
+    ServerUnnamedModel,
     SystemCaseDiffers,
     SystemFault,
     UsageError,
@@ -55,6 +68,7 @@ from gm_engine.safe_text import printable
 
 if TYPE_CHECKING:
     from gm_engine.dice.result import Locale
+    from gm_engine.llm.base import BackendError
 
 _OS_FAULTS: dict[int, Callable[[], Message]] = {
     errno.ENOENT: NoSuchPath,
@@ -93,9 +107,18 @@ def error_text(exc: BaseException, locale: Locale | None = None) -> str:
     where = locale or locale_from_env()
     from gm_engine.adventure.scenario import UnknownScenarioError
     from gm_engine.dice.system import UnknownSystemError
+    from gm_engine.llm.base import BackendError, ConfigurationError
 
+    problem = backend_problem(exc) if isinstance(exc, BackendError) else None
     text: str
-    if isinstance(exc, OSError):
+    if problem is not None:
+        text = render(problem, where)
+        said = _server_said(exc)
+        if said:
+            text = render(ServerSaid(text, said), where)
+        if isinstance(exc, ConfigurationError):
+            text = render(ServerMisconfigured(text), where)
+    elif isinstance(exc, OSError):
         text = os_error_text(exc, where)
     elif isinstance(exc, UnknownScenarioError):
         text = render(exc.message, where)
@@ -176,3 +199,51 @@ class CliParser(argparse.ArgumentParser):
 def print_failed(command: str, exc: BaseException) -> None:
     """Print :func:`failed` to standard error."""
     print(failed(command, exc), file=sys.stderr)
+
+
+# ---------------------------------------------------------------- the model server
+
+_DIAGNOSES: dict[str, Message] = {
+    "missing_jinja": ServerMissingJinja(),
+    "context_overflow": ServerContextOverflow(),
+    "bad_key": ServerBadKey(),
+}
+
+
+def _server_said(exc: BaseException) -> str:
+    """The server's own words in the error answer behind ``exc`` (at most 200 characters),
+    or empty when no answer is behind it."""
+    import openai
+
+    from gm_engine.llm.openai_backend import server_words
+
+    cause = exc.__cause__
+    return server_words(cause)[:200] if isinstance(cause, openai.APIStatusError) else ""
+
+
+def backend_problem(exc: BackendError) -> Message | None:
+    """What a model backend's error means, as a catalogue message (the backend's own
+    English, with the server's words, stays in the exception for logs); None for an error
+    this table does not know."""
+    from gm_engine.llm.base import ConfigurationError, MalformedAnswerError, TransientBackendError
+
+    if isinstance(exc, ConfigurationError):
+        if exc.kind == "unknown_model":
+            return ServerUnknownModel(exc.model) if exc.model else ServerUnnamedModel()
+        return _DIAGNOSES.get(exc.kind)
+    if isinstance(exc, MalformedAnswerError):
+        return ServerMalformedAnswer()
+    status = exc.status if isinstance(exc, TransientBackendError) else None
+    cause = exc.__cause__
+    if status is None and cause is not None:
+        status = getattr(cause, "status_code", None)
+    if status == 429:
+        return ServerRateLimited()
+    if isinstance(status, int) and status >= 500:
+        return ServerFailing(status)
+    if isinstance(status, int) and not isinstance(exc, TransientBackendError):
+        return ServerStatusRefused(status)
+    if isinstance(exc, TransientBackendError):
+        timed_out = cause is None or "Timeout" in type(cause).__name__
+        return ServerTimedOut() if timed_out else ServerNoConnection()
+    return None

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from gm_engine.cli._errors import error_text, os_reason
+from gm_engine.cli._errors import backend_problem, error_text, os_reason
 from gm_engine.llm.base import BackendError, ConfigurationError, TransientBackendError
 from gm_engine.llm.retry import parse_concurrency, parse_deadline
 from gm_engine.messages import Message, locale_from_env, render
@@ -155,6 +155,8 @@ def how_to_go_on(summary: str, path: Path | None, locale: Locale | None = None) 
 def stop_reason(exc: BaseException, locale: Locale) -> str:
     """Why a session stopped, in the player's language (the backend's or the system's own
     words about the cause stay inside the parentheses)."""
+    if isinstance(exc, BackendError) and backend_problem(exc) is not None:
+        return error_text(exc, locale)
     if isinstance(exc, ConfigurationError):
         return render(ServerMisconfigured(str(exc)), locale)
     if isinstance(exc, TransientBackendError):

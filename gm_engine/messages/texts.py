@@ -1882,3 +1882,95 @@ class AdventureOutOfTurns(Message):
     """The summary of an adventure that ran out of GM turns."""
 
     key: ClassVar[str] = "adventure.end.out_of_turns"
+
+
+# ---------------------------------------------------------------- model server (words)
+
+
+@dataclass(frozen=True)
+class ServerSaid(Message):
+    """``problem`` (rendered) and, quoted, the server's own words about it."""
+
+    key: ClassVar[str] = "server.said"
+    problem: str
+    said: str
+
+
+@dataclass(frozen=True)
+class ServerMissingJinja(Message):
+    """llama.cpp started without ``--jinja`` (diagnosis ``missing_jinja``)."""
+
+    key: ClassVar[str] = "server.missing_jinja"
+
+
+@dataclass(frozen=True)
+class ServerContextOverflow(Message):
+    """The prompt is longer than the server's context (diagnosis ``context_overflow``)."""
+
+    key: ClassVar[str] = "server.context_overflow"
+
+
+@dataclass(frozen=True)
+class ServerBadKey(Message):
+    """The API key was refused (diagnosis ``bad_key``)."""
+
+    key: ClassVar[str] = "server.bad_key"
+
+
+@dataclass(frozen=True)
+class ServerUnknownModel(Message):
+    """The server has no model ``model`` (diagnosis ``unknown_model``)."""
+
+    key: ClassVar[str] = "server.unknown_model"
+    model: str
+
+
+@dataclass(frozen=True)
+class ServerUnnamedModel(Message):
+    """The server has no such model, the name not known here (diagnosis ``unknown_model``)."""
+
+    key: ClassVar[str] = "server.unnamed_model"
+
+
+@dataclass(frozen=True)
+class ServerFailing(Message):
+    """The server kept answering with an HTTP error ``status`` (5xx) through the retries."""
+
+    key: ClassVar[str] = "server.failing"
+    status: int
+
+
+@dataclass(frozen=True)
+class ServerRateLimited(Message):
+    """The server kept answering 429 through the retries."""
+
+    key: ClassVar[str] = "server.rate_limited"
+
+
+@dataclass(frozen=True)
+class ServerTimedOut(Message):
+    """No (complete) answer in time."""
+
+    key: ClassVar[str] = "server.timed_out"
+
+
+@dataclass(frozen=True)
+class ServerNoConnection(Message):
+    """The connection to the server could not be made or was lost."""
+
+    key: ClassVar[str] = "server.no_connection"
+
+
+@dataclass(frozen=True)
+class ServerMalformedAnswer(Message):
+    """The server answered with something that is not a chat completion."""
+
+    key: ClassVar[str] = "server.malformed"
+
+
+@dataclass(frozen=True)
+class ServerStatusRefused(Message):
+    """The server refused a request with HTTP ``status`` (4xx), for a reason not recognised."""
+
+    key: ClassVar[str] = "server.status_refused"
+    status: int
