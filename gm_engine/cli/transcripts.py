@@ -235,12 +235,16 @@ def _resume(args: argparse.Namespace) -> int:
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
         print(failed("gm resume", exc), file=sys.stderr)
         return 2
+    # a person at the terminal sees each replayed question with what they typed, as they
+    # saw it then (an automatic P1 shows none, as in play)
+    echo = human.echo if isinstance(human, TerminalHuman) else None
     try:
         result = resume_session(
             path,
             SessionIO(backend=backend, human=human, show=show),
             seed=seed,
             shadow_human=shadow_human,
+            echo=echo,
         )
     except KeyboardInterrupt as exc:
         print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
