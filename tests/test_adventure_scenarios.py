@@ -191,7 +191,7 @@ def test_a_player_typing_only_nonsense_is_asked_back_and_nothing_is_chosen(scena
 
 def test_nonsense_during_creation_makes_no_character_and_ends_with_the_turns() -> None:
     adventure, outcome, _sink, shown = play("goblin_shrine", 0, NONSENSE * 2, max_turns=8)
-    assert outcome.summary == "the adventure ran out of turns" and not adventure.table.party
+    assert outcome.summary == "冒険はGMのターンの上限で終わりました" and not adventure.table.party
     assert "名前" in "\n".join(shown)
 
 

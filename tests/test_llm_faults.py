@@ -229,7 +229,7 @@ def test_an_adventure_whose_server_answers_only_malformed_goes_on(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert requests == 3 * 4  # three GM turns, four attempts each
-    assert "the adventure ran out of turns" in out
+    assert "冒険はGMのターンの上限で終わりました" in out
     events = read_transcript(path).events
     assert len([e for e in events if e.type == "model_response" and "error" in e.payload]) == 3
     report = replay_transcript(read_transcript(path))
