@@ -113,7 +113,7 @@ def error_text(exc: BaseException, locale: Locale | None = None) -> str:
     text: str
     if problem is not None:
         text = render(problem, where)
-        said = _server_said(exc)
+        said = server_said(exc)
         if said:
             text = render(ServerSaid(text, said), where)
         if isinstance(exc, ConfigurationError):
@@ -210,7 +210,7 @@ _DIAGNOSES: dict[str, Message] = {
 }
 
 
-def _server_said(exc: BaseException) -> str:
+def server_said(exc: BaseException) -> str:
     """The server's own words in the error answer behind ``exc`` (at most 200 characters),
     or empty when no answer is behind it."""
     import openai

@@ -1974,3 +1974,354 @@ class ServerStatusRefused(Message):
 
     key: ClassVar[str] = "server.status_refused"
     status: int
+
+
+# ---------------------------------------------------------------- gm doctor (words)
+
+
+@dataclass(frozen=True)
+class DoctorServer(Message):
+    """The server probed."""
+
+    key: ClassVar[str] = "doctor.server"
+    url: str
+
+
+@dataclass(frozen=True)
+class DoctorModel(Message):
+    """The model probed."""
+
+    key: ClassVar[str] = "doctor.model"
+    model: str
+
+
+@dataclass(frozen=True)
+class DoctorModels(Message):
+    """The models the server lists (the first eight)."""
+
+    key: ClassVar[str] = "doctor.models"
+    models: str
+
+
+@dataclass(frozen=True)
+class DoctorContext(Message):
+    """The server's context length."""
+
+    key: ClassVar[str] = "doctor.context"
+    tokens: int
+
+
+@dataclass(frozen=True)
+class DoctorSlots(Message):
+    """The server's slots and the setting that matches them."""
+
+    key: ClassVar[str] = "doctor.slots"
+    slots: int
+
+
+@dataclass(frozen=True)
+class DoctorUnreachable(Message):
+    """Nothing answered (``cause``: the client's words)."""
+
+    key: ClassVar[str] = "doctor.unreachable"
+    cause: str
+
+
+@dataclass(frozen=True)
+class DoctorPlain(Message):
+    """The answer to a plain question."""
+
+    key: ClassVar[str] = "doctor.plain"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorUsageReported(Message):
+    """The server reports token usage."""
+
+    key: ClassVar[str] = "doctor.usage_reported"
+
+
+@dataclass(frozen=True)
+class DoctorUsageEstimated(Message):
+    """The server reports no token usage."""
+
+    key: ClassVar[str] = "doctor.usage_estimated"
+
+
+@dataclass(frozen=True)
+class DoctorRequired(Message):
+    """The answer under tool_choice required."""
+
+    key: ClassVar[str] = "doctor.required"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorReask(Message):
+    """The answer to the corrective re-ask."""
+
+    key: ClassVar[str] = "doctor.reask"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorNamed(Message):
+    """The answer to a tool_choice naming the tool."""
+
+    key: ClassVar[str] = "doctor.named"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorParallelOff(Message):
+    """Two calls asked with parallel_tool_calls false."""
+
+    key: ClassVar[str] = "doctor.parallel_off"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorParallelLeftOut(Message):
+    """Two calls asked without parallel_tool_calls."""
+
+    key: ClassVar[str] = "doctor.parallel_left_out"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorLoose(Message):
+    """Arguments outside the enum asked, without strict."""
+
+    key: ClassVar[str] = "doctor.loose"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorStrict(Message):
+    """The same with strict."""
+
+    key: ClassVar[str] = "doctor.strict"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorLatency(Message):
+    """The probes' latency (two requests or more)."""
+
+    key: ClassVar[str] = "doctor.latency"
+    median: int
+    longest: int
+    requests: int
+
+
+@dataclass(frozen=True)
+class DoctorLatencyOne(Message):
+    """The latency of the one probe."""
+
+    key: ClassVar[str] = "doctor.latency_one"
+    median: int
+    longest: int
+
+
+@dataclass(frozen=True)
+class DoctorQuirk(Message):
+    """A known quirk (rendered)."""
+
+    key: ClassVar[str] = "doctor.quirk"
+    quirk: str
+
+
+@dataclass(frozen=True)
+class DoctorProblem(Message):
+    """A configuration error (rendered)."""
+
+    key: ClassVar[str] = "doctor.problem"
+    problem: str
+
+
+@dataclass(frozen=True)
+class DoctorRecommended(Message):
+    """The profile the findings fit best."""
+
+    key: ClassVar[str] = "doctor.recommended"
+    profile: str
+
+
+@dataclass(frozen=True)
+class DoctorButMeasured(Message):
+    """A flag the recommended profile has otherwise than measured."""
+
+    key: ClassVar[str] = "doctor.but_measured"
+    flag: str
+    value: str
+    said: str
+
+
+@dataclass(frozen=True)
+class DoctorConfigured(Message):
+    """A flag the configured profile has otherwise than measured."""
+
+    key: ClassVar[str] = "doctor.configured"
+    profile: str
+    flag: str
+    said: str
+    measured: str
+
+
+@dataclass(frozen=True)
+class DoctorNotProbed(Message):
+    """A probe not made."""
+
+    key: ClassVar[str] = "doctor.not_probed"
+
+
+@dataclass(frozen=True)
+class DoctorACall(Message):
+    """A call sent as a call."""
+
+    key: ClassVar[str] = "doctor.a_call"
+
+
+@dataclass(frozen=True)
+class DoctorACallAfterText(Message):
+    """A call with text before it."""
+
+    key: ClassVar[str] = "doctor.a_call_after_text"
+
+
+@dataclass(frozen=True)
+class DoctorCallInText(Message):
+    """A call written in the text."""
+
+    key: ClassVar[str] = "doctor.call_in_text"
+
+
+@dataclass(frozen=True)
+class DoctorTextOnly(Message):
+    """Text and no call."""
+
+    key: ClassVar[str] = "doctor.text_only"
+
+
+@dataclass(frozen=True)
+class DoctorOk(Message):
+    """A plain answer came."""
+
+    key: ClassVar[str] = "doctor.ok"
+
+
+@dataclass(frozen=True)
+class DoctorEmpty(Message):
+    """An empty reply."""
+
+    key: ClassVar[str] = "doctor.empty"
+
+
+@dataclass(frozen=True)
+class DoctorRefused(Message):
+    """A probe the server refused (``error``: its words)."""
+
+    key: ClassVar[str] = "doctor.refused"
+    error: str
+
+
+@dataclass(frozen=True)
+class DoctorFailed(Message):
+    """A probe that failed (``error``: the client's or the server's words)."""
+
+    key: ClassVar[str] = "doctor.failed"
+    error: str
+
+
+@dataclass(frozen=True)
+class DoctorFailedOnProblem(Message):
+    """A probe that failed on a configuration error (reported once, as a problem)."""
+
+    key: ClassVar[str] = "doctor.failed_on_problem"
+
+
+@dataclass(frozen=True)
+class DoctorCalls(Message):
+    """Two calls or more came back."""
+
+    key: ClassVar[str] = "doctor.calls"
+    calls: int
+
+
+@dataclass(frozen=True)
+class DoctorOneCall(Message):
+    """One call came back."""
+
+    key: ClassVar[str] = "doctor.one_call"
+
+
+@dataclass(frozen=True)
+class DoctorInEnum(Message):
+    """The arguments kept to the enum."""
+
+    key: ClassVar[str] = "doctor.in_enum"
+
+
+@dataclass(frozen=True)
+class DoctorOutsideEnum(Message):
+    """An argument outside the enum."""
+
+    key: ClassVar[str] = "doctor.outside_enum"
+    target: str
+
+
+@dataclass(frozen=True)
+class QuirkToolsDropped(Message):
+    """Tools dropped silently."""
+
+    key: ClassVar[str] = "doctor.quirk_tools_dropped"
+
+
+@dataclass(frozen=True)
+class QuirkCallsInText(Message):
+    """Calls written in the text."""
+
+    key: ClassVar[str] = "doctor.quirk_calls_in_text"
+
+
+@dataclass(frozen=True)
+class QuirkTextBeforeCall(Message):
+    """Free text before the call."""
+
+    key: ClassVar[str] = "doctor.quirk_text_before_call"
+
+
+@dataclass(frozen=True)
+class QuirkRequiredEmpty(Message):
+    """tool_choice=required answered empty."""
+
+    key: ClassVar[str] = "doctor.quirk_required_empty"
+
+
+@dataclass(frozen=True)
+class QuirkToolChoiceIgnored(Message):
+    """tool_choice ignored."""
+
+    key: ClassVar[str] = "doctor.quirk_tool_choice_ignored"
+
+
+@dataclass(frozen=True)
+class QuirkNamedRefused(Message):
+    """A tool_choice naming a function refused."""
+
+    key: ClassVar[str] = "doctor.quirk_named_refused"
+
+
+@dataclass(frozen=True)
+class QuirkSeveralCalls(Message):
+    """Several calls without parallel_tool_calls."""
+
+    key: ClassVar[str] = "doctor.quirk_several_calls"
+
+
+@dataclass(frozen=True)
+class QuirkStrictOnly(Message):
+    """Schemas enforced only with strict."""
+
+    key: ClassVar[str] = "doctor.quirk_strict_only"
