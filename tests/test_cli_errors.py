@@ -317,3 +317,11 @@ def test_a_connection_that_fails_is_said_so() -> None:
         "モデルのサーバーにつながりません。"
         "サーバーが動いているか、OPENAI_BASE_URL が正しいかを確かめてください"
     )
+
+
+def test_mcp_with_a_transcripts_folder_that_cannot_be_made(
+    locale: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, shown = run(capsys, "mcp", "--transcripts", "/proc/gm-words-test/transcripts")
+    assert status == 2
+    assert shown == f"gm mcp: /proc/gm-words-test: {NOT_FOUND[locale]}\n"

@@ -64,7 +64,7 @@ def _mcp(args: argparse.Namespace) -> int:
         try:
             args.transcripts.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"gm mcp: cannot use {args.transcripts} for transcripts: {exc}", file=sys.stderr)
+            print(failed("gm mcp", exc), file=sys.stderr)  # the folder and why, in words
             return 2
     house = GameHouse(seed=args.seed, record=not args.no_record, transcripts=args.transcripts)
     try:
