@@ -325,3 +325,20 @@ def test_mcp_with_a_transcripts_folder_that_cannot_be_made(
     status, shown = run(capsys, "mcp", "--transcripts", "/proc/gm-words-test/transcripts")
     assert status == 2
     assert shown == f"gm mcp: /proc/gm-words-test: {NOT_FOUND[locale]}\n"
+
+
+def test_serve_refuses_an_unknown_scenario_in_words() -> None:
+    from gm_engine.serve.tables import TableError, TableRuntime, parse_config
+    from tests.memory_store import MemoryStore
+
+    store = MemoryStore()
+    runtime = TableRuntime(store)
+    try:
+        with pytest.raises(TableError) as refused:
+            runtime.create_table(parse_config({"kind": "adventure", "scenario": "nope"}))
+    finally:
+        runtime.close()
+    known = "goblin_shrine, grey_pass, manor_diary"
+    # was 「シナリオがありません: no scenario …」
+    assert str(refused.value) == f"シナリオ「nope」はありません（あるもの: {known}）"
+    assert store.list_tables() == []
