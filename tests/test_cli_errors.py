@@ -342,3 +342,32 @@ def test_serve_refuses_an_unknown_scenario_in_words() -> None:
     # was 「シナリオがありません: no scenario …」
     assert str(refused.value) == f"シナリオ「nope」はありません（あるもの: {known}）"
     assert store.list_tables() == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "ja", "en"),
+    [
+        (
+            ["werewolf", "play", "--deal", "x"],
+            "引数 --deal: 「x」は九つの役職番号ではありません（例: 3,1,1,2,2,2,4,5,6）",
+            "--deal: 'x' is not nine role numbers like 3,1,1,2,2,2,4,5,6",
+        ),
+        (
+            ["adventure", "--request-timeout", "0"],
+            "引数 --request-timeout: 「0」は秒数（正の数）ではありません",
+            "--request-timeout: '0' is not a positive number of seconds",
+        ),
+        (
+            ["adventure", "--max-concurrent", "-1"],
+            "引数 --max-concurrent: 「-1」は0以上の整数ではありません（0は上限なし）",
+            "--max-concurrent: '-1' is not a whole number of 0 (no limit) or more",
+        ),
+    ],
+)
+def test_our_own_argument_checks_in_the_players_language(
+    argv: list[str], ja: str, en: str, locale: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, shown = run(capsys, *argv)
+    assert status == 2
+    assert (ja if locale == "ja" else en) in shown
+    assert "must be" not in shown and "needs nine" not in shown

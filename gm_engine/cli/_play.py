@@ -19,6 +19,8 @@ from gm_engine.messages.texts import (
     CannotRecord,
     DiskFull,
     Interrupted,
+    NotACount,
+    NotSeconds,
     Paused,
     PausedUnrecorded,
     PausedUnresumable,
@@ -50,8 +52,8 @@ def request_deadline(text: str) -> float:
     """
     try:
         return parse_deadline(text, "--request-deadline")
-    except BackendError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except BackendError:
+        raise argparse.ArgumentTypeError(render(NotSeconds(text), locale_from_env())) from None
 
 
 def request_timeout(text: str) -> float:
@@ -62,8 +64,8 @@ def request_timeout(text: str) -> float:
     """
     try:
         return parse_deadline(text, "--request-timeout")
-    except BackendError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except BackendError:
+        raise argparse.ArgumentTypeError(render(NotSeconds(text), locale_from_env())) from None
 
 
 def max_concurrent(text: str) -> int:
@@ -74,8 +76,8 @@ def max_concurrent(text: str) -> int:
     """
     try:
         return parse_concurrency(text, "--max-concurrent")
-    except BackendError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except BackendError:
+        raise argparse.ArgumentTypeError(render(NotACount(text), locale_from_env())) from None
 
 
 def add_deadline_argument(parser: argparse.ArgumentParser) -> None:

@@ -88,9 +88,10 @@ def parse_deal(text: str) -> list[int]:
     """
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if len(parts) != 9 or not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(
-            f"--deal needs nine role numbers like 3,1,1,2,2,2,4,5,6, not {text!r}"
-        )
+        from gm_engine.messages import render
+        from gm_engine.messages.texts import NotADeal
+
+        raise argparse.ArgumentTypeError(render(NotADeal(text), locale_from_env()))
     return [int(p) for p in parts]
 
 

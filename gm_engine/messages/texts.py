@@ -2325,3 +2325,31 @@ class QuirkStrictOnly(Message):
     """Schemas enforced only with strict."""
 
     key: ClassVar[str] = "doctor.quirk_strict_only"
+
+
+# ---------------------------------------------------------------- argument values (words)
+
+
+@dataclass(frozen=True)
+class NotSeconds(Message):
+    """A number of seconds (``--request-deadline``, ``--request-timeout``) that is not a
+    positive number."""
+
+    key: ClassVar[str] = "args.value.not_seconds"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotACount(Message):
+    """``--max-concurrent``: not a whole number of 0 or more."""
+
+    key: ClassVar[str] = "args.value.not_a_count"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotADeal(Message):
+    """``--deal``: not nine role numbers."""
+
+    key: ClassVar[str] = "args.value.not_a_deal"
+    value: str
