@@ -64,7 +64,7 @@ def test_offline_adventure_plays_a_fight_to_the_end() -> None:
     assert kinds.count("human_input") == human.asked
     assert "dice" in kinds and "state" in kinds
     assert not [p for k, p in sink.payloads() if k == "tool_result" and not p["ok"]]
-    assert "model calls (adventure)" in shown[-1]  # not the seed: shown when the player quits too
+    assert "モデルの呼び出し（adventure）" in shown[-1]  # not the seed: shown when the player quits too
 
 
 def test_offline_adventure_is_the_same_game_for_the_same_seed() -> None:

@@ -110,6 +110,8 @@ def test_the_command_stops_on_a_failing_server_and_names_the_transcript(
         status = args.handler(args)
     err = capsys.readouterr().err
     assert status == 2
-    assert err.startswith("gm adventure: モデルのサーバーがリクエストを受け付けませんでした（")
+    assert err.startswith(
+        "gm adventure: モデルのサーバーがリクエストを断りました（HTTP 403）（サーバーの返答: no access）。"
+    )
     assert f"記録は保存してあります。続きは `gm resume {target}` で再開できます" in err
     assert read_transcript(target, require_end=False).end is None

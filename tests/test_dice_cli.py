@@ -65,10 +65,21 @@ def test_a_refused_command_prints_why_with_status_1(capsys: pytest.CaptureFixtur
 def test_an_unknown_system_is_named_with_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "roll", "--system", "cthulhu7th", "CC<=50")
     assert (status, out) == (2, "")
-    assert "unknown game system 'cthulhu7th' (did you mean 'Cthulhu7th'?)" in err
-    assert "known: Cthulhu, Cthulhu7th, DiceBot, TheOneRing2nd" in err
+    assert err == (
+        "gm roll: ゲームシステム「cthulhu7th」はありません。"
+        "名前は大文字と小文字を区別します:「Cthulhu7th」のことですか？\n"
+    )
     status, _, err = run(capsys, "roll", "--system", "Nope", "2D6")
-    assert status == 2 and "did you mean" not in err
+    assert status == 2
+    assert err == (
+        "gm roll: ゲームシステム「Nope」はありません（あるもの: Cthulhu, Cthulhu7th, DiceBot, TheOneRing2nd。"
+        "`gm systems` で一覧）\n"
+    )
+    status, _, err = run(capsys, "roll", "--locale", "en", "--system", "Nope", "2D6")
+    assert err == (
+        "gm roll: there is no game system 'Nope' (known: Cthulhu, Cthulhu7th, DiceBot, TheOneRing2nd; "
+        "`gm systems` lists them)\n"
+    )
 
 
 def test_injected_dice_faults_and_leftovers(capsys: pytest.CaptureFixture[str]) -> None:

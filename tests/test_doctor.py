@@ -3,12 +3,18 @@ the profile that fits, and explains each configuration error with its fix."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 import socket
 
 import pytest
 
 from gm_engine.cli import main
+from gm_engine.cli._doctor_report import report
+from gm_engine.llm.doctor import found_quirks, probe_server, report_lines
 from gm_engine.llm.fakeserver import QUIRKS, FakeChatServer, Quirk
+from gm_engine.llm.openai_backend import OpenAIBackend
+from gm_engine.llm.profiles import get_profile
 
 
 def doctor(server: FakeChatServer, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
@@ -22,18 +28,31 @@ def environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("GM_MODEL", "OPENAI_MODEL", "GM_LLM_PROFILE", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "k")
+    # the probes' readings are checked in the report's English; the Japanese one is the
+    # same report line for line (test_the_report_in_each_language)
+    monkeypatch.setenv("GM_LOCALE", "en")
 
 
 #: Each quirk mode, the line naming the quirk, and the profile recommended (None: any).
 CASES: list[tuple[tuple[Quirk, ...], tuple[str, ...], str | None]] = [
     ((), (), "openai"),
-    (("text_before_call", "parallel_by_default"),
-     ("free text before the call under tool_choice=required (llama.cpp)",
-      "several calls when parallel_tool_calls is left out (llama.cpp): send false explicitly"), "llamacpp"),
+    (
+        ("text_before_call", "parallel_by_default"),
+        (
+            "free text before the call under tool_choice=required (llama.cpp)",
+            "several calls when parallel_tool_calls is left out (llama.cpp): send false explicitly",
+        ),
+        "llamacpp",
+    ),
     (("ignores_tool_choice",), ("tool_choice ignored (Ollama)",), "ollama"),
-    (("empty_on_required", "rejects_named_choice"),
-     ("tool_choice=required answered with an empty reply (LM Studio)",
-      "a tool_choice naming a function refused (LM Studio)"), "lmstudio"),
+    (
+        ("empty_on_required", "rejects_named_choice"),
+        (
+            "tool_choice=required answered with an empty reply (LM Studio)",
+            "a tool_choice naming a function refused (LM Studio)",
+        ),
+        "lmstudio",
+    ),
     (("loose_without_strict",), ("argument schemas enforced only with strict (vLLM)",), "vllm"),
     (("drops_tools",), ("tools dropped silently (HTTP 200, plain text)",), None),
     (("calls_in_content",), ("calls written in the text",), None),
@@ -106,3 +125,41 @@ def test_doctor_reads_llamacpp_props_for_its_slots_and_context(capsys: pytest.Ca
     assert status == 0 and len(props) == 1
     assert "context length: 8192 tokens" in out
     assert "slots: 1 (requests it serves at once: --max-concurrent 1" in out
+
+
+ENGLISH = re.compile(
+    r"\b(?:calls?|server|model|tool_choice required|answer|latency|profile|quirk|problem)\b: "
+)
+
+
+@pytest.mark.parametrize(("quirks", "named", "profile"), CASES)
+def test_the_report_in_each_language(
+    quirks: tuple[Quirk, ...], named: tuple[str, ...], profile: str | None
+) -> None:
+    with FakeChatServer.with_quirks(*quirks, context_length=4096, slots=2) as server:
+        backend = OpenAIBackend(
+            model="fake", base_url=server.base_url, profile=get_profile("openai"), max_attempts=1
+        )
+        findings = asyncio.run(probe_server(backend))
+        url = server.base_url
+    chosen = get_profile("openai")
+    # the English report is the probes' own, word for word
+    assert report(findings, chosen, "en") == report_lines(findings, chosen)
+    japanese = report(findings, chosen, "ja")
+    assert len(japanese) == len(report_lines(findings, chosen))
+    assert not [line for line in japanese if ENGLISH.search(line)], japanese
+    assert japanese[0] == f"サーバー: {url}" and "コンテキスト長: 4096トークン" in japanese
+    assert sum(line.startswith("癖: ") for line in japanese) == len(found_quirks(findings))
+
+
+def test_a_configuration_error_in_japanese(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GM_LOCALE", "ja")
+    with FakeChatServer.with_quirks("needs_jinja") as server:
+        status, out = doctor(server, capsys, "--model", "llama3")
+    assert status == 1
+    problems = [line for line in out.splitlines() if line.startswith("問題: ")]
+    assert len(problems) == 1
+    assert problems[0].startswith("問題: llama.cpp のサーバーが --jinja なしで起動されているため")
+    assert "（サーバーの返答: " in problems[0] and "restart it" not in out

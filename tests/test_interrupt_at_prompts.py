@@ -35,13 +35,14 @@ def answer_for(prompt: str) -> bytes:
 
 
 def play_to(run: PtyRun, marker: str) -> int:
-    """Answer every question until one containing ``marker``; where its output ends."""
-    seen = 0
+    """Answer every question until one containing ``marker``; how many were answered."""
+    seen, answered = 0, 0
     while True:
         prompt, seen = run.next_prompt(seen)
         if marker in prompt:
-            return seen
+            return answered
         run.send(answer_for(prompt))
+        answered += 1
 
 
 # (extra arguments, the prompt to interrupt)
@@ -76,11 +77,15 @@ def test_ctrl_c_at_a_werewolf_prompt_stops_and_resumes(tmp_path: Path, where: st
     path = tmp_path / "game.jsonl"
     # a --seed in ``extra`` comes later and wins
     run = PtyRun(["werewolf", "play", "--seed", "5", "--plain", "--record", str(path), *extra])
-    play_to(run, prompt)
+    answered = play_to(run, prompt)
     interrupt(run, path)
-    # the game goes on from the same question, in the same interface (the `> ` prompt)
+    # the game goes on from the same question, in the same interface (the `> ` prompt),
+    # after the recorded questions shown with their answers
     again = PtyRun(["resume", "--plain", str(path)])
-    asked, _ = again.next_prompt(0)
+    seen = 0
+    for _ in range(answered):
+        _, seen = again.next_prompt(seen)
+    asked, _ = again.next_prompt(seen)
     assert prompt in asked
     again.send(b"/quit\n")
     code, output = again.finish(limit_s=120)

@@ -114,7 +114,8 @@ def test_a_game_on_a_server_without_jinja_stops_at_once_with_the_fix(
         with_tools = [r for r in server.requests if r.body.get("tools")]
     err = capsys.readouterr().err
     assert status == 2
-    assert "モデルのサーバーがこのゲーム向けに設定されていません" in err and "restart it with --jinja" in err
+    assert "モデルのサーバーがこのゲーム向けに設定されていません: llama.cpp のサーバーが" in err
+    assert "--jinja を付けて起動し直してください" in err and "restart it" not in err
     assert "cannot reach" not in err
     # one request with tools reached the server: not retried, and (one slot on llama.cpp)
     # the round's other requests, still queued in the client, were never sent

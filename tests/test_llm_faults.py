@@ -204,7 +204,7 @@ def test_the_deadline_option(command: list[str], capsys: pytest.CaptureFixture[s
     assert args.request_deadline == 30.0
     with pytest.raises(SystemExit):
         parser.parse_args([*command, "--request-deadline", "-2"])
-    assert "--request-deadline must be a positive number of seconds" in capsys.readouterr().err
+    assert "引数 --request-deadline: 「-2」は秒数（正の数）ではありません" in capsys.readouterr().err
 
 
 def test_an_adventure_whose_server_answers_only_malformed_goes_on(

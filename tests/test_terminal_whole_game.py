@@ -72,9 +72,13 @@ class Player:
         raise AssertionError(f"an unexpected question: {prompt!r}\n{screen[-800:]}")
 
 
-def _play(run: PtyRun, player: Player, *, stop_at_vote: bool) -> tuple[int, bytes]:
-    """Answer every question to the end (or, with ``stop_at_vote``, Ctrl-C at the first vote)."""
+def _play(run: PtyRun, player: Player, *, stop_at_vote: bool, replayed: int = 0) -> tuple[int, bytes]:
+    """Answer every question to the end (or, with ``stop_at_vote``, Ctrl-C at the first vote);
+    the first ``replayed`` questions are a resumed game's recorded ones, shown with their
+    answers, and are passed over."""
     seen = 0
+    for _ in range(replayed):
+        _, seen = run.next_prompt(seen)
     while True:
         try:
             prompt, after = run.next_prompt(seen)
@@ -125,7 +129,7 @@ def test_a_whole_game_typed_in_words_interrupted_at_a_vote_and_resumed(tmp_path:
     assert code == 130, stopped.decode("utf-8", "replace")[-1500:]
     assert f"続きは `gm resume {cut}` で再開できます".encode() in stopped
     resumed = PtyRun(["resume", "--plain", str(cut)])
-    code, rest = _play(resumed, again, stop_at_vote=False)
+    code, rest = _play(resumed, again, stop_at_vote=False, replayed=len(again.typed))
     text = rest.decode("utf-8", "replace")
     assert code == 0, text[-2000:]
     # the same game: the same questions typed to the same way, the same events, the same end

@@ -56,6 +56,15 @@ REQUESTS: list[tuple[str, Role]] = [
     ("ＣＯ要求：占い師", SEER),
     ("おはよう。早速だけど占い師は名乗り出てくれ。", SEER),
     ("ｳﾗﾅｲｼは名乗り出ろ", SEER),
+    # 「…いたら」: the request opened by a condition on the role being there
+    ("占い師いたらCOして", SEER),
+    ("占い師いたら出て", SEER),
+    ("霊媒師いたらCOお願い", MEDIUM),
+    ("占い師がいたらCOしてください", SEER),
+    ("霊媒師さんいたら早くCOして", MEDIUM),
+    ("占い師がいたら出てきてくれ", SEER),
+    ("霊媒師がいればCOお願いします", MEDIUM),
+    ("占い師いるなら、COしてほしい", SEER),
 ]
 
 CLAIMS: list[tuple[str, Table, RoleClaim]] = [
@@ -172,6 +181,13 @@ SPEECH: list[str] = [
     "「占い師COします」と言ったのはアオトだよね",
     "僕は人狼です（笑）",
     "霊能者が偽物の可能性もある",
+    # a condition on a role without the request after it
+    "占い師がいたら考えよう",
+    "霊媒師いたら嬉しい",
+    "占い師いたらCOするべきだと思う",
+    "占い師がいたら出てくるはず",
+    "霊媒師いたらCOしてたと思う",
+    "狩人がいれば今夜は安心だね",
 ]
 
 
@@ -231,6 +247,8 @@ def test_answers_outside_a_co_request_are_speech(text: str) -> None:
         ("P4黒", PLAIN, ResultStatement(4, B)),  # from a seat that never claimed: maybe an opinion
         ("アオトは白でした", PLAIN, ResultStatement(4, W)),
         ("占い師いますか？", PLAIN, CoRequest(SEER)),  # a question may be rhetorical
+        ("霊媒師いる？", PLAIN, CoRequest(MEDIUM)),
+        ("占い師さんいる？いたらCOして", PLAIN, CoRequest(SEER)),
         ("占い師さーん、そろそろ出番っすよ！名乗り出てちょうだい！", PLAIN, CoRequest(SEER)),
         ("占い師COします。霊媒師も名乗り出て", PLAIN, RoleClaim(SEER)),  # two actions in one turn
         ("占い師です。P4白、P5黒", PLAIN, RoleClaim(SEER, 4, W)),  # one result per claim

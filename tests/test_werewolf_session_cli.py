@@ -70,9 +70,10 @@ def test_a_failing_model_server_stops_the_game_with_a_way_to_resume(
     # a refused key is a configuration error: said with its fix, never retried
     assert captured.err.startswith(
         "gm werewolf play: モデルのサーバーがこのゲーム向けに設定されていません: "
-        "the server refused the API key"
+        "サーバーが API キーを受け付けませんでした。OPENAI_API_KEY に受け付けられるキーを設定してください"
     )
-    assert "set OPENAI_API_KEY" in captured.err and "bad key" in captured.err
+    assert "（サーバーの返答: bad key）" in captured.err  # the server's own words, quoted
+    assert "the server refused" not in captured.err
     if record:
         assert f"記録は保存してあります。続きは `gm resume {target}` で再開できます" in captured.err
         transcript = read_transcript(target, require_end=False)
@@ -89,7 +90,7 @@ def test_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     disagreeing = ["--role", "2", "--deal", "3,1,1,2,2,2,4,5,6"]
     assert run(["play", "--auto", "--seed", "1", "--plain", *disagreeing]) == 2
     assert "食い違っています" in capsys.readouterr().err
-    with pytest.raises(argparse.ArgumentTypeError, match="nine role numbers"):
+    with pytest.raises(argparse.ArgumentTypeError, match="九つの役職番号ではありません"):
         parse_deal("1,2,3")
     with pytest.raises(SystemExit):
         run(["play", "--role", "7"])

@@ -21,10 +21,22 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gm_engine.combat.enemies import Difficulty, EncounterKind
+from gm_engine.messages.texts import NoSuchScenario
 
 
 class ScenarioError(ValueError):
     """A scenario file cannot be read, or it breaks the schema or one of its references."""
+
+
+class UnknownScenarioError(ScenarioError):
+    """No shipped scenario has the id ``scenario_id``; ``known`` are the ids there are;
+    ``message`` says it in the player's language (the text of the exception is English)."""
+
+    def __init__(self, scenario_id: str, known: tuple[str, ...]) -> None:
+        super().__init__(f"no scenario {scenario_id!r}; known: {', '.join(known)}")
+        self.scenario_id = scenario_id
+        self.known = known
+        self.message = NoSuchScenario(scenario_id, ", ".join(known))
 
 
 class GameSystem(StrEnum):
@@ -413,9 +425,9 @@ def get_scenario(scenario_id: str) -> Scenario:
     """The shipped scenario ``scenario_id``.
 
     Raises:
-        ScenarioError: no such scenario (the message lists the known ones).
+        UnknownScenarioError: no such scenario (it lists the known ones).
     """
     known = shipped_scenarios()
     if scenario_id not in known:
-        raise ScenarioError(f"no scenario {scenario_id!r}; known: {', '.join(sorted(known))}")
+        raise UnknownScenarioError(scenario_id, tuple(sorted(known)))
     return known[scenario_id]

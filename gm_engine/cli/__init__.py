@@ -61,7 +61,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``gm`` parser. The module of the command ``argv`` runs adds its real parsers;
     every other command is a stub carrying only its help line. Without ``argv`` every
     module adds its parsers (the whole parser, e.g. for documentation)."""
-    parser = argparse.ArgumentParser(
+    from gm_engine.cli._errors import CliParser
+
+    parser = CliParser(
         prog="gm", description="gm_engine: tabletop games run by a rules engine, narrated by a model."
     )
     parser.add_argument("--version", action="version", version=f"gm_engine {__version__}")

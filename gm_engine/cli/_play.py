@@ -11,17 +11,22 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
+from gm_engine.cli._errors import backend_problem, error_text, os_reason
 from gm_engine.llm.base import BackendError, ConfigurationError, TransientBackendError
 from gm_engine.llm.retry import parse_concurrency, parse_deadline
 from gm_engine.messages import Message, locale_from_env, render
 from gm_engine.messages.texts import (
+    CannotRecord,
     DiskFull,
     Fault,
     Interrupted,
+    NotACount,
+    NotSeconds,
     Paused,
     PausedUnrecorded,
     PausedUnresumable,
     Problem,
+    RecordingRefused,
     ServerMisconfigured,
     ServerRefused,
     ServerUnreachable,
@@ -33,7 +38,7 @@ from gm_engine.messages.texts import (
 )
 from gm_engine.safe_text import printable
 from gm_engine.sessions.base import SessionError, SessionIO, SessionRunner, SessionSpec
-from gm_engine.transcripts.format import TranscriptStream
+from gm_engine.transcripts.format import TranscriptBusy, TranscriptExists, TranscriptStream
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
 
@@ -49,8 +54,8 @@ def request_deadline(text: str) -> float:
     """
     try:
         return parse_deadline(text, "--request-deadline")
-    except BackendError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except BackendError:
+        raise argparse.ArgumentTypeError(render(NotSeconds(text), locale_from_env())) from None
 
 
 def request_timeout(text: str) -> float:
@@ -61,8 +66,8 @@ def request_timeout(text: str) -> float:
     """
     try:
         return parse_deadline(text, "--request-timeout")
-    except BackendError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except BackendError:
+        raise argparse.ArgumentTypeError(render(NotSeconds(text), locale_from_env())) from None
 
 
 def max_concurrent(text: str) -> int:
@@ -73,8 +78,8 @@ def max_concurrent(text: str) -> int:
     """
     try:
         return parse_concurrency(text, "--max-concurrent")
-    except BackendError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except BackendError:
+        raise argparse.ArgumentTypeError(render(NotACount(text), locale_from_env())) from None
 
 
 def add_deadline_argument(parser: argparse.ArgumentParser) -> None:
@@ -176,6 +181,8 @@ def failure_text(exc: Exception, locale: Locale | None = None) -> str:
 def stop_reason(exc: BaseException, locale: Locale) -> str:
     """Why a session stopped, in the player's language (the backend's or the system's own
     words about the cause stay inside the parentheses)."""
+    if isinstance(exc, BackendError) and backend_problem(exc) is not None:
+        return error_text(exc, locale)
     if isinstance(exc, ConfigurationError):
         return render(ServerMisconfigured(str(exc)), locale)
     if isinstance(exc, TransientBackendError):
@@ -186,9 +193,7 @@ def stop_reason(exc: BaseException, locale: Locale) -> str:
         return render(Interrupted(), locale)
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return render(DiskFull(exc.strerror or str(exc)), locale)
-    if isinstance(exc, OSError) and exc.filename is not None:
-        return f"{exc.filename}: {file_problem(exc, locale)}"
-    return str(exc)
+    return error_text(exc, locale)
 
 
 def stopped_message(
@@ -209,6 +214,19 @@ def stopped_message(
     return printable(render(message, where))
 
 
+def recording_refused(exc: OSError, target: Path | None) -> str | None:
+    """The line for a recording that could not be created at ``target`` (its folder missing,
+    not writable…), or None when ``exc`` is about something else (a full disk mid-game)."""
+    if target is None or exc.filename is None or resumable(target):
+        return None
+    failing = Path(str(exc.filename))
+    if failing != target and failing not in target.parents:
+        return None
+    locale = locale_from_env()
+    reason = error_text(exc, locale) if failing != target else os_reason(exc, locale)
+    return printable(render(CannotRecord(str(target), reason), locale))
+
+
 def run_play(
     command: str,
     what: str,
@@ -225,10 +243,17 @@ def run_play(
     by a failure can be resumed, and its seed would give its hidden facts away."""
     try:
         outcome, path = play_session(spec, io, record=target is not None, path=target, runner=runner)
+    except (TranscriptExists, TranscriptBusy) as exc:  # nothing was played, and nothing of it saved
+        print(printable(render(RecordingRefused(command, str(exc)), locale_from_env())), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        refused = recording_refused(exc, target)
+        print(refused or stopped_message(command, what, exc, target), file=sys.stderr)
+        return 2
     except KeyboardInterrupt as exc:
         print(stopped_message(command, what, exc, target), file=sys.stderr)
         return 130
-    except (BackendError, SessionError, OSError, ValueError) as exc:
+    except (BackendError, SessionError, ValueError) as exc:
         print(stopped_message(command, what, exc, target), file=sys.stderr)
         return 2
     locale = locale_from_env()

@@ -17,13 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gm_engine.cli._play import (
-    add_deadline_argument,
-    backend_settings,
-    failure_text,
-    run_play,
-    transcript_target,
-)
+from gm_engine.cli._errors import failed
+from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
 from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
 from gm_engine.dice.result import Locale
 from gm_engine.messages import locale_from_env
@@ -93,9 +88,10 @@ def parse_deal(text: str) -> list[int]:
     """
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if len(parts) != 9 or not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(
-            f"--deal needs nine role numbers like 3,1,1,2,2,2,4,5,6, not {text!r}"
-        )
+        from gm_engine.messages import render
+        from gm_engine.messages.texts import NotADeal
+
+        raise argparse.ArgumentTypeError(render(NotADeal(text), locale_from_env()))
     return [int(p) for p in parts]
 
 
@@ -169,7 +165,7 @@ def play_command(args: argparse.Namespace) -> int:
         print(f"gm werewolf play: {render(OptionsInvalid(option_problems(exc)))}", file=sys.stderr)
         return 2
     except ValueError as exc:
-        print(f"gm werewolf play: {exc}", file=sys.stderr)
+        print(failed("gm werewolf play", exc), file=sys.stderr)
         return 2
     try:
         options = session_options(spec)
@@ -182,7 +178,7 @@ def play_command(args: argparse.Namespace) -> int:
         io = SessionIO(backend=backend, human=human, show=show)
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
-        print(f"gm werewolf play: {failure_text(exc)}", file=sys.stderr)
+        print(failed("gm werewolf play", exc), file=sys.stderr)
         return 2
     # The objects alive now (modules, the client library, templates, personas: some hundred
     # thousand) stay for the whole game; left out of the collector's full passes, they no

@@ -7,13 +7,8 @@ import secrets
 import sys
 from typing import Any
 
-from gm_engine.cli._play import (
-    add_deadline_argument,
-    backend_settings,
-    failure_text,
-    run_play,
-    transcript_target,
-)
+from gm_engine.cli._errors import failed
+from gm_engine.cli._play import add_deadline_argument, backend_settings, run_play, transcript_target
 from gm_engine.llm import make_backend
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env
@@ -61,6 +56,34 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=_adventure)
 
 
+def check_options(spec: SessionSpec) -> None:
+    """Refuse what the session would refuse once it started: an unknown game system or
+    scenario, an option out of range.
+
+    Raises:
+        UnknownSystemError: no such game system.
+        UnknownScenarioError: no such scenario.
+        SessionError: another option out of range (said in the player's language).
+    """
+    from pydantic import ValidationError
+
+    from gm_engine.adventure.scenario import get_scenario
+    from gm_engine.dice.systems.registry import get_system
+    from gm_engine.messages import render
+    from gm_engine.messages.texts import OptionsInvalid
+    from gm_engine.sessions.adventure import AdventureOptions
+
+    get_system(str(spec.options.get("system", "DiceBot")))
+    if spec.options.get("scenario") is not None:
+        get_scenario(str(spec.options["scenario"]))
+    try:
+        AdventureOptions.model_validate(spec.options)
+    except ValidationError as exc:
+        from gm_engine.sessions.werewolf.session import option_problems
+
+        raise SessionError(render(OptionsInvalid(option_problems(exc)))) from None
+
+
 def _adventure(args: argparse.Namespace) -> int:
     from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 
@@ -81,6 +104,7 @@ def _adventure(args: argparse.Namespace) -> int:
     )
     human: ScriptedHuman | TerminalHuman
     try:
+        check_options(spec)  # before anything is recorded: a refused option leaves no transcript
         if args.script:
             lines = script_lines(args.script)
             human = ScriptedHuman(lines, when_done="次へ")
@@ -92,6 +116,6 @@ def _adventure(args: argparse.Namespace) -> int:
         io = SessionIO(backend=backend, human=human, show=safe_show(print))
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
-        print(f"gm adventure: {failure_text(exc)}", file=sys.stderr)
+        print(failed("gm adventure", exc), file=sys.stderr)
         return 2
     return run_play("gm adventure", "session", spec, io, target)

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gm_engine.cli._errors import error_text, failed
+
 __all__ = ["register"]
 
 
@@ -144,12 +146,13 @@ def _host(args: argparse.Namespace) -> int:
             raise HostError("--auth には環境変数 SECRET_KEY（トークンの署名鍵）が必要です")
         host = AIWolfHost(args.seats, seed=seed, rules=talk, host=args.host, port=args.port, secret=secret)
     except (ValidationError, HostError) as exc:
-        print(f"gm aiwolf host: {exc}", file=sys.stderr)
+        print(failed("gm aiwolf host", exc), file=sys.stderr)
         return 2
     try:
         port = host.start()
     except OSError as exc:
-        print(f"gm aiwolf host: {args.host}:{args.port} で待ち受けできません: {exc}", file=sys.stderr)
+        where = f"{args.host}:{args.port}"
+        print(f"gm aiwolf host: {where} で待ち受けできません: {error_text(exc)}", file=sys.stderr)
         return 2
     try:
         print(
@@ -159,7 +162,7 @@ def _host(args: argparse.Namespace) -> int:
         try:
             sources = host.wait_for_agents(args.wait)
         except HostError as exc:
-            print(f"gm aiwolf host: {exc}", file=sys.stderr)
+            print(failed("gm aiwolf host", exc), file=sys.stderr)
             return 2
         for seat, name in host.agent_names.items():
             print(f"  P{seat}: {name}", flush=True)
@@ -183,7 +186,7 @@ def _host(args: argparse.Namespace) -> int:
             )
             target = transcript_target(args, spec)
         except (SessionError, BackendError, OSError, ValueError) as exc:
-            print(f"gm aiwolf host: {exc}", file=sys.stderr)
+            print(failed("gm aiwolf host", exc), file=sys.stderr)
             return 2
 
         def runner(s: SessionSpec, io: SessionIO) -> SessionOutcome:
@@ -206,7 +209,7 @@ def _export(args: argparse.Namespace) -> int:
         json_path = args.json or path.with_suffix(".json")
         write_logs(logs, out, json_path)
     except (ExportError, OSError, ValueError) as exc:
-        print(f"gm aiwolf export: {exc}", file=sys.stderr)
+        print(failed("gm aiwolf export", exc), file=sys.stderr)
         return 2
     print(f"AIWolf game log: {out}")
     print(f"AIWolf JSON log: {json_path}")
@@ -232,7 +235,7 @@ def _agent(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         results = run_agents(args.url, args.team, args.seats, seed=seed, backend=backend, token=args.token)
     except (AgentError, BackendError, OSError, ValueError) as exc:
-        print(f"gm aiwolf agent: {exc}", file=sys.stderr)
+        print(failed("gm aiwolf agent", exc), file=sys.stderr)
         return 2
     for result in results:
         print(json.dumps(result, ensure_ascii=False))

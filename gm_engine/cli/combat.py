@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any
 
+from gm_engine.cli._errors import failed
 from gm_engine.combat import (
     Battle,
     CastSpell,
@@ -198,7 +199,7 @@ def _simulate(args: argparse.Namespace) -> int:
         if not 1 <= args.fights <= 100_000:
             raise CombatError("--fights is 1..100000")
     except ValueError as exc:  # CombatError, pydantic's ValidationError, a bad number or kind
-        print(f"gm combat simulate: {exc}", file=sys.stderr)
+        print(failed("gm combat simulate", exc), file=sys.stderr)
         return 2
     started = time.process_time()
     cells = balance_table(
@@ -218,7 +219,7 @@ def _show(args: argparse.Namespace) -> int:
             text = handle.read()
         kind = json.loads(text).get("format", "") if text.strip().startswith("{") else ""
     except (OSError, ValueError) as exc:
-        print(f"gm combat show: {exc}", file=sys.stderr)
+        print(failed("gm combat show", exc), file=sys.stderr)
         return 2
     try:
         if kind.endswith(".character"):
@@ -237,6 +238,6 @@ def _show(args: argparse.Namespace) -> int:
             print(f"gm combat show: {args.file}: not a gm_engine.combat file", file=sys.stderr)
             return 2
     except CombatError as exc:
-        print(f"gm combat show: {exc}", file=sys.stderr)
+        print(failed("gm combat show", exc), file=sys.stderr)
         return 2
     return 0

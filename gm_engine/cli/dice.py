@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gm_engine.cli._errors import failed
 from gm_engine.dice.conformance import Report, VectorFileError, format_failure, load_cases, run_case
 from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
@@ -66,7 +67,7 @@ def _roll(args: argparse.Namespace) -> int:
         )
         result = evaluate(" ".join(args.line), args.system, source=source, locale=args.locale)
     except (DiceError, UnknownSystemError, ValueError) as exc:
-        print(f"gm roll: {exc}", file=sys.stderr)
+        print(failed("gm roll", exc, args.locale), file=sys.stderr)
         return 2
     if result is None:
         print(render(NotACommand(args.system, " ".join(args.line)), args.locale), file=sys.stderr)
@@ -102,7 +103,7 @@ def _conformance(args: argparse.Namespace) -> int:
             cases = load_cases(path)
         except VectorFileError as exc:
             unreadable += 1
-            print(f"gm conformance: {exc}", file=sys.stderr)
+            print(failed("gm conformance", exc), file=sys.stderr)
             continue
         # BCDice's vectors come with the table pack their table commands read, in tables/
         # beside them: found there unless another pack is named.

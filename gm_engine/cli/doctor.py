@@ -9,11 +9,14 @@ import asyncio
 import os
 import sys
 
+from gm_engine.cli._doctor_report import report
+from gm_engine.cli._errors import failed
 from gm_engine.cli._play import request_timeout
 from gm_engine.llm.base import BackendError
-from gm_engine.llm.doctor import Findings, probe_server, report_lines
+from gm_engine.llm.doctor import Findings, probe_server
 from gm_engine.llm.openai_backend import OpenAIBackend
 from gm_engine.llm.profiles import get_profile, profile_names
+from gm_engine.messages import locale_from_env
 from gm_engine.safe_text import printable
 
 #: The model name a probe uses when none is configured and the server lists none.
@@ -54,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
         )
         findings = asyncio.run(_probe(backend, named=model is not None))
     except BackendError as exc:
-        print(printable(f"gm doctor: {exc}"), file=sys.stderr)
+        print(failed("gm doctor", exc), file=sys.stderr)
         return 2
-    for line in report_lines(findings, profile):
+    for line in report(findings, profile, locale_from_env()):
         print(printable(line))
     if findings.unreachable is not None:
         return 2

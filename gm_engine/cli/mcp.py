@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gm_engine.cli._errors import failed
+
 #: The port of ``--http`` when none is given.
 DEFAULT_PORT = 8765
 
@@ -62,7 +64,7 @@ def _mcp(args: argparse.Namespace) -> int:
         try:
             args.transcripts.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"gm mcp: cannot use {args.transcripts} for transcripts: {exc}", file=sys.stderr)
+            print(failed("gm mcp", exc), file=sys.stderr)  # the folder and why, in words
             return 2
     house = GameHouse(seed=args.seed, record=not args.no_record, transcripts=args.transcripts)
     try:
@@ -72,7 +74,7 @@ def _mcp(args: argparse.Namespace) -> int:
         else:
             anyio.run(serve_stdio, house)
     except OSError as exc:
-        print(f"gm mcp: {exc}", file=sys.stderr)
+        print(failed("gm mcp", exc), file=sys.stderr)
         return 1
     finally:
         for live in house.finished:

@@ -12,6 +12,8 @@ import argparse
 import socket
 import sys
 
+from gm_engine.cli._errors import failed
+
 __all__ = ["register", "serve_command"]
 
 
@@ -61,8 +63,8 @@ def serve_command(args: argparse.Namespace) -> int:
         return 2
     try:
         store = open_store(args.database)
-    except StoreError as exc:
-        print(f"gm serve: {exc}", file=sys.stderr)
+    except (StoreError, OSError) as exc:  # a folder that cannot be made, a file that cannot be opened
+        print(failed("gm serve", exc), file=sys.stderr)
         return 2
     try:
         host = f"[{args.host}]" if ":" in args.host else args.host
@@ -80,7 +82,7 @@ def serve_command(args: argparse.Namespace) -> int:
         # an open event stream lasts as long as its table: a stop does not wait for them long
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2)
     except OSError as exc:
-        print(f"gm serve: {exc}", file=sys.stderr)
+        print(failed("gm serve", exc), file=sys.stderr)
         return 2
     finally:
         store.close()

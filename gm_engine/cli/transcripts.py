@@ -9,12 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gm_engine.cli._errors import failed
 from gm_engine.cli._play import (
     add_deadline_argument,
     backend_settings,
-    failure_text,
     file_problem,
     how_to_go_on,
+    recording_refused,
     stopped_message,
 )
 from gm_engine.llm.base import BackendError, ModelBackend
@@ -22,6 +23,7 @@ from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import (
     BadTrustKey,
     NoTranscripts,
+    RecordingRefused,
     ReplayQuietOk,
     ReplayRefused,
     ReplaySignatureMissing,
@@ -37,7 +39,9 @@ from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
 from gm_engine.transcripts.format import (
+    TranscriptBusy,
     TranscriptError,
+    TranscriptExists,
     TranscriptHeader,
     TranscriptStream,
     TranscriptTampered,
@@ -237,14 +241,18 @@ def _resume(args: argparse.Namespace) -> int:
         backend = live_backend(transcript.header, args)
         human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
-        safe_print(f"gm resume: {failure_text(exc)}", file=sys.stderr)
+        safe_print(failed("gm resume", exc), file=sys.stderr)
         return 2
+    # a person at the terminal sees each replayed question with what they typed, as they
+    # saw it then (an automatic P1 shows none, as in play)
+    echo = human.echo if isinstance(human, TerminalHuman) else None
     try:
         result = resume_session(
             path,
             SessionIO(backend=backend, human=human, show=show),
             seed=seed,
             shadow_human=shadow_human,
+            echo=echo,
         )
     except KeyboardInterrupt as exc:
         print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
@@ -253,7 +261,7 @@ def _resume(args: argparse.Namespace) -> int:
         print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
         return 2
     except (TranscriptError, SessionError) as exc:
-        safe_print(f"gm resume: {exc}", file=sys.stderr)
+        print(failed("gm resume", exc), file=sys.stderr)
         return 2
     locale = locale_from_env()
     if result.outcome.finished:
@@ -274,7 +282,7 @@ def _roll_session(args: argparse.Namespace) -> int:
         try:
             human = ScriptedHuman(script_lines(args.script))
         except (OSError, SessionError) as exc:
-            print(f"gm roll-session: {exc}", file=sys.stderr)
+            print(failed("gm roll-session", exc), file=sys.stderr)
             return 2
     else:
         human = TerminalHuman(locale=args.locale)
@@ -287,8 +295,14 @@ def _roll_session(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         print(stopped_message("gm roll-session", "session", exc, target, args.locale), file=sys.stderr)
         return 130
-    except (SessionError, TranscriptError, OSError) as exc:
-        print(f"gm roll-session: {exc}", file=sys.stderr)
+    except (TranscriptExists, TranscriptBusy) as exc:  # nothing was rolled, and nothing saved
+        print(render(RecordingRefused("gm roll-session", str(exc)), args.locale), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(recording_refused(exc, target) or failed("gm roll-session", exc), file=sys.stderr)
+        return 2
+    except (SessionError, TranscriptError) as exc:
+        print(failed("gm roll-session", exc), file=sys.stderr)
         return 2
     if path is not None:  # the session showed its summary itself
         print(render(TranscriptAt(str(path)), args.locale))

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gm_engine.cli._errors import failed
 from gm_engine.cli._werewolf_options import add_option_arguments, options_from_args
 from gm_engine.cli._werewolf_play import add_play_command
 from gm_engine.werewolf.game import DealError, Game, check_composition
@@ -86,7 +87,7 @@ def _simulate(args: argparse.Namespace) -> int:
         options = options_from_args(args)
         deal = parse_deal(args.deal) if args.deal is not None else None
     except (ValidationError, DealError) as exc:
-        print(f"gm werewolf simulate: {exc}", file=sys.stderr)
+        print(failed("gm werewolf simulate", exc), file=sys.stderr)
         return 2
     if deal is not None:
         Game.from_deal(deal, options)  # a bad deal fails here, before any game

@@ -54,7 +54,17 @@ _JUDGEMENTS: dict[str, tuple[Outcome, Outcome]] = {
 
 
 class UnknownSystemError(ValueError):
-    """No game system is registered under the id asked for."""
+    """No game system is registered under the id asked for: ``system_id``, with the ``known``
+    ids (for a message in the player's language; the text of the exception is English)."""
+
+    def __init__(
+        self, message: str, system_id: str = "", known: tuple[str, ...] = (), alike: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.system_id = system_id
+        self.known = known
+        #: The known id that differs from ``system_id`` in case only, or empty.
+        self.alike = alike
 
 
 __all__ = [

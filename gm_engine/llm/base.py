@@ -38,12 +38,15 @@ class BackendError(RuntimeError):
 class ConfigurationError(BackendError):
     """The server refused the request because of how it, or the client, is configured
     (see :mod:`gm_engine.llm.diagnosis`): retrying cannot help. ``kind`` names the problem
-    and the message says what to do."""
+    and the message says what to do; ``model``: the model asked for, when known."""
 
-    def __init__(self, message: str, *, kind: str, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, kind: str, status: int | None = None, model: str | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
+        self.model = model
 
 
 class TransientBackendError(BackendError):

@@ -100,6 +100,8 @@ class Findings:
     context_length: int | None = None
     slots: int | None = None
     problems: list[str] = field(default_factory=list)
+    problem_errors: list[ConfigurationError] = field(default_factory=list)
+    """The errors of :attr:`problems`, one for each (for a report in the player's words)."""
     unreachable: str | None = None
     plain: ProbeAnswer | None = None
     usage_reported: bool | None = None
@@ -198,7 +200,7 @@ async def _probe_models(backend: OpenAIBackend, findings: Findings) -> None:
     try:
         listing = await backend.list_models()
     except ConfigurationError as exc:
-        _note_problem(findings, str(exc))
+        _note_problem(findings, exc)
         return
     except TransientBackendError as exc:
         findings.unreachable = str(exc)
@@ -240,9 +242,10 @@ async def _probe_props(backend: OpenAIBackend, findings: Findings) -> None:
         findings.context_length = n_ctx  # the server's own, not the model's training length
 
 
-def _note_problem(findings: Findings, message: str) -> None:
-    if message not in findings.problems:
-        findings.problems.append(message)
+def _note_problem(findings: Findings, error: ConfigurationError) -> None:
+    if str(error) not in findings.problems:
+        findings.problems.append(str(error))
+        findings.problem_errors.append(error)
 
 
 async def _ask(backend: OpenAIBackend, body: JsonDict, findings: Findings) -> ProbeAnswer:
@@ -251,7 +254,7 @@ async def _ask(backend: OpenAIBackend, body: JsonDict, findings: Findings) -> Pr
     try:
         raw, latency = await backend.send_once(body)
     except ConfigurationError as exc:
-        _note_problem(findings, str(exc))
+        _note_problem(findings, exc)
         return ProbeAnswer("failed", error=str(exc))
     except MalformedAnswerError as exc:
         return ProbeAnswer("failed", error=str(exc))
@@ -276,6 +279,11 @@ async def _ask(backend: OpenAIBackend, body: JsonDict, findings: Findings) -> Pr
     if not (content or "").strip():
         return ProbeAnswer("empty", latency_s=latency)
     return ProbeAnswer("text", text=content, latency_s=latency)
+
+
+def probe_target(call: ToolCall) -> object:
+    """The ``target`` argument of a probe's call (None when its arguments are not an object)."""
+    return _target(call)
 
 
 def _target(call: ToolCall) -> object:
@@ -402,35 +410,54 @@ def report_lines(findings: Findings, chosen: ServerProfile | None = None) -> lis
     return lines
 
 
-def quirks(findings: Findings) -> list[str]:
-    """The known quirks the findings show, each named as the issue tracker and the fake
-    server name it, with what gm does about it."""
+#: Each known quirk by name, as the issue tracker and the fake server name it, with what gm
+#: does about it (the English of the report; ``gm doctor`` shows the catalogue's words).
+QUIRK_TEXTS: dict[str, str] = {
+    "tools_dropped": (
+        "tools dropped silently (HTTP 200, plain text): the chat template has no tool support; "
+        "use a model or template with tools (llama.cpp: --jinja, or --chat-template-file); gm "
+        "reads calls written in the text and re-asks once with the tools described"
+    ),
+    "calls_in_text": "calls written in the text (<tool_call> tags or JSON): gm reads them",
+    "text_before_call": "free text before the call under tool_choice=required (llama.cpp): gm keeps both",
+    "required_empty": "tool_choice=required answered with an empty reply (LM Studio): send auto instead",
+    "tool_choice_ignored": "tool_choice ignored (Ollama): the call came only on the re-ask; leave it out",
+    "named_refused": "a tool_choice naming a function refused (LM Studio): never send one",
+    "several_calls": "several calls when parallel_tool_calls is left out (llama.cpp): send false explicitly",
+    "strict_only": "argument schemas enforced only with strict (vLLM): send every tool strict",
+}
+
+
+def found_quirks(findings: Findings) -> list[str]:
+    """The names (keys of :data:`QUIRK_TEXTS`) of the known quirks the findings show."""
     found: list[str] = []
     required, named, reask = findings.required, findings.named, findings.reask
     if findings.tools_dropped:
-        found.append(
-            "tools dropped silently (HTTP 200, plain text): the chat template has no tool support; "
-            "use a model or template with tools (llama.cpp: --jinja, or --chat-template-file); gm "
-            "reads calls written in the text and re-asks once with the tools described"
-        )
+        found.append("tools_dropped")
     if findings.calls_in_text:
-        found.append("calls written in the text (<tool_call> tags or JSON): gm reads them")
+        found.append("calls_in_text")
     if required is not None and required.kind == "call" and required.text:
-        found.append("free text before the call under tool_choice=required (llama.cpp): gm keeps both")
+        found.append("text_before_call")
     if required is not None and required.kind == "empty":
-        found.append("tool_choice=required answered with an empty reply (LM Studio): send auto instead")
+        found.append("required_empty")
     elif (required is not None and required.kind == "text" and reask is not None and reask.kind == "call"
           and named is not None and not named.called):
-        found.append("tool_choice ignored (Ollama): the call came only on the re-ask; leave it out")
+        found.append("tool_choice_ignored")
     if named is not None and named.kind == "refused":
-        found.append("a tool_choice naming a function refused (LM Studio): never send one")
+        found.append("named_refused")
     off, left_out = findings.parallel_false, findings.parallel_left_out
     if off is not None and left_out is not None and len(left_out.calls) > 1 and len(off.calls) <= 1:
-        found.append("several calls when parallel_tool_calls is left out (llama.cpp): send false explicitly")
+        found.append("several_calls")
     strict, loose = findings.strict, findings.loose
     if strict is not None and loose is not None and strict.in_enum and loose.called and not loose.in_enum:
-        found.append("argument schemas enforced only with strict (vLLM): send every tool strict")
+        found.append("strict_only")
     return found
+
+
+def quirks(findings: Findings) -> list[str]:
+    """The known quirks the findings show, each named as the issue tracker and the fake
+    server name it, with what gm does about it."""
+    return [QUIRK_TEXTS[name] for name in found_quirks(findings)]
 
 
 def _calls_seen(answer: ProbeAnswer | None) -> str:

@@ -393,6 +393,7 @@ class OpenAIBackend(BackendDefaults):
                     f"{problem.explanation} (the server said {exc.status_code}: {_message(exc)[:200]})",
                     kind=problem.kind,
                     status=exc.status_code,
+                    model=model,
                 ) from exc
             if exc.status_code >= 500:
                 raise TransientBackendError(
@@ -426,6 +427,12 @@ def parse_models(text: str) -> dict[str, str]:
 
 
 def _message(exc: openai.APIStatusError) -> str:
+    return server_words(exc)
+
+
+def server_words(exc: openai.APIStatusError) -> str:
+    """What the server said in its error answer (its ``error.message``, else the client's
+    text of the error): the words a player is shown beside the catalogue's sentence."""
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)

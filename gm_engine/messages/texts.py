@@ -339,7 +339,8 @@ class UnknownSystem(Message):
 
 @dataclass(frozen=True)
 class RollSummary(Message):
-    """A roll session's summary."""
+    """A roll session's summary: the dice commands rolled, the lines refused (a command that
+    is not one, an unknown system or locale: not a part of the commands), the dice rolled."""
 
     key: ClassVar[str] = "roll.summary"
     commands: int
@@ -2330,3 +2331,853 @@ class NarrationWithheld(Message):
     """The GM's narration of a turn was all withheld: none of it matched the engine."""
 
     key: ClassVar[str] = "adventure.narration_withheld"
+
+
+# ================================================================ words (issue 11, NAME=words)
+# The command line's own errors: the system's (OSError), argparse's, and the sessions'
+# setup errors (scenario, game system), in the player's words. Kept as one block so that
+# it merges next to the other blocks appended at the end of this file.
+
+# ---------------------------------------------------------------- os
+
+
+@dataclass(frozen=True)
+class PathProblem(Message):
+    """A file or folder the command needed, and what is wrong with it (``reason``: one of
+    the ``os.*`` texts, already rendered)."""
+
+    key: ClassVar[str] = "os.path_problem"
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class NoSuchPath(Message):
+    """ENOENT: there is no file or folder of that name."""
+
+    key: ClassVar[str] = "os.not_found"
+
+
+@dataclass(frozen=True)
+class PathForbidden(Message):
+    """EACCES / EPERM: this user may not read or write it."""
+
+    key: ClassVar[str] = "os.forbidden"
+
+
+@dataclass(frozen=True)
+class PathIsFolder(Message):
+    """EISDIR: a folder where a file was needed."""
+
+    key: ClassVar[str] = "os.is_folder"
+
+
+@dataclass(frozen=True)
+class PathNotFolder(Message):
+    """ENOTDIR: a part of the path that should be a folder is a file."""
+
+    key: ClassVar[str] = "os.not_a_folder"
+
+
+@dataclass(frozen=True)
+class PathReadOnly(Message):
+    """EROFS: a read-only file system."""
+
+    key: ClassVar[str] = "os.read_only"
+
+
+@dataclass(frozen=True)
+class PathExists(Message):
+    """EEXIST: something is already there."""
+
+    key: ClassVar[str] = "os.exists"
+
+
+@dataclass(frozen=True)
+class NoSpaceLeft(Message):
+    """ENOSPC / EDQUOT: the disk (or the user's quota) is full."""
+
+    key: ClassVar[str] = "os.no_space"
+
+
+@dataclass(frozen=True)
+class NameTooLong(Message):
+    """ENAMETOOLONG."""
+
+    key: ClassVar[str] = "os.name_too_long"
+
+
+@dataclass(frozen=True)
+class SystemFault(Message):
+    """Any other error of the operating system, by its symbolic name (``EIO``…)."""
+
+    key: ClassVar[str] = "os.other"
+    code: str
+
+
+@dataclass(frozen=True)
+class CannotRecord(Message):
+    """The recording asked for at ``path`` could not be created (``reason``: why, rendered)."""
+
+    key: ClassVar[str] = "os.cannot_record"
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RecordingRefused(Message):
+    """The recording could not start (``reason``: the transcript's own sentence, e.g. a file
+    already there); nothing was played or saved."""
+
+    key: ClassVar[str] = "os.recording_refused"
+    command: str
+    reason: str
+
+
+# ---------------------------------------------------------------- args
+
+
+@dataclass(frozen=True)
+class UsageError(Message):
+    """A command line argparse refused: ``problem`` (one of the ``args.*`` texts) and where
+    the usage is."""
+
+    key: ClassVar[str] = "args.usage_error"
+    prog: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class ArgumentProblem(Message):
+    """``problem`` about the argument ``argument`` (``--seed``, ``line``)."""
+
+    key: ClassVar[str] = "args.argument"
+    argument: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class NotAWholeNumber(Message):
+    """``value`` is not a whole number (argparse's ``int``)."""
+
+    key: ClassVar[str] = "args.not_int"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotANumber(Message):
+    """``value`` is not a number (argparse's ``float``)."""
+
+    key: ClassVar[str] = "args.not_number"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotAValue(Message):
+    """``value`` cannot be read as a ``kind`` (another type function)."""
+
+    key: ClassVar[str] = "args.not_value"
+    value: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class NotAChoice(Message):
+    """``value`` is not one of ``choices``."""
+
+    key: ClassVar[str] = "args.not_a_choice"
+    value: str
+    choices: str
+
+
+@dataclass(frozen=True)
+class ArgumentsMissing(Message):
+    """Required arguments left out."""
+
+    key: ClassVar[str] = "args.missing"
+    arguments: str
+
+
+@dataclass(frozen=True)
+class OneOfMissing(Message):
+    """None of a required group of arguments was given."""
+
+    key: ClassVar[str] = "args.one_of_missing"
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ArgumentsUnknown(Message):
+    """Arguments no command takes."""
+
+    key: ClassVar[str] = "args.unknown"
+    arguments: str
+
+
+@dataclass(frozen=True)
+class NotAllowedWith(Message):
+    """Two arguments that exclude each other."""
+
+    key: ClassVar[str] = "args.not_allowed_with"
+    other: str
+
+
+@dataclass(frozen=True)
+class ExpectsOneValue(Message):
+    """An option without its value."""
+
+    key: ClassVar[str] = "args.expects_one"
+
+
+@dataclass(frozen=True)
+class ExpectsAtMostOne(Message):
+    """An option with more values than it takes."""
+
+    key: ClassVar[str] = "args.expects_at_most_one"
+
+
+@dataclass(frozen=True)
+class ExpectsAtLeastOne(Message):
+    """An option or argument that needs one value or more."""
+
+    key: ClassVar[str] = "args.expects_at_least_one"
+
+
+@dataclass(frozen=True)
+class AmbiguousOption(Message):
+    """An abbreviated option that fits several."""
+
+    key: ClassVar[str] = "args.ambiguous"
+    option: str
+    matches: str
+
+
+@dataclass(frozen=True)
+class ExplicitArgumentIgnored(Message):
+    """A value given to an option that takes none."""
+
+    key: ClassVar[str] = "args.ignored_value"
+    value: str
+
+
+# ---------------------------------------------------------------- setup
+
+
+@dataclass(frozen=True)
+class NoSuchScenario(Message):
+    """``--scenario`` names no shipped scenario."""
+
+    key: ClassVar[str] = "setup.no_scenario"
+    name: str
+    known: str
+
+
+@dataclass(frozen=True)
+class NoSuchSystem(Message):
+    """``--system`` names no game system."""
+
+    key: ClassVar[str] = "setup.no_system"
+    name: str
+    known: str
+
+
+@dataclass(frozen=True)
+class SystemCaseDiffers(Message):
+    """``--system`` names a game system with the wrong case (ids are exact, as in BCDice)."""
+
+    key: ClassVar[str] = "setup.system_case"
+    name: str
+    alike: str
+
+
+# ---------------------------------------------------------------- ledger (words)
+
+
+@dataclass(frozen=True)
+class LedgerLine(Message):
+    """One line of the model-call totals at a session's end (``cache``, ``estimated``: the
+    optional parts, rendered, or empty)."""
+
+    key: ClassVar[str] = "ledger.line"
+    label: str
+    calls: int
+    prompt: int
+    completion: int
+    cache: str
+    estimated: str
+    latency: str
+    mean: str
+
+
+@dataclass(frozen=True)
+class LedgerCache(Message):
+    """The prompt tokens the server served from its cache."""
+
+    key: ClassVar[str] = "ledger.cache"
+    cached: int
+    share: str
+
+
+@dataclass(frozen=True)
+class LedgerEstimated(Message):
+    """How many calls' tokens were estimated."""
+
+    key: ClassVar[str] = "ledger.estimated"
+    calls: int
+
+
+@dataclass(frozen=True)
+class LedgerTotalLabel(Message):
+    """The label of the totals line."""
+
+    key: ClassVar[str] = "ledger.total"
+
+
+@dataclass(frozen=True)
+class LedgerGameTotalLabel(Message):
+    """The label of the totals line of a named game (``adventure``)."""
+
+    key: ClassVar[str] = "ledger.game_total"
+    game: str
+
+
+@dataclass(frozen=True)
+class LedgerDayLabel(Message):
+    """The label of a game day's line."""
+
+    key: ClassVar[str] = "ledger.day"
+    day: int
+
+
+@dataclass(frozen=True)
+class LedgerGameLabel(Message):
+    """The label of one game's line (several games merged)."""
+
+    key: ClassVar[str] = "ledger.game"
+    game: str
+
+
+@dataclass(frozen=True)
+class LedgerCountedBy(Message):
+    """Who counted the tokens (``who``: one or several of the ``ledger.by_*`` texts)."""
+
+    key: ClassVar[str] = "ledger.counted_by"
+    who: str
+
+
+@dataclass(frozen=True)
+class CountedByServer(Message):
+    """The server reported the tokens."""
+
+    key: ClassVar[str] = "ledger.by_server"
+
+
+@dataclass(frozen=True)
+class CountedByBackend(Message):
+    """The backend estimated its own tokens (the offline model)."""
+
+    key: ClassVar[str] = "ledger.by_backend"
+
+
+@dataclass(frozen=True)
+class CountedByEstimate(Message):
+    """The ledger estimated the tokens from the characters."""
+
+    key: ClassVar[str] = "ledger.by_estimate"
+    japanese: str
+    other: str
+
+
+@dataclass(frozen=True)
+class CountedByNobody(Message):
+    """No call was made."""
+
+    key: ClassVar[str] = "ledger.by_nobody"
+
+
+@dataclass(frozen=True)
+class CountedBySeveral(Message):
+    """One of several counters and how many calls it counted."""
+
+    key: ClassVar[str] = "ledger.by_several"
+    who: str
+    calls: int
+
+
+@dataclass(frozen=True)
+class CountedByOneOfSeveral(Message):
+    """One of several counters, which counted one call."""
+
+    key: ClassVar[str] = "ledger.by_one_of_several"
+    who: str
+
+
+# ---------------------------------------------------------------- model server (words)
+
+
+@dataclass(frozen=True)
+class ServerSaid(Message):
+    """``problem`` (rendered) and, quoted, the server's own words about it."""
+
+    key: ClassVar[str] = "server.said"
+    problem: str
+    said: str
+
+
+@dataclass(frozen=True)
+class ServerMissingJinja(Message):
+    """llama.cpp started without ``--jinja`` (diagnosis ``missing_jinja``)."""
+
+    key: ClassVar[str] = "server.missing_jinja"
+
+
+@dataclass(frozen=True)
+class ServerContextOverflow(Message):
+    """The prompt is longer than the server's context (diagnosis ``context_overflow``)."""
+
+    key: ClassVar[str] = "server.context_overflow"
+
+
+@dataclass(frozen=True)
+class ServerBadKey(Message):
+    """The API key was refused (diagnosis ``bad_key``)."""
+
+    key: ClassVar[str] = "server.bad_key"
+
+
+@dataclass(frozen=True)
+class ServerUnknownModel(Message):
+    """The server has no model ``model`` (diagnosis ``unknown_model``)."""
+
+    key: ClassVar[str] = "server.unknown_model"
+    model: str
+
+
+@dataclass(frozen=True)
+class ServerUnnamedModel(Message):
+    """The server has no such model, the name not known here (diagnosis ``unknown_model``)."""
+
+    key: ClassVar[str] = "server.unnamed_model"
+
+
+@dataclass(frozen=True)
+class ServerFailing(Message):
+    """The server kept answering with an HTTP error ``status`` (5xx) through the retries."""
+
+    key: ClassVar[str] = "server.failing"
+    status: int
+
+
+@dataclass(frozen=True)
+class ServerRateLimited(Message):
+    """The server kept answering 429 through the retries."""
+
+    key: ClassVar[str] = "server.rate_limited"
+
+
+@dataclass(frozen=True)
+class ServerTimedOut(Message):
+    """No (complete) answer in time."""
+
+    key: ClassVar[str] = "server.timed_out"
+
+
+@dataclass(frozen=True)
+class ServerNoConnection(Message):
+    """The connection to the server could not be made or was lost."""
+
+    key: ClassVar[str] = "server.no_connection"
+
+
+@dataclass(frozen=True)
+class ServerMalformedAnswer(Message):
+    """The server answered with something that is not a chat completion."""
+
+    key: ClassVar[str] = "server.malformed"
+
+
+@dataclass(frozen=True)
+class ServerStatusRefused(Message):
+    """The server refused a request with HTTP ``status`` (4xx), for a reason not recognised."""
+
+    key: ClassVar[str] = "server.status_refused"
+    status: int
+
+
+# ---------------------------------------------------------------- gm doctor (words)
+
+
+@dataclass(frozen=True)
+class DoctorServer(Message):
+    """The server probed."""
+
+    key: ClassVar[str] = "doctor.server"
+    url: str
+
+
+@dataclass(frozen=True)
+class DoctorModel(Message):
+    """The model probed."""
+
+    key: ClassVar[str] = "doctor.model"
+    model: str
+
+
+@dataclass(frozen=True)
+class DoctorModels(Message):
+    """The models the server lists (the first eight)."""
+
+    key: ClassVar[str] = "doctor.models"
+    models: str
+
+
+@dataclass(frozen=True)
+class DoctorContext(Message):
+    """The server's context length."""
+
+    key: ClassVar[str] = "doctor.context"
+    tokens: int
+
+
+@dataclass(frozen=True)
+class DoctorSlots(Message):
+    """The server's slots and the setting that matches them."""
+
+    key: ClassVar[str] = "doctor.slots"
+    slots: int
+
+
+@dataclass(frozen=True)
+class DoctorUnreachable(Message):
+    """Nothing answered (``cause``: the client's words)."""
+
+    key: ClassVar[str] = "doctor.unreachable"
+    cause: str
+
+
+@dataclass(frozen=True)
+class DoctorPlain(Message):
+    """The answer to a plain question."""
+
+    key: ClassVar[str] = "doctor.plain"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorUsageReported(Message):
+    """The server reports token usage."""
+
+    key: ClassVar[str] = "doctor.usage_reported"
+
+
+@dataclass(frozen=True)
+class DoctorUsageEstimated(Message):
+    """The server reports no token usage."""
+
+    key: ClassVar[str] = "doctor.usage_estimated"
+
+
+@dataclass(frozen=True)
+class DoctorRequired(Message):
+    """The answer under tool_choice required."""
+
+    key: ClassVar[str] = "doctor.required"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorReask(Message):
+    """The answer to the corrective re-ask."""
+
+    key: ClassVar[str] = "doctor.reask"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorNamed(Message):
+    """The answer to a tool_choice naming the tool."""
+
+    key: ClassVar[str] = "doctor.named"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorParallelOff(Message):
+    """Two calls asked with parallel_tool_calls false."""
+
+    key: ClassVar[str] = "doctor.parallel_off"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorParallelLeftOut(Message):
+    """Two calls asked without parallel_tool_calls."""
+
+    key: ClassVar[str] = "doctor.parallel_left_out"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorLoose(Message):
+    """Arguments outside the enum asked, without strict."""
+
+    key: ClassVar[str] = "doctor.loose"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorStrict(Message):
+    """The same with strict."""
+
+    key: ClassVar[str] = "doctor.strict"
+    answer: str
+
+
+@dataclass(frozen=True)
+class DoctorLatency(Message):
+    """The probes' latency (two requests or more)."""
+
+    key: ClassVar[str] = "doctor.latency"
+    median: int
+    longest: int
+    requests: int
+
+
+@dataclass(frozen=True)
+class DoctorLatencyOne(Message):
+    """The latency of the one probe."""
+
+    key: ClassVar[str] = "doctor.latency_one"
+    median: int
+    longest: int
+
+
+@dataclass(frozen=True)
+class DoctorQuirk(Message):
+    """A known quirk (rendered)."""
+
+    key: ClassVar[str] = "doctor.quirk"
+    quirk: str
+
+
+@dataclass(frozen=True)
+class DoctorProblem(Message):
+    """A configuration error (rendered)."""
+
+    key: ClassVar[str] = "doctor.problem"
+    problem: str
+
+
+@dataclass(frozen=True)
+class DoctorRecommended(Message):
+    """The profile the findings fit best."""
+
+    key: ClassVar[str] = "doctor.recommended"
+    profile: str
+
+
+@dataclass(frozen=True)
+class DoctorButMeasured(Message):
+    """A flag the recommended profile has otherwise than measured."""
+
+    key: ClassVar[str] = "doctor.but_measured"
+    flag: str
+    value: str
+    said: str
+
+
+@dataclass(frozen=True)
+class DoctorConfigured(Message):
+    """A flag the configured profile has otherwise than measured."""
+
+    key: ClassVar[str] = "doctor.configured"
+    profile: str
+    flag: str
+    said: str
+    measured: str
+
+
+@dataclass(frozen=True)
+class DoctorNotProbed(Message):
+    """A probe not made."""
+
+    key: ClassVar[str] = "doctor.not_probed"
+
+
+@dataclass(frozen=True)
+class DoctorACall(Message):
+    """A call sent as a call."""
+
+    key: ClassVar[str] = "doctor.a_call"
+
+
+@dataclass(frozen=True)
+class DoctorACallAfterText(Message):
+    """A call with text before it."""
+
+    key: ClassVar[str] = "doctor.a_call_after_text"
+
+
+@dataclass(frozen=True)
+class DoctorCallInText(Message):
+    """A call written in the text."""
+
+    key: ClassVar[str] = "doctor.call_in_text"
+
+
+@dataclass(frozen=True)
+class DoctorTextOnly(Message):
+    """Text and no call."""
+
+    key: ClassVar[str] = "doctor.text_only"
+
+
+@dataclass(frozen=True)
+class DoctorOk(Message):
+    """A plain answer came."""
+
+    key: ClassVar[str] = "doctor.ok"
+
+
+@dataclass(frozen=True)
+class DoctorEmpty(Message):
+    """An empty reply."""
+
+    key: ClassVar[str] = "doctor.empty"
+
+
+@dataclass(frozen=True)
+class DoctorRefused(Message):
+    """A probe the server refused (``error``: its words)."""
+
+    key: ClassVar[str] = "doctor.refused"
+    error: str
+
+
+@dataclass(frozen=True)
+class DoctorFailed(Message):
+    """A probe that failed (``error``: the client's or the server's words)."""
+
+    key: ClassVar[str] = "doctor.failed"
+    error: str
+
+
+@dataclass(frozen=True)
+class DoctorFailedOnProblem(Message):
+    """A probe that failed on a configuration error (reported once, as a problem)."""
+
+    key: ClassVar[str] = "doctor.failed_on_problem"
+
+
+@dataclass(frozen=True)
+class DoctorCalls(Message):
+    """Two calls or more came back."""
+
+    key: ClassVar[str] = "doctor.calls"
+    calls: int
+
+
+@dataclass(frozen=True)
+class DoctorOneCall(Message):
+    """One call came back."""
+
+    key: ClassVar[str] = "doctor.one_call"
+
+
+@dataclass(frozen=True)
+class DoctorInEnum(Message):
+    """The arguments kept to the enum."""
+
+    key: ClassVar[str] = "doctor.in_enum"
+
+
+@dataclass(frozen=True)
+class DoctorOutsideEnum(Message):
+    """An argument outside the enum."""
+
+    key: ClassVar[str] = "doctor.outside_enum"
+    target: str
+
+
+@dataclass(frozen=True)
+class QuirkToolsDropped(Message):
+    """Tools dropped silently."""
+
+    key: ClassVar[str] = "doctor.quirk_tools_dropped"
+
+
+@dataclass(frozen=True)
+class QuirkCallsInText(Message):
+    """Calls written in the text."""
+
+    key: ClassVar[str] = "doctor.quirk_calls_in_text"
+
+
+@dataclass(frozen=True)
+class QuirkTextBeforeCall(Message):
+    """Free text before the call."""
+
+    key: ClassVar[str] = "doctor.quirk_text_before_call"
+
+
+@dataclass(frozen=True)
+class QuirkRequiredEmpty(Message):
+    """tool_choice=required answered empty."""
+
+    key: ClassVar[str] = "doctor.quirk_required_empty"
+
+
+@dataclass(frozen=True)
+class QuirkToolChoiceIgnored(Message):
+    """tool_choice ignored."""
+
+    key: ClassVar[str] = "doctor.quirk_tool_choice_ignored"
+
+
+@dataclass(frozen=True)
+class QuirkNamedRefused(Message):
+    """A tool_choice naming a function refused."""
+
+    key: ClassVar[str] = "doctor.quirk_named_refused"
+
+
+@dataclass(frozen=True)
+class QuirkSeveralCalls(Message):
+    """Several calls without parallel_tool_calls."""
+
+    key: ClassVar[str] = "doctor.quirk_several_calls"
+
+
+@dataclass(frozen=True)
+class QuirkStrictOnly(Message):
+    """Schemas enforced only with strict."""
+
+    key: ClassVar[str] = "doctor.quirk_strict_only"
+
+
+# ---------------------------------------------------------------- argument values (words)
+
+
+@dataclass(frozen=True)
+class NotSeconds(Message):
+    """A number of seconds (``--request-deadline``, ``--request-timeout``) that is not a
+    positive number."""
+
+    key: ClassVar[str] = "args.value.not_seconds"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotACount(Message):
+    """``--max-concurrent``: not a whole number of 0 or more."""
+
+    key: ClassVar[str] = "args.value.not_a_count"
+    value: str
+
+
+@dataclass(frozen=True)
+class NotADeal(Message):
+    """``--deal``: not nine role numbers."""
+
+    key: ClassVar[str] = "args.value.not_a_deal"
+    value: str

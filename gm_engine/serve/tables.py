@@ -751,12 +751,15 @@ class TableRuntime:
 
                 session_options(spec)
             else:
-                from gm_engine.adventure.scenario import ScenarioError, get_scenario
+                from gm_engine.adventure.scenario import ScenarioError, UnknownScenarioError, get_scenario
+                from gm_engine.messages import render
                 from gm_engine.sessions.adventure import adventure_options
 
                 adventure_options(spec)
                 try:
                     get_scenario(str(spec.options.get("scenario", "")))
+                except UnknownScenarioError as exc:
+                    raise TableError(render(exc.message)) from None
                 except ScenarioError as exc:
                     raise TableError(f"シナリオがありません: {exc}") from None
         except SessionError as exc:

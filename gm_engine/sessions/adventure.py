@@ -67,6 +67,7 @@ from gm_engine.llm.ledger import Ledger, MeteredBackend
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import Message, render
+from gm_engine.messages.ledger import ledger_summary
 from gm_engine.messages.texts import (
     AdventureHelp,
     AdventureLeft,
@@ -413,9 +414,10 @@ class Adventure:
                 break
             self.human_lines.append(text)
             self.messages.append(self.turn_message(text))
-        stopped = render(AdventureLeft() if quit_early else AdventureOutOfTurns(), self.options.locale)
+        locale = self.options.locale
+        stopped = render(AdventureLeft() if quit_early else AdventureOutOfTurns(), locale)
         summary = self.ending or stopped
-        self.io.show(self.ledger.summary())
+        self.io.show(ledger_summary(self.ledger, locale))
         figures: dict[str, float] = {
             "turns": float(self.turn),
             "battles": float(self.battles_started),

@@ -30,7 +30,7 @@ from gm_engine.adventure.brief import gm_brief
 from gm_engine.adventure.creation import FantasyCreation, GuidedCreation
 from gm_engine.adventure.guard import TurnFacts, vet_narration
 from gm_engine.adventure.offline_gm import scenario_gm
-from gm_engine.adventure.scenario import GameSystem, ScenarioError, get_scenario
+from gm_engine.adventure.scenario import GameSystem, ScenarioError, UnknownScenarioError, get_scenario
 from gm_engine.adventure.story import CheckRoller, Sheet, Story, StoryError, StoryStep
 from gm_engine.combat.actions import CastSpell
 from gm_engine.combat.enemies import Enemy
@@ -95,6 +95,8 @@ class ScenarioAdventure(Adventure):
         super().__init__(spec, io, options)
         try:
             self.scenario = get_scenario(options.scenario or "")
+        except UnknownScenarioError as exc:  # the player's language, as the command line says it
+            raise SessionError(render(exc.message, options.locale)) from None
         except ScenarioError as exc:
             raise SessionError(str(exc)) from None
         self.system = self.scenario.system

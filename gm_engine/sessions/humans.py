@@ -83,10 +83,18 @@ class TerminalHuman(HumanDefaults):
         self.check_choices = check_choices
         self.locale = locale
 
+    def _shown(self, prompt: str, choices: Sequence[str] | None) -> str:
+        listed = f" ({' / '.join(choices)}) " if choices and self.check_choices else ""
+        return printable(f"{prompt}{listed}{self.prompt_end}")
+
+    def echo(self, prompt: str, choices: Sequence[str] | None, answer: str) -> None:
+        """Show a question and the answer typed to it as the terminal showed them when
+        they were asked (``gm resume`` re-shows the recorded part of a session so)."""
+        print(self._shown(prompt, choices) + printable(answer))
+
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Read one line from standard input."""
-        listed = f" ({' / '.join(choices)}) " if choices and self.check_choices else ""
-        shown = printable(f"{prompt}{listed}{self.prompt_end}")
+        shown = self._shown(prompt, choices)
         _keep_undecodable_bytes()
         while True:
             try:

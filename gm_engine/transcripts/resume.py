@@ -16,7 +16,7 @@ commitment) or from the seed file the recorder keeps in the user data directory 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +34,7 @@ from gm_engine.messages.texts import (
     ResumeOldFormat,
     ResumeWrongSeed,
 )
-from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner
+from gm_engine.sessions.base import HumanInput, SessionIO, SessionOutcome, SessionRunner
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import (
     FORMAT_VERSION,
@@ -162,6 +162,37 @@ def resolve_seed(transcript: Transcript | TranscriptStream, seed: int | None) ->
     return kept
 
 
+#: Shows a replayed question (prompt, choices) and the answer recorded for it.
+Echo = Callable[[str, Sequence[str] | None, str], None]
+
+
+class _EchoedHuman:
+    """The recorded human of a resumed session whose replayed questions are shown with
+    their answers by ``echo``, as the terminal showed them; the questions past the
+    recording go to the live human, which shows its own prompts."""
+
+    def __init__(self, replay: ReplayHuman, echo: Echo) -> None:
+        self.replay = replay
+        self.echo = echo
+
+    @property
+    def answers_at_once(self) -> bool:
+        """As the recorded human (a recorded answer is there at once)."""
+        return self.replay.answers_at_once
+
+    def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
+        """The recorded answer, shown after its question; past the recording, the live one."""
+        replayed = not self.replay.exhausted
+        answer = self.replay.ask(prompt, choices)
+        if replayed:
+            self.echo(prompt, choices, answer)
+        return answer
+
+    def observe(self, observation: object, legal: Sequence[object]) -> None:
+        """Passed on to the recorded human."""
+        self.replay.observe(observation, legal)
+
+
 def resume_session(
     path: str | Path,
     io: SessionIO,
@@ -171,8 +202,14 @@ def resume_session(
     durable: bool = True,
     shadow_backend: bool | None = None,
     shadow_human: bool = False,
+    echo: Echo | None = None,
 ) -> ResumeResult:
     """Continue the cut-off session recorded at ``path`` with ``io``'s backend and human.
+
+    ``echo``, when given, is called with each replayed question and its recorded answer
+    before the session takes the answer, so that the screen shows the question and what was
+    typed before the session's answer to it (a person at the terminal; see
+    :meth:`~gm_engine.sessions.humans.TerminalHuman.echo`).
 
     ``io.sink``, if set, also receives the new events (not the replayed ones).
 
@@ -199,7 +236,7 @@ def resume_session(
     try:
         with TranscriptStream(path) as stream:
             lazy = _LazyWriter(stream, durable, fd, io.show)
-            return _resume(stream, lazy, io, seed, runner, shadow_backend, shadow_human)
+            return _resume(stream, lazy, io, seed, runner, shadow_backend, shadow_human, echo)
     finally:
         if lazy is not None:
             lazy.close()
@@ -246,6 +283,7 @@ def _resume(
     runner: SessionRunner | None,
     shadow_backend: bool | None,
     shadow_human: bool,
+    echo: Echo | None = None,
 ) -> ResumeResult:
     if stream.peeked_end is not None:
         summary = stream.peeked_end.get("summary")
@@ -266,9 +304,10 @@ def _resume(
     feed = EventFeed(stream)
     backend = ReplayBackend(feed, fallback=io.backend, shadow=shadow_backend, log=log)
     human = ReplayHuman(feed, fallback=io.human, shadow=shadow_human, log=log)
+    asked: HumanInput = human if echo is None else _EchoedHuman(human, echo)
     sink = CheckingSink(feed, then=then, log=log)
     try:
-        outcome = run(spec, SessionIO(backend=backend, human=human, sink=sink, show=io.show))
+        outcome = run(spec, SessionIO(backend=backend, human=asked, sink=sink, show=io.show))
     except ReplayMismatch as exc:
         lazy.close()
         raise ResumeError(ResumeDiverged(str(stream.path), str(exc))) from None

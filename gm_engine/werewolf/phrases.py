@@ -210,6 +210,9 @@ _FILLER = _any("はい 実は えっと えー あの じゃあ では うん �
 _NO = "^" + _any("いいえ いや いえ うーん") + "?、?(?:{me}(?:は|も)?)?、?"  # how a decline opens
 _PAST = _any("でした だった だったよ と出ました と出た が出ました が出た 判定です 判定 確定 出ました 出た")
 _AFTER_TARGET = "{honorific}?" + _any("は、 が、 [はが、:=→]") + "?"
+#: 「占い師（が）いたら…」: a condition on the role being at the table, as a request opens
+#: (the request itself must follow: 「占い師がいたら考えよう」 stays talk).
+_IF_THERE = "(?:が?" + _any("いたら いるなら 居たら 居るなら おったら おるなら いれば") + "、?)?"
 
 #: Every way of saying a thing the engine acts on. Rows of one kind are alternative wordings.
 PATTERNS: tuple[Pattern, ...] = (
@@ -218,7 +221,8 @@ PATTERNS: tuple[Pattern, ...] = (
         "request",
         "{role}{honorific}?"
         + _WHO
-        + "[はもの、]?(?:いたら|いるなら)?、?"
+        + "[はもの、]?"
+        + _IF_THERE
         + _SOON
         + _COME_OUT
         + _TELL_RESULT
@@ -230,7 +234,10 @@ PATTERNS: tuple[Pattern, ...] = (
         "request",
         "{role}{honorific}?"
         + _WHO
-        + "[は、]?(?:CO|カミングアウト)(?:を|は)?"
+        + "[は、]?"
+        + _IF_THERE
+        + _SOON
+        + "(?:CO|カミングアウト)(?:を|は)?"
         + _any("お願い(?:します|しまーす|ね|な)? どうぞ ください しろ よろしく 求む 希望", "して" + _POLITE)
         + "{end}",
         questions=True,

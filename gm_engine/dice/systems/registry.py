@@ -39,7 +39,12 @@ def get_system(system_id: str) -> GameSystem:
         # ids are matched exactly, as in BCDice; a difference of case only is named
         alike = [name for name in sorted(SYSTEMS_BY_ID) if name.lower() == system_id.lower()]
         hint = f" (did you mean {alike[0]!r}?)" if alike else ""
-        raise UnknownSystemError(f"unknown game system {system_id!r}{hint}; known: {known}") from None
+        raise UnknownSystemError(
+            f"unknown game system {system_id!r}{hint}; known: {known}",
+            system_id=system_id,
+            known=tuple(sorted(SYSTEMS_BY_ID)),
+            alike=alike[0] if alike else "",
+        ) from None
 
 
 def all_systems() -> list[type[GameSystem]]:
