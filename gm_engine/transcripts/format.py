@@ -166,7 +166,9 @@ from gm_engine.transcripts.sealing import (
     is_public,
     keep_key,
     key_file,
+    padded_size,
     seals,
+    write_place,
 )
 from gm_engine.transcripts.signing import (
     SigningKeyError,
@@ -179,11 +181,15 @@ from gm_engine.transcripts.signing import (
 
 #: Version of the file layout written while a session runs (and continued by ``gm resume``);
 #: a finished one is packed into :data:`~.packing.PACKED_FORMAT` (:mod:`.packing`).
-FORMAT_VERSION = 4
+FORMAT_VERSION = 6
+
+#: The first format whose sealed lines each hold a whole write (an event with its blobs).
+WHOLE_WRITES = 6
 
 #: Versions this reader reads (format 1: no blobs, no signature; format 2: a ``prev`` link
-#: on every line and blobs named by their hash; format 5: a finished transcript packed).
-READABLE_FORMATS = frozenset({1, 2, 3, 4, PACKED_FORMAT})
+#: on every line and blobs named by their hash; format 4: sealed line by line; format 5: a
+#: finished transcript packed).
+READABLE_FORMATS = frozenset({1, 2, 3, 4, PACKED_FORMAT, FORMAT_VERSION})
 
 #: Keys every event line carries besides its payload; a payload may not use them.
 RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs", "chain"})
@@ -733,16 +739,18 @@ class TranscriptStream:
         return _authenticity(self.header, self.end, trusted_keys)
 
     def _open(self, obj: dict[str, Any], place: bytes, number: int) -> dict[str, Any]:
-        """A sealed line's content: the line as it would be written unsealed."""
+        """A sealed line's content: the line as it would be written unsealed (format 4)."""
+        return _parse(self._open_plain(obj, place, number), number)
+
+    def _open_plain(self, obj: dict[str, Any], place: bytes, number: int) -> bytes:
+        """The bytes a sealed line's box holds (its padding left on)."""
         if self.key is None:
             problem = "" if self._key_problem is None else render(self._key_problem, locale_from_env())
             raise TranscriptSealed(LineSealed(path=str(self.path), line=number, problem=problem))
         try:
-            plain = self.key.open(obj.get("box"), place)
+            return self.key.open(obj.get("box"), place)
         except SealError as exc:
             raise TranscriptTampered(exc.message, number) from None
-        inner = _parse(plain, number)
-        return inner
 
     def _read_at(self, length: int, offset: int) -> bytes:
         if self.data is not None:
@@ -811,6 +819,8 @@ class TranscriptStream:
             offset += len(chunk)
             if kind == "blob" and version >= 2:
                 where: object = None
+                if sealed and version >= WHOLE_WRITES:
+                    raise TranscriptFormatError(Problem(Fault.SEALED_BLOB_SHAPE), number)
                 if sealed:
                     obj = self._open_blob(obj, number)
                 if version >= 3 and len(raw) >= SPILL_CHARS and spot is not None:
@@ -844,7 +854,9 @@ class TranscriptStream:
                         raise TranscriptFormatError(Problem(Fault.NO_PREV), number)
                     if packed and kind == "sealed":
                         raise TranscriptFormatError(Problem(Fault.PACKED_SEALED), number)
-                    if kind == "sealed" or sealed:
+                    if sealed and version >= WHOLE_WRITES:
+                        kind, obj = self._open_write(kind, obj, seq, number, blobs)
+                    elif kind == "sealed" or sealed:
                         kind, obj = self._open_event(kind, obj, seq, number)
                     else:
                         del obj["type"], obj["seq"]
@@ -923,6 +935,39 @@ class TranscriptStream:
         if self.header.sealing is None or set(obj) != {"type", "seq", "box"}:
             raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
         inner = self._open(obj, event_place(self.header.seed_sha256, seq), number)
+        kind = inner.pop("type", None)
+        if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
+            raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+        if is_public(kind):
+            raise TranscriptFormatError(PublicSealed(kind=kind), number)
+        return kind, inner
+
+    def _open_write(
+        self, kind: str, obj: dict[str, Any], seq: int, number: int, blobs: BlobTable
+    ) -> tuple[str, dict[str, Any]]:
+        """An event line of a sealed format-6 transcript (``type`` and ``seq`` taken off): a
+        sealed write opened (its blob lines into ``blobs``, its event given back), a public
+        line as it is; a private event in the clear, or a public one with references, is refused."""
+        if kind != "sealed":
+            if not is_public(kind):
+                raise TranscriptFormatError(SealedInClear(kind=kind), number)
+            if "refs" in obj:
+                raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
+            del obj["type"], obj["seq"]
+            return kind, obj
+        if set(obj) != {"type", "seq", "box"}:
+            raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
+        plain = self._open_plain(obj, write_place(self.header.seed_sha256, seq), number)
+        *blob_lines, last = plain.rstrip(b" ").split(b"\n")
+        for raw in blob_lines:
+            line = _parse(raw, number)
+            if line.get("type") != "blob":
+                raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+            try:
+                blobs.add(line, raw)
+            except BlobError as exc:  # its own words are for the developer: the cause
+                raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
+        inner = _parse(last, number)
         kind = inner.pop("type", None)
         if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
             raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
@@ -1262,7 +1307,7 @@ class TranscriptWriter:
         durable: bool = True,
         fd: int | LineOutput | None = None,
         signing_key: Ed25519PrivateKey | None = None,
-        payloads: Iterable[Mapping[str, Any]] | None = None,
+        payloads: Iterable[tuple[str, Mapping[str, Any]]] | None = None,
         events: int | None = None,
         pack: bool = True,
     ) -> TranscriptWriter:
@@ -1275,8 +1320,8 @@ class TranscriptWriter:
         as it is.
         ``signing_key`` must be the key the header names (:func:`signing_key_for`). The
         file's events are ``transcript.events`` unless the caller read them as a stream
-        and gives their ``payloads`` (read again, one at a time) and how many ``events``
-        there are; a sealed transcript's lines go on sealed with ``transcript.key``.
+        and gives their types and ``payloads`` (read again, one at a time) and how many
+        ``events`` there are; a sealed transcript's lines go on sealed with ``transcript.key``.
 
         Raises:
             TranscriptError: the transcript already has its end line, is of an older
@@ -1293,14 +1338,17 @@ class TranscriptWriter:
         signer = public_key_text(signing_key) if signing_key is not None else None
         if signer != transcript.header.signer:
             raise TranscriptError(f"{transcript.path}: the signing key is not the one its header names")
-        if transcript.header.sealing is not None and transcript.key is None:
+        sealing = transcript.header.sealing
+        if sealing is not None and transcript.key is None:
             raise TranscriptError(
                 f"{transcript.path}: the game's key is not at hand, so it cannot go on sealed"
             )
         if payloads is None:
-            payloads = (e.payload for e in transcript.events)
+            payloads = ((e.type, e.payload) for e in transcript.events)
+        if sealing is not None:  # a public line of a sealed file stores no blob (:meth:`write_event`)
+            payloads = ((kind, payload) for kind, payload in payloads if not is_public(kind))
         try:
-            packer = BlobPacker.rebuild(payloads, transcript.blob_keys)
+            packer = BlobPacker.rebuild((payload for _, payload in payloads), transcript.blob_keys)
         except BlobError as exc:
             raise TranscriptError(f"{transcript.path}: cannot continue it: {exc}") from None
         if fd is None:
@@ -1347,37 +1395,44 @@ class TranscriptWriter:
         clash = RESERVED_KEYS.intersection(payload)
         if clash:
             raise TranscriptError(f"a {event_type} payload may not use the reserved keys {sorted(clash)}")
+        key = self._game_key
+        seq = self._seq + 1
+        obj: dict[str, Any] = {"type": event_type, "seq": seq}
+        if seq % CHECKPOINT_EVERY == 0:
+            obj["chain"] = self._chain.hexdigest()[:CHECKPOINT_LENGTH]
+        if key is not None and is_public(event_type):
+            # whole, with no blob: a blob number would tell how many private blobs came before
+            try:
+                obj.update(normalize(dict(payload)))
+            except (TypeError, ValueError) as exc:
+                raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
+            self._write([dumps(obj)])
+            self._seq += 1
+            return
         try:
             packed, refs, blobs = self._packer.pack(normalize(dict(payload)))
         except (TypeError, ValueError) as exc:
             raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
-        key = self._game_key
+        lines = [dumps({"type": "blob", **blob}) for blob in blobs]
         if key is None:
-            lines = [dumps({"type": "blob", **blob}) for blob in blobs]
-        else:  # every blob sealed: it may hold a prompt, and any later line may quote it
-            lines = []
-            for blob in blobs:
-                number, content = blob["id"], {name: value for name, value in blob.items() if name != "id"}
-                box = key.seal(dumps(content).encode("utf-8"), blob_place(self._seed_sha256, number))
-                lines.append(dumps({"type": "blob", "id": number, "box": box}))
-        seq = self._seq + 1
-        obj: dict[str, Any] = {"type": event_type, "seq": seq}
-        if seq % CHECKPOINT_EVERY == 0:
-            running = self._chain.copy()
-            for line in lines:
-                running.update(line.encode("utf-8") + b"\n")
-            obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
-        if key is not None and not is_public(event_type):
-            inner: dict[str, Any] = {"type": event_type, **packed}
-            if refs:
-                inner["refs"] = refs
-            obj["type"] = "sealed"
-            obj["box"] = key.seal(dumps(inner).encode("utf-8"), event_place(self._seed_sha256, seq))
-        else:
+            if blobs and "chain" in obj:  # the checkpoint covers the blob lines before its line
+                running = self._chain.copy()
+                for line in lines:
+                    running.update(line.encode("utf-8") + b"\n")
+                obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
             obj.update(packed)
             if refs:
                 obj["refs"] = refs
-        lines.append(dumps(obj))
+            lines.append(dumps(obj))
+        else:  # one line, its blobs inside, padded to a size of the ladder (:mod:`.sealing`)
+            inner: dict[str, Any] = {"type": event_type, **packed}
+            if refs:
+                inner["refs"] = refs
+            plain = "\n".join([*lines, dumps(inner)]).encode("utf-8")
+            place = write_place(self._seed_sha256, seq)
+            obj["type"] = "sealed"
+            obj["box"] = key.seal(plain, place, padded_size(len(plain)))
+            lines = [dumps(obj)]
         self._write(lines)
         self._packer.commit()
         self._seq += 1
