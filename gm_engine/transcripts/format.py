@@ -819,8 +819,8 @@ class TranscriptStream:
             offset += len(chunk)
             if kind == "blob" and version >= 2:
                 where: object = None
-                if sealed and version >= WHOLE_WRITES:
-                    raise TranscriptFormatError(Problem(Fault.SEALED_BLOB_SHAPE), number)
+                if sealed and version >= WHOLE_WRITES:  # format 6 keeps every blob in a box
+                    raise TranscriptFormatError(SealedInClear(kind="blob"), number)
                 if sealed:
                     obj = self._open_blob(obj, number)
                 if version >= 3 and len(raw) >= SPILL_CHARS and spot is not None:
@@ -951,8 +951,8 @@ class TranscriptStream:
         if kind != "sealed":
             if not is_public(kind):
                 raise TranscriptFormatError(SealedInClear(kind=kind), number)
-            if "refs" in obj:
-                raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
+            if "refs" in obj:  # the writer stores no blob for a public line
+                raise TranscriptFormatError(Problem(Fault.BLOB), number)
             del obj["type"], obj["seq"]
             return kind, obj
         if set(obj) != {"type", "seq", "box"}:
