@@ -1,7 +1,17 @@
 """The transcript file: one JSON object per line, covered by a running SHA-256, its end signed,
-its private lines sealed, packed once it is finished.
+its private lines sealed, packed once it is finished. The whole picture, and why the file
+written during a game tells the player nothing the screen does not: ``docs/transcripts.md``.
 
-Format 5 is a finished format-4 file packed (:mod:`.packing`): once the end line reveals
+Format 6 is what a session writes while it runs: format 4 (below) but that each private
+event is ONE sealed line, ``{"type": "sealed", "seq", "chain"?, "box"}``, whose box holds
+the lines the unsealed writer would write for it (the new blob lines it needs, then the
+event line without ``seq`` and ``chain``, joined by ``\n``) padded with spaces to a size
+of a fixed ladder (:func:`~.sealing.padded_size`), bound to the event's number
+(:func:`~.sealing.write_place`); a public line (``human_input``) stores no blob and refers
+to none; no blob line stands outside a box. The running hash and its checkpoints cover the
+lines as written, as in format 3.
+
+Format 5 is a finished format-6 (or format-4) file packed (:mod:`.packing`): once the end line reveals
 the seed and the game's key, :meth:`TranscriptWriter.finish` reads the file back (checked
 as :class:`TranscriptStream` checks any), writes its events again in the clear, as the
 format-3 writer lays them out, and deflates each write into one line of a deflate stream
@@ -9,10 +19,12 @@ that runs through the file; the header (``format`` 5) and the end line (with
 ``packed_sha256``, the digest of the packed lines) stay in the clear. The running hash,
 the checkpoints and the signature cover the lines as they inflate, and through
 ``packed_sha256`` every packed byte. Nothing is compressed while it is secret: why, in
-:mod:`.packing`. A session that was cut off stays in format 4 until its end (``gm
-resume`` goes on from it); the reader reads every format from 1 to 5.
+:mod:`.packing`. A session that was cut off stays in format 6 until its end (``gm
+resume`` goes on from it); the reader reads every format from 1 to 6 (a cut-off format-4
+file is read and replayed, not continued).
 
-Format 4 is format 3 (below) with the lines P1 may not read yet sealed (:mod:`.sealing`):
+Format 4 (written by earlier versions) is format 3 (below) with the lines P1 may not read
+yet sealed (:mod:`.sealing`):
 the header's ``sealing`` (``{"cipher", "key_id", "key_sha256"}``, or null for a session
 kind that hides nothing) names the game's key file and commits to its key; a private
 event line is ``{"type": "sealed", "seq", "chain"?, "box"}`` and a blob line ``{"type":
