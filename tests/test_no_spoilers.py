@@ -329,3 +329,43 @@ def test_a_format_4_file_is_still_read_and_replayed(
     transcript = read_transcript(path)
     assert transcript.authenticity.verified
     assert replay_transcript(transcript).ok
+
+
+def test_only_a_file_is_padded_to_the_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file (which P1 may open) gets every sealed line padded to 8 KiB; a server's store,
+    which no player reads and which keeps the key beside the lines, 32 bytes only; both read
+    back the same events."""
+    from gm_engine.events import StateEvent
+    from gm_engine.transcripts.format import TranscriptWriter
+    from gm_engine.transcripts.sealing import GameKey
+
+    class Memory:
+        def __init__(self) -> None:
+            self.data = b""
+
+        def write_lines(self, lines: Sequence[str], data: bytes) -> None:
+            self.data += data
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path / "data"))
+    spec = SessionSpec(kind="werewolf", seed=3, options={"role": 2}, backend="offline")
+    key = GameKey(key_id="cd" * 16, key=bytes(32))
+    store = Memory()
+    writers = [
+        TranscriptWriter.start(store, tmp_path / "table.jsonl", spec, signing_key=None, game_key=key),
+        TranscriptWriter.create(tmp_path / "file.jsonl", spec, durable=False, sign=False, game_key=key),
+    ]
+    for writer in writers:
+        writer.emit(StateEvent(hash="ab" * 32, step="deal"))
+        writer.close()
+    (tmp_path / "table.jsonl").write_bytes(store.data)
+    boxes = []
+    for name in ("table.jsonl", "file.jsonl"):
+        rows = [json.loads(row) for row in (tmp_path / name).read_bytes().splitlines()]
+        boxes.append(len(base64.b64decode(rows[1]["box"])) - 28)  # the nonce and the tag off
+        events = read_transcript(tmp_path / name, require_end=False).events
+        assert [(e.type, e.payload) for e in events] == [("state", {"hash": "ab" * 32, "step": "deal"})]
+    assert boxes[0] % 32 == 0 and boxes[0] < 256
+    assert boxes[1] == BASE_SIZE

@@ -1209,6 +1209,10 @@ class TranscriptWriter:
         self._seed_sha256 = seed_sha256
         # ``fd``: a file's descriptor, or another output (``path`` then names it in messages)
         self._out: LineOutput | None = FileOutput(fd, durable) if isinstance(fd, int) else fd
+        # a file is what a player may open while the game runs: its sealed lines are padded to
+        # the ladder; another output (a server's store, which holds the key beside the lines
+        # and which no player reads) only to a multiple of 32 bytes, as the reader accepts any
+        self._ladder = isinstance(self._out, FileOutput)
         self._seq = seq
         # the running SHA-256 over every byte written (format 3), continued on resume
         self._chain = chain if chain is not None else hashlib.sha256()
@@ -1443,7 +1447,7 @@ class TranscriptWriter:
             plain = "\n".join([*lines, dumps(inner)]).encode("utf-8")
             place = write_place(self._seed_sha256, seq)
             obj["type"] = "sealed"
-            obj["box"] = key.seal(plain, place, padded_size(len(plain)))
+            obj["box"] = key.seal(plain, place, padded_size(len(plain)) if self._ladder else None)
             lines = [dumps(obj)]
         self._write(lines)
         self._packer.commit()

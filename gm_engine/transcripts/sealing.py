@@ -41,10 +41,11 @@ event and the blob lines it introduces (:func:`write_place`), padded to a size o
 fixed ladder (:func:`padded_size`: :data:`BASE_SIZE` bytes, or the next power of two
 above it that holds it), so the length says only which rung the event's content
 reached; in the engine's own games every private event stays under the first rung, so
-every sealed line has one length. Why this hides what it hides, and what it does not
-(a private event larger than :data:`BASE_SIZE`, and how many private events a step
-has), is argued in ``docs/transcripts.md``. Lengths are why nothing sealed is compressed
-(:mod:`.packing`).
+every sealed line has one length. (That is for a file; a ``gm serve`` store, which no
+player reads, gets 32-byte padding only: :class:`~.format.TranscriptWriter`.) Why this
+hides what it hides, and what it does not (a private event larger than :data:`BASE_SIZE`,
+and how many private events a step has), is argued in ``docs/transcripts.md``. Lengths
+are why nothing sealed is compressed (:mod:`.packing`).
 The key file is readable by the user who plays, as the seed file is: it keeps the key
 out of sight, not out of reach of someone who goes looking for it.
 
