@@ -54,7 +54,7 @@ def measure(
         obj: dict[str, Any] = json.loads(raw)
         kind = obj["type"]
         if "box" in obj and key is not None and whole:
-            plain = key.open(obj["box"], write_place(commitment, obj["seq"])).rstrip(b" ")
+            plain = key.open_padded(obj["box"], write_place(commitment, obj["seq"]))
             inner_lines = [json.loads(line) for line in plain.split(b"\n")]
             label = f"{inner_lines[-1]['type']} (sealed)"
             disk[label] += on_disk

@@ -58,8 +58,8 @@ def opened(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for obj in objs:
         if obj["type"] == "sealed" and header.format >= WHOLE_WRITES:
-            plain = key.open(obj["box"], write_place(header.seed_sha256, obj["seq"]))
-            *blobs, last = plain.rstrip(b" ").split(b"\n")
+            plain = key.open_padded(obj["box"], write_place(header.seed_sha256, obj["seq"]))
+            *blobs, last = plain.split(b"\n")
             out.extend(json.loads(blob) for blob in blobs)
             inner = json.loads(last)
             head = {"type": inner.pop("type"), "seq": obj["seq"]}
@@ -116,7 +116,8 @@ def sealed(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if whole:
                 plain = "\n".join([*blobs, dumps(inner)]).encode()
                 blobs = []
-                line["box"] = key.seal(plain, write_place(commitment, obj["seq"]), padded_size(len(plain)))
+                place = write_place(commitment, obj["seq"])
+                line["box"] = key.seal_padded(plain, place, padded_size(len(plain)))
             else:
                 line["box"] = key.seal(dumps(inner).encode(), event_place(commitment, obj["seq"]))
             out.append(line)
@@ -232,7 +233,7 @@ def as_recorded(path: Path, sign: Callable[[str], str | None]) -> bytes:
         header, key = stream.header, stream.key
         assert header.format == PACKED_FORMAT and key is not None
         out = _Memory()
-        writer = TranscriptWriter(path, out, seq=0, game_key=key, seed_sha256=header.seed_sha256)
+        writer = TranscriptWriter(path, out, seq=0, game_key=key, seed_sha256=header.seed_sha256, ladder=True)
         writer._write([dumps(header.model_copy(update={"format": FORMAT_VERSION}).model_dump(mode="json"))])
         for event in stream:
             writer.write_event(event.type, event.payload)

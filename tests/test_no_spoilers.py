@@ -34,7 +34,13 @@ from gm_engine.cli import main
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
 from gm_engine.sessions.werewolf import WerewolfSession, session_options
-from gm_engine.transcripts.format import TranscriptFormatError, TranscriptStream, dumps, read_transcript
+from gm_engine.transcripts.format import (
+    TranscriptFormatError,
+    TranscriptStream,
+    TranscriptTampered,
+    dumps,
+    read_transcript,
+)
 from gm_engine.transcripts.replay import replay_transcript
 from gm_engine.transcripts.sealing import BASE_SIZE, keys_dir
 from gm_engine.transcripts.signing import load_or_create_key, sign_end
@@ -302,6 +308,12 @@ def test_a_running_file_keeps_every_private_event_in_one_sealed_line_of_one_leng
     path.write_bytes(_lines([*rows[:number], dumps(clear).encode(), *rows[number + 1 :]]))
     kind = clear["type"]
     with pytest.raises(TranscriptFormatError, match=f"line {number + 1}: a {kind} event in the clear"):
+        read_transcript(path)
+    # a byte of a box's filler changed (which no cipher checks): the running hash does
+    line = json.loads(rows[number])
+    line["box"] = line["box"][:-40] + ("A" if line["box"][-40] != "A" else "B") + line["box"][-39:]
+    path.write_bytes(_lines([*rows[:number], dumps(line).encode(), *rows[number + 1 :]]))
+    with pytest.raises(TranscriptTampered, match="the running hash"):
         read_transcript(path)
     # cut in the middle of a sealed line: set aside, the events before it kept
     cut = tmp_path / "cut.jsonl"

@@ -179,6 +179,7 @@ from gm_engine.transcripts.sealing import (
     keep_key,
     key_file,
     padded_size,
+    rounded_size,
     seals,
     write_place,
 )
@@ -754,12 +755,15 @@ class TranscriptStream:
         """A sealed line's content: the line as it would be written unsealed (format 4)."""
         return _parse(self._open_plain(obj, place, number), number)
 
-    def _open_plain(self, obj: dict[str, Any], place: bytes, number: int) -> bytes:
-        """The bytes a sealed line's box holds (its padding left on)."""
+    def _open_plain(self, obj: dict[str, Any], place: bytes, number: int, *, padded: bool = False) -> bytes:
+        """The bytes a sealed line's box holds (format 4: its padding left on; ``padded``,
+        format 6: the text without its filler)."""
         if self.key is None:
             problem = "" if self._key_problem is None else render(self._key_problem, locale_from_env())
             raise TranscriptSealed(LineSealed(path=str(self.path), line=number, problem=problem))
         try:
+            if padded:
+                return self.key.open_padded(obj.get("box"), place)
             return self.key.open(obj.get("box"), place)
         except SealError as exc:
             raise TranscriptTampered(exc.message, number) from None
@@ -969,8 +973,8 @@ class TranscriptStream:
             return kind, obj
         if set(obj) != {"type", "seq", "box"}:
             raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
-        plain = self._open_plain(obj, write_place(self.header.seed_sha256, seq), number)
-        *blob_lines, last = plain.rstrip(b" ").split(b"\n")
+        plain = self._open_plain(obj, write_place(self.header.seed_sha256, seq), number, padded=True)
+        *blob_lines, last = plain.split(b"\n")
         for raw in blob_lines:
             line = _parse(raw, number)
             if line.get("type") != "blob":
@@ -1200,6 +1204,7 @@ class TranscriptWriter:
         game_key: GameKey | None = None,
         seed_sha256: str = "",
         pack: bool = False,
+        ladder: bool | None = None,
     ) -> None:
         self.path = path
         # a finished transcript is rewritten packed (:mod:`.packing`)
@@ -1212,7 +1217,8 @@ class TranscriptWriter:
         # a file is what a player may open while the game runs: its sealed lines are padded to
         # the ladder; another output (a server's store, which holds the key beside the lines
         # and which no player reads) only to a multiple of 32 bytes, as the reader accepts any
-        self._ladder = isinstance(self._out, FileOutput)
+        # (``ladder`` says otherwise, for a copy of a file written elsewhere first)
+        self._ladder = isinstance(self._out, FileOutput) if ladder is None else ladder
         self._seq = seq
         # the running SHA-256 over every byte written (format 3), continued on resume
         self._chain = chain if chain is not None else hashlib.sha256()
@@ -1447,7 +1453,8 @@ class TranscriptWriter:
             plain = "\n".join([*lines, dumps(inner)]).encode("utf-8")
             place = write_place(self._seed_sha256, seq)
             obj["type"] = "sealed"
-            obj["box"] = key.seal(plain, place, padded_size(len(plain)) if self._ladder else None)
+            size = padded_size(len(plain)) if self._ladder else rounded_size(len(plain))
+            obj["box"] = key.seal_padded(plain, place, size)
             lines = [dumps(obj)]
         self._write(lines)
         self._packer.commit()

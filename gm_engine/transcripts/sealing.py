@@ -104,6 +104,12 @@ OPEN_KINDS = frozenset({"roll"})
 
 _NONCE = 12
 
+#: A sealed length in a format-6 box: 4 bytes and their tag.
+_LENGTH_BOX = 4 + 16
+
+#: The base64 characters that hold a format-6 box's nonce and sealed length.
+_HEAD_CHARS = -(-(_NONCE + _LENGTH_BOX) // 3) * 4
+
 
 class SealError(ValueError):
     """A sealed line does not open with the game's key (it was edited, moved, or the key
@@ -167,21 +173,81 @@ class GameKey:
     def _nonce_key(self) -> bytes:
         return hmac.digest(self.key, b"gm_engine nonce", "sha256")
 
-    def seal(self, plain: bytes, place: bytes, size: int | None = None) -> str:
-        """``plain`` padded with spaces to ``size`` bytes (default: to a multiple of :data:`PAD`,
-        as format 4 did) and sealed, bound to ``place``: the box as a line holds it (base64).
+    def seal(self, plain: bytes, place: bytes) -> str:
+        """``plain`` padded and sealed, bound to ``place``: the box as a line holds it (base64),
+        as format 4 writes it (format 6: :meth:`seal_padded`).
 
         The nonce is a MAC of the place and the text (a synthetic nonce): one nonce never
         seals two texts, not even when a resumed game rewrites a line that was cut off
         with other content, and the same text at the same place seals to the same bytes,
         so a resumed game writes the file an uninterrupted one would have."""
-        pad = -len(plain) % PAD if size is None else size - len(plain)
-        if pad < 0:
-            raise ValueError(f"{len(plain)} bytes do not fit a sealed size of {size}")
-        padded = plain + b" " * pad
+        padded = plain + b" " * (-len(plain) % PAD)
         nonce = hmac.digest(self._nonce_key, place + b"\n" + padded, "sha256")[:_NONCE]
         sealed = self._cipher.encrypt(nonce, padded, CONTEXT + place)
         return base64.b64encode(nonce + sealed).decode("ascii")
+
+    @cached_property
+    def _length_cipher(self) -> AESGCM:
+        return AESGCM(hmac.digest(self.key, b"gm_engine seal length", "sha256"))
+
+    @cached_property
+    def _filler_key(self) -> bytes:
+        return hmac.digest(self.key, b"gm_engine filler", "sha256")
+
+    def seal_padded(self, plain: bytes, place: bytes, size: int) -> str:
+        """``plain`` sealed at ``place`` in a box of ``size + 28`` bytes (format 6, :func:`padded_size`).
+
+        The box is the nonce, the text's length sealed (4 bytes and a tag), the text sealed,
+        then filler up to the size: bytes drawn from the key and the nonce, which look like
+        the rest of the box to anyone without the key. Why not pad the text before sealing
+        it (as :meth:`seal` does): a reader then decodes and decrypts only the text, not the
+        filler, which is most of a box; the filler's bytes are covered by the file's running
+        hash and the signature, like every byte of the file. The nonce is synthetic, as in
+        :meth:`seal`, so the same text at the same place seals to the same box.
+
+        Raises:
+            ValueError: ``plain`` does not fit ``size``.
+        """
+        filler = size - len(plain) - _LENGTH_BOX
+        if filler < 0:
+            raise ValueError(f"{len(plain)} bytes do not fit a sealed size of {size}")
+        nonce = hmac.digest(self._nonce_key, place + b"\n" + plain, "sha256")[:_NONCE]
+        length = self._length_cipher.encrypt(nonce, len(plain).to_bytes(4, "big"), CONTEXT + place)
+        sealed = self._cipher.encrypt(nonce, plain, CONTEXT + place)
+        pad = hashlib.shake_256(self._filler_key + nonce).digest(filler)
+        return base64.b64encode(nonce + length + sealed + pad).decode("ascii")
+
+    def open_padded(self, box: object, place: bytes) -> bytes:
+        """The text :meth:`seal_padded` sealed in ``box`` at ``place`` (the filler is not read).
+
+        Raises:
+            SealError: the box is not base64, or does not open with this key at this place.
+        """
+        if not isinstance(box, str):
+            raise SealError(SealProblem(SealFault.BOX_NOT_TEXT))
+        try:
+            head = base64.b64decode(box[:_HEAD_CHARS], validate=True)
+            if len(head) < _NONCE + _LENGTH_BOX:
+                raise SealError(SealProblem(SealFault.BOX_SHORT))
+            nonce = head[:_NONCE]
+            try:
+                sealed_length = head[_NONCE : _NONCE + _LENGTH_BOX]
+                length = int.from_bytes(self._length_cipher.decrypt(nonce, sealed_length, CONTEXT + place))
+            except InvalidTag:
+                raise SealError(SealProblem(SealFault.DOES_NOT_OPEN)) from None
+            end = _NONCE + _LENGTH_BOX + length + 16
+            chars = -(-end // 3) * 4  # the base64 that holds the text, and no more
+            if chars > len(box):
+                raise SealError(SealProblem(SealFault.BOX_SHORT))
+            raw = base64.b64decode(box[:chars], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            if isinstance(exc, SealError):
+                raise
+            raise SealError(SealProblem(SealFault.BOX_NOT_BASE64)) from None
+        try:
+            return self._cipher.decrypt(nonce, raw[_NONCE + _LENGTH_BOX : end], CONTEXT + place)
+        except InvalidTag:
+            raise SealError(SealProblem(SealFault.DOES_NOT_OPEN)) from None
 
     def open(self, box: object, place: bytes) -> bytes:
         """The text sealed in ``box`` at ``place`` (its padding left on: JSON ignores it).
@@ -220,11 +286,18 @@ def write_place(seed_sha256: str, seq: int) -> bytes:
     return f"{seed_sha256}\nwrite {seq}".encode("ascii")
 
 
+def rounded_size(length: int) -> int:
+    """The size a sealed write of ``length`` bytes takes where no player reads it (a server's
+    store): with its sealed length, rounded up to a multiple of :data:`PAD`."""
+    size = length + _LENGTH_BOX
+    return size + (-size % PAD)
+
+
 def padded_size(length: int) -> int:
     """The size a sealed write of ``length`` bytes is padded to (format 6): :data:`BASE_SIZE`,
-    or the smallest power of two above it that holds it."""
+    or the smallest power of two above it that holds it with its sealed length."""
     size = BASE_SIZE
-    while size < length:
+    while size < length + _LENGTH_BOX:
         size *= 2
     return size
 
