@@ -775,9 +775,16 @@ class TranscriptStream:
 
     def _reload_blob(self, where: object) -> Mapping[str, Any]:
         assert isinstance(where, tuple)
-        offset, length, number = where
+        offset, length, number = where[:3]
         raw = self._read_at(length, offset)
         if hashlib.blake2b(raw, digest_size=16).digest() != self._blob_digests[where]:
+            raise BlobError(f"line {number} changed while the transcript was being read")
+        if len(where) == 5:  # a blob in a format-6 sealed write: open the write again
+            seq, blob_id = where[3:]
+            place = write_place(self.header.seed_sha256, seq)
+            for line in self._open_plain(_parse(raw, number), place, number, padded=True).split(b"\n"):
+                if line.startswith(b'{"type":"blob","id":%d,' % blob_id):
+                    return _parse(line, number)
             raise BlobError(f"line {number} changed while the transcript was being read")
         if self.header.format == PACKED_FORMAT:
             raw = unpack_alone(raw)[:-1]  # it inflated the same the first time
@@ -871,7 +878,7 @@ class TranscriptStream:
                     if packed and kind == "sealed":
                         raise TranscriptFormatError(Problem(Fault.PACKED_SEALED), number)
                     if sealed and version >= WHOLE_WRITES:
-                        kind, obj = self._open_write(kind, obj, seq, number, blobs)
+                        kind, obj = self._open_write(kind, obj, seq, number, blobs, spot)
                     elif kind == "sealed" or sealed:
                         kind, obj = self._open_event(kind, obj, seq, number)
                     else:
@@ -959,7 +966,13 @@ class TranscriptStream:
         return kind, inner
 
     def _open_write(
-        self, kind: str, obj: dict[str, Any], seq: int, number: int, blobs: BlobTable
+        self,
+        kind: str,
+        obj: dict[str, Any],
+        seq: int,
+        number: int,
+        blobs: BlobTable,
+        spot: tuple[int, bytes] | None,
     ) -> tuple[str, dict[str, Any]]:
         """An event line of a sealed format-6 transcript (``type`` and ``seq`` taken off): a
         sealed write opened (its blob lines into ``blobs``, its event given back), a public
@@ -979,8 +992,13 @@ class TranscriptStream:
             line = _parse(raw, number)
             if line.get("type") != "blob":
                 raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+            where: object = None
+            if len(raw) >= SPILL_CHARS and spot is not None and type(line.get("id")) is int:
+                # a long text is not kept: read again from the sealed line when referred to
+                where = (spot[0], len(spot[1]), number, seq, line["id"])
+                self._blob_digests[where] = hashlib.blake2b(spot[1], digest_size=16).digest()
             try:
-                blobs.add(line, raw)
+                blobs.add(line, raw, where)
             except BlobError as exc:  # its own words are for the developer: the cause
                 raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
         inner = _parse(last, number)
