@@ -4,7 +4,7 @@
 
 For each file (default: ``transcripts/*.jsonl``) and for all together: the bytes on disk
 per line type (a sealed line counted under the type of the event it holds), the bytes
-of the same lines in the clear (a sealed line opened with the key its end line reveals;
+of the same lines in the clear (a sealed line opened, its padding left out, with the key its end line reveals;
 a packed file's lines inflated), and the fields that hold most of the clear bytes. With
 ``--against DIR`` (an older checkout's ``transcripts/``), the files both have are set side
 by side: bytes there, here, and how many times smaller.
@@ -19,8 +19,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from gm_engine.transcripts.format import WHOLE_WRITES
 from gm_engine.transcripts.packing import PACKED_FORMAT, LineUnpacker
-from gm_engine.transcripts.sealing import GameKey, blob_place, event_place
+from gm_engine.transcripts.sealing import GameKey, blob_place, event_place, write_place
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,9 +49,21 @@ def measure(
     sealing = header.get("sealing") if header.get("format") != PACKED_FORMAT else None
     key = GameKey.from_hex(sealing["key_id"], end["key"]) if sealing else None
     commitment = header["seed_sha256"]
+    whole = header.get("format", 0) >= WHOLE_WRITES  # a sealed line holds an event and its blobs
     for raw, on_disk in [(rows[0], len(rows[0]) + 1), *middle, (rows[-1], len(rows[-1]) + 1)]:
         obj: dict[str, Any] = json.loads(raw)
         kind = obj["type"]
+        if "box" in obj and key is not None and whole:
+            plain = key.open_padded(obj["box"], write_place(commitment, obj["seq"]))
+            inner_lines = [json.loads(line) for line in plain.split(b"\n")]
+            label = f"{inner_lines[-1]['type']} (sealed)"
+            disk[label] += on_disk
+            clear[label] += len(plain)
+            lines[label] += 1
+            for inner in inner_lines:
+                for name, value in inner.items():
+                    fields[f"{inner['type']}.{name}"] += _size(value)
+            continue
         if "box" in obj and key is not None:
             if kind == "blob":
                 place = blob_place(commitment, obj["id"])

@@ -8,7 +8,7 @@ it, and the end line's ``hash`` is it.
 
 A packed transcript (format 5, a finished game's) is edited as the lines it inflates to,
 and packed again (:mod:`gm_engine.transcripts.packing`) with its ``packed_sha256``
-recomputed, as its forger would. A sealed transcript (format 4) is edited as its opened
+recomputed, as its forger would. A sealed transcript (format 6, or 4) is edited as its opened
 lines (:func:`opened`, with the game key its end line reveals, as a forger of a finished
 game has it); :func:`rechain` seals them again with that key before it recomputes the
 hashes over the sealed bytes.
@@ -18,18 +18,35 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gm_engine.transcripts.format import CHECKPOINT_EVERY, CHECKPOINT_LENGTH, TranscriptStream, dumps
+from gm_engine.sessions.base import SessionOutcome
+from gm_engine.transcripts.format import (
+    CHECKPOINT_EVERY,
+    CHECKPOINT_LENGTH,
+    FORMAT_VERSION,
+    WHOLE_WRITES,
+    TranscriptStream,
+    TranscriptWriter,
+    dumps,
+)
 from gm_engine.transcripts.packing import PACKED_FORMAT, LinePacker, LineUnpacker
-from gm_engine.transcripts.sealing import GameKey, blob_place, event_place, is_public
+from gm_engine.transcripts.sealing import (
+    GameKey,
+    blob_place,
+    event_place,
+    is_public,
+    padded_size,
+    write_place,
+)
 
 
 def opened(path: Path) -> list[dict[str, Any]]:
     """Every line of the transcript at ``path`` as JSON, its sealed lines opened (an event
-    as ``{"type", "seq", "chain"?, ...}``, a blob as ``{"type": "blob", "id", ...}``)."""
+    as ``{"type", "seq", "chain"?, ...}``, a blob as ``{"type": "blob", "id", ...}``; a
+    format-6 sealed write as the blob lines it holds, then its event)."""
     with TranscriptStream(path) as stream:
         key, header = stream.key, stream.header
     if header.format == PACKED_FORMAT:
@@ -40,7 +57,16 @@ def opened(path: Path) -> list[dict[str, Any]]:
     assert key is not None
     out: list[dict[str, Any]] = []
     for obj in objs:
-        if obj["type"] == "sealed":
+        if obj["type"] == "sealed" and header.format >= WHOLE_WRITES:
+            plain = key.open_padded(obj["box"], write_place(header.seed_sha256, obj["seq"]))
+            *blobs, last = plain.split(b"\n")
+            out.extend(json.loads(blob) for blob in blobs)
+            inner = json.loads(last)
+            head = {"type": inner.pop("type"), "seq": obj["seq"]}
+            if "chain" in obj:
+                head["chain"] = obj["chain"]
+            out.append({**head, **inner})
+        elif obj["type"] == "sealed":
             inner = json.loads(key.open(obj["box"], event_place(header.seed_sha256, obj["seq"])))
             head = {"type": inner.pop("type"), "seq": obj["seq"]}
             if "chain" in obj:
@@ -64,15 +90,20 @@ def inflated(path: Path) -> list[bytes]:
 
 def sealed(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``objs`` (opened lines) sealed again with the key their end line reveals, as the
-    writer seals them; unsealed transcripts as they are."""
+    writer seals them (format 6: each private event with the blob lines before it in one
+    box; format 4: line by line); unsealed transcripts as they are."""
     header, end = objs[0], objs[-1]
     if not header.get("sealing") or "key" not in end or header.get("format") == PACKED_FORMAT:
         return objs
     key = GameKey.from_hex(header["sealing"]["key_id"], end["key"])
     commitment = header["seed_sha256"]
+    whole = header.get("format", 0) >= WHOLE_WRITES
     out: list[dict[str, Any]] = [header]
+    blobs: list[str] = []
     for obj in objs[1:-1]:
-        if obj["type"] == "blob":
+        if obj["type"] == "blob" and whole:
+            blobs.append(dumps(obj))
+        elif obj["type"] == "blob":
             content = {name: value for name, value in obj.items() if name not in ("type", "id")}
             box = key.seal(dumps(content).encode(), blob_place(commitment, obj["id"]))
             out.append({"type": "blob", "id": obj["id"], "box": box})
@@ -82,9 +113,17 @@ def sealed(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             line: dict[str, Any] = {"type": "sealed", "seq": obj["seq"]}
             if "chain" in obj:
                 line["chain"] = obj["chain"]
-            line["box"] = key.seal(dumps(inner).encode(), event_place(commitment, obj["seq"]))
+            if whole:
+                plain = "\n".join([*blobs, dumps(inner)]).encode()
+                blobs = []
+                place = write_place(commitment, obj["seq"])
+                line["box"] = key.seal_padded(plain, place, padded_size(len(plain)))
+            else:
+                line["box"] = key.seal(dumps(inner).encode(), event_place(commitment, obj["seq"]))
             out.append(line)
         else:
+            out.extend(json.loads(blob) for blob in blobs)  # blobs before a public line: kept in sight
+            blobs = []
             out.append(obj)
     out.append(end)
     return out
@@ -186,12 +225,37 @@ def written(objs: list[dict[str, Any]]) -> bytes:
 
 
 def as_recorded(path: Path, sign: Callable[[str], str | None]) -> bytes:
-    """A packed transcript's bytes as they were written while its session ran (format 4:
-    its private lines sealed again with the key its end reveals, the hashes recomputed over
-    the sealed bytes, the end signed by ``sign``): what a test cuts to stand for a session
-    killed before its end, since the sealed writer is deterministic."""
-    objs = opened(path)
-    assert objs[0]["format"] == PACKED_FORMAT
-    objs[0]["format"] = 4
-    objs[-1].pop("packed_sha256")
-    return rechain(objs, sign=sign)
+    """A packed transcript's bytes as they were written while its session ran (format 6:
+    its events written again by a sealing writer under the key its end reveals, the end
+    signed by ``sign``): what a test cuts to stand for a session killed before its end,
+    since the sealed writer is deterministic."""
+    with TranscriptStream(path) as stream:
+        header, key = stream.header, stream.key
+        assert header.format == PACKED_FORMAT and key is not None
+        out = _Memory()
+        writer = TranscriptWriter(path, out, seq=0, game_key=key, seed_sha256=header.seed_sha256, ladder=True)
+        writer._write([dumps(header.model_copy(update={"format": FORMAT_VERSION}).model_dump(mode="json"))])
+        for event in stream:
+            writer.write_event(event.type, event.payload)
+        assert stream.end is not None
+        end = stream.end
+    writer._write_end(end.seed, SessionOutcome(summary=end.summary, figures=end.figures), key)
+    *lines, last = out.data.split(b"\n")[:-1]
+    obj = json.loads(last)
+    signature = sign(obj["hash"])
+    if signature is not None:
+        obj["signature"] = signature
+    return b"".join(line + b"\n" for line in [*lines, dumps(obj).encode()])
+
+
+class _Memory:
+    """A :class:`~gm_engine.transcripts.format.LineOutput` that keeps the bytes."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write_lines(self, lines: Sequence[str], data: bytes) -> None:
+        self.data += data
+
+    def close(self) -> None:
+        pass

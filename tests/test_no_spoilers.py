@@ -15,6 +15,7 @@ able to find them: the transcript's own events, opened with the key, hold some o
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -33,8 +34,15 @@ from gm_engine.cli import main
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.sessions.base import HumanDefaults, SessionIO, SessionSpec
 from gm_engine.sessions.werewolf import WerewolfSession, session_options
-from gm_engine.transcripts.format import TranscriptStream, dumps, read_transcript
-from gm_engine.transcripts.sealing import keys_dir
+from gm_engine.transcripts.format import (
+    TranscriptFormatError,
+    TranscriptStream,
+    TranscriptTampered,
+    dumps,
+    read_transcript,
+)
+from gm_engine.transcripts.replay import replay_transcript
+from gm_engine.transcripts.sealing import BASE_SIZE, keys_dir
 from gm_engine.transcripts.signing import load_or_create_key, sign_end
 from gm_engine.werewolf import Game
 from tests.forge_chain import as_recorded, opened, rechain
@@ -255,3 +263,121 @@ def test_gm_replay_reports_a_sealed_file_in_the_players_language(
     out = capsys.readouterr().out
     assert f"{cut}: INVALID: {cut}: line " in out and "is sealed (the game is not over)" in out
     assert "is not there and no end line reveals the key" in out
+
+
+@pytest.mark.usefixtures("english_messages")
+def test_a_running_file_keeps_every_private_event_in_one_sealed_line_of_one_length(
+    finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Format 6: no blob line outside a box, every sealed line padded to the first size of the
+    ladder (the offline game's events all fit it), public lines with no reference; a file
+    that breaks any of these is refused at the line that does."""
+    monkeypatch.setenv("GM_DATA_DIR", str(finished[1]))
+    source = sealed_copy(finished, tmp_path)
+    rows = source.read_bytes().splitlines()
+    objs = [json.loads(row) for row in rows]
+    assert objs[0]["format"] == 6
+    assert {obj["type"] for obj in objs[1:-1]} == {"sealed", "human_input"}
+    assert not any("refs" in obj for obj in objs if obj["type"] == "human_input")
+    lengths = {len(obj["box"]) for obj in objs if obj["type"] == "sealed"}
+    assert lengths == {len(base64.b64encode(bytes(12 + BASE_SIZE + 16)))}
+    assert replay_transcript(read_transcript(source)).ok
+
+    path = tmp_path / "edited.jsonl"
+    opened_objs = opened(source)
+    public = next(i for i, obj in enumerate(opened_objs) if obj["type"] == "human_input")
+    # a blob line left in the clear (before a public line, so no box takes it in), hashes recomputed
+    blob = {"type": "blob", "id": 1, "body": "x" * 300}
+    path.write_bytes(rechain([*opened_objs[:public], blob, *opened_objs[public:]]))
+    with pytest.raises(TranscriptFormatError, match=f"line {public + 1}: a blob event in the clear"):
+        read_transcript(path)
+    # a public line that refers to a blob
+    rows = source.read_bytes().splitlines()
+    number = next(i for i, row in enumerate(rows) if row.startswith(b'{"type":"human_input"'))
+    line = json.loads(rows[number])
+    line["refs"] = [["text", 1]]
+    path.write_bytes(_lines([*rows[:number], dumps(line).encode(), *rows[number + 1 :]]))
+    with pytest.raises(TranscriptFormatError, match=f"line {number + 1}: a line that stores long text"):
+        read_transcript(path)
+    # a private event written in the clear
+    number = next(
+        i for i, row in enumerate(rows) if row.startswith(b'{"type":"sealed"') and b'"chain"' not in row
+    )
+    seq = objs[number]["seq"]
+    clear = next(obj for obj in opened(source) if obj["type"] != "blob" and obj.get("seq") == seq)
+    path.write_bytes(_lines([*rows[:number], dumps(clear).encode(), *rows[number + 1 :]]))
+    kind = clear["type"]
+    with pytest.raises(TranscriptFormatError, match=f"line {number + 1}: a {kind} event in the clear"):
+        read_transcript(path)
+    # a byte of a box's filler changed (which no cipher checks): the running hash does
+    line = json.loads(rows[number])
+    line["box"] = line["box"][:-40] + ("A" if line["box"][-40] != "A" else "B") + line["box"][-39:]
+    path.write_bytes(_lines([*rows[:number], dumps(line).encode(), *rows[number + 1 :]]))
+    with pytest.raises(TranscriptTampered, match="the running hash"):
+        read_transcript(path)
+    # cut in the middle of a sealed line: set aside, the events before it kept
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(_lines(rows[:number]) + rows[number][:5000])
+    transcript = read_transcript(cut, require_end=False)
+    assert transcript.partial_line == rows[number][:5000] and len(transcript.events) == number - 1
+
+
+def _lines(rows: list[bytes]) -> bytes:
+    return b"".join(row + b"\n" for row in rows)
+
+
+def test_a_format_4_file_is_still_read_and_replayed(
+    finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The layout written before format 6 (each event line and blob line sealed on its own)."""
+    monkeypatch.setenv("GM_DATA_DIR", str(finished[1]))
+    objs = opened(finished[0])  # the packed file's lines are format 4's, but for sealing
+    objs[0]["format"] = 4
+    objs[-1].pop("packed_sha256")
+    path = tmp_path / "four.jsonl"
+    path.write_bytes(rechain(objs, sign=partial(sign_end, load_or_create_key())))
+    kinds = {json.loads(row)["type"] for row in path.read_bytes().splitlines()[1:-1]}
+    assert kinds == {"sealed", "blob", "human_input"}
+    transcript = read_transcript(path)
+    assert transcript.authenticity.verified
+    assert replay_transcript(transcript).ok
+
+
+def test_only_a_file_is_padded_to_the_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file (which P1 may open) gets every sealed line padded to 8 KiB; a server's store,
+    which no player reads and which keeps the key beside the lines, 32 bytes only; both read
+    back the same events."""
+    from gm_engine.events import StateEvent
+    from gm_engine.transcripts.format import TranscriptWriter
+    from gm_engine.transcripts.sealing import GameKey
+
+    class Memory:
+        def __init__(self) -> None:
+            self.data = b""
+
+        def write_lines(self, lines: Sequence[str], data: bytes) -> None:
+            self.data += data
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path / "data"))
+    spec = SessionSpec(kind="werewolf", seed=3, options={"role": 2}, backend="offline")
+    key = GameKey(key_id="cd" * 16, key=bytes(32))
+    store = Memory()
+    writers = [
+        TranscriptWriter.start(store, tmp_path / "table.jsonl", spec, signing_key=None, game_key=key),
+        TranscriptWriter.create(tmp_path / "file.jsonl", spec, durable=False, sign=False, game_key=key),
+    ]
+    for writer in writers:
+        writer.emit(StateEvent(hash="ab" * 32, step="deal"))
+        writer.close()
+    (tmp_path / "table.jsonl").write_bytes(store.data)
+    boxes = []
+    for name in ("table.jsonl", "file.jsonl"):
+        rows = [json.loads(row) for row in (tmp_path / name).read_bytes().splitlines()]
+        boxes.append(len(base64.b64decode(rows[1]["box"])) - 28)  # the nonce and the tag off
+        events = read_transcript(tmp_path / name, require_end=False).events
+        assert [(e.type, e.payload) for e in events] == [("state", {"hash": "ab" * 32, "step": "deal"})]
+    assert boxes[0] % 32 == 0 and boxes[0] < 256
+    assert boxes[1] == BASE_SIZE

@@ -63,7 +63,7 @@ def roll_spec(seed: int = 42, system: str = "DiceBot") -> SessionSpec:
 def record_roll(
     path: Path, lines: Sequence[str] = LINES, seed: int = 42, *, pack: bool = False
 ) -> SessionOutcome:
-    """A roll session recorded as it is written while it runs (format 4): the layout these
+    """A roll session recorded as it is written while it runs (format 6): the layout these
     tests check line by line (the packed copy of a finished one, ``pack``: test_transcript_packing)."""
     io = SessionIO(backend=NoModelBackend(), human=ScriptedHuman(lines), show=lambda _: None)
     return record_session(roll_spec(seed), io, path, pack=pack)
@@ -99,7 +99,7 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     assert lines[-1] == b""
     objs = [json.loads(line) for line in lines[:-1]]
     header = objs[0]
-    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 4
+    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 6
     assert header["seed_sha256"] == hashlib.sha256(b"42").hexdigest()
     assert set(header) == {
         "type", "format", "engine", "kind", "system", "options", "backend", "model", "assets", "seed_sha256",

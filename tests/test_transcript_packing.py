@@ -181,6 +181,6 @@ def test_the_cli_replays_packed_and_older_sealed_files_alike(
 
 def test_a_bad_packed_header_line_is_refused_clearly(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_bytes(b'{"type":"header","format":6,"kind":"roll","seed_sha256":"x"}\n')
-    with pytest.raises(TranscriptFormatError, match=r"format 6.*reads formats 1, 2, 3, 4, 5.*newer"):
+    path.write_bytes(b'{"type":"header","format":7,"kind":"roll","seed_sha256":"x"}\n')
+    with pytest.raises(TranscriptFormatError, match=r"format 7.*reads formats 1, 2, 3, 4, 5, 6.*newer"):
         read_transcript(path)

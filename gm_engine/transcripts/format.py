@@ -1,7 +1,17 @@
 """The transcript file: one JSON object per line, covered by a running SHA-256, its end signed,
-its private lines sealed, packed once it is finished.
+its private lines sealed, packed once it is finished. The whole picture, and why the file
+written during a game tells the player nothing the screen does not: ``docs/transcripts.md``.
 
-Format 5 is a finished format-4 file packed (:mod:`.packing`): once the end line reveals
+Format 6 is what a session writes while it runs: format 4 (below) but that each private
+event is ONE sealed line, ``{"type": "sealed", "seq", "chain"?, "box"}``, whose box holds
+the lines the unsealed writer would write for it (the new blob lines it needs, then the
+event line without ``seq`` and ``chain``, joined by ``\n``) padded with spaces to a size
+of a fixed ladder (:func:`~.sealing.padded_size`), bound to the event's number
+(:func:`~.sealing.write_place`); a public line (``human_input``) stores no blob and refers
+to none; no blob line stands outside a box. The running hash and its checkpoints cover the
+lines as written, as in format 3.
+
+Format 5 is a finished format-6 (or format-4) file packed (:mod:`.packing`): once the end line reveals
 the seed and the game's key, :meth:`TranscriptWriter.finish` reads the file back (checked
 as :class:`TranscriptStream` checks any), writes its events again in the clear, as the
 format-3 writer lays them out, and deflates each write into one line of a deflate stream
@@ -9,10 +19,12 @@ that runs through the file; the header (``format`` 5) and the end line (with
 ``packed_sha256``, the digest of the packed lines) stay in the clear. The running hash,
 the checkpoints and the signature cover the lines as they inflate, and through
 ``packed_sha256`` every packed byte. Nothing is compressed while it is secret: why, in
-:mod:`.packing`. A session that was cut off stays in format 4 until its end (``gm
-resume`` goes on from it); the reader reads every format from 1 to 5.
+:mod:`.packing`. A session that was cut off stays in format 6 until its end (``gm
+resume`` goes on from it); the reader reads every format from 1 to 6 (a cut-off format-4
+file is read and replayed, not continued).
 
-Format 4 is format 3 (below) with the lines P1 may not read yet sealed (:mod:`.sealing`):
+Format 4 (written by earlier versions) is format 3 (below) with the lines P1 may not read
+yet sealed (:mod:`.sealing`):
 the header's ``sealing`` (``{"cipher", "key_id", "key_sha256"}``, or null for a session
 kind that hides nothing) names the game's key file and commits to its key; a private
 event line is ``{"type": "sealed", "seq", "chain"?, "box"}`` and a blob line ``{"type":
@@ -166,7 +178,10 @@ from gm_engine.transcripts.sealing import (
     is_public,
     keep_key,
     key_file,
+    padded_size,
+    rounded_size,
     seals,
+    write_place,
 )
 from gm_engine.transcripts.signing import (
     SigningKeyError,
@@ -179,11 +194,15 @@ from gm_engine.transcripts.signing import (
 
 #: Version of the file layout written while a session runs (and continued by ``gm resume``);
 #: a finished one is packed into :data:`~.packing.PACKED_FORMAT` (:mod:`.packing`).
-FORMAT_VERSION = 4
+FORMAT_VERSION = 6
+
+#: The first format whose sealed lines each hold a whole write (an event with its blobs).
+WHOLE_WRITES = 6
 
 #: Versions this reader reads (format 1: no blobs, no signature; format 2: a ``prev`` link
-#: on every line and blobs named by their hash; format 5: a finished transcript packed).
-READABLE_FORMATS = frozenset({1, 2, 3, 4, PACKED_FORMAT})
+#: on every line and blobs named by their hash; format 4: sealed line by line; format 5: a
+#: finished transcript packed).
+READABLE_FORMATS = frozenset({1, 2, 3, 4, PACKED_FORMAT, FORMAT_VERSION})
 
 #: Keys every event line carries besides its payload; a payload may not use them.
 RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs", "chain"})
@@ -733,16 +752,21 @@ class TranscriptStream:
         return _authenticity(self.header, self.end, trusted_keys)
 
     def _open(self, obj: dict[str, Any], place: bytes, number: int) -> dict[str, Any]:
-        """A sealed line's content: the line as it would be written unsealed."""
+        """A sealed line's content: the line as it would be written unsealed (format 4)."""
+        return _parse(self._open_plain(obj, place, number), number)
+
+    def _open_plain(self, obj: dict[str, Any], place: bytes, number: int, *, padded: bool = False) -> bytes:
+        """The bytes a sealed line's box holds (format 4: its padding left on; ``padded``,
+        format 6: the text without its filler)."""
         if self.key is None:
             problem = "" if self._key_problem is None else render(self._key_problem, locale_from_env())
             raise TranscriptSealed(LineSealed(path=str(self.path), line=number, problem=problem))
         try:
-            plain = self.key.open(obj.get("box"), place)
+            if padded:
+                return self.key.open_padded(obj.get("box"), place)
+            return self.key.open(obj.get("box"), place)
         except SealError as exc:
             raise TranscriptTampered(exc.message, number) from None
-        inner = _parse(plain, number)
-        return inner
 
     def _read_at(self, length: int, offset: int) -> bytes:
         if self.data is not None:
@@ -751,9 +775,16 @@ class TranscriptStream:
 
     def _reload_blob(self, where: object) -> Mapping[str, Any]:
         assert isinstance(where, tuple)
-        offset, length, number = where
+        offset, length, number = where[:3]
         raw = self._read_at(length, offset)
         if hashlib.blake2b(raw, digest_size=16).digest() != self._blob_digests[where]:
+            raise BlobError(f"line {number} changed while the transcript was being read")
+        if len(where) == 5:  # a blob in a format-6 sealed write: open the write again
+            seq, blob_id = where[3:]
+            place = write_place(self.header.seed_sha256, seq)
+            for line in self._open_plain(_parse(raw, number), place, number, padded=True).split(b"\n"):
+                if line.startswith(b'{"type":"blob","id":%d,' % blob_id):
+                    return _parse(line, number)
             raise BlobError(f"line {number} changed while the transcript was being read")
         if self.header.format == PACKED_FORMAT:
             raw = unpack_alone(raw)[:-1]  # it inflated the same the first time
@@ -811,6 +842,8 @@ class TranscriptStream:
             offset += len(chunk)
             if kind == "blob" and version >= 2:
                 where: object = None
+                if sealed and version >= WHOLE_WRITES:  # format 6 keeps every blob in a box
+                    raise TranscriptFormatError(SealedInClear(kind="blob"), number)
                 if sealed:
                     obj = self._open_blob(obj, number)
                 if version >= 3 and len(raw) >= SPILL_CHARS and spot is not None:
@@ -844,7 +877,9 @@ class TranscriptStream:
                         raise TranscriptFormatError(Problem(Fault.NO_PREV), number)
                     if packed and kind == "sealed":
                         raise TranscriptFormatError(Problem(Fault.PACKED_SEALED), number)
-                    if kind == "sealed" or sealed:
+                    if sealed and version >= WHOLE_WRITES:
+                        kind, obj = self._open_write(kind, obj, seq, number, blobs, spot)
+                    elif kind == "sealed" or sealed:
                         kind, obj = self._open_event(kind, obj, seq, number)
                     else:
                         del obj["type"], obj["seq"]
@@ -923,6 +958,50 @@ class TranscriptStream:
         if self.header.sealing is None or set(obj) != {"type", "seq", "box"}:
             raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
         inner = self._open(obj, event_place(self.header.seed_sha256, seq), number)
+        kind = inner.pop("type", None)
+        if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
+            raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+        if is_public(kind):
+            raise TranscriptFormatError(PublicSealed(kind=kind), number)
+        return kind, inner
+
+    def _open_write(
+        self,
+        kind: str,
+        obj: dict[str, Any],
+        seq: int,
+        number: int,
+        blobs: BlobTable,
+        spot: tuple[int, bytes] | None,
+    ) -> tuple[str, dict[str, Any]]:
+        """An event line of a sealed format-6 transcript (``type`` and ``seq`` taken off): a
+        sealed write opened (its blob lines into ``blobs``, its event given back), a public
+        line as it is; a private event in the clear, or a public one with references, is refused."""
+        if kind != "sealed":
+            if not is_public(kind):
+                raise TranscriptFormatError(SealedInClear(kind=kind), number)
+            if "refs" in obj:  # the writer stores no blob for a public line
+                raise TranscriptFormatError(Problem(Fault.BLOB), number)
+            del obj["type"], obj["seq"]
+            return kind, obj
+        if set(obj) != {"type", "seq", "box"}:
+            raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
+        plain = self._open_plain(obj, write_place(self.header.seed_sha256, seq), number, padded=True)
+        *blob_lines, last = plain.split(b"\n")
+        for raw in blob_lines:
+            line = _parse(raw, number)
+            if line.get("type") != "blob":
+                raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+            where: object = None
+            if len(raw) >= SPILL_CHARS and spot is not None and type(line.get("id")) is int:
+                # a long text is not kept: read again from the sealed line when referred to
+                where = (spot[0], len(spot[1]), number, seq, line["id"])
+                self._blob_digests[where] = hashlib.blake2b(spot[1], digest_size=16).digest()
+            try:
+                blobs.add(line, raw, where)
+            except BlobError as exc:  # its own words are for the developer: the cause
+                raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
+        inner = _parse(last, number)
         kind = inner.pop("type", None)
         if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
             raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
@@ -1145,6 +1224,7 @@ class TranscriptWriter:
         game_key: GameKey | None = None,
         seed_sha256: str = "",
         pack: bool = False,
+        ladder: bool | None = None,
     ) -> None:
         self.path = path
         # a finished transcript is rewritten packed (:mod:`.packing`)
@@ -1154,6 +1234,11 @@ class TranscriptWriter:
         self._seed_sha256 = seed_sha256
         # ``fd``: a file's descriptor, or another output (``path`` then names it in messages)
         self._out: LineOutput | None = FileOutput(fd, durable) if isinstance(fd, int) else fd
+        # a file is what a player may open while the game runs: its sealed lines are padded to
+        # the ladder; another output (a server's store, which holds the key beside the lines
+        # and which no player reads) only to a multiple of 32 bytes, as the reader accepts any
+        # (``ladder`` says otherwise, for a copy of a file written elsewhere first)
+        self._ladder = isinstance(self._out, FileOutput) if ladder is None else ladder
         self._seq = seq
         # the running SHA-256 over every byte written (format 3), continued on resume
         self._chain = chain if chain is not None else hashlib.sha256()
@@ -1264,7 +1349,7 @@ class TranscriptWriter:
         durable: bool = True,
         fd: int | LineOutput | None = None,
         signing_key: Ed25519PrivateKey | None = None,
-        payloads: Iterable[Mapping[str, Any]] | None = None,
+        payloads: Iterable[tuple[str, Mapping[str, Any]]] | None = None,
         events: int | None = None,
         pack: bool = True,
     ) -> TranscriptWriter:
@@ -1277,8 +1362,8 @@ class TranscriptWriter:
         as it is.
         ``signing_key`` must be the key the header names (:func:`signing_key_for`). The
         file's events are ``transcript.events`` unless the caller read them as a stream
-        and gives their ``payloads`` (read again, one at a time) and how many ``events``
-        there are; a sealed transcript's lines go on sealed with ``transcript.key``.
+        and gives their types and ``payloads`` (read again, one at a time) and how many
+        ``events`` there are; a sealed transcript's lines go on sealed with ``transcript.key``.
 
         Raises:
             TranscriptError: the transcript already has its end line, is of an older
@@ -1295,14 +1380,17 @@ class TranscriptWriter:
         signer = public_key_text(signing_key) if signing_key is not None else None
         if signer != transcript.header.signer:
             raise TranscriptError(f"{transcript.path}: the signing key is not the one its header names")
-        if transcript.header.sealing is not None and transcript.key is None:
+        sealing = transcript.header.sealing
+        if sealing is not None and transcript.key is None:
             raise TranscriptError(
                 f"{transcript.path}: the game's key is not at hand, so it cannot go on sealed"
             )
         if payloads is None:
-            payloads = (e.payload for e in transcript.events)
+            payloads = ((e.type, e.payload) for e in transcript.events)
+        if sealing is not None:  # a public line of a sealed file stores no blob (:meth:`write_event`)
+            payloads = ((kind, payload) for kind, payload in payloads if not is_public(kind))
         try:
-            packer = BlobPacker.rebuild(payloads, transcript.blob_keys)
+            packer = BlobPacker.rebuild((payload for _, payload in payloads), transcript.blob_keys)
         except BlobError as exc:
             raise TranscriptError(f"{transcript.path}: cannot continue it: {exc}") from None
         if fd is None:
@@ -1349,37 +1437,45 @@ class TranscriptWriter:
         clash = RESERVED_KEYS.intersection(payload)
         if clash:
             raise TranscriptError(f"a {event_type} payload may not use the reserved keys {sorted(clash)}")
+        key = self._game_key
+        seq = self._seq + 1
+        obj: dict[str, Any] = {"type": event_type, "seq": seq}
+        if seq % CHECKPOINT_EVERY == 0:
+            obj["chain"] = self._chain.hexdigest()[:CHECKPOINT_LENGTH]
+        if key is not None and is_public(event_type):
+            # whole, with no blob: a blob number would tell how many private blobs came before
+            try:
+                obj.update(normalize(dict(payload)))
+            except (TypeError, ValueError) as exc:
+                raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
+            self._write([dumps(obj)])
+            self._seq += 1
+            return
         try:
             packed, refs, blobs = self._packer.pack(normalize(dict(payload)))
         except (TypeError, ValueError) as exc:
             raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
-        key = self._game_key
+        lines = [dumps({"type": "blob", **blob}) for blob in blobs]
         if key is None:
-            lines = [dumps({"type": "blob", **blob}) for blob in blobs]
-        else:  # every blob sealed: it may hold a prompt, and any later line may quote it
-            lines = []
-            for blob in blobs:
-                number, content = blob["id"], {name: value for name, value in blob.items() if name != "id"}
-                box = key.seal(dumps(content).encode("utf-8"), blob_place(self._seed_sha256, number))
-                lines.append(dumps({"type": "blob", "id": number, "box": box}))
-        seq = self._seq + 1
-        obj: dict[str, Any] = {"type": event_type, "seq": seq}
-        if seq % CHECKPOINT_EVERY == 0:
-            running = self._chain.copy()
-            for line in lines:
-                running.update(line.encode("utf-8") + b"\n")
-            obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
-        if key is not None and not is_public(event_type):
-            inner: dict[str, Any] = {"type": event_type, **packed}
-            if refs:
-                inner["refs"] = refs
-            obj["type"] = "sealed"
-            obj["box"] = key.seal(dumps(inner).encode("utf-8"), event_place(self._seed_sha256, seq))
-        else:
+            if blobs and "chain" in obj:  # the checkpoint covers the blob lines before its line
+                running = self._chain.copy()
+                for line in lines:
+                    running.update(line.encode("utf-8") + b"\n")
+                obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
             obj.update(packed)
             if refs:
                 obj["refs"] = refs
-        lines.append(dumps(obj))
+            lines.append(dumps(obj))
+        else:  # one line, its blobs inside, padded to a size of the ladder (:mod:`.sealing`)
+            inner: dict[str, Any] = {"type": event_type, **packed}
+            if refs:
+                inner["refs"] = refs
+            plain = "\n".join([*lines, dumps(inner)]).encode("utf-8")
+            place = write_place(self._seed_sha256, seq)
+            obj["type"] = "sealed"
+            size = padded_size(len(plain)) if self._ladder else rounded_size(len(plain))
+            obj["box"] = key.seal_padded(plain, place, size)
+            lines = [dumps(obj)]
         self._write(lines)
         self._packer.commit()
         self._seq += 1

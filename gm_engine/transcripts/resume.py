@@ -118,7 +118,7 @@ class _LazyWriter:
                     durable=self.durable,
                     fd=self.fd,
                     signing_key=self.signing_key,
-                    payloads=(event.payload for event in again),
+                    payloads=((event.type, event.payload) for event in again),
                     events=stream.events_read,
                 )
             self.fd = None

@@ -3,7 +3,7 @@ of the game's own that is revealed at its end.
 
 Why: a transcript is written while the game runs, into a file the player can open. In
 plain text it would show every persona's prompt (the deal, the wolves' names, the
-占い result), so ``tail -f`` would spoil the game. Format 4 therefore seals every line
+占い result), so ``tail -f`` would spoil the game. Formats 4 and 6 therefore seal every line
 whose content is not public to P1 at that moment (:func:`is_public`) with AES-256-GCM
 (authenticated encryption) under a random key made for this game alone:
 
@@ -16,14 +16,15 @@ whose content is not public to P1 at that moment (:func:`is_public`) with AES-25
   transcript is fully readable and checkable without the key file (which may then go:
   it holds nothing the end line does not);
 * each sealed line's box is bound to its place (the game's seed commitment and the
-  line's event number or blob number are the associated data), so a box moved to
+  line's event number, or in format 4 its blob number, are the associated data), so a box moved to
   another line, or another game's, does not open; the running hash and the signature
   cover the sealed bytes as written.
 
 Which lines are sealed, in every kind of session but the open ones (:data:`OPEN_KINDS`,
-the roll session, where the player sees every event as it happens): every blob line (a
-blob may hold a persona's prompt, and one stored for a public line may later be quoted
-by a private one), and every event line but ``human_input``. A human input holds what P1
+the roll session, where the player sees every event as it happens): every event line but
+``human_input``, each with the blobs it introduces inside its box (a blob may hold a
+persona's prompt); a ``human_input`` line is written whole, with no blob of its own and
+no reference to one (a blob number would tell how many private blobs came before). A human input holds what P1
 was shown and typed, which P1 knows; every other event may hold another seat's
 knowledge: a model request is a persona's prompt, its response that persona's thoughts
 and actions, a tool result (a night action, a divine result) what only its actor was
@@ -32,17 +33,19 @@ a state hash the whole state (with few enough possible deals, a hash can be matc
 trying them all). The rule goes by the event's type alone, so that it holds in every
 kind of session whatever its events say.
 
-What a sealed line still shows: its number, that it is sealed, and its length rounded
-up to :data:`PAD` bytes. The rounding hides a difference of ``d`` bytes only when both
-lengths fall in one bucket, which they do with a chance of ``1 - d/32``: it is no proof
-that a length tells nothing. Where the alternatives have the same length (a seat ``P3``
-or ``P7``, 白 or 黒, 人狼 or 村人: every kanji is three bytes), nothing is told; where they
-do not (a persona's prompt for one role or another, which blobs a line needs), the
-length can tell, and it does: two deals that P1 cannot tell apart give files with other
-line lengths and other blob lines (``tests/test_transcripts.py``, an expected failure
-until each event is sealed whole, its blobs with it, and padded to a length that does
-not depend on the deal). A coarser bucket lowers the chance, it does not remove it; a
-finer one raises it. Lengths are why nothing sealed is compressed (:mod:`.packing`).
+What a sealed line still shows: its number, that it is sealed, and its length. In format 4
+the length was the line's own, rounded up to 32 bytes, and a blob line stood apart for
+each new text: two deals P1 could not tell apart gave files with other line lengths and
+other blob lines. Format 6 writes each private event as ONE sealed line that holds the
+event and the blob lines it introduces (:func:`write_place`), padded to a size of a
+fixed ladder (:func:`padded_size`: :data:`BASE_SIZE` bytes, or the next power of two
+above it that holds it), so the length says only which rung the event's content
+reached; in the engine's own games every private event stays under the first rung, so
+every sealed line has one length. (That is for a file; a ``gm serve`` store, which no
+player reads, gets 32-byte padding only: :class:`~.format.TranscriptWriter`.) Why this
+hides what it hides, and what it does not (a private event larger than :data:`BASE_SIZE`,
+and how many private events a step has), is argued in ``docs/transcripts.md``. Lengths
+are why nothing sealed is compressed (:mod:`.packing`).
 The key file is readable by the user who plays, as the seed file is: it keeps the key
 out of sight, not out of reach of someone who goes looking for it.
 
@@ -81,8 +84,12 @@ from gm_engine.transcripts.paths import data_dir, make_private_dir
 #: The cipher a format-4 header names.
 CIPHER = "AES-256-GCM"
 
-#: A sealed text is padded with spaces to a multiple of this many bytes before sealing.
+#: Format 4 padded a sealed text with spaces to a multiple of this many bytes (read only).
 PAD = 32
+
+#: Format 6: a sealed write is padded with spaces to this many bytes, or, when it is longer,
+#: to the next power of two that holds it (:func:`padded_size`).
+BASE_SIZE = 8192
 
 #: What every box's associated data begins with: ties a box to this use.
 CONTEXT = b"gm_engine sealed line v1\n"
@@ -96,6 +103,12 @@ PUBLIC_EVENT_TYPES = frozenset({"human_input"})
 OPEN_KINDS = frozenset({"roll"})
 
 _NONCE = 12
+
+#: A sealed length in a format-6 box: 4 bytes and their tag.
+_LENGTH_BOX = 4 + 16
+
+#: The base64 characters that hold a format-6 box's nonce and sealed length.
+_HEAD_CHARS = -(-(_NONCE + _LENGTH_BOX) // 3) * 4
 
 
 class SealError(ValueError):
@@ -161,7 +174,8 @@ class GameKey:
         return hmac.digest(self.key, b"gm_engine nonce", "sha256")
 
     def seal(self, plain: bytes, place: bytes) -> str:
-        """``plain`` padded and sealed, bound to ``place``: the box as a line holds it (base64).
+        """``plain`` padded and sealed, bound to ``place``: the box as a line holds it (base64),
+        as format 4 writes it (format 6: :meth:`seal_padded`).
 
         The nonce is a MAC of the place and the text (a synthetic nonce): one nonce never
         seals two texts, not even when a resumed game rewrites a line that was cut off
@@ -171,6 +185,69 @@ class GameKey:
         nonce = hmac.digest(self._nonce_key, place + b"\n" + padded, "sha256")[:_NONCE]
         sealed = self._cipher.encrypt(nonce, padded, CONTEXT + place)
         return base64.b64encode(nonce + sealed).decode("ascii")
+
+    @cached_property
+    def _length_cipher(self) -> AESGCM:
+        return AESGCM(hmac.digest(self.key, b"gm_engine seal length", "sha256"))
+
+    @cached_property
+    def _filler_key(self) -> bytes:
+        return hmac.digest(self.key, b"gm_engine filler", "sha256")
+
+    def seal_padded(self, plain: bytes, place: bytes, size: int) -> str:
+        """``plain`` sealed at ``place`` in a box of ``size + 28`` bytes (format 6, :func:`padded_size`).
+
+        The box is the nonce, the text's length sealed (4 bytes and a tag), the text sealed,
+        then filler up to the size: bytes drawn from the key and the nonce, which look like
+        the rest of the box to anyone without the key. Why not pad the text before sealing
+        it (as :meth:`seal` does): a reader then decodes and decrypts only the text, not the
+        filler, which is most of a box; the filler's bytes are covered by the file's running
+        hash and the signature, like every byte of the file. The nonce is synthetic, as in
+        :meth:`seal`, so the same text at the same place seals to the same box.
+
+        Raises:
+            ValueError: ``plain`` does not fit ``size``.
+        """
+        filler = size - len(plain) - _LENGTH_BOX
+        if filler < 0:
+            raise ValueError(f"{len(plain)} bytes do not fit a sealed size of {size}")
+        nonce = hmac.digest(self._nonce_key, place + b"\n" + plain, "sha256")[:_NONCE]
+        length = self._length_cipher.encrypt(nonce, len(plain).to_bytes(4, "big"), CONTEXT + place)
+        sealed = self._cipher.encrypt(nonce, plain, CONTEXT + place)
+        pad = hashlib.shake_256(self._filler_key + nonce).digest(filler)
+        return base64.b64encode(nonce + length + sealed + pad).decode("ascii")
+
+    def open_padded(self, box: object, place: bytes) -> bytes:
+        """The text :meth:`seal_padded` sealed in ``box`` at ``place`` (the filler is not read).
+
+        Raises:
+            SealError: the box is not base64, or does not open with this key at this place.
+        """
+        if not isinstance(box, str):
+            raise SealError(SealProblem(SealFault.BOX_NOT_TEXT))
+        try:
+            head = base64.b64decode(box[:_HEAD_CHARS], validate=True)
+            if len(head) < _NONCE + _LENGTH_BOX:
+                raise SealError(SealProblem(SealFault.BOX_SHORT))
+            nonce = head[:_NONCE]
+            try:
+                sealed_length = head[_NONCE : _NONCE + _LENGTH_BOX]
+                length = int.from_bytes(self._length_cipher.decrypt(nonce, sealed_length, CONTEXT + place))
+            except InvalidTag:
+                raise SealError(SealProblem(SealFault.DOES_NOT_OPEN)) from None
+            end = _NONCE + _LENGTH_BOX + length + 16
+            chars = -(-end // 3) * 4  # the base64 that holds the text, and no more
+            if chars > len(box):
+                raise SealError(SealProblem(SealFault.BOX_SHORT))
+            raw = base64.b64decode(box[:chars], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            if isinstance(exc, SealError):
+                raise
+            raise SealError(SealProblem(SealFault.BOX_NOT_BASE64)) from None
+        try:
+            return self._cipher.decrypt(nonce, raw[_NONCE + _LENGTH_BOX : end], CONTEXT + place)
+        except InvalidTag:
+            raise SealError(SealProblem(SealFault.DOES_NOT_OPEN)) from None
 
     def open(self, box: object, place: bytes) -> bytes:
         """The text sealed in ``box`` at ``place`` (its padding left on: JSON ignores it).
@@ -198,8 +275,31 @@ def event_place(seed_sha256: str, seq: int) -> bytes:
 
 
 def blob_place(seed_sha256: str, number: int) -> bytes:
-    """The associated data of the sealed blob numbered ``number``."""
+    """The associated data of the sealed blob numbered ``number`` (format 4)."""
     return f"{seed_sha256}\nblob {number}".encode("ascii")
+
+
+def write_place(seed_sha256: str, seq: int) -> bytes:
+    """The associated data of the sealed write of event ``seq`` (format 6: the event's line
+    with the blob lines it introduces); another place than :func:`event_place`, so that a
+    format-4 box never opens as a format-6 one."""
+    return f"{seed_sha256}\nwrite {seq}".encode("ascii")
+
+
+def rounded_size(length: int) -> int:
+    """The size a sealed write of ``length`` bytes takes where no player reads it (a server's
+    store): with its sealed length, rounded up to a multiple of :data:`PAD`."""
+    size = length + _LENGTH_BOX
+    return size + (-size % PAD)
+
+
+def padded_size(length: int) -> int:
+    """The size a sealed write of ``length`` bytes is padded to (format 6): :data:`BASE_SIZE`,
+    or the smallest power of two above it that holds it with its sealed length."""
+    size = BASE_SIZE
+    while size < length + _LENGTH_BOX:
+        size *= 2
+    return size
 
 
 def keys_dir() -> Path:
