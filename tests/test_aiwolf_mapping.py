@@ -79,8 +79,8 @@ def play(
         show=lambda line: None,
     )
     options: dict[str, Any] = {"deal": list(DEAL), "narrator": False}
-    if answer_takes_turn:
-        options["rules"] = {"answer_takes_turn": True}
+    # said either way: the two sides' rules must agree whatever the game's default
+    options["rules"] = {"answer_takes_turn": answer_takes_turn}
     spec = SessionSpec(kind="werewolf", seed=3, options=options)
     for seat in range(2, 10):
         if seat not in agent_seats:

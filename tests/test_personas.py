@@ -126,6 +126,6 @@ def test_system_prompt_carries_the_persona_and_the_wolf_manner_only_for_a_wolf()
             assert persona.name in text and f"「{persona.first_person}」" in text
             assert persona.manner in text
             assert (persona.werewolf_manner in text) is wolf
-            assert "【人狼であるあなたの振る舞い】" in text if wolf else "人狼であるあなた" not in text
+            assert "人狼として:" in text if wolf else "人狼として" not in text
             # nobody's role, not even its own, is in the fixed system prompt
             assert "の役職:" not in text

@@ -110,11 +110,16 @@ class Spy(BackendDefaults):
         leaks = sorted(fact for fact in hidden_for(game, reader) if fact in text)
         assert not leaks, f"{request.actor} day {request.day} {request.phase}: leaked {leaks}"
         if reader is not None and request.messages[0]["role"] == "system":
-            # the werewolf-only sample lines are in a persona's own system prompt only when it is one
+            # the werewolf-only manner and sample lines are in a persona's own system prompt only
+            # when it is one (a night choice says nothing, so its prompt has no sample lines)
             persona = next(p for p in PERSONAS if p.seat == reader)
-            cover = [cover_fragment(line) for line in persona.voice.werewolf_cover]
-            shown = [c for c in cover if c in request.messages[0]["content"]]
-            assert bool(shown) == (game.role_of(reader) is Role.WEREWOLF), (request.actor, shown)
+            system = str(request.messages[0]["content"])
+            wolf = game.role_of(reader) is Role.WEREWOLF
+            assert (persona.werewolf_manner in system) == wolf, request.actor
+            if request.phase not in ("night", "pre_divination"):
+                cover = [cover_fragment(line) for line in persona.voice.werewolf_cover]
+                shown = [c for c in cover if c in system]
+                assert bool(shown) == wolf, (request.actor, shown)
         if reader is not None:
             view = player_view(game, reader)
             own = fact_lines(view.private, view.public, today_only=True)

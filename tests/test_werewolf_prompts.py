@@ -28,14 +28,24 @@ def record(request: ModelRequest) -> str:
 
 
 def test_every_persona_prompt_starts_with_the_same_rules_then_its_own_persona() -> None:
+    """A persona's system message is one text per kind of turn for the whole game (a speech,
+    a vote, a night choice), and the text before the persona is the same for every persona."""
     requests = [r for r in played(6) if r.phase in ("discussion", "vote", "night", "answer")]
-    systems = {r.actor: str(r.messages[0]["content"]) for r in requests}
-    assert len(systems) >= 6
-    heads = {text.split("【あなた】")[0] for text in systems.values()}
-    assert len(heads) == 1  # the game's rules and roster: one text for every persona
-    for actor, text in systems.items():
-        # a persona's system message never changes during the game
-        assert {str(r.messages[0]["content"]) for r in requests if r.actor == actor} == {text}
+    kinds = {"discussion": "talk", "answer": "talk", "vote": "vote", "night": "night"}
+    systems: dict[tuple[str, str], set[str]] = {}
+    for r in requests:
+        systems.setdefault((str(r.actor), kinds[r.phase]), set()).add(str(r.messages[0]["content"]))
+    assert len({actor for actor, _ in systems}) >= 6
+    assert {kind for _, kind in systems} == {"talk", "vote", "night"}
+    for (_actor, _kind), texts in systems.items():
+        assert len(texts) == 1  # a persona's system message never changes during the game
+    for kind in ("talk", "vote", "night"):
+        heads = {next(iter(t)).split("【あなた】")[0] for (_, k), t in systems.items() if k == kind}
+        assert len(heads) == 1  # the game's rules and roster: one text for every persona
+    talk = {next(iter(t)).split("【あなた】")[0] for (_, k), t in systems.items() if k == "talk"}
+    vote = {next(iter(t)).split("【あなた】")[0] for (_, k), t in systems.items() if k == "vote"}
+    # each kind carries its own rules: the CO rules in a speech's, not in a vote's
+    assert all("CO要求" in text for text in talk) and not any("CO要求" in text for text in vote)
 
 
 def test_a_turn_prompt_starts_with_the_record_the_previous_turn_saw() -> None:
@@ -66,12 +76,50 @@ def test_todays_record_is_folded_block_by_block_from_its_facts() -> None:
 
 
 def test_the_discussion_prompt_asks_for_a_prime_suspect_first() -> None:
+    """CMD_議論: each settles on a prime suspect of its own first, then weighs the others'
+    suspicions (in the rules of every speech turn's system message); a vote may split."""
     requests = played(6)
-    discussion = [str(r.messages[1]["content"]) for r in requests if r.phase == "discussion"]
+    discussion = [str(r.messages[0]["content"]) for r in requests if r.phase == "discussion"]
     assert discussion
     for text in discussion:
-        task = text.split("【指示】")[1]
-        assert "まず自分ひとりで一番怪しい人を心の中で決め" in task
-        assert "他の人の疑いと根拠を比べて" in task and "割れてもよい" in task
-    votes = [str(r.messages[1]["content"]) for r in requests if r.phase == "vote"]
-    assert votes and all("票は割れてもよい" in text.split("【指示】")[1] for text in votes)
+        rules = text.split("【あなた】")[0]
+        assert "まず一番怪しい人を心の中で決め" in rules
+        assert "他の人の疑いと根拠を比べて" in rules and "割れてもよい" in rules
+    votes = [str(r.messages[0]["content"]) for r in requests if r.phase == "vote"]
+    assert votes and all("票は割れてもよい" in text.split("【あなた】")[0] for text in votes)
+
+
+def test_a_night_prompt_has_the_days_facts_not_its_talk() -> None:
+    """At night the day is over: its claims, votes and departure come as one summary line, as a
+    past day's do, and none of its speeches (they cost every night prompt and decide nothing)."""
+    requests = played(6)
+    nights = [r for r in requests if r.phase == "night"]
+    assert nights
+    for request in nights:
+        user = str(request.messages[1]["content"])
+        assert "【今日の議論】" not in user
+        assert f"{request.day}日目: " in user.split("【公開情報】")[0]  # the day's own summary
+        day_speeches = [
+            str(r.messages[1]["content"]) for r in requests if r.day == request.day and r.phase == "vote"
+        ]
+        assert day_speeches  # the day had talk, which the vote's prompt carried
+        talk = day_speeches[0].split("【今日の議論】")[1].split("【公開情報】")[0]
+        lines = [line for line in talk.splitlines() if ": " in line and "（要約）" not in line]
+        said = [line.split(": ", 1)[1] for line in lines]
+        assert said and not any(text in user for text in said)
+
+
+def test_the_fixed_parts_of_a_prompt_stay_short() -> None:
+    """The system message of every kind of turn (game, roster, that kind's rules, the persona)
+    stays within a budget, and a tool's fields carry no description their name and enum say:
+    these parts are in every prompt of the game (issue 12: <= 1,500 tokens a call on day 1)."""
+    requests = played(6)
+    for request in requests:
+        if request.phase == "narration":
+            continue
+        system = str(request.messages[0]["content"])
+        assert len(system) <= 560, (request.phase, len(system))  # main had 664 (a wolf's)
+        for tool in request.tools:
+            fields = tool.parameters["properties"].items()
+            described = [name for name, field in fields if "description" in field]
+            assert described in ([], ["target"]), (tool.name, described)

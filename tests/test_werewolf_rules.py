@@ -325,8 +325,9 @@ def test_cmd_co_once_and_not_by_the_dead() -> None:
 
 
 def test_cmd_co_request_day_one_real_seer_must_come_out_with_pre_divination() -> None:
-    """CMD_CO要求: 「占い師は名乗り出ろ」 on day 1: the real seer must come out with the 事前占い result."""
-    game = new_game(VILLAGER_DEAL)
+    """CMD_CO要求: 「占い師は名乗り出ろ」 on day 1: the real seer must come out with the 事前占い result.
+    (Answers on top of the turns, so that the round goes on after the requester.)"""
+    game = new_game(VILLAGER_DEAL, answer_takes_turn=False)
     game.apply(Divine(2, 3))
     game.advance()
     refused(game, RequestClaim(1, Role.MEDIUM), rules.RULE_CO_REQUEST)  # day 1: the seer only
@@ -354,9 +355,10 @@ def test_cmd_co_request_day_one_real_seer_must_come_out_with_pre_divination() ->
     refused(game, RequestClaim(2, Role.SEER), rules.RULE_CO_REQUEST)  # once a day
 
 
-def test_with_answer_takes_turn_an_answer_is_the_seats_next_turn_of_the_day() -> None:
-    """answer_takes_turn: P1's call on the first turn of day 1 is answered by everyone, each
-    answer standing for that seat's turn of the first round; the caller keeps its turns."""
+def test_by_default_an_answer_is_the_seats_next_turn_of_the_day() -> None:
+    """answer_takes_turn (the default): P1's call on the first turn of day 1 is answered by
+    everyone, each answer standing for that seat's turn of the first round; the caller keeps
+    its turns. Off, the answers come on top of every seat's two turns."""
 
     def turns_after_a_call(**options: object) -> list[int]:
         game = new_game(VILLAGER_DEAL, **options)
@@ -374,8 +376,8 @@ def test_with_answer_takes_turn_an_answer_is_the_seats_next_turn_of_the_day() ->
             game.apply(Speak(seat, ""))
         return spoken
 
-    assert turns_after_a_call() == [2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-    assert turns_after_a_call(answer_takes_turn=True) == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert turns_after_a_call(answer_takes_turn=False) == [2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert turns_after_a_call() == turns_after_a_call(answer_takes_turn=True) == [1, 2, 3, 4, 5, 6, 7, 8, 9]
 
 
 def test_cmd_co_request_medium_from_day_two_with_latest_result() -> None:

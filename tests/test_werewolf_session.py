@@ -258,8 +258,8 @@ def test_notes_are_capped_and_fed_back() -> None:
             return response_with_calls(*calls)
 
     backend = Noter()
-    io, sink, _ = auto_io(21, backend)
-    run_werewolf(spec(21, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
+    io, sink, _ = auto_io(25, backend)  # a game in which P4 gets a turn after its kept notes
+    run_werewolf(spec(25, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
     results = [p for k, p in sink.payloads() if k == "tool_result" and p["tool"] == "update_notes"]
     refused = [p for p in results if not p["ok"]]
     assert refused and "at most 5" in refused[0]["result"]
@@ -357,7 +357,7 @@ def test_rule_options_reach_the_engine_and_the_prompts() -> None:
     run_werewolf(spec(6, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6], narrator=False, rules=rules), io)
     day1 = [r for r in backend.requests if r.day == 1 and r.phase == "discussion"]
     assert len(day1) == 8  # one turn per persona
-    system = backend.requests[0].messages[0]["content"]
+    system = day1[0].messages[0]["content"]
     assert "狂人は騙れない" in system
     # the wolves attack on the first night, before any execution could matter
     assert any(r.day == 1 and r.phase == "night" and r.tools[0].name == "attack" for r in backend.requests)

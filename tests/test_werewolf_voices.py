@@ -161,7 +161,7 @@ def _index_of(session: WerewolfSession, text: str) -> int:
 def test_the_human_asked_by_name_gets_an_answer_on_the_point() -> None:
     """「キウミさんはどう思う？」 on day 1, 「P5、昨日はなんで投票したの？」 on day 2: the seat
     named answers in its next line, naming the asker and the point (a seat; its vote)."""
-    seed = 8  # a game in which P1 and P5 both reach day 2
+    seed = 1  # a game in which P1 and P5 both reach day 2, and P5 speaks after P1 asked it
     human = Asking(seed, {1: "キウミさんはどう思う？", 2: "P5、昨日はなんでその人に投票したの？"})
     _backend, session = play(seed, {"role": 2}, human)
     first = _next_line(session, _index_of(session, "キウミさんはどう思う？"), 6)

@@ -20,10 +20,16 @@ def add_option_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rounds", type=int, default=None, help="discussion turns per seat per day (default 2)"
     )
-    parser.add_argument(
+    turn = parser.add_mutually_exclusive_group()
+    turn.add_argument(
         "--answer-takes-turn",
         action="store_true",
-        help="a CO要求 answer is the seat's next discussion turn (default: answers come on top)",
+        help="a CO要求 answer is the seat's next discussion turn (the default)",
+    )
+    turn.add_argument(
+        "--answers-on-top",
+        action="store_true",
+        help="CO要求 answers come on top of every seat's discussion turns",
     )
     parser.add_argument(
         "--attack-from-first-night",
@@ -44,6 +50,8 @@ def options_from_args(args: argparse.Namespace) -> WerewolfOptions:
     }
     if args.answer_takes_turn:  # only when given: the defaults stay the options' own
         values["answer_takes_turn"] = True
+    if args.answers_on_top:
+        values["answer_takes_turn"] = False
     if args.rounds is not None:
         values["discussion_rounds"] = args.rounds
     return WerewolfOptions(**values)

@@ -6,6 +6,10 @@ the legal values of the moment (living players, claimable roles, ...) with
 the rules allow right now. Free text (a speech, a vote reason) is capped in length but
 never interpreted: legality is decided from the structured fields alone.
 
+Every description is a prompt's tokens in every turn that offers the tool, so a field says
+nothing its name and its enum say already (``text``, ``role``, ``target`` of a vote); only
+what a name leaves open is described (a claim's ``target`` is whose result it is).
+
 ==================  =================================  ===============================
 tool                rules command                      offered
 ==================  =================================  ===============================
@@ -105,23 +109,21 @@ SpokenText = Annotated[OneLineText, AfterValidator(_silence_if_blank)]
 
 
 class SpeakTool(Tool):
-    """議論で発言する（全員に公開）。"""
+    """議論で発言する（公開）。"""
 
     tool_name: ClassVar[str] = "speak"
-    text: SpokenText = Field(
-        min_length=1, max_length=MAX_SPEECH_CHARS, description="発言（あなたの口調で）"
-    )
+    text: SpokenText = Field(min_length=1, max_length=MAX_SPEECH_CHARS)
     cites: Cites = ()
 
 
 class ClaimTool(Tool):
-    """役職をCOする（公開）。占い師・霊媒師は結果が出ていれば一つ添える。"""
+    """役職をCOする（公開）。占い師・霊媒師は結果を一つ添える。"""
 
     tool_name: ClassVar[str] = "claim"
-    role: str = Field(description="役職")
+    role: str
     target: str | None = Field(default=None, description="結果の対象")
-    result: ColourLabel | None = Field(default=None, description="結果")
-    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="一緒に話す言葉")
+    result: ColourLabel | None = None
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS)
     cites: Cites = ()
 
 
@@ -132,7 +134,7 @@ class ClaimWithResultTool(ClaimTool):
     # server that builds a grammar from the schema cannot leave the result out (the rules
     # would refuse the claim, and a model steered by that grammar would be refused again)
     target: str = Field(description="結果の対象")
-    result: ColourLabel = Field(description="結果")
+    result: ColourLabel
 
 
 class ClaimRoleOnlyTool(ClaimTool):
@@ -148,8 +150,8 @@ class RequestClaimTool(Tool):
     """CO要求: その役職の人に名乗り出を求める。"""
 
     tool_name: ClassVar[str] = "request_claim"
-    role: str = Field(description="役職")
-    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="一緒に話す言葉")
+    role: str
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS)
     cites: Cites = ()
 
 
@@ -158,8 +160,8 @@ class StateResultTool(Tool):
 
     tool_name: ClassVar[str] = "state_result"
     target: str = Field(description="結果の対象")
-    result: ColourLabel = Field(description="結果")
-    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="一緒に話す言葉")
+    result: ColourLabel
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS)
     cites: Cites = ()
 
 
@@ -167,7 +169,7 @@ class DeclineTool(Tool):
     """CO要求に名乗り出ない。"""
 
     tool_name: ClassVar[str] = "decline"
-    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS, description="代わりに話す言葉")
+    text: OneLineText = Field(default="", max_length=MAX_SPEECH_CHARS)
     cites: Cites = ()
 
 
@@ -175,8 +177,8 @@ class VoteTool(Tool):
     """退席させたい相手に投票する（理由も公開）。"""
 
     tool_name: ClassVar[str] = "vote"
-    target: str = Field(description="投票先")
-    reason: SpokenText = Field(min_length=1, max_length=MAX_REASON_CHARS, description="理由（一文）")
+    target: str
+    reason: SpokenText = Field(min_length=1, max_length=MAX_REASON_CHARS)
     cites: Cites = ()
 
 
@@ -184,32 +186,30 @@ class AttackTool(Tool):
     """人狼として今夜の襲撃先を選ぶ。"""
 
     tool_name: ClassVar[str] = "attack"
-    target: str = Field(description="襲撃先")
+    target: str
 
 
 class DivineTool(Tool):
     """占い師として占う相手を選ぶ（結果はあなただけに届く）。"""
 
     tool_name: ClassVar[str] = "divine"
-    target: str = Field(description="占う相手")
+    target: str
 
 
 class GuardTool(Tool):
     """狩人として今夜守る相手を選ぶ。"""
 
     tool_name: ClassVar[str] = "guard"
-    target: str = Field(description="護衛先")
+    target: str
 
 
 class UpdateNotesTool(Tool):
-    """自分だけが読むメモを書き換える。使うなら行動より先に。"""
+    """自分用のメモを丸ごと書き換える（行動より先に）。"""
 
     tool_name: ClassVar[str] = "update_notes"
     uses_action: ClassVar[bool] = False  # keeping notes never costs the turn its action
     # each line's length is in the schema too, so that a grammar built from it keeps to it
-    lines: list[Annotated[str, Field(max_length=MAX_NOTE_CHARS)]] = Field(
-        max_length=MAX_NOTE_LINES, description="メモ全体"
-    )
+    lines: list[Annotated[str, Field(max_length=MAX_NOTE_CHARS)]] = Field(max_length=MAX_NOTE_LINES)
 
     @field_validator("lines")
     @classmethod

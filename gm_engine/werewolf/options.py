@@ -51,12 +51,14 @@ class WerewolfOptions(BaseModel):
     discussion_rounds: int = Field(default=2, ge=1, le=10)
     """Discussion turns each living player gets per day (the document leaves the length open)."""
 
-    answer_takes_turn: bool = False
-    """On: a CO要求 answer (a claim or a decline, with words) is the answering seat's next
-    discussion turn of the day, which it then does not get again; the caller's own answer
-    is not (its call took its turn). A day with a CO要求 then costs the model about as many
-    turns as one without (8 fewer on day 1). Off (the default): the answers come on top of
-    every seat's turns. The document leaves the discussion's length open."""
+    answer_takes_turn: bool = True
+    """On (the default): a CO要求 answer (a claim or a decline, with words) is the answering
+    seat's next discussion turn of the day, which it then does not get again; the caller's own
+    answer is not (its call took its turn). The document's CMD_CO要求 obliges the called role to
+    come out and CMD_議論 gives every seat its say, but neither grants an answer a turn of its
+    own (docs/werewolf.md, "Calling for a claim"), so the answer is spoken in the seat's turn:
+    a day with a call costs the model as many turns as one without (8 fewer on day 1, which
+    keeps a day within 30 model calls). Off: the answers come on top of every seat's turns."""
 
     attack_needs_execution: bool = True
     """NOTES.md: "There is no attack before the first execution": the werewolves attack on a

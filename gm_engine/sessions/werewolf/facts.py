@@ -8,7 +8,7 @@ screen line may say is decided by which view it is given.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from gm_engine.dice.result import Locale
 from gm_engine.llm.prompts import render_prompt
@@ -53,6 +53,7 @@ from gm_engine.werewolf.log import (
     Speech,
     VoteTally,
 )
+from gm_engine.werewolf.records import TimeOfDay
 from gm_engine.werewolf.views import PlayerView, PrivateView, PublicView, StatedResult
 
 ABILITY_LABELS = {"vote": "投票先", "attack": "襲撃先", "divine": "占い先", "guard": "護衛先"}
@@ -225,7 +226,7 @@ def _votes_by_target(tally: VoteTally, pub: PublicView) -> str:
 #: Today's record is folded in blocks of this many lines: once it holds two blocks and more,
 #: every whole block but the last one is one summary line. The text before the newest lines
 #: then changes once a block, not once a line, so a server's prefix cache keeps serving it.
-FOLD_BLOCK = 9
+FOLD_BLOCK = 6
 
 
 def today_lines(entries: Sequence[PublicEntry], pub: PublicView) -> list[str]:
@@ -267,8 +268,12 @@ def table_vars(pub: PublicView) -> dict[str, Any]:
     by_day: dict[int, list[PublicEntry]] = {}
     for entry in pub.log:
         by_day.setdefault(entry.day, []).append(entry)
-    past = [day_summary(day, by_day[day], pub) for day in sorted(by_day) if 1 <= day < pub.day]
-    today = today_lines(by_day.get(pub.day, []), pub)
+    # at night the day's talk is over: its facts (claims, results, votes, who left) are what a
+    # night choice rests on, so the day is summarised like a past one and its speeches left out
+    night = pub.time is TimeOfDay.NIGHT
+    last = pub.day if night else pub.day - 1
+    past = [day_summary(day, by_day[day], pub) for day in sorted(by_day) if 1 <= day <= last]
+    today = [] if night else today_lines(by_day.get(pub.day, []), pub)
     gone = [f"{who(pub, s)}（{d}日目 追放）" for d, s in pub.executed]
     gone += [f"{who(pub, s)}（{d}日目の朝 襲撃）" for d, s in pub.victims]
     return {
@@ -280,33 +285,55 @@ def table_vars(pub: PublicView) -> dict[str, Any]:
         "public_info": public_info(pub),
         "past_days": past,
         "today": today,
+        "night": night,
     }
 
 
-def persona_vars(persona: Persona, *, werewolf: bool) -> dict[str, Any]:
-    """The persona part of a prompt; the werewolf manner only when its role is 人狼."""
+def persona_vars(persona: Persona, *, werewolf: bool, samples: bool = True) -> dict[str, Any]:
+    """The persona part of a prompt; the werewolf manner only when its role is 人狼, the sample
+    lines only where the persona speaks (``samples``: a night choice says nothing)."""
     voice = persona.voice
     filler = {"target": "〇〇", "role": "占い師", "color": "白"}
-    # two lines give the voice; more cost every prompt of the game without saying more
-    samples = [voice.suspect[0], voice.defend[0]]
+    # two lines give the voice (the shortest of their kind: every line of a kind is in it);
+    # more cost every prompt of the game without saying more
+    lines = [min(voice.suspect, key=len), min(voice.defend, key=len)]
     if werewolf:
-        samples.append(voice.werewolf_cover[0])
+        lines.append(min(voice.werewolf_cover, key=len))
     return {
         "name": persona.name,
         "label": persona.label,
         "first_person": persona.first_person,
         "manner": persona.manner,
         "werewolf_manner": persona.werewolf_manner if werewolf else "",
-        "samples": [line.format(**filler) for line in samples],
+        "samples": [line.format(**filler) for line in lines] if samples else [],
     }
 
 
-def persona_system_prompt(persona: Persona, view: PlayerView, rules: WerewolfOptions) -> str:
-    """The persona's system message (persona, roster, rules): fixed for the whole game."""
+#: The rules a persona's system message carries, by the kind of turn it is for: a speech (a
+#: discussion turn or a CO要求's answer: the CO rules, the speech's form, the document's
+#: "settle on a prime suspect first"), a vote, or a night choice (the 事前占い included).
+RulesKind = Literal["talk", "vote", "night"]
+
+RULES_KIND_OF_TASK: dict[str, RulesKind] = {
+    "discussion": "talk",
+    "answer": "talk",
+    "vote": "vote",
+    "night": "night",
+    "pre_divination": "night",
+}
+
+
+def persona_system_prompt(
+    persona: Persona, view: PlayerView, rules: WerewolfOptions, kind: RulesKind = "talk"
+) -> str:
+    """The persona's system message for turns of ``kind`` (the game, the roster, the rules that
+    kind of turn needs, then the persona): fixed for the whole game, so that each persona's
+    prompts of one kind share their head and a server's prefix cache keeps serving it."""
     pub = view.public
     return render_prompt(
         "persona_system.j2",
-        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),
+        kind=kind,
+        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF, samples=kind != "night"),
         roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
         rules={
             "madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF,

@@ -44,6 +44,8 @@ from gm_engine.sessions.base import (
 from gm_engine.sessions.interrupt import in_daemon_thread, run_interruptibly
 from gm_engine.sessions.personas import Notes, NotesError, Persona, load_personas
 from gm_engine.sessions.werewolf.facts import (
+    RULES_KIND_OF_TASK,
+    RulesKind,
     narrator_prompt,
     persona_system_prompt,
     persona_task_prompt,
@@ -231,7 +233,7 @@ class WerewolfSession:
         self.fallback_agents = {
             s: OfflineAgent(s, SeededSource(f"{spec.seed}/fallback/{s}")) for s in self.personas
         }
-        self._system: dict[int, str] = {}
+        self._system: dict[tuple[int, RulesKind], str] = {}
         self._table_key: tuple[int, str] | None = None
         self._table: dict[str, Any] = {}
         self._turn = 0
@@ -344,15 +346,18 @@ class WerewolfSession:
             agent=self.agents[seat],
         )
 
-    def _messages(self, seat: int, template: str, task: Mapping[str, Any]) -> list[JsonDict]:
+    def _messages(self, seat: int, kind: TaskKind, template: str, task: Mapping[str, Any]) -> list[JsonDict]:
         view = player_view(self.game, seat)
-        if seat not in self._system:
-            self._system[seat] = persona_system_prompt(self.personas[seat], view, self.game.options)
+        rules = RULES_KIND_OF_TASK[kind]
+        system = self._system.get((seat, rules))
+        if system is None:
+            system = persona_system_prompt(self.personas[seat], view, self.game.options, rules)
+            self._system[(seat, rules)] = system
         key = (len(self.game.public_log), self.game.phase.text())
         if self._table_key != key:
             self._table_key, self._table = key, table_vars(view.public)
         user = persona_task_prompt(template, self.personas[seat], self.notes[seat], view, task, self._table)
-        return [system_message(self._system[seat]), user_message(user)]
+        return [system_message(system), user_message(user)]
 
     def _fallback_tool(self, seat: int, task: TaskKind, legal: Sequence[Action], number: int) -> Tool:
         """The fallback agent's choice for turn ``number`` of ``seat``: a function of the
@@ -406,7 +411,7 @@ class WerewolfSession:
         turn = _Turn(seat=seat, number=number, sink=BufferSink())
         backend = self.seat_backends.get(seat, self.io.backend)
         runner = TurnRunner(backend, turn.sink, retry_budget=self.options.retry_budget)
-        messages = self._messages(seat, template, task_vars)
+        messages = self._messages(seat, task, template, task_vars)
         context = self._context(seat, task, legal, number)
         try:
             await runner.run(
