@@ -441,16 +441,17 @@ def test_a_renewal_that_fails_because_the_table_just_ended_does_not_stop_it(
     created = runtime.create_table(WerewolfTableConfig(role=1))
     live = runtime.live(created.table_id)
     assert live is not None
-    renew_lease = store.renew_lease
+    renew_leases = store.renew_leases
 
-    def late_renewal(table_id: str, holder: str, ttl_seconds: float) -> bool:
+    def late_renewal(holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
         deadline = time.monotonic() + WAIT
         while live.view()["status"] != "finished" and time.monotonic() < deadline:
             time.sleep(0.005)
-        store.release_lease(table_id, holder)  # as if it ran out while the process stalled
-        return renew_lease(table_id, holder, ttl_seconds)
+        for table_id in table_ids:
+            store.release_lease(table_id, holder)  # as if it ran out while the process stalled
+        return renew_leases(holder, table_ids, ttl_seconds)
 
-    monkeypatch.setattr(store, "renew_lease", late_renewal)
+    monkeypatch.setattr(store, "renew_leases", late_renewal)
     try:
         ticking = threading.Thread(target=runtime.tick)
         ticking.start()
@@ -459,5 +460,43 @@ def test_a_renewal_that_fails_because_the_table_just_ended_does_not_stop_it(
         view = live.view()
         assert view["status"] == "finished", view["message"]
         assert runtime.live(created.table_id) is live
+    finally:
+        runtime.close()
+
+
+def test_a_tick_renews_every_lease_of_the_process_in_one_call(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many tables a process drives, a tick is one renewal (it cannot fall behind
+    them), and a table whose lease another process took is let go."""
+    calls: list[tuple[str, ...]] = []
+    renew_leases = store.renew_leases
+
+    def counted(holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
+        calls.append(tuple(table_ids))
+        return renew_leases(holder, table_ids, ttl_seconds)
+
+    def one_at_a_time(table_id: str, holder: str, ttl_seconds: float) -> bool:
+        raise AssertionError("a lease renewed on its own")
+
+    monkeypatch.setattr(store, "renew_leases", counted)
+    monkeypatch.setattr(store, "renew_lease", one_at_a_time)
+    runtime = TableRuntime(store, holder="here", seeds=fixed_seeds())
+    try:
+        created = [runtime.create_table(WerewolfTableConfig(role=2)) for _ in range(4)]
+        for table in created:
+            live = runtime.live(table.table_id)
+            assert live is not None
+            wait_question(live)
+        store.release_lease(created[0].table_id, "here")
+        assert store.acquire_lease(created[0].table_id, "elsewhere", 60)
+        runtime.tick()
+        assert calls == [tuple(table.table_id for table in created)]
+        taken = runtime.live(created[0].table_id)
+        assert taken is None
+        for table in created[1:]:
+            live = runtime.live(table.table_id)
+            assert live is not None and live.view()["status"] == "running"
+            assert store.lease_holder(table.table_id) == "here"
     finally:
         runtime.close()
