@@ -26,6 +26,7 @@ from gm_engine.serve.tables import (
     parse_config,
     token_digest,
 )
+from gm_engine.serve.turns import Turn, TurnTaker
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.sealing import keys_dir
 from tests.memory_store import MemoryStore
@@ -500,3 +501,82 @@ def test_a_tick_renews_every_lease_of_the_process_in_one_call(
             assert store.lease_holder(table.table_id) == "here"
     finally:
         runtime.close()
+
+
+def test_a_table_whose_player_answered_runs_before_the_busy_tables(store: TableStore) -> None:
+    """The one run slot is held (here) and two busy tables wait for it; P1 answers at a
+    table: when the slot is free, that table gets it first, ahead of those that asked before."""
+    taker = TurnTaker(slots=1, slice_seconds=3600)
+    runtime = TableRuntime(store, seeds=fixed_seeds(), turns=taker)
+    granted: list[Turn] = []
+    busy: list[Turn] = []
+    grant = taker._grant
+
+    def recorded(turn: Turn) -> None:
+        granted.append(turn)
+        grant(turn)
+
+    try:
+        asking = runtime.live(runtime.create_table(WerewolfTableConfig(role=2)).table_id)
+        assert asking is not None
+        question = wait_question(asking)["question"]
+        assert isinstance(question, dict)
+        here = taker.turn()
+        taker.checkpoint(here)  # the slot is the test's
+        busy.extend(taker.turn() for _ in range(2))  # two busy tables' threads queue for it
+        for turn in busy:
+            threading.Thread(target=taker.checkpoint, args=(turn,), daemon=True).start()
+            deadline = time.monotonic() + WAIT
+            while not turn.queued and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert turn.queued
+        answered: list[str] = []
+        answering = threading.Thread(
+            target=lambda: answered.append(asking.submit(simple_answer(question)).status)
+        )
+        answering.start()
+        deadline = time.monotonic() + WAIT
+        while not asking.turn.queued and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert asking.turn.queued and asking.turn.urgent
+        taker._grant = recorded  # type: ignore[method-assign]
+        taker.release(here)
+        answering.join(WAIT)
+        assert answered and answered[0] in ("taken", "asked")
+        assert granted[0] is asking.turn
+    finally:
+        for turn in busy:
+            taker.leave(turn)
+        runtime.close()
+
+
+def test_a_game_is_the_same_alone_and_among_busy_tables(store: TableStore) -> None:
+    """Which table runs when changes nothing in a game: the same seed and answers show the
+    same screen and store the same kinds of lines, alone or while four other tables run."""
+
+    def screens(tables: int) -> list[tuple[list[str], list[str]]]:
+        runtime = TableRuntime(store, seeds=lambda: 77)
+        try:
+            opened = [runtime.create_table(WerewolfTableConfig(role=3)) for _ in range(tables)]
+            lives = [runtime.live(table.table_id) for table in opened]
+            players = []
+            for live in lives:
+                assert live is not None
+                players.append(threading.Thread(target=play, args=(live,)))
+                players[-1].start()
+            for player in players:
+                player.join(WAIT * 5)
+            shown = []
+            for table, live in zip(opened, lives, strict=True):
+                assert live is not None
+                view = live.view()
+                assert view["status"] == "finished", view["message"]
+                kinds = [json.loads(line)["type"] for line in store.read_lines(table.table_id)]
+                shown.append((list(view["lines"]), kinds))
+            return shown
+        finally:
+            runtime.close()
+
+    alone = screens(1)[0]
+    for among in screens(5):
+        assert among == alone
