@@ -244,7 +244,7 @@ def test_another_runtime_resumes_a_table_where_it_stopped(store: TableStore, tmp
 
 
 def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: TableStore) -> None:
-    first = TableRuntime(store, holder="first", lease_seconds=0.3, seeds=fixed_seeds())
+    first = TableRuntime(store, holder="first", lease_seconds=0.3, tick_seconds=0.1, seeds=fixed_seeds())
     created = first.create_table(WerewolfTableConfig(role=2))
     live = first.live(created.table_id)
     assert live is not None
@@ -580,3 +580,9 @@ def test_a_game_is_the_same_alone_and_among_busy_tables(store: TableStore) -> No
     alone = screens(1)[0]
     for among in screens(5):
         assert among == alone
+
+
+@pytest.mark.parametrize("lease, tick", [(5.0, 3.0), (1.0, 0.0), (float("nan"), 1.0), (10.0, float("inf"))])
+def test_a_lease_shorter_than_two_ticks_is_refused(lease: float, tick: float) -> None:
+    with pytest.raises(ValueError, match="two ticks"):
+        TableRuntime(MemoryStore(), lease_seconds=lease, tick_seconds=tick)

@@ -639,7 +639,10 @@ class TableRuntime:
     at which the other processes reach this one (``http://10.0.0.5:8000``): it leads the
     holder's name, ``URL#host:pid:suffix``, so that a process that does not drive a table
     forwards its requests to the one that does (:func:`holder_address`); a table stopped by
-    its model server's failure is resumed ``retry_seconds`` later."""
+    its model server's failure is resumed ``retry_seconds`` later. Every ``tick_seconds``
+    the leases of every table driven here are renewed for ``lease_seconds`` (at least two
+    ticks: ValueError otherwise), in one statement; ``turns`` shares the processor between
+    the tables (:class:`~gm_engine.serve.turns.TurnTaker`)."""
 
     def __init__(
         self,
@@ -654,6 +657,11 @@ class TableRuntime:
         advertise: str | None = None,
         turns: TurnTaker | None = None,
     ) -> None:
+        if not 0 < tick_seconds < float("inf") or not lease_seconds >= 2 * tick_seconds:
+            raise ValueError(
+                f"a lease ({lease_seconds:g} s) must last at least two ticks ({tick_seconds:g} s), so that"
+                " one late renewal does not hand the tables to another process"
+            )
         self.retry_seconds = retry_seconds
         self.turns = turns or TurnTaker()
         self.store = store
