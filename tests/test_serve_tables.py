@@ -555,7 +555,7 @@ def test_a_game_is_the_same_alone_and_among_busy_tables(store: TableStore) -> No
     same screen and store the same kinds of lines, alone or while four other tables run."""
 
     def screens(tables: int) -> list[tuple[list[str], list[str]]]:
-        runtime = TableRuntime(store, seeds=lambda: 77)
+        runtime = TableRuntime(store, seeds=lambda: 77, lease_seconds=3600)  # never ticked: no renewal
         try:
             opened = [runtime.create_table(WerewolfTableConfig(role=3)) for _ in range(tables)]
             lives = [runtime.live(table.table_id) for table in opened]
