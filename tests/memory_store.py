@@ -126,6 +126,18 @@ class MemoryStore:
             table.until = time.monotonic() + ttl_seconds
             return True
 
+    def renew_leases(self, holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
+        if not holder or not 0 < ttl_seconds < float("inf"):
+            raise StoreError("a holder and a positive, finite time-to-live are needed")
+        with self._lock:
+            renewed = set()
+            for table_id in table_ids:
+                table = self._tables.get(table_id)
+                if table is not None and self._holds(table, holder):
+                    table.until = time.monotonic() + ttl_seconds
+                    renewed.add(table_id)
+            return renewed
+
     def release_lease(self, table_id: str, holder: str) -> None:
         with self._lock:
             table = self._tables.get(table_id)

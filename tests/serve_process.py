@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,8 +50,14 @@ class ServeProcess:
                 self.kill()
 
 
-def start_serve(database: str, log: Path, *, environment: dict[str, str] | None = None) -> ServeProcess:
-    """``gm serve --database DATABASE`` on a free port, once it answers HTTP.
+def start_serve(
+    database: str,
+    log: Path,
+    *,
+    environment: dict[str, str] | None = None,
+    options: Sequence[str] = (),
+) -> ServeProcess:
+    """``gm serve --database DATABASE [OPTIONS]`` on a free port, once it answers HTTP.
 
     Raises:
         RuntimeError: it exited or did not answer within two minutes (its log in the message).
@@ -65,7 +72,7 @@ def start_serve(database: str, log: Path, *, environment: dict[str, str] | None 
         port = free_port()
         with log.open("ab") as sink:
             process = subprocess.Popen(
-                [*command, "serve", "--port", str(port), "--database", database],
+                [*command, "serve", "--port", str(port), "--database", database, *options],
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, **(environment or {})},

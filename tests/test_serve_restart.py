@@ -15,7 +15,9 @@ one's lease expires (the runtime's ``LEASE_SECONDS``): each restart waits that l
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,3 +195,54 @@ def test_two_servers_on_one_postgresql_the_survivor_takes_the_table_over(
     assert seat.lines[: len(shown_before)] == shown_before
     assert seat.lines == expected
     check_transcript(right.client, seat, tmp_path)
+
+
+#: Short leases for the two-process tests: a renewal every half second, a lease of eight.
+QUICK_LEASES = ("--lease-seconds", "8", "--tick-seconds", "0.5")
+#: How long the paused holder is stopped: well inside its lease (8 s less a tick).
+PAUSE_SECONDS = 3.0
+
+
+def test_a_paused_holder_keeps_its_tables_and_a_killed_one_loses_them_to_the_other(
+    database: str, servers: list[ServeProcess], tmp_path: Path
+) -> None:
+    """Two servers on one database. The one driving six tables is stopped (SIGSTOP) for less
+    than its lease while the other ticks: it keeps every table (same holder, same epoch, its
+    games go on). Then it is killed: the other takes every table over and finishes it, with
+    nothing P1 saw lost."""
+    left = start_serve(database, tmp_path / "left.log", options=QUICK_LEASES)
+    right = start_serve(database, tmp_path / "right.log", options=QUICK_LEASES)
+    servers.extend([left, right])
+    seats = [left.client.create_table(CONFIG) for _ in range(6)]
+    for seat in seats:
+        seat.play(left.client, answers=2, timeout=WAIT)
+    store = open_store(database)
+    try:
+        holders = {seat.table_id: store.lease_holder(seat.table_id) for seat in seats}
+        assert all(holder is not None and holder.startswith(left.client.base) for holder in holders.values())
+        epochs = {seat.table_id: seat.epoch for seat in seats}
+
+        os.kill(left.process.pid, signal.SIGSTOP)
+        try:
+            time.sleep(PAUSE_SECONDS)  # right ticks six times meanwhile; left's leases still run
+        finally:
+            os.kill(left.process.pid, signal.SIGCONT)
+        for seat in seats:
+            view = seat.play(left.client, answers=2, timeout=WAIT)
+            assert view["status"] == "running", view["message"]
+            assert seat.epoch == epochs[seat.table_id]  # never driven anew: nobody took it
+            assert store.lease_holder(seat.table_id) == holders[seat.table_id]
+
+        shown_before = {seat.table_id: list(seat.lines) for seat in seats}
+        left.kill()
+        for seat in seats:
+            final = seat.play(right.client, timeout=WAIT)
+            assert final["status"] == "finished", final["message"]
+            assert seat.lines[: len(shown_before[seat.table_id])] == shown_before[seat.table_id]
+            holder = store.lease_holder(seat.table_id)
+            assert holder is None or holder.startswith(right.client.base)
+            row = store.get_table(seat.table_id)
+            assert row is not None and row.status == "finished"
+        check_transcript(right.client, seats[0], tmp_path)
+    finally:
+        store.close()

@@ -393,6 +393,45 @@ def test_a_released_lease_is_free_at_once(backend: Backend, clock: FakeClock) ->
     assert not first.acquire_lease("t1", "a", 300)
 
 
+def test_every_lease_of_a_holder_is_renewed_in_one_call(backend: Backend, clock: FakeClock) -> None:
+    """A process renews all its leases at once: the ones it still holds (even past their
+    expiry, while nobody took them) are extended, one taken by another process, one given
+    up, one of another holder and an unknown id are left out and left as they were."""
+    first, second = backend.open(clock), backend.open(clock)
+    for number in range(5):
+        new_table(first, f"t{number}", created_at=100.0 + number)
+        assert first.acquire_lease(f"t{number}", "a", 10)
+    first.release_lease("t3", "a")
+    assert second.acquire_lease("t3", "b", 10)
+    clock.advance(11)  # every lease of a ran out; b takes one of them
+    assert second.acquire_lease("t2", "b", 10)
+    first.release_lease("t4", "a")
+    renewed = first.renew_leases("a", ["t0", "t1", "t2", "t3", "t4", "nope", "t0"], 10)
+    assert renewed == {"t0", "t1"}
+    clock.advance(9)  # 9 s after the renewal: still a's, refused to b
+    assert not second.acquire_lease("t0", "b", 10)
+    assert not second.acquire_lease("t1", "b", 10)
+    assert second.lease_holder("t0") == "a"
+    assert second.lease_holder("t2") == "b" and second.lease_holder("t3") is None  # b's t3 ran out at 10
+    assert second.renew_leases("b", ["t2"], 10) == {"t2"}
+    assert first.renew_leases("a", [], 10) == set()
+    with pytest.raises(LeaseLost):
+        first.append_lines("t2", 0, ["stale"], holder="a")
+    first.append_lines("t0", 0, ["still mine"], holder="a")
+    assert first.read_lines("t0") == ["still mine"]
+
+
+@pytest.mark.parametrize("ttl", [0, float("nan"), True])
+def test_renewing_many_leases_refuses_a_bad_time_to_live_or_holder(store: TableStore, ttl: float) -> None:
+    new_table(store)
+    assert store.acquire_lease("t1", "a", 10)
+    with pytest.raises(StoreError, match="positive, finite"):
+        store.renew_leases("a", ["t1"], ttl)
+    with pytest.raises(StoreError):
+        store.renew_leases("", ["t1"], 10)
+    assert store.lease_holder("t1") == "a"
+
+
 @pytest.mark.parametrize("ttl", [0, -1, float("nan"), float("inf"), True])
 def test_a_bad_time_to_live_is_refused(store: TableStore, ttl: float) -> None:
     new_table(store)

@@ -26,6 +26,7 @@ from gm_engine.serve.tables import (
     parse_config,
     token_digest,
 )
+from gm_engine.serve.turns import Turn, TurnTaker
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.sealing import keys_dir
 from tests.memory_store import MemoryStore
@@ -243,7 +244,7 @@ def test_another_runtime_resumes_a_table_where_it_stopped(store: TableStore, tmp
 
 
 def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: TableStore) -> None:
-    first = TableRuntime(store, holder="first", lease_seconds=0.3, seeds=fixed_seeds())
+    first = TableRuntime(store, holder="first", lease_seconds=0.3, tick_seconds=0.1, seeds=fixed_seeds())
     created = first.create_table(WerewolfTableConfig(role=2))
     live = first.live(created.table_id)
     assert live is not None
@@ -441,16 +442,17 @@ def test_a_renewal_that_fails_because_the_table_just_ended_does_not_stop_it(
     created = runtime.create_table(WerewolfTableConfig(role=1))
     live = runtime.live(created.table_id)
     assert live is not None
-    renew_lease = store.renew_lease
+    renew_leases = store.renew_leases
 
-    def late_renewal(table_id: str, holder: str, ttl_seconds: float) -> bool:
+    def late_renewal(holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
         deadline = time.monotonic() + WAIT
         while live.view()["status"] != "finished" and time.monotonic() < deadline:
             time.sleep(0.005)
-        store.release_lease(table_id, holder)  # as if it ran out while the process stalled
-        return renew_lease(table_id, holder, ttl_seconds)
+        for table_id in table_ids:
+            store.release_lease(table_id, holder)  # as if it ran out while the process stalled
+        return renew_leases(holder, table_ids, ttl_seconds)
 
-    monkeypatch.setattr(store, "renew_lease", late_renewal)
+    monkeypatch.setattr(store, "renew_leases", late_renewal)
     try:
         ticking = threading.Thread(target=runtime.tick)
         ticking.start()
@@ -555,3 +557,126 @@ def test_a_table_whose_model_server_is_misconfigured_fails_and_is_not_retried(st
         assert runtime.live(created.table_id) is live and len(calls) == made
     finally:
         runtime.close()
+
+
+def test_a_tick_renews_every_lease_of_the_process_in_one_call(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many tables a process drives, a tick is one renewal (it cannot fall behind
+    them), and a table whose lease another process took is let go."""
+    calls: list[tuple[str, ...]] = []
+    renew_leases = store.renew_leases
+
+    def counted(holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
+        calls.append(tuple(table_ids))
+        return renew_leases(holder, table_ids, ttl_seconds)
+
+    def one_at_a_time(table_id: str, holder: str, ttl_seconds: float) -> bool:
+        raise AssertionError("a lease renewed on its own")
+
+    monkeypatch.setattr(store, "renew_leases", counted)
+    monkeypatch.setattr(store, "renew_lease", one_at_a_time)
+    runtime = TableRuntime(store, holder="here", seeds=fixed_seeds())
+    try:
+        created = [runtime.create_table(WerewolfTableConfig(role=2)) for _ in range(4)]
+        for table in created:
+            live = runtime.live(table.table_id)
+            assert live is not None
+            wait_question(live)
+        store.release_lease(created[0].table_id, "here")
+        assert store.acquire_lease(created[0].table_id, "elsewhere", 60)
+        runtime.tick()
+        assert calls == [tuple(table.table_id for table in created)]
+        taken = runtime.live(created[0].table_id)
+        assert taken is None
+        for table in created[1:]:
+            live = runtime.live(table.table_id)
+            assert live is not None and live.view()["status"] == "running"
+            assert store.lease_holder(table.table_id) == "here"
+    finally:
+        runtime.close()
+
+
+def test_a_table_whose_player_answered_runs_before_the_busy_tables(store: TableStore) -> None:
+    """The one run slot is held (here) and two busy tables wait for it; P1 answers at a
+    table: when the slot is free, that table gets it first, ahead of those that asked before."""
+    taker = TurnTaker(slots=1, slice_seconds=3600)
+    runtime = TableRuntime(store, seeds=fixed_seeds(), turns=taker)
+    granted: list[Turn] = []
+    busy: list[Turn] = []
+    grant = taker._grant
+
+    def recorded(turn: Turn) -> None:
+        granted.append(turn)
+        grant(turn)
+
+    try:
+        asking = runtime.live(runtime.create_table(WerewolfTableConfig(role=2)).table_id)
+        assert asking is not None
+        question = wait_question(asking)["question"]
+        assert isinstance(question, dict)
+        here = taker.turn()
+        taker.checkpoint(here)  # the slot is the test's
+        busy.extend(taker.turn() for _ in range(2))  # two busy tables' threads queue for it
+        for turn in busy:
+            threading.Thread(target=taker.checkpoint, args=(turn,), daemon=True).start()
+            deadline = time.monotonic() + WAIT
+            while not turn.queued and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert turn.queued
+        answered: list[str] = []
+        answering = threading.Thread(
+            target=lambda: answered.append(asking.submit(simple_answer(question)).status)
+        )
+        answering.start()
+        deadline = time.monotonic() + WAIT
+        while not asking.turn.queued and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert asking.turn.queued and asking.turn.urgent
+        taker._grant = recorded  # type: ignore[method-assign]
+        taker.release(here)
+        answering.join(WAIT)
+        assert answered and answered[0] in ("taken", "asked")
+        assert granted[0] is asking.turn
+    finally:
+        for turn in busy:
+            taker.leave(turn)
+        runtime.close()
+
+
+def test_a_game_is_the_same_alone_and_among_busy_tables(store: TableStore) -> None:
+    """Which table runs when changes nothing in a game: the same seed and answers show the
+    same screen and store the same kinds of lines, alone or while four other tables run."""
+
+    def screens(tables: int) -> list[tuple[list[str], list[str]]]:
+        runtime = TableRuntime(store, seeds=lambda: 77, lease_seconds=3600)  # never ticked: no renewal
+        try:
+            opened = [runtime.create_table(WerewolfTableConfig(role=3)) for _ in range(tables)]
+            lives = [runtime.live(table.table_id) for table in opened]
+            players = []
+            for live in lives:
+                assert live is not None
+                players.append(threading.Thread(target=play, args=(live,)))
+                players[-1].start()
+            for player in players:
+                player.join(WAIT * 5)
+            shown = []
+            for table, live in zip(opened, lives, strict=True):
+                assert live is not None
+                view = live.view()
+                assert view["status"] == "finished", view["message"]
+                kinds = [json.loads(line)["type"] for line in store.read_lines(table.table_id)]
+                shown.append((list(view["lines"]), kinds))
+            return shown
+        finally:
+            runtime.close()
+
+    alone = screens(1)[0]
+    for among in screens(5):
+        assert among == alone
+
+
+@pytest.mark.parametrize("lease, tick", [(5.0, 3.0), (1.0, 0.0), (float("nan"), 1.0), (10.0, float("inf"))])
+def test_a_lease_shorter_than_two_ticks_is_refused(lease: float, tick: float) -> None:
+    with pytest.raises(ValueError, match="two ticks"):
+        TableRuntime(MemoryStore(), lease_seconds=lease, tick_seconds=tick)

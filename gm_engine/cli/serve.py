@@ -45,6 +45,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "opened in the lobby may use; repeat for several. Without it every table plays on the offline "
         "model: a lobby visitor never makes this server send requests to a host of their choosing",
     )
+    parser.add_argument(
+        "--lease-seconds", type=float, default=None, metavar="SECONDS",
+        help="how long a table stays this process's without a renewal: another process on the same "
+        "database takes it over that long after this one died (default 15)",
+    )
+    parser.add_argument(
+        "--tick-seconds", type=float, default=None, metavar="SECONDS",
+        help="how often the leases are renewed and the free tables claimed (default 3; the lease "
+        "must last at least two ticks)",
+    )
     parser.set_defaults(handler=serve_command)
 
 
@@ -75,7 +85,16 @@ def serve_command(args: argparse.Namespace) -> int:
             print(f"gm serve: --advertise {advertise} is not an http:// or https:// URL", file=sys.stderr)
             return 2
         # the tables and, beside them, a BCDice-API (v2) that dice bots and table tools can use
-        runtime = TableRuntime(store, advertise=advertise, model_servers=args.model_server)
+        timing = {
+            name: value
+            for name, value in (("lease_seconds", args.lease_seconds), ("tick_seconds", args.tick_seconds))
+            if value is not None
+        }
+        try:
+            runtime = TableRuntime(store, advertise=advertise, model_servers=args.model_server, **timing)
+        except ValueError as exc:
+            print(f"gm serve: {exc}", file=sys.stderr)
+            return 2
         app = create_app(runtime, extra_routes=bcdice_api_routes())
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
         print(f"gm serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)

@@ -471,6 +471,27 @@ class PostgresTableStore:
             self._exists_or_refuse(table_id)
         return renewed is not None
 
+    def renew_leases(self, holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
+        """Extend ``holder``'s leases of ``table_ids`` in one statement; the ids renewed (see
+        :meth:`~gm_engine.serve.store.TableStore.renew_leases`).
+
+        Raises:
+            StoreError: an empty holder or a bad time-to-live.
+        """
+        check_holder(holder)
+        check_ttl(ttl_seconds)
+        check_text("a lease holder", holder)
+        wanted = [str(table_id) for table_id in dict.fromkeys(table_ids) if "\x00" not in str(table_id)]
+        if not wanted:
+            return set()
+        with self._pool.connection() as db:
+            rows = db.execute(
+                f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
+                " WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s) RETURNING table_id",
+                {"holder": holder, "ttl": float(ttl_seconds), "ids": wanted, "now": self._now()},
+            ).fetchall()
+        return {str(row[0]) for row in rows}
+
     def release_lease(self, table_id: str, holder: str) -> None:
         """Give the lease up (nothing happens if ``holder`` does not hold it)."""
         if "\x00" in table_id or "\x00" in holder:

@@ -56,10 +56,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from gm_engine.events import HumanInputEvent, SessionEvent, StateEvent
-from gm_engine.llm.base import BackendError, ConfigurationError, ModelBackend
+from gm_engine.llm.base import BackendError, ConfigurationError, ModelBackend, ModelRequest, ModelResponse
 from gm_engine.safe_text import printable
 from gm_engine.serve.seat_view import Panel, adventure_panel, question_buttons, werewolf_panel
 from gm_engine.serve.store import LeaseLost, SeatGrant, StoreError, TableRow, TableStore
+from gm_engine.serve.turns import TurnTaker
 from gm_engine.sessions.base import HumanDefaults, SessionError, SessionIO, SessionOutcome, SessionSpec
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import TranscriptError, TranscriptWriter, signing_key_or_none
@@ -70,6 +71,7 @@ from gm_engine.werewolf import WerewolfOptions
 
 __all__ = [
     "LEASE_SECONDS",
+    "PUSH_SECONDS",
     "TICK_SECONDS",
     "AdventureTableConfig",
     "CreatedTable",
@@ -79,6 +81,7 @@ __all__ = [
     "TableConfig",
     "TableError",
     "TableRuntime",
+    "TurnBackend",
     "WebHuman",
     "WerewolfTableConfig",
     "holder_address",
@@ -92,6 +95,9 @@ LEASE_SECONDS = 15.0
 TICK_SECONDS = 3.0
 #: How long :meth:`LiveTable.submit` waits for the session to take an answer.
 SUBMIT_SECONDS = 30.0
+#: How soon a new screen line is pushed to the event streams (a question and the end go at
+#: once): the lines shown meanwhile go in the same message.
+PUSH_SECONDS = 0.025
 #: The longest line P1 may send at an adventure table (a werewolf table takes the rules'
 #: ``max_text_length``, as the terminal game does).
 MAX_ADVENTURE_INPUT = 2000
@@ -266,6 +272,11 @@ class StoreOutput:
         self.next_index = first_index
         self._waiting: list[str] = []
 
+    @property
+    def waiting(self) -> bool:
+        """Whether lines are kept for the next flush."""
+        return bool(self._waiting)
+
     def write_lines(self, lines: Sequence[str], data: bytes) -> None:
         """Keep ``lines`` for the next flush (``data`` is not needed: the store keeps lines)."""
         self._waiting.extend(lines)
@@ -309,12 +320,34 @@ class _Pending:
 Status = Literal["starting", "running", "finished", "failed", "stopped", "error"]
 
 
+class _Watcher:
+    """An event stream of the table's view: its loop, its event, whether a push is due."""
+
+    __slots__ = ("due", "event", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
+        self.loop = loop
+        self.event = event
+        self.due = False
+
+    def push(self) -> None:
+        """Wake the stream (in its loop)."""
+        self.due = False
+        self.event.set()
+
+
 class LiveTable:
     """A table driven by this process: what its seat sees, and the answer it is waiting for.
 
     Every method is safe to call from any thread (the session's, the web's)."""
 
-    def __init__(self, row: TableRow, config: WerewolfTableConfig | AdventureTableConfig, epoch: int) -> None:
+    def __init__(
+        self,
+        row: TableRow,
+        config: WerewolfTableConfig | AdventureTableConfig,
+        epoch: int,
+        turns: TurnTaker | None = None,
+    ) -> None:
         self.row = row
         self.config = config
         self.epoch = epoch
@@ -332,13 +365,27 @@ class LiveTable:
         self._pending: _Pending | None = None
         self._stopping = False
         self._asked = 0
-        self._watchers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
-        self._store_lines: Callable[[], None] = _nothing
+        self._watchers: set[_Watcher] = set()
+        self._output: StoreOutput | None = None
+        self.turns = turns or TurnTaker()
+        self.turn = self.turns.turn()
 
-    def before_shown(self, store_lines: Callable[[], None]) -> None:
-        """Call ``store_lines`` (the table's :meth:`StoreOutput.flush`) before anything is
-        shown or asked, or an answer is said to be taken: the rule is stored before shown."""
-        self._store_lines = store_lines
+    def before_shown(self, output: StoreOutput) -> None:
+        """Flush ``output`` (the table's transcript lines) before anything is shown or asked,
+        or an answer is said to be taken: the rule is stored before shown."""
+        self._output = output
+
+    def step(self) -> None:
+        """A step of the session (a line shown, an event, a question, a model call): the
+        table's turn for the processor (:class:`~gm_engine.serve.turns.TurnTaker`)."""
+        self.turns.checkpoint(self.turn)
+
+    def _store_lines(self) -> None:
+        output = self._output
+        if output is None or not output.waiting:
+            return
+        self.turns.release(self.turn)  # a commit waits for the disk, not the processor
+        output.flush()
 
     # -- what the session calls (the table's thread) ----------------------------------------------
 
@@ -348,6 +395,7 @@ class LiveTable:
         with self._cond:
             self.lines.extend(printable(line).split("\n"))
             self._changed()
+        self.step()
 
     def observed(self, observation: object, legal: Sequence[object]) -> None:
         """What the session shows the seat before a question: the panel is built from it."""
@@ -369,6 +417,7 @@ class LiveTable:
                 )
             self._legal = tuple(legal)
             self._changed()
+        self.step()
 
     def ask(self, prompt: str, choices: Sequence[str] | None) -> str:
         """Wait for P1's answer to ``prompt`` (a quit when the table is being stopped)."""
@@ -387,27 +436,30 @@ class LiveTable:
                 "buttons": [b.as_json() for b in buttons],
                 "free_text": choices is None,
             }
-            self._changed()
+            self._changed(at_once=True)
+            if self._answer is None:
+                self.turns.pause(self.turn)  # nothing to run until P1 answers: others run
             while self._answer is None and not self._stopping:
                 self._cond.wait()
             if self._answer is None:
                 self.question = None
                 return "/quit"  # never recorded: the session stops where it was, resumable
             text, self._answer = self._answer, None
-            return text
+        self.step()  # the answered table goes first (see submit)
+        return text
 
     def emit(self, event: SessionEvent) -> None:
         """Every new event, after it is in the store: settles a pending answer."""
         pending = self._pending
-        if pending is None:
-            return
-        if isinstance(event, StateEvent) and pending.recorded:
-            self._store_lines()  # "taken" says the answer is stored
-        with self._cond:
-            if isinstance(event, HumanInputEvent):
-                pending.recorded = True
-            elif isinstance(event, StateEvent) and pending.recorded:
-                self._settle("taken")
+        if pending is not None:
+            if isinstance(event, StateEvent) and pending.recorded:
+                self._store_lines()  # "taken" says the answer is stored
+            with self._cond:
+                if isinstance(event, HumanInputEvent):
+                    pending.recorded = True
+                elif isinstance(event, StateEvent) and pending.recorded:
+                    self._settle("taken")
+        self.step()
 
     def started(self) -> None:
         """The session runs (or replays its lines) from now on."""
@@ -422,7 +474,7 @@ class LiveTable:
             self.message = printable(message)
             self.question = None
             self._settle("ended")
-            self._changed()
+            self._changed(at_once=True)
 
     # -- what the web calls ---------------------------------------------------------------------------
 
@@ -456,6 +508,7 @@ class LiveTable:
             self._pending = pending
             self._answer = text
             self.question = None
+            self.turns.hurry(self.turn)  # the table goes before every busy one
             self._changed()
             while pending.outcome is None:
                 remaining = deadline - time.monotonic()
@@ -464,6 +517,7 @@ class LiveTable:
                 self._cond.wait(remaining)
             if pending.outcome is None and self._pending is pending:
                 self._pending = None  # the answer stays with the session; the wait is over
+                self.turns.calm(self.turn)
             status = pending.outcome or "recorded"
             return Submitted(status=status, lines=tuple(self.lines[pending.mark :]))
 
@@ -491,15 +545,15 @@ class LiveTable:
     def subscribe(self) -> asyncio.Event:
         """An event of the running loop, set whenever the view changes (clear it, read the
         view, wait again); :meth:`unsubscribe` it when done."""
-        event = asyncio.Event()
+        watcher = _Watcher(asyncio.get_running_loop(), asyncio.Event())
         with self._cond:
-            self._watchers.add((asyncio.get_running_loop(), event))
-        return event
+            self._watchers.add(watcher)
+        return watcher.event
 
     def unsubscribe(self, event: asyncio.Event) -> None:
         """Stop setting ``event``."""
         with self._cond:
-            self._watchers = {w for w in self._watchers if w[1] is not event}
+            self._watchers = {w for w in self._watchers if w.event is not event}
 
     def stop(self) -> None:
         """Make a question asked now (or next) answer as a quit: the session stops unfinished."""
@@ -514,20 +568,23 @@ class LiveTable:
         if pending is not None:
             pending.outcome = outcome
             self._pending = None
+            self.turns.calm(self.turn)
             self._cond.notify_all()
 
-    def _changed(self) -> None:
+    def _changed(self, *, at_once: bool = False) -> None:
+        """The view changed: tell the watchers, at once for a question or the end, else within
+        :data:`PUSH_SECONDS` (the lines of a burst go in one message, not one message each)."""
         self.version += 1
         self._cond.notify_all()
-        for loop, event in list(self._watchers):
+        for watcher in list(self._watchers):
             try:
-                loop.call_soon_threadsafe(event.set)
+                if at_once:
+                    watcher.loop.call_soon_threadsafe(watcher.event.set)
+                elif not watcher.due:
+                    watcher.due = True  # cleared by the push, before it sets the event
+                    watcher.loop.call_soon_threadsafe(watcher.loop.call_later, PUSH_SECONDS, watcher.push)
             except RuntimeError:  # the loop closed: its connection is gone
-                self._watchers.discard((loop, event))
-
-
-def _nothing() -> None:
-    """What a table stores before showing when it has no output yet."""
+                self._watchers.discard(watcher)
 
 
 class WebHuman(HumanDefaults):
@@ -543,6 +600,39 @@ class WebHuman(HumanDefaults):
     def observe(self, observation: object, legal: Sequence[object]) -> None:
         """Keep the seat's panel and legal actions for the page."""
         self.table.observed(observation, legal)
+
+
+class TurnBackend:
+    """A table's model, asked in the table's turn (:class:`~gm_engine.serve.turns.TurnTaker`):
+    the offline model thinks on this process's processor, so every call is a step where a
+    waiting table may go first; a model server is waited for without a slot."""
+
+    def __init__(self, inner: ModelBackend, table: LiveTable, *, on_processor: bool) -> None:
+        self.inner = inner
+        self.table = table
+        self.on_processor = on_processor
+        self.name = inner.name
+
+    @property
+    def keeps_state(self) -> bool:
+        """The table's model's own answer."""
+        return self.inner.keeps_state
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        """The table's model's answer, asked in the table's turn."""
+        if self.on_processor:
+            self.table.step()
+        else:
+            self.table.turns.release(self.table.turn)  # the next step queues again
+        return await self.inner.complete(request, context)
+
+    def prepare(self) -> None:
+        """The table's model's own set-up."""
+        self.inner.prepare()
+
+    async def aclose(self) -> None:
+        """The table's model's own release."""
+        await self.inner.aclose()
 
 
 # --------------------------------------------------------------------------- the runtime
@@ -602,7 +692,10 @@ class TableRuntime:
     at which the other processes reach this one (``http://10.0.0.5:8000``): it leads the
     holder's name, ``URL#host:pid:suffix``, so that a process that does not drive a table
     forwards its requests to the one that does (:func:`holder_address`); a table stopped by
-    its model server's failure is resumed ``retry_seconds`` later."""
+    its model server's failure is resumed ``retry_seconds`` later. Every ``tick_seconds``
+    the leases of every table driven here are renewed for ``lease_seconds`` (at least two
+    ticks: ValueError otherwise), in one statement; ``turns`` shares the processor between
+    the tables (:class:`~gm_engine.serve.turns.TurnTaker`)."""
 
     def __init__(
         self,
@@ -616,8 +709,15 @@ class TableRuntime:
         retry_seconds: float = RETRY_SECONDS,
         advertise: str | None = None,
         model_servers: Collection[str] = (),
+        turns: TurnTaker | None = None,
     ) -> None:
+        if not 0 < tick_seconds < float("inf") or not lease_seconds >= 2 * tick_seconds:
+            raise ValueError(
+                f"a lease ({lease_seconds:g} s) must last at least two ticks ({tick_seconds:g} s), so that"
+                " one late renewal does not hand the tables to another process"
+            )
         self.retry_seconds = retry_seconds
+        self.turns = turns or TurnTaker()
         # The model servers a table may use (``gm serve --model-server``): a visitor of the
         # lobby must not make this server send requests to any host they name.
         self.model_servers = frozenset(normal_server_url(url) for url in model_servers)
@@ -666,11 +766,17 @@ class TableRuntime:
         """Renew the leases of the tables driven here (dropping those another process took),
         resume paused ones that are due, and claim the store's free running tables."""
         with self._lock:
-            held = list(self._tables.items())
+            held = [
+                (table_id, table)
+                for table_id, table in self._tables.items()
+                if table.status not in ("finished", "failed", "stopped")
+            ]
+        # every lease of this process in one statement: a tick costs one write however many
+        # tables run here, and cannot fall behind them
+        ids = [table_id for table_id, _ in held]
+        renewed = self.store.renew_leases(self.holder, ids, self.lease_seconds) if ids else set()
         for table_id, table in held:
-            if table.status in ("finished", "failed", "stopped"):
-                continue
-            if not self.store.renew_lease(table_id, self.holder, self.lease_seconds):
+            if table_id not in renewed:
                 if table.status in ("finished", "failed"):  # it ended meanwhile and gave the lease up
                     continue
                 table.stop()
@@ -823,7 +929,7 @@ class TableRuntime:
         config = parse_config(json.loads(row.config_json))
         with self._lock:
             self._epoch += 1
-            table = LiveTable(row, config, self._epoch)
+            table = LiveTable(row, config, self._epoch, self.turns)
             self._tables[row.table_id] = table
             thread = threading.Thread(
                 target=self._run, args=(table,), name=f"gm-table-{row.table_id}", daemon=True
@@ -832,8 +938,15 @@ class TableRuntime:
         thread.start()
 
     def _run(self, table: LiveTable) -> None:
+        try:
+            self._run_turns(table)
+        finally:
+            self.turns.leave(table.turn)
+
+    def _run_turns(self, table: LiveTable) -> None:
         table_id = table.row.table_id
         try:
+            table.step()
             outcome = self._play(table)
         except LeaseLost:
             table.ended("stopped", TAKEN_OVER)
@@ -886,7 +999,11 @@ class TableRuntime:
         api_key = self.store.get_secret(table_id, "api_key")
         spec = table.config.spec(seed)
         runner = get_runner(spec.kind)
-        backend = self.backend(table.config, api_key.decode("utf-8") if api_key else None)
+        backend = TurnBackend(
+            self.backend(table.config, api_key.decode("utf-8") if api_key else None),
+            table,
+            on_processor=table.config.backend == "offline",
+        )
         human = WebHuman(table)
         lines = self.store.read_lines(table_id)
         name = Path(f"table-{table_id}.jsonl")
@@ -896,7 +1013,7 @@ class TableRuntime:
         table.started()
         if not lines:
             out = StoreOutput(self.store, table_id, self.holder, 0)
-            table.before_shown(out.flush)
+            table.before_shown(out)
             writer = TranscriptWriter.start(out, name, spec, signing_key=signing_key_or_none(), game_key=key)
             io = SessionIO(backend=backend, human=human, sink=TeeSink(writer, table), show=table.show)
             try:
@@ -912,7 +1029,7 @@ class TableRuntime:
             return outcome
         data = "".join(f"{line}\n" for line in lines).encode("utf-8")
         out = StoreOutput(self.store, table_id, self.holder, len(lines))
-        table.before_shown(out.flush)
+        table.before_shown(out)
         io = SessionIO(backend=backend, human=human, sink=table, show=table.show)
         result = resume_lines(data, name, out, io, kept=KeptGame(key=key, seed=seed), runner=runner)
         return result.outcome
