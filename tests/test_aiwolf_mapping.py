@@ -24,7 +24,15 @@ from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
 from gm_engine.sessions.werewolf_offline import AutoHuman, PersonaTurnContext
 from gm_engine.werewolf import Divine, Game, Speak, Stage, Vote
 from gm_engine.werewolf.agents import OfflineAgent
-from gm_engine.werewolf.log import ActionTaken, ClaimMade, ClaimRequested, VoteTally
+from gm_engine.werewolf.log import (
+    ActionTaken,
+    ClaimMade,
+    ClaimRequested,
+    Declined,
+    ResultStated,
+    Speech,
+    VoteTally,
+)
 from gm_engine.werewolf.records import Colour, Role
 from gm_engine.werewolf.views import observe
 
@@ -97,9 +105,11 @@ def test_the_pre_divination_is_the_day_0_divine_and_its_result_comes_on_day_1() 
     _, links, _ = play({})
     seer = links[3].packets
     kinds = [p["request"] for p in seer]
-    assert kinds[:2] == ["INITIALIZE", "DIVINE"]
-    assert seer[0]["info"]["day"] == 0 and seer[1]["info"]["day"] == 0
+    # as the server: day 0's day section (no greetings at our table), then its night: the divination
+    assert kinds[:4] == ["INITIALIZE", "DAILY_INITIALIZE", "DAILY_FINISH", "DIVINE"]
+    assert [p["info"]["day"] for p in seer[:4]] == [0, 0, 0, 0]
     assert seer[0]["info"]["role_map"] == {"ヒミヤ": "SEER"}
+    seer = seer[2:]
     morning = seer[2]
     assert morning["request"] == "DAILY_INITIALIZE" and morning["info"]["day"] == 1
     judge = morning["info"]["divine_result"]
@@ -352,7 +362,7 @@ def test_every_agent_dead_or_alive_gets_each_day_s_daily_initialize() -> None:
         requests = [p["request"] for p in link.packets]
         assert requests.count("INITIALIZE") == 1 and requests[0] == "INITIALIZE", seat
         days = [p["info"]["day"] for p in link.packets if p["request"] == "DAILY_INITIALIZE"]
-        assert days == list(range(1, last + 1)), seat  # once a day, every day, in order
+        assert days == list(range(0, last + 1)), seat  # once a day, every day, in order
         dead = [
             p["info"]["day"]
             for p in link.packets
@@ -435,3 +445,55 @@ def test_agent_wolves_whisper_on_day_0_before_the_first_day() -> None:
     assert zero and zero[0].split(",")[4] == "4" and "0日目の囁き" in zero[0]
     assert lines.index(zero[0]) < next(i for i, line in enumerate(lines) if line.startswith("1,status"))
     assert names[4] == "アオト"
+
+
+def test_daily_finish_goes_to_every_agent_at_the_end_of_each_day_s_talk() -> None:
+    """As the server's progressNight: DAILY_FINISH to everyone, the dead included, once a day
+    (day 0 too), after the day's talk and before its vote, with the talk the agent has not
+    been sent; a 人狼 also gets its whisper history (a list, empty or not), nobody else."""
+
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            return "今夜どうする" if packet["info"]["remain_count"] == 1 else "Over"
+        return talkative(packet)
+
+    def talkative(packet: dict[str, Any]) -> str | None:
+        return f"{packet['info']['agent']}です" if packet["request"] == "TALK" else first_other(packet)
+
+    answers: dict[int, Answer] = {seat: talkative for seat in range(2, 10)}
+    answers[4] = answers[5] = wolf
+    session, links, _ = play(answers)
+    last = session.game.phase.day
+    talk_by_day: dict[int, int] = {}
+    for entry in session.game.public_log:
+        if isinstance(entry, Speech | ClaimMade | ClaimRequested | Declined | ResultStated):
+            talk_by_day[entry.day] = talk_by_day.get(entry.day, 0) + 1
+    dead_told = False
+    for seat, link in links.items():
+        packets = link.packets
+        finishes = [p for p in packets if p["request"] == "DAILY_FINISH"]
+        # the last day ends with the game: the server sends FINISH, no night section
+        ended_by_vote = any(p["request"] == "VOTE" and p["info"]["day"] == last for p in packets)
+        expected = list(range(0, last + 1)) if ended_by_vote else list(range(0, last))
+        assert [p["info"]["day"] for p in finishes][: len(expected)] == expected, seat
+        for finish in finishes:
+            day = finish["info"]["day"]
+            at = packets.index(finish)
+            later_talk = [p for p in packets[at:] if p["request"] == "TALK" and p["info"]["day"] == day]
+            earlier_vote = [p for p in packets[:at] if p["request"] == "VOTE" and p["info"]["day"] == day]
+            assert not later_talk and not earlier_vote, (seat, day)
+            if seat in (4, 5):
+                assert isinstance(finish["whisper_history"], list)
+            else:
+                assert "whisper_history" not in finish
+            if finish["info"]["status_map"][finish["info"]["agent"]] == "DEAD":
+                dead_told = True
+        # by each day's DAILY_FINISH the agent has been told all of that day's talk, once
+        for finish in finishes:
+            day = finish["info"]["day"]
+            upto = packets[: packets.index(finish) + 1]
+            told = [t for p in upto for t in (p.get("talk_history") or []) if t["day"] == day]
+            assert len(told) == talk_by_day.get(day, 0) == len({t["idx"] for t in told}), (seat, day)
+    assert dead_told  # a dead agent still hears how each day ended
+    wolf_heard = [w for p in links[4].packets if p["request"] == "DAILY_FINISH" for w in p["whisper_history"]]
+    assert wolf_heard  # the whispers it had not been sent (day 0's, the morning's) came with it

@@ -315,12 +315,17 @@ class SeatChannel:
         return info
 
     def talk_history(self, obs: Observation) -> list[dict[str, Any]]:
-        """The talk since the last packet to this seat (and marks it sent)."""
+        """The talk of the days up to ``obs.day`` since the last packet to this seat (and
+        marks it sent)."""
         names = obs.names
         history: list[dict[str, Any]] = []
         counters: dict[int, int] = {}
         turns: dict[tuple[int, int], int] = {}
+        end = len(obs.public_log)
         for position, entry in enumerate(obs.public_log):
+            if entry.day > obs.day:  # a later day's (a late notice of an earlier day)
+                end = position
+                break
             if not isinstance(entry, _TALKING):
                 continue
             idx = counters.get(entry.day, 0)
@@ -341,33 +346,65 @@ class SeatChannel:
                     "over": text == OVER,
                 }
             )
-        self.sent_log = len(obs.public_log)
+        self.sent_log = max(self.sent_log, end)
         return history
 
-    def notices(self, obs: Observation, request: Request) -> list[dict[str, Any]]:
-        """The notices due before ``request`` (INITIALIZE, DAILY_INITIALIZE, DAILY_FINISH),
-        in the protocol's order, and marks them sent."""
+    def day_starts(self, obs: Observation) -> list[dict[str, Any]]:
+        """The notices of the start of ``obs.day`` not sent yet, marked sent: on the first,
+        INITIALIZE and day 0's DAILY_INITIALIZE (the server starts with day 0's day
+        section, greetings included), then DAILY_INITIALIZE of ``obs.day`` from day 1 on."""
         due: list[dict[str, Any]] = []
         if not self.initialized:
             self.initialized = True
+            zero = obs._replace(day=0)
             due.append(
                 {
                     "request": "INITIALIZE",
-                    "info": self.info(obs, profile=True),
+                    "info": self.info(zero, profile=True),
                     "setting": setting(self.rules),
                 }
             )
+            due.append(
+                {"request": "DAILY_INITIALIZE", "info": self.info(zero), "setting": setting(self.rules)}
+            )
             self.day_started = 0
-        if obs.day > self.day_started and request in ("TALK", "VOTE"):
+        if obs.day > self.day_started:
             self.day_started = obs.day
             due.append(
                 {"request": "DAILY_INITIALIZE", "info": self.info(obs), "setting": setting(self.rules)}
             )
-        if request in ("VOTE", "DIVINE", "GUARD", "ATTACK") and obs.day > 0 and self.day_finished < obs.day:
-            self.day_finished = obs.day
-            due.append(
-                {"request": "DAILY_FINISH", "info": self.info(obs), "talk_history": self.talk_history(obs)}
-            )
+        return due
+
+    def day_ends(
+        self, obs: Observation, whispers: list[dict[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        """DAILY_FINISH of ``obs.day`` if not sent yet (marked sent): as the server sends it at
+        the start of the night section, before the vote (day 0: before the 事前占い), to
+        every agent, the dead included, with the talk it has not been sent; a 人狼 also
+        gets ``whispers``, the whispers it has not been sent (an empty list when there are
+        none: the server sends a 人狼 its whisper history even with no whisper phase)."""
+        if self.day_finished >= obs.day:
+            return []
+        self.day_finished = obs.day
+        packet: dict[str, Any] = {
+            "request": "DAILY_FINISH",
+            "info": self.info(obs),
+            "talk_history": self.talk_history(obs),
+        }
+        if obs.role is Role.WEREWOLF:
+            packet["whisper_history"] = list(whispers or [])
+        return [packet]
+
+    def notices(self, obs: Observation, request: Request) -> list[dict[str, Any]]:
+        """The notices due before ``request`` for a seat told alone (no
+        :class:`~gm_engine.aiwolf.roster.Roster`): the day's start, day 0's end, and the
+        day's end before any request but TALK."""
+        due = self.day_starts(obs._replace(day=0))
+        due += self.day_ends(obs._replace(day=0))
+        if obs.day > 0:
+            due += self.day_starts(obs)
+            if request != "TALK":
+                due += self.day_ends(obs)
         return due
 
     def request(self, obs: Observation, request: Request) -> dict[str, Any]:

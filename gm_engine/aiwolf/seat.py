@@ -111,9 +111,10 @@ class AIWolfSeat(BackendDefaults):
             obs = obs._replace(day=0)  # the protocol's day 0: the seer's first divination
         kind = _request_of(request.phase, legal)
         if self.roster is not None:
-            await self.roster.day_begins(obs.day)
-        for packet in self.channel.notices(obs, kind):
-            await self.link.notify(packet)
+            await self.roster.before(obs.day, kind)
+        else:
+            for packet in self.channel.notices(obs, kind):
+                await self.link.notify(packet)
         if kind == "TALK":
             self.channel.spend(obs, answering=request.phase == "answer")
         if kind == "TALK" and self.channel.over_day == obs.day:
