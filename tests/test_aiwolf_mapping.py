@@ -49,6 +49,7 @@ class ScriptLink:
         self.name = name
         self.answer = answer
         self.packets: list[dict[str, Any]] = []
+        self.connection_number = 1
 
     async def notify(self, packet: dict[str, Any]) -> None:
         self.packets.append(packet)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gm_engine.werewolf.log import (
@@ -253,6 +253,11 @@ class SeatChannel:
     turns_used: int = 0
     turn_day: int = -1
     skips_in_a_row: int = 0
+
+    def afresh(self) -> SeatChannel:
+        """This seat's channel as for an agent told nothing yet (a new connection): the talk
+        counts of the day kept, everything sent to be sent again."""
+        return replace(self, sent_log=0, initialized=False, day_started=-1, day_finished=-1)
 
     def info(self, obs: Observation, *, talking: bool = False, profile: bool = False) -> dict[str, Any]:
         """The ``info`` of a packet to this seat, from its own observation only."""

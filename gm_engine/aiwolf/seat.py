@@ -71,6 +71,13 @@ class AgentLink(Protocol):
         """Send a packet and wait for the answer: None if none came in time, or the agent is gone."""
         ...
 
+    @property
+    def connection_number(self) -> int:
+        """Which connection the agent is on (it goes up when an agent connects anew, at a
+        table whose seats agents may leave and rejoin): a new connection is a new
+        conversation, told the game afresh from INITIALIZE on."""
+        ...
+
 
 class AIWolfSeat(BackendDefaults):
     """The decision source of one seat played by an AIWolf agent (a :class:`ModelBackend`)."""
@@ -88,10 +95,25 @@ class AIWolfSeat(BackendDefaults):
     ) -> None:
         self.seat = seat
         self.link = link
-        self.channel = SeatChannel(seat=seat, rules=rules, seed=seed, profile=profile)
+        self._channel = SeatChannel(seat=seat, rules=rules, seed=seed, profile=profile)
+        self._connection = link.connection_number
         self.whispers = whispers
         #: set by :func:`~gm_engine.aiwolf.host.play_hosted`: tells every agent seat of each day
         self.roster: Roster | None = None
+
+    @property
+    def channel(self) -> SeatChannel:
+        """What the agent on the seat's current connection has been sent. An agent that
+        connects anew is told the game afresh (INITIALIZE, the day's notices, the whole
+        talk and its whispers, as the sample agent forgets its history at INITIALIZE); the
+        seat's talk counts of the day stay, since its turns were taken meanwhile."""
+        number = self.link.connection_number
+        if number != self._connection:
+            self._connection = number
+            self._channel = self._channel.afresh()
+            if self.whispers is not None:
+                self.whispers.forget(self.seat)
+        return self._channel
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Ask the agent for this turn; the answer as one tool call.

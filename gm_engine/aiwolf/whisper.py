@@ -79,6 +79,10 @@ class WhisperChannel:
         # the agents first, so that a persona hears their words before it whispers
         return sorted(wolves, key=lambda seat: (seat not in self.agent_seats, seat))
 
+    def forget(self, seat: int) -> None:
+        """Send ``seat`` every whisper again from the first (its agent connected anew)."""
+        self.sent.pop(seat, None)
+
     def history(self, seat: int) -> list[dict[str, Any]]:
         """The whispers ``seat`` has not been sent yet (and marks them sent)."""
         start = self.sent.get(seat, 0)

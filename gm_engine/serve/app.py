@@ -52,6 +52,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gm_engine.serve.aiwolf_routes import aiwolf_routes
 from gm_engine.serve.forward import Forwarder
 from gm_engine.serve.store import SeatGrant
 from gm_engine.serve.tables import LiveTable, TableError, TableRuntime, holder_address, parse_config
@@ -197,9 +198,18 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if row is not None and row.status == "finished":
             return JSONResponse(
                 {
-                    "table_id": table_id, "kind": row.kind, "title": row.title, "epoch": 0, "version": 0,
-                    "status": "finished", "message": "このゲームは終了しました。", "from": 0, "lines": [],
-                    "line_count": 0, "panel": None, "question": None,
+                    "table_id": table_id,
+                    "kind": row.kind,
+                    "title": row.title,
+                    "epoch": 0,
+                    "version": 0,
+                    "status": "finished",
+                    "message": "このゲームは終了しました。",
+                    "from": 0,
+                    "lines": [],
+                    "line_count": 0,
+                    "panel": None,
+                    "question": None,
                 }
             )
         return _error("この卓は今このサーバーでは進んでいません。少し待って読み込み直してください。", 503)
@@ -266,6 +276,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         Route("/api/tables/{table_id}/answer", answer, methods=["POST"]),
         Route("/api/tables/{table_id}/transcript", transcript),
         Mount("/static", app=StaticFiles(directory=static_dir()), name="static"),
+        *aiwolf_routes(runtime),
         *extra_routes,
     ]
 
