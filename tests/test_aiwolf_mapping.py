@@ -11,7 +11,7 @@ import pytest
 
 from gm_engine.aiwolf.export import game_log_lines
 from gm_engine.aiwolf.persona_wolf import HEARD_HEADER, PersonaWolf
-from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.protocol import SeatChannel, TalkRules, answer_text, seat_named, truncated
 from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WHISPER_PREFIX, WhisperChannel, whispers_in
@@ -22,7 +22,7 @@ from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSp
 from gm_engine.sessions.personas import Notes, load_personas
 from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
 from gm_engine.sessions.werewolf_offline import AutoHuman, PersonaTurnContext
-from gm_engine.werewolf import Divine, Game, Speak, Stage, Vote
+from gm_engine.werewolf import Divine, Game, Speak, Stage, Vote, WerewolfOptions
 from gm_engine.werewolf.agents import OfflineAgent
 from gm_engine.werewolf.log import (
     ActionTaken,
@@ -498,3 +498,37 @@ def test_daily_finish_goes_to_every_agent_at_the_end_of_each_day_s_talk() -> Non
     assert dead_told  # a dead agent still hears how each day ended
     wolf_heard = [w for p in links[4].packets if p["request"] == "DAILY_FINISH" for w in p["whisper_history"]]
     assert wolf_heard  # the whispers it had not been sent (day 0's, the morning's) came with it
+
+
+def test_a_skip_with_none_left_is_over_and_the_skips_start_again_each_day() -> None:
+    """As the server's conductCommunication: each Skip spends one of ``remain_skip`` (the
+    day's; any other words give them back), a Skip with none left is Over, which ends the
+    agent's day; the next day has its skips again."""
+    channel = SeatChannel(seat=2, rules=TalkRules(per_agent=2), seed=1)
+    game = Game.from_deal(DEAL, WerewolfOptions(), "プレイヤー", source=SeededSource("skips"))
+    obs = observe(game, 2)
+    day1, day2 = obs._replace(day=1), obs._replace(day=2)
+    assert channel.info(day1, talking=True)["remain_skip"] == 2
+    assert channel.talked(1, "Skip") == "Skip"
+    assert channel.info(day1, talking=True)["remain_skip"] == 1
+    assert channel.talked(1, "よろしく") == "よろしく"  # words give the skips back
+    assert channel.info(day1, talking=True)["remain_skip"] == 2
+    assert [channel.talked(1, "Skip") for _ in range(3)] == ["Skip", "Skip", "Over"]
+    assert channel.over_day == 1 and channel.info(day1, talking=True)["remain_skip"] == 0
+    assert channel.info(day2, talking=True)["remain_skip"] == 2  # a new day
+    assert channel.talked(2, "Skip") == "Skip" and channel.over_day == 1
+
+
+def test_white_space_does_not_count_against_the_length_and_newlines_are_removed() -> None:
+    """As the server with count_spaces false (what our setting says): 50 characters that
+    are not white space; an answer's newlines are removed before it is read."""
+    names = ["プレイヤー", "トウダ", "ヒミヤ"]
+    spaced = "あ い " * 40
+    cut = truncated(spaced, names, "トウダ")
+    assert len(cut.replace(" ", "")) == 50 and cut == spaced[: len(cut)] and cut.endswith("い")
+    mentioned = truncated("う " * 60 + "@ヒミヤ" + "え " * 60, names, "トウダ")
+    before, after = mentioned.split(" @ヒミヤ ")
+    assert len(before.replace(" ", "")) == 50 and len(after.replace(" ", "")) == 50
+    assert truncated("短い 発言", names, "トウダ") == "短い 発言"
+    assert answer_text("トウ\nダ\n") == "トウダ"
+    assert seat_named("トウ\nダ\n", {2: "トウダ", 3: "ヒミヤ"}, [2, 3]) == 2

@@ -109,19 +109,39 @@ def one_line(text: str) -> str:
     return " ".join(text.split()).replace(",", "、")
 
 
+def cut(text: str, length: int) -> str:
+    """``text`` cut after its ``length``-th character that is not white space (the server's
+    ``TrimLength`` with ``count_spaces`` false, as :func:`setting` says: white space does
+    not count); unchanged when it has no more."""
+    count = 0
+    for index, char in enumerate(text):
+        if not char.isspace():
+            count += 1
+            if count == length:
+                return text[: index + 1]
+    return text
+
+
 def truncated(text: str, names: Sequence[str], own: str) -> str:
     """``text`` cut as the server cuts a talk: at most :data:`BASE_LENGTH` characters, or
     with an ``@Name`` mention of another seat that many before it and
-    :data:`MENTION_LENGTH` after it, the mention written `` @Name ``; "" becomes Over."""
+    :data:`MENTION_LENGTH` after it, the mention written `` @Name `` (white space does not
+    count, see :func:`cut`); "" becomes Over."""
     mentions = [(text.find("@" + n), "@" + n) for n in names if n != own and "@" + n in text]
     if mentions:
         at, mention = min(mentions)
-        before = text[:at][:BASE_LENGTH]
-        after = text[at + len(mention) :][:MENTION_LENGTH]
+        before = cut(text[:at], BASE_LENGTH)
+        after = cut(text[at + len(mention) :], MENTION_LENGTH)
         text = before + " " + mention + " " + after
     else:
-        text = text[:BASE_LENGTH]
+        text = cut(text, BASE_LENGTH)
     return text if text.strip() else OVER
+
+
+def answer_text(answer: str) -> str:
+    """An agent's answer as the server reads it: every newline removed (the client library
+    adds one), white space around it dropped."""
+    return answer.replace("\n", "").strip()
 
 
 def seat_named(answer: str, names: Mapping[int, str], choices: Sequence[int]) -> int:
@@ -131,7 +151,7 @@ def seat_named(answer: str, names: Mapping[int, str], choices: Sequence[int]) ->
     Raises:
         AnswerError: no such seat (the message lists the names that may be given).
     """
-    said = answer.strip()
+    said = answer_text(answer)
     for seat in choices:
         if names[seat] == said:
             return seat
@@ -253,6 +273,7 @@ class SeatChannel:
     turns_used: int = 0
     turn_day: int = -1
     skips_in_a_row: int = 0
+    skip_day: int = -1
 
     def afresh(self) -> SeatChannel:
         """This seat's channel as for an agent told nothing yet (a new connection): the talk
@@ -316,7 +337,8 @@ class SeatChannel:
             used = self.turns_used if self.turn_day == obs.day else 0
             info["remain_count"] = max(self.rules.per_agent - used, 0)
             info["remain_length"] = None
-            info["remain_skip"] = max(self.rules.per_agent - self.skips_in_a_row, 0)
+            skipped = self.skips_in_a_row if self.skip_day == obs.day else 0
+            info["remain_skip"] = max(self.rules.per_agent - skipped, 0)
         return info
 
     def talk_history(self, obs: Observation) -> list[dict[str, Any]]:
@@ -432,15 +454,23 @@ class SeatChannel:
         if not answering or (self.rules.answer_takes_turn and _caller(obs) != self.seat):
             self.turns_used += 1
 
-    def talked(self, day: int, said: str) -> None:
-        """Take note of a talk answer of ``day``: Over ends the agent's day; a Skip counts
-        against ``remain_skip``, which any other words reset (as the server's)."""
+    def talked(self, day: int, said: str) -> str:
+        """Take note of a talk answer of ``day``; what it counts as, as the server's
+        ``conductCommunication`` takes it: a Skip counts against ``remain_skip`` (the day's
+        skips, which any other words reset), and one with no skip left is Over; Over ends
+        the agent's day."""
+        if self.skip_day != day:
+            self.skip_day, self.skips_in_a_row = day, 0
+        if said == SKIP:
+            if self.skips_in_a_row < self.rules.per_agent:
+                self.skips_in_a_row += 1
+                return SKIP
+            said = OVER
         if said == OVER:
             self.over_day = day
-        elif said == SKIP:
-            self.skips_in_a_row += 1
-        else:
-            self.skips_in_a_row = 0
+            return OVER
+        self.skips_in_a_row = 0
+        return said
 
     def finish(self, obs: Observation, roles: Mapping[int, Role]) -> dict[str, Any]:
         """The FINISH packet: the whole role map (the game is over: nothing is secret)."""

@@ -28,6 +28,7 @@ from gm_engine.aiwolf.protocol import (
     Request,
     SeatChannel,
     TalkRules,
+    answer_text,
     seat_named,
     truncated,
 )
@@ -154,8 +155,7 @@ class AIWolfSeat(BackendDefaults):
                 f"P{self.seat}: the AIWolf agent {self.link.name} did not answer {kind}"
             )
         if kind == "TALK":
-            said = answer.strip()
-            self.channel.talked(obs.day, said)
+            said = self.channel.talked(obs.day, answer_text(answer))
             return _call(context.turn, *_talk_call(said, self.seat, legal, obs))
         names = dict(enumerate(obs.names))
         targets = [a.target for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]

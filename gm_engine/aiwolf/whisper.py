@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gm_engine.aiwolf.protocol import OVER, SKIP, SeatChannel, one_line, truncated
+from gm_engine.aiwolf.protocol import OVER, SKIP, SeatChannel, answer_text, one_line, truncated
 from gm_engine.werewolf.views import Observation
 
 #: How the whispers ride in the lowest seat's ATTACK answer.
@@ -138,7 +138,7 @@ class WhisperChannel:
                 info["remain_skip"] = 0
                 packet = {"request": "WHISPER", "info": info, "whisper_history": self.history(seat)}
                 answer = await member.whisper(packet)
-                said = "" if answer is None else " ".join(answer.split())
+                said = "" if answer is None else " ".join(answer_text(answer).split())
                 if said in ("", OVER, SKIP):
                     over.add(seat)
                     text = OVER
