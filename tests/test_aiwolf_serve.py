@@ -28,6 +28,8 @@ from websocket import WebSocketException
 from gm_engine.serve.app import create_app
 from gm_engine.serve.tables import TableError, TableRuntime, WerewolfTableConfig, parse_config
 from gm_engine.transcripts import read_transcript, replay_file
+from gm_engine.transcripts.format import Event, TranscriptStream
+from gm_engine.transcripts.sealing import GameKey, KeptGame
 from tests.memory_store import MemoryStore
 from tests.serve_client import ServeClient, TableSeat
 from tests.serve_server import running_server
@@ -155,6 +157,16 @@ def check_knowledge(agent: Agent) -> Role:
         if packet.whisper_history:
             assert role is Role.WEREWOLF
     return role
+
+
+def stored_events(store: MemoryStore, table_id: str) -> list[Event]:
+    """The events of a table's lines in the store, unsealed with the table's own key."""
+    seed = int((store.get_secret(table_id, "seed") or b"").decode("ascii"))
+    kept = json.loads((store.get_secret(table_id, "game_key") or b"").decode("ascii"))
+    key = GameKey.from_hex(str(kept["key_id"]), kept["key"])
+    data = "".join(f"{line}\n" for line in store.read_lines(table_id)).encode("utf-8")
+    with TranscriptStream(f"table-{table_id}", data=data, kept=KeptGame(key=key, seed=seed)) as stream:
+        return list(stream)
 
 
 def save_transcript(client: ServeClient, seat: TableSeat, path: Path) -> Path:
@@ -385,4 +397,102 @@ def test_an_agent_seat_with_no_agent_is_played_by_its_persona_and_recorded(tmp_p
     for number in (6, 9):
         mine = [f for f in fallbacks if f.get("actor") == f"P{number}"]
         assert mine and all("did not answer" in str(f.get("reason")) for f in mine), number
+    assert replay_file(path).ok
+
+
+def test_a_new_connection_replaces_the_old_and_a_finished_table_turns_agents_away(tmp_path: Path) -> None:
+    store = MemoryStore()
+    runtime = TableRuntime(store, backend=offline_only, seeds=fixed_seeds(83))
+    with running_server(runtime) as url:
+        client = ServeClient(url)
+        seat = client.create_table({**CONFIG, "aiwolf": {"seats": [5]}})
+        (entry,) = agent_list(client, seat)["seats"]
+        first = Client(str(entry["url"]), None)
+        first.connect()
+        assert first.receive().request is Request.NAME
+        first.send("first1")
+        wait_connected(client, seat, [5])
+        agent = Agent(str(entry["url"]), "second")
+        agent.thread.start()
+        deadline = time.monotonic() + WAIT
+        while not agent.connections or not agent.connections[0]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with pytest.raises((WebSocketException, ValueError)):  # the first is closed
+            while True:
+                first.receive()
+        first.close()
+        final = seat.play(client, timeout=WAIT)
+        assert final["status"] == "finished", final["message"]
+        assert agent.finished.wait(WAIT)
+        agent.thread.join(WAIT)
+        assert len(agent.connections) == 1 and asked(agent.connections[0])
+        late = Client(str(entry["url"]), None)
+        late.connect()
+        with pytest.raises((WebSocketException, ValueError)):  # no NAME: the game is over
+            late.receive()
+        late.close()
+
+
+def test_a_server_that_stops_while_an_agent_thinks_records_nothing_for_that_turn(tmp_path: Path) -> None:
+    """The agent has been asked and has not answered when the server stops: no fallback is
+    recorded for that turn; the server started again asks it again, and the agent answers."""
+    store = MemoryStore()
+    runtime = TableRuntime(store, backend=offline_only, seeds=fixed_seeds(61))
+    asked_now = threading.Event()
+    with running_server(runtime) as url:
+        client = ServeClient(url)
+        seat = client.create_table({**CONFIG, "aiwolf": {"seats": [2, 3, 4, 5, 6, 7, 8, 9]}})
+        (entry, *_) = agent_list(client, seat)["seats"]
+        silent = Client(str(entry["url"]), None)
+        silent.connect()
+        assert silent.receive().request is Request.NAME
+        silent.send("silent1")
+        wait_connected(client, seat, [2])
+
+        def listen() -> None:  # until P2 is asked something that needs an answer; never answered
+            while True:
+                packet = silent.receive()
+                if packet.request in (
+                    Request.TALK,
+                    Request.VOTE,
+                    Request.DIVINE,
+                    Request.GUARD,
+                    Request.ATTACK,
+                ):
+                    asked_now.set()
+                    return
+
+        listener = threading.Thread(target=listen, daemon=True)
+        listener.start()
+        deadline = time.monotonic() + WAIT
+        while not asked_now.is_set():  # P1 plays until then
+            assert time.monotonic() < deadline
+            view = seat.view(client)
+            if view is not None and view["question"] is not None and not asked_now.is_set():
+                seat.answer(client, view["question"])
+            time.sleep(0.05)
+        listener.join(WAIT)
+    silent.close()
+    p2 = [
+        event
+        for event in stored_events(store, seat.table_id)
+        if event.type in ("model_request", "model_response", "fallback")
+        and event.payload.get("actor") == "P2"
+    ]
+    # the turn P2 was asked is not recorded at all (a model turn is recorded with its outcome)
+    assert not any(event.type in ("fallback", "model_response") for event in p2), p2[-3:]
+    runtime = TableRuntime(store, backend=offline_only, lease_seconds=2.0, tick_seconds=0.2)
+    with running_server(runtime) as url:
+        client = ServeClient(url)
+        agent = Agent(
+            f"{url.replace('http', 'ws', 1)}/tables/{str(entry['url']).split('/tables/', 1)[1]}", "back"
+        )
+        agent.thread.start()
+        final = seat.play(client, timeout=WAIT)
+        assert final["status"] == "finished", final["message"]
+        assert agent.finished.wait(WAIT)
+        agent.thread.join(WAIT)
+        path = save_transcript(client, seat, tmp_path / "stopped.jsonl")
+    assert asked_now.is_set() and asked(agent.connections[0])
     assert replay_file(path).ok

@@ -184,6 +184,8 @@ async def _seat_agent(
         await connection.serve()
     finally:
         sockets[seat].detach(connection)
+        if connection.stopped:  # the server stops: no more turns for the table here
+            runtime.aiwolf.stop(table_id)
         with contextlib.suppress(RuntimeError, OSError, WebSocketDisconnect):
             await websocket.close(code=connection.code, reason=connection.reason)
 

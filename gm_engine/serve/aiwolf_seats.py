@@ -134,6 +134,11 @@ class AgentConnection:
         with contextlib.suppress(RuntimeError):  # the loop closed: the socket is gone with it
             self.loop.call_soon_threadsafe(finish)
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the connection ended because the table stopped here, or the server did."""
+        return self._stopped
+
     async def serve(self) -> None:
         """Read the agent's messages until the connection ends, from either side."""
         reading = asyncio.ensure_future(self._read())
@@ -143,14 +148,18 @@ class AgentConnection:
         finally:
             for task in (reading, ending):
                 task.cancel()
-        if not self.ended.is_set():  # the agent went
-            self.code, self.reason = 1000, ""
+        if not self.ended.is_set():  # the agent went, or the server's shutdown closed it
+            self.code, self.reason = (1012, "the server stops") if self._stopped else (1000, "")
             self.ended.set()
 
     async def _read(self) -> None:
         while True:
             message = await self.socket.receive()
             if message.get("type") != "websocket.receive":
+                if message.get("code") == 1012 and "reason" not in message:
+                    # uvicorn's own shutdown (an agent's close frame always has a reason,
+                    # empty or not): the server stops, the agent did not go
+                    self._stopped = True
                 return
             text = message.get("text")
             said = (
