@@ -473,7 +473,8 @@ def test_daily_finish_goes_to_every_agent_at_the_end_of_each_day_s_talk() -> Non
     for seat, link in links.items():
         packets = link.packets
         finishes = [p for p in packets if p["request"] == "DAILY_FINISH"]
-        # the last day ends with the game: the server sends FINISH, no night section
+        # every day whose talk ended got its DAILY_FINISH before its vote (the server's night
+        # section opens with it, the execution comes after); a game that ended at night ended there
         ended_by_vote = any(p["request"] == "VOTE" and p["info"]["day"] == last for p in packets)
         expected = list(range(0, last + 1)) if ended_by_vote else list(range(0, last))
         assert [p["info"]["day"] for p in finishes][: len(expected)] == expected, seat

@@ -21,11 +21,14 @@ import pytest
 pytest.importorskip("aiwolf_nlp_common")
 
 import uvicorn
+import websockets.sync.client as websockets_client
 from aiwolf_nlp_common.client import Client
 from aiwolf_nlp_common.packet import Packet, Request, Role
 from websocket import WebSocketException
+from websockets.exceptions import ConnectionClosed
 
 from gm_engine.serve.app import create_app
+from gm_engine.serve.forward import FORWARDED_HEADER
 from gm_engine.serve.tables import TableError, TableRuntime, WerewolfTableConfig, parse_config
 from gm_engine.transcripts import read_transcript, replay_file
 from gm_engine.transcripts.format import Event, TranscriptStream
@@ -324,6 +327,13 @@ def test_a_connection_to_another_process_is_relayed_and_a_new_holder_seats_the_a
             assert entry["connected"] is None  # not driven there: it cannot tell
             address = str(entry["url"])
             assert address.startswith(base_b.replace("http", "ws", 1))
+            # a connection another process passed on already is never passed on again
+            with (
+                websockets_client.connect(address, additional_headers={FORWARDED_HEADER: "1"}) as looped,
+                pytest.raises(ConnectionClosed),
+            ):
+                looped.recv(timeout=WAIT)
+            assert looped.close_code == 1013 and "try again later" in (looped.close_reason or "")
             agent = Agent(address, "relayed")
             agent.thread.start()
             wait_connected(client_a, seat, [4])  # seated at the holder, through the other
