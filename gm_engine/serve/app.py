@@ -198,18 +198,9 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if row is not None and row.status == "finished":
             return JSONResponse(
                 {
-                    "table_id": table_id,
-                    "kind": row.kind,
-                    "title": row.title,
-                    "epoch": 0,
-                    "version": 0,
-                    "status": "finished",
-                    "message": "このゲームは終了しました。",
-                    "from": 0,
-                    "lines": [],
-                    "line_count": 0,
-                    "panel": None,
-                    "question": None,
+                    "table_id": table_id, "kind": row.kind, "title": row.title, "epoch": 0, "version": 0,
+                    "status": "finished", "message": "このゲームは終了しました。", "from": 0, "lines": [],
+                    "line_count": 0, "panel": None, "question": None,
                 }
             )
         return _error("この卓は今このサーバーでは進んでいません。少し待って読み込み直してください。", 503)

@@ -123,7 +123,6 @@ def question_buttons(
     """The buttons of a werewolf question: the offered choices (a role, a seat among the
     legal targets) or, at a discussion turn, the CO, CO要求, answer and pass the legal
     actions allow; はい / いいえ for a confirmation; a pass for a vote's reason."""
-
     def named(seat: int) -> str:
         label = seat_label(seat)
         return f"{label} {printable(names[seat], newlines=False)}" if names is not None else label

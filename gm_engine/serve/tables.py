@@ -185,7 +185,9 @@ def parse_config(data: object) -> WerewolfTableConfig | AdventureTableConfig:
     try:
         return _CONFIG.validate_python(data)
     except ValidationError as exc:
-        problems = "、".join(".".join(str(p) for p in err["loc"]) or "設定" for err in exc.errors())
+        problems = "、".join(
+            ".".join(str(p) for p in err["loc"]) or "設定" for err in exc.errors()
+        )
         raise TableError(f"卓の設定が正しくありません: {problems}") from None
 
 
