@@ -9,6 +9,7 @@ skip, and fail when CI is set.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,16 @@ def test_conformance_command_counts_and_exits_by_failures(vectors_dir: Path, tmp
     assert proc.returncode == 1
     assert proc.stdout.rstrip().splitlines()[-1] == "1 passed, 1 failed"
     assert "bad.toml #1" in proc.stdout and "'(1D6) ＞ 5'" in proc.stdout
+
+
+def test_the_readmes_conformance_command_passes_as_written(vectors_dir: Path) -> None:
+    """`gm conformance tests/data/bcdice/*.toml` with nothing else set: the table commands read
+    the pack beside the vectors (it once needed GM_TABLES_DIR, and 10 cases failed without)."""
+    files = sorted(str(path) for path in vectors_dir.glob("*.toml"))
+    environment = {name: value for name, value in os.environ.items() if name != "GM_TABLES_DIR"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gm_engine", "conformance", *files],
+        capture_output=True, text=True, check=False, env=environment,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert proc.stdout.rstrip().splitlines()[-1].endswith(" passed, 0 failed")

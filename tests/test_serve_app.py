@@ -149,7 +149,7 @@ def test_bad_requests_get_a_japanese_error_and_change_nothing(
         next_question(client, table_id, token)
         before = store.read_lines(table_id)
         answers: list[dict[str, object]] = [
-            {"text": 5}, {"nothing": "x"}, {"text": "/quit"}, {"text": "x" * 501}
+            {"text": 5}, {"nothing": "x"}, {"text": "/quit"}, {"text": "x" * 2001}
         ]
         for body in answers:
             answer = client.post(f"/api/tables/{table_id}/answer", headers=bearer(token), json=body)
@@ -323,3 +323,18 @@ def test_a_process_not_driving_a_table_forwards_only_for_its_seat_and_takes_it_w
             assert view["status"] == "running" and view["question"] is not None
     finally:
         elsewhere.close()
+
+
+def test_the_lobby_offers_only_the_operators_model_servers_and_refuses_others() -> None:
+    store = MemoryStore()
+    allowed = "http://127.0.0.1:11434/v1"
+    runtime = TableRuntime(store, backend=offline_only, seeds=fixed_seeds(), model_servers=[allowed])
+    with running_server(runtime) as url, httpx.Client(base_url=url, timeout=WAIT) as client:
+        assert client.get("/api/tables").json()["model_servers"] == [allowed]
+        config = {"kind": "werewolf", "backend": "openai", "model": "m", "base_url": "http://10.0.0.1/v1"}
+        refused = client.post("/api/tables", json={"config": config})
+        assert refused.status_code == 400
+        assert "--model-server" in refused.json()["error"] and allowed in refused.json()["error"]
+        assert store.list_tables() == []
+        table_id, _ = open_table(client, {**config, "base_url": allowed, "role": 2})
+        assert [row.table_id for row in store.list_tables()] == [table_id]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gm_engine.llm.base import ModelRequest, ModelResponse, TransientBackendError
+from gm_engine.llm.base import ConfigurationError, ModelRequest, ModelResponse, TransientBackendError
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.serve.store import TableRow, TableStore
 from gm_engine.serve.store_sqlite import SQLiteTableStore
@@ -150,8 +150,8 @@ def test_a_refused_line_is_answered_in_japanese_and_changes_nothing(store: Table
         assert again["question"] is not None
         with pytest.raises(TableError, match="終了コマンド"):
             live.submit("/quit")
-        with pytest.raises(TableError, match="文字まで"):
-            live.submit("あ" * 501)
+        with pytest.raises(TableError, match="2000文字まで"):  # the rules' limit of a speech
+            live.submit("あ" * 2001)
         with pytest.raises(TableError, match="読み取れない"):
             live.submit("\ud800")
         assert len(store.read_lines(created.table_id)) == lines_before + 1
@@ -286,7 +286,7 @@ def test_a_table_on_an_openai_compatible_server_sends_its_key_there_only(store: 
     from gm_engine.llm.fakeserver import FakeChatServer
 
     with FakeChatServer.with_quirks() as server:
-        runtime = TableRuntime(store, seeds=fixed_seeds())
+        runtime = TableRuntime(store, seeds=fixed_seeds(), model_servers=[server.base_url + "/"])
         try:
             config = WerewolfTableConfig(
                 role=2, backend="openai", model="fake", base_url=server.base_url, narrator=False
@@ -459,5 +459,99 @@ def test_a_renewal_that_fails_because_the_table_just_ended_does_not_stop_it(
         view = live.view()
         assert view["status"] == "finished", view["message"]
         assert runtime.live(created.table_id) is live
+    finally:
+        runtime.close()
+
+
+def test_a_table_uses_only_a_model_server_the_operator_allowed(store: TableStore) -> None:
+    allowed = "http://127.0.0.1:11434/v1"
+    runtime = TableRuntime(store, seeds=fixed_seeds(), model_servers=[allowed])
+    try:
+        for url in ("http://169.254.169.254/latest", "http://127.0.0.1:11434/v2", "http://127.0.0.1:8080/v1"):
+            config = WerewolfTableConfig(role=2, backend="openai", model="m", base_url=url)
+            with pytest.raises(TableError, match="--model-server") as refused:
+                runtime.create_table(config)
+            assert allowed in str(refused.value)
+        assert store.list_tables() == []
+    finally:
+        runtime.close()
+    nobody = TableRuntime(store, seeds=fixed_seeds())  # no --model-server: offline tables only
+    try:
+        config = WerewolfTableConfig(role=2, backend="openai", model="m", base_url=allowed)
+        with pytest.raises(TableError, match="許可されているもの: なし"):
+            nobody.create_table(config)
+        assert store.list_tables() == []
+    finally:
+        nobody.close()
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({"kind": "werewolf", "backend": "openai", "base_url": "http://127.0.0.1:1/v1"}, "モデル名が"),
+        ({"kind": "werewolf", "backend": "openai", "model": " "}, "モデル名がありません"),
+        ({"kind": "adventure", "backend": "openai", "model": "m"}, "サーバーのURLがありません"),
+        ({"kind": "werewolf", "model": "m"}, "オフラインの卓には"),
+        ({"kind": "werewolf", "role": 3, "deal": [1, 2, 2, 2, 3, 4, 5, 6, 1]}, "P1 の役職（3）と配役"),
+    ],
+)
+def test_options_that_disagree_are_refused_in_the_forms_words(config: dict[str, object], words: str) -> None:
+    with pytest.raises(TableError, match="卓の設定が正しくありません") as refused:
+        parse_config(config)
+    text = str(refused.value)
+    assert words in text
+    assert "--" not in text and "Value error" not in text  # no command-line flags, no pydantic English
+
+
+def test_a_speech_as_long_as_the_rules_allow_is_taken(store: TableStore) -> None:
+    runtime = TableRuntime(store, seeds=fixed_seeds())
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2, narrator=False))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        while True:
+            view = wait_question(live)
+            question = view["question"]
+            assert isinstance(question, dict)
+            if question["free_text"]:
+                break
+            live.submit(simple_answer(question))
+        assert view["input_limit"] == 2000
+        # 1,000 characters: refused at 500 before
+        assert live.submit("よろしく。" + "あ" * 995).status == "taken"
+    finally:
+        runtime.close()
+
+
+class _Misconfigured(OfflineBackend):
+    """A server that answers every request as one started without ``--jinja`` does."""
+
+    def __init__(self, calls: list[int]) -> None:
+        super().__init__()
+        self.calls = calls
+
+    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
+        self.calls.append(1)
+        raise ConfigurationError("the server was started without --jinja (test)", kind="no_jinja", status=500)
+
+
+def test_a_table_whose_model_server_is_misconfigured_fails_and_is_not_retried(store: TableStore) -> None:
+    calls: list[int] = []
+    runtime = TableRuntime(
+        store, seeds=fixed_seeds(), retry_seconds=0.0, backend=lambda config, key: _Misconfigured(calls)
+    )
+    try:
+        created = runtime.create_table(WerewolfTableConfig(role=2))
+        live = runtime.live(created.table_id)
+        assert live is not None
+        stopped = wait_question(live)
+        assert stopped["status"] == "failed", stopped
+        assert "続けられません" in str(stopped["message"]) and "再開" not in str(stopped["message"])
+        row = store.get_table(created.table_id)
+        assert row is not None and row.status == "failed"
+        made = len(calls)
+        runtime.tick()  # a retry would be due at once (retry_seconds=0): none is made
+        runtime.tick()
+        assert runtime.live(created.table_id) is live and len(calls) == made
     finally:
         runtime.close()

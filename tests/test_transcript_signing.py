@@ -37,6 +37,8 @@ from gm_engine.transcripts.signing import key_file, load_or_create_key, public_k
 from tests.forge_chain import opened, rechain, written
 
 Objs = list[dict[str, Any]]
+
+
 @pytest.fixture(autouse=True)
 def _english_messages(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests read the English catalogue's texts (the Japanese ones are tested where
@@ -214,6 +216,57 @@ def test_on_another_installation_the_key_is_unknown_unless_trusted(
     signer = read_transcript(path).header.signer
     assert signer is not None
     assert main(["replay", "--require-signature", "--trust-key", signer, path]) == 0
+    assert "signed by a key given as trusted" in capsys.readouterr().out
+
+
+def test_an_unknown_key_is_shown_whole_so_it_can_be_trusted_as_shown(
+    recorded: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(recorded["adventure"])
+    signer = read_transcript(path).header.signer
+    assert signer is not None
+    assert main(["replay", path]) == 0
+    out = capsys.readouterr().out
+    assert f"({signer})" in out and f"--trust-key {signer}" in out
+
+
+def test_require_signature_says_why_it_failed(
+    recorded: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "--require-signature", str(recorded["adventure"])]) == 1
+    captured = capsys.readouterr()
+    assert "1 of 1 transcripts match, 0 signed by a trusted key" in captured.out
+    assert "--require-signature: 1 not signed by a trusted key, so failed" in captured.err
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "foo",
+        "ed25519:1e88cdedd2799c4c",  # the prefix older versions showed
+        "ed25519:" + "g" * 64,
+        "rsa:" + "0" * 64,
+        "ed25519:" + "0" * 66,
+    ],
+)
+def test_a_trust_key_that_is_not_a_whole_key_is_refused_in_words(
+    given: str, recorded: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["replay", "--trust-key", given, str(recorded["adventure"])])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f'"{given}" is not a key' in err and "64 hex digits" in err
+
+
+def test_a_trust_key_is_read_whatever_the_case_of_its_digits(
+    recorded: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(recorded["adventure"])
+    signer = read_transcript(path).header.signer
+    assert signer is not None
+    shouted = "ed25519:" + signer.removeprefix("ed25519:").upper()
+    assert main(["replay", "--require-signature", "--trust-key", shouted, path]) == 0
     assert "signed by a key given as trusted" in capsys.readouterr().out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from gm_engine.dice.conformance import Report, VectorFileError, format_failure, load_cases, run_case
@@ -47,7 +48,11 @@ def register(subparsers: Any) -> None:
         "(the other files still run).",
     )
     conformance.add_argument("files", nargs="+")
-    conformance.add_argument("--tables", default=None, help="table pack directory (default: $GM_TABLES_DIR)")
+    conformance.add_argument(
+        "--tables",
+        default=None,
+        help="table pack directory (default: $GM_TABLES_DIR, else a tables/ folder beside each vector file)",
+    )
     conformance.set_defaults(handler=_conformance)
 
 
@@ -99,8 +104,12 @@ def _conformance(args: argparse.Namespace) -> int:
             unreadable += 1
             print(f"gm conformance: {exc}", file=sys.stderr)
             continue
+        # BCDice's vectors come with the table pack their table commands read, in tables/
+        # beside them: found there unless another pack is named.
+        beside = Path(path).parent / "tables"
+        pack = tables if tables is not None else (str(beside) if beside.is_dir() else None)
         for case in cases:
-            result = run_case(case, tables_dir=tables)
+            result = run_case(case, tables_dir=pack)
             if result.passed:
                 report.passed += 1
             else:

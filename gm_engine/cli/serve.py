@@ -37,6 +37,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default http://HOST:PORT, this machine's name for 0.0.0.0): a table's requests that reach a "
         "process not driving it are passed on to the one that does, so any load balancer works",
     )
+    parser.add_argument(
+        "--model-server", action="append", default=[], metavar="URL",
+        help="an OpenAI-compatible server (its base URL, e.g. http://127.0.0.1:11434/v1) that a table "
+        "opened in the lobby may use; repeat for several. Without it every table plays on the offline "
+        "model: a lobby visitor never makes this server send requests to a host of their choosing",
+    )
     parser.set_defaults(handler=serve_command)
 
 
@@ -67,7 +73,8 @@ def serve_command(args: argparse.Namespace) -> int:
             print(f"gm serve: --advertise {advertise} is not an http:// or https:// URL", file=sys.stderr)
             return 2
         # the tables and, beside them, a BCDice-API (v2) that dice bots and table tools can use
-        app = create_app(TableRuntime(store, advertise=advertise), extra_routes=bcdice_api_routes())
+        runtime = TableRuntime(store, advertise=advertise, model_servers=args.model_server)
+        app = create_app(runtime, extra_routes=bcdice_api_routes())
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
         print(f"gm serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
         # an open event stream lasts as long as its table: a stop does not wait for them long

@@ -13,11 +13,13 @@ from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import (
+    BadTrustKey,
     Fault,
     NoTranscripts,
     Problem,
     ReplayQuietOk,
     ReplayRefused,
+    ReplaySignatureMissing,
     ReplayTotal,
     Resumed,
     ResumeEnded,
@@ -40,6 +42,7 @@ from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.resume import ResumeError, resolve_seed, resume_session
+from gm_engine.transcripts.signing import KEY_PREFIX
 
 if TYPE_CHECKING:
     from gm_engine.dice.result import Locale
@@ -65,6 +68,7 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="KEY",
+        type=_trusted_key,
         help="a signer (ed25519:<hex>, as a header names it) trusted besides this installation's own key",
     )
     replay.add_argument(
@@ -102,6 +106,16 @@ def register(subparsers: Any) -> None:
         "--script", metavar="FILE", default=None, help="read the lines from FILE, not the terminal"
     )
     roll.set_defaults(handler=_roll_session)
+
+
+def _trusted_key(text: str) -> str:
+    """A ``--trust-key`` argument checked: the whole key as a header names it, so that a
+    prefix or a typo is refused instead of silently trusting nothing."""
+    key = text.strip()
+    digits = key.removeprefix(KEY_PREFIX).lower()
+    if key.startswith(KEY_PREFIX) and len(digits) == 64 and all(c in "0123456789abcdef" for c in digits):
+        return KEY_PREFIX + digits
+    raise argparse.ArgumentTypeError(render(BadTrustKey(given=text), locale_from_env()))
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -150,7 +164,10 @@ def _replay(args: argparse.Namespace) -> int:
     print(render(total, locale))
     if failed:
         return 1
-    return 1 if args.require_signature and verified < len(files) else 0
+    if args.require_signature and verified < len(files):
+        print(render(ReplaySignatureMissing(missing=len(files) - verified), locale), file=sys.stderr)
+        return 1
+    return 0
 
 
 def _unreadable(exc: OSError, locale: Locale) -> str:
@@ -189,9 +206,7 @@ def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBac
         return NoModelBackend()
     from gm_engine.llm import make_backend
 
-    return make_backend(
-        header.backend, model=header.model, profile=args.profile, **backend_settings(args)
-    )
+    return make_backend(header.backend, model=header.model, profile=args.profile, **backend_settings(args))
 
 
 def live_seat(

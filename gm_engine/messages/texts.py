@@ -131,6 +131,23 @@ class ReplayTotal(Message):
 
 
 @dataclass(frozen=True)
+class ReplaySignatureMissing(Message):
+    """``gm replay --require-signature`` failing: ``missing`` files matched but are not signed
+    by a trusted key."""
+
+    key: ClassVar[str] = "cli.replay_signature_missing"
+    missing: int
+
+
+@dataclass(frozen=True)
+class BadTrustKey(Message):
+    """``--trust-key`` given something that is not a whole key as a header names it."""
+
+    key: ClassVar[str] = "cli.bad_trust_key"
+    given: str
+
+
+@dataclass(frozen=True)
 class UnreadableInput(Message):
     """A terminal line whose bytes are not text (invalid UTF-8): asked again."""
 

@@ -8,7 +8,10 @@ table's page. A table's page reads its seat token from the join link's fragment
 
 API (JSON):
 
-* ``GET /api/tables``: the open tables (id, kind, title; nothing secret);
+* ``GET /api/tables``: ``{"tables": [...], "finished": [...], "model_servers": [...]}``, the
+  open tables (id, kind, title; nothing secret), the latest finished ones (with the outcome
+  their end line records, public after the end), and the model servers a new table may use
+  (``gm serve --model-server``; none: offline tables only);
 * ``POST /api/tables``: ``{"config": {...}, "api_key"?: "..."}`` opens a table
   (:class:`~gm_engine.serve.tables.WerewolfTableConfig` or ``AdventureTableConfig``) and
   answers ``{"table_id", "token", "join"}``; 400 ``{"error"}`` (Japanese) for bad options;
@@ -26,8 +29,9 @@ holding its lease, at the address that process advertised (:mod:`gm_engine.serve
 or drives the table itself when nobody holds it; it answers 503 ``{"error"}`` (the page
 retries) while the holder is unreachable and its lease has not yet run out. A finished
 table's views go on being passed to the process that finished it until its lease runs out
-(it keeps the final screen; after that another process answers an empty finished view); its
-transcript is read from the store by any of them.
+(it keeps the final screen); after that any process rebuilds the final screen from the
+store (:mod:`gm_engine.serve.finished`) for every seat of the table, and its transcript is
+read from the store by any of them.
 
 A request without a token, with a wrong one, or with another table's token gets 403
 ``{"error": "forbidden"}`` and nothing else; an unknown table with a valid token of another
@@ -53,6 +57,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gm_engine.serve.aiwolf_routes import aiwolf_routes
+from gm_engine.serve.finished import FinishedTables
 from gm_engine.serve.forward import Forwarder
 from gm_engine.serve.store import SeatGrant
 from gm_engine.serve.tables import LiveTable, TableError, TableRuntime, holder_address, parse_config
@@ -63,6 +68,8 @@ __all__ = ["SecurityHeaders", "create_app", "static_dir"]
 KEEPALIVE_SECONDS = 15.0
 #: The largest request body read.
 MAX_BODY = 16_384
+#: How many finished tables the lobby lists (the latest).
+LOBBY_FINISHED = 20
 
 _FORBIDDEN = {"error": "forbidden"}
 _ENDED = ("finished", "failed", "stopped", "error")
@@ -153,10 +160,26 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         # the same page for every id: it holds nothing of a table until the token is shown
         return FileResponse(f"{static_dir()}/table.html", media_type="text/html; charset=utf-8")
 
+    finished = FinishedTables(runtime.store)
+
     def list_tables(request: Request) -> Response:
         rows = runtime.lobby()
+        ended = runtime.store.list_tables("finished")[-LOBBY_FINISHED:][::-1]
         return JSONResponse(
-            {"tables": [{"table_id": r.table_id, "kind": r.kind, "title": r.title} for r in rows]}
+            {
+                "tables": [{"table_id": r.table_id, "kind": r.kind, "title": r.title} for r in rows],
+                "finished": [
+                    {
+                        "table_id": r.table_id,
+                        "kind": r.kind,
+                        "title": r.title,
+                        "summary": finished.summary(r.table_id),
+                    }
+                    for r in ended
+                ],
+                # the servers a new table may use (the operator's --model-server list)
+                "model_servers": sorted(runtime.model_servers),
+            }
         )
 
     async def open_table(request: Request) -> Response:
@@ -196,13 +219,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
                 if address is not None:
                     return address
         if row is not None and row.status == "finished":
-            return JSONResponse(
-                {
-                    "table_id": table_id, "kind": row.kind, "title": row.title, "epoch": 0, "version": 0,
-                    "status": "finished", "message": "このゲームは終了しました。", "from": 0, "lines": [],
-                    "line_count": 0, "panel": None, "question": None,
-                }
-            )
+            return finished.screen(row)  # rebuilt from the store: nobody here holds its screen
         return _error("この卓は今このサーバーでは進んでいません。少し待って読み込み直してください。", 503)
 
     async def view(request: Request) -> Response:

@@ -19,8 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gm_engine.adventure.scenario import GameSystem
+from gm_engine.adventure.story import Sheet
 from gm_engine.combat.characters import Character
 from gm_engine.combat.render import condition
+from gm_engine.combat.state import Phase
 from gm_engine.safe_text import printable
 from gm_engine.sessions.werewolf.commands import claim_command
 from gm_engine.tools.werewolf import seat_label
@@ -39,7 +42,7 @@ from gm_engine.werewolf import (
 )
 from gm_engine.werewolf.views import Observation
 
-__all__ = ["Button", "Panel", "adventure_panel", "question_buttons", "werewolf_panel"]
+__all__ = ["PHASE_LABELS", "Button", "Panel", "adventure_panel", "question_buttons", "werewolf_panel"]
 
 Panel = dict[str, Any]
 """A JSON object: ``{"kind": "werewolf", ...}`` or ``{"kind": "adventure", ...}``."""
@@ -91,12 +94,31 @@ def werewolf_panel(obs: Observation) -> Panel:
     }
 
 
-def adventure_panel(party: Sequence[Character], battle: str | None) -> Panel:
+#: A battle's pauses as the fast-combat rules name their modes (the page shows these words).
+PHASE_LABELS: dict[Phase, str] = {
+    Phase.SETUP: "戦闘セットアップ",
+    Phase.ROLL: "戦闘ダイスロール",
+    Phase.JUDGE: "戦闘ジャッジ",
+    Phase.NARRATIVE: "戦闘ナラティブ描写",
+    Phase.ENDED: "戦闘終了",
+}
+
+
+def adventure_panel(
+    party: Sequence[Character],
+    battle_round: int,
+    phase: Phase | None,
+    sheet: tuple[Sheet, GameSystem] | None = None,
+) -> Panel:
     """The status panel of an adventure: every character's HP, AP dice, magic slots and
-    state, and the battle's round and pause when one is on."""
+    state, and the battle's round and pause (in Japanese) when one is on; under other rules
+    than fast combat, the character's ``sheet`` (name, occupation, HP, skills; The One
+    Ring's TN) with the rules it is played under."""
+    battle = f"ラウンド {battle_round} / {PHASE_LABELS[phase]}" if phase is not None else None
     return {
         "kind": "adventure",
         "battle": battle,
+        "sheet": _sheet(*sheet) if sheet is not None else None,
         "party": [
             {
                 "name": printable(c.name, newlines=False),
@@ -110,6 +132,19 @@ def adventure_panel(party: Sequence[Character], battle: str | None) -> Panel:
             }
             for c in party
         ],
+    }
+
+
+def _sheet(sheet: Sheet, system: GameSystem) -> dict[str, Any]:
+    unit = "%" if system is GameSystem.CTHULHU7 else "d"
+    return {
+        "name": printable(sheet.name, newlines=False),
+        "occupation": printable(sheet.occupation, newlines=False),
+        "hp": sheet.hp,
+        "skills": [
+            f"{printable(name, newlines=False)} {value}{unit}" for name, value in sheet.skills.items()
+        ],
+        "target_number": sheet.target_number if system is GameSystem.ONE_RING2 else None,
     }
 
 

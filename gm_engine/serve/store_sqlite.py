@@ -45,6 +45,7 @@ Choices, and why:
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import sqlite3
 import threading
@@ -148,6 +149,21 @@ def _table_row(row: tuple[object, ...]) -> TableRow:
     )
 
 
+def _make_owner_only(path: Path) -> None:
+    """Create the database file readable by its owner only (SQLite gives its ``-wal`` and
+    ``-shm`` files the database's mode): it holds every running table's game key, so any
+    other local user who could read it could read the sealed lines. A file that exists is
+    narrowed too, where this user may."""
+    if str(path) in ("", ":memory:"):
+        return
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            if part.stat().st_mode & 0o077:
+                part.chmod(0o600)
+
+
 class SQLiteTableStore:
     """A :class:`~gm_engine.serve.store.TableStore` in one SQLite file (see the module doc).
 
@@ -172,6 +188,7 @@ class SQLiteTableStore:
         self._all_lock = threading.Lock()
         self._closed = False
         self._jobs: queue.SimpleQueue[_Job[object] | None] = queue.SimpleQueue()
+        _make_owner_only(Path(self._path))
         self._writer_db = self._open()
         try:
             mode = self._writer_db.execute("PRAGMA journal_mode=WAL").fetchone()[0]

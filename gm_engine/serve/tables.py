@@ -48,15 +48,15 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from gm_engine.events import HumanInputEvent, SessionEvent, StateEvent
-from gm_engine.llm.base import BackendError, ModelBackend
+from gm_engine.llm.base import BackendError, ConfigurationError, ModelBackend
 from gm_engine.safe_text import printable
 from gm_engine.serve.aiwolf_seats import AIWolfSeatsOption, AIWolfTables
 from gm_engine.serve.seat_view import Panel, adventure_panel, question_buttons, werewolf_panel
@@ -93,8 +93,9 @@ LEASE_SECONDS = 15.0
 TICK_SECONDS = 3.0
 #: How long :meth:`LiveTable.submit` waits for the session to take an answer.
 SUBMIT_SECONDS = 30.0
-#: The longest line P1 may send.
-MAX_INPUT = 500
+#: The longest line P1 may send at an adventure table (a werewolf table takes the rules'
+#: ``max_text_length``, as the terminal game does).
+MAX_ADVENTURE_INPUT = 2000
 #: How long a table stopped by a failing model server waits before it is resumed again.
 RETRY_SECONDS = 30.0
 
@@ -110,6 +111,24 @@ class TableError(ValueError):
 
 
 # --------------------------------------------------------------------------- configuration
+
+
+def _check_model_server(backend: str, model: str | None, base_url: str | None) -> None:
+    """An openai table names its model and its server; an offline one neither (a table
+    filed without them would stop on its first turn, and go on stopping)."""
+    if backend == "openai":
+        if not model or not model.strip():
+            raise ValueError("モデル名がありません（OpenAI 互換サーバーの卓にはモデル名が必要です）")
+        if not base_url or not base_url.strip():
+            raise ValueError("サーバーのURLがありません（OpenAI 互換サーバーの卓にはURLが必要です）")
+    elif model is not None or base_url is not None:
+        raise ValueError("オフラインの卓にはモデル名やサーバーのURLを指定できません")
+
+
+def normal_server_url(url: str) -> str:
+    """A model server's base URL as it is compared with ``gm serve --model-server``'s list:
+    surrounding spaces and a trailing slash do not matter."""
+    return url.strip().rstrip("/")
 
 
 class WerewolfTableConfig(BaseModel):
@@ -131,6 +150,17 @@ class WerewolfTableConfig(BaseModel):
     base_url: str | None = Field(default=None, max_length=500)
     aiwolf: AIWolfSeatsOption | None = None
     """The seats AIWolf agents play (gm_engine.serve.aiwolf_seats); None: personas only."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> WerewolfTableConfig:
+        if self.role is not None and self.deal and self.deal[0] != self.role:
+            raise ValueError(f"P1 の役職（{self.role}）と配役の P1（{self.deal[0]}）が食い違っています")
+        _check_model_server(self.backend, self.model, self.base_url)
+        return self
+
+    def input_limit(self) -> int:
+        """The longest line P1 may send: the rules' limit of a speech."""
+        return self.rules.max_text_length
 
     def spec(self, seed: int) -> SessionSpec:
         """The session spec of this table (the options ``gm werewolf play`` would write)."""
@@ -164,6 +194,15 @@ class AdventureTableConfig(BaseModel):
     model: str | None = Field(default=None, max_length=200)
     base_url: str | None = Field(default=None, max_length=500)
 
+    @model_validator(mode="after")
+    def _consistent(self) -> AdventureTableConfig:
+        _check_model_server(self.backend, self.model, self.base_url)
+        return self
+
+    def input_limit(self) -> int:
+        """The longest line P1 may send."""
+        return MAX_ADVENTURE_INPUT
+
     def spec(self, seed: int) -> SessionSpec:
         """The session spec of this table (the options ``gm adventure`` would write)."""
         options = {"system": "DiceBot", "max_turns": self.max_turns, "scenario": self.scenario}
@@ -185,10 +224,16 @@ def parse_config(data: object) -> WerewolfTableConfig | AdventureTableConfig:
     try:
         return _CONFIG.validate_python(data)
     except ValidationError as exc:
-        problems = "、".join(
-            ".".join(str(p) for p in err["loc"]) or "設定" for err in exc.errors()
-        )
+        problems = "、".join(_problem(err) for err in exc.errors())
         raise TableError(f"卓の設定が正しくありません: {problems}") from None
+
+
+def _problem(error: Any) -> str:
+    """One validation error as the player reads it: the field, or our own sentence for a
+    check of several fields (never pydantic's English)."""
+    if error.get("type") == "value_error" and isinstance(error.get("ctx", {}).get("error"), ValueError):
+        return str(error["ctx"]["error"])
+    return ".".join(str(part) for part in error["loc"]) or "設定"
 
 
 def token_digest(token: str) -> str:
@@ -312,6 +357,7 @@ class LiveTable:
     def observed(self, observation: object, legal: Sequence[object]) -> None:
         """What the session shows the seat before a question: the panel is built from it."""
         from gm_engine.sessions.adventure import GMView
+        from gm_engine.sessions.adventure_scenario import ScenarioGMView
         from gm_engine.werewolf.views import Observation
 
         self._store_lines()
@@ -320,9 +366,12 @@ class LiveTable:
                 self.panel = werewolf_panel(observation)
                 self._names = observation.names
             elif isinstance(observation, GMView):
-                phase = observation.phase
-                battle = f"ラウンド {observation.battle_round} / {phase.value}" if phase is not None else None
-                self.panel = adventure_panel(observation.party, battle)
+                sheet = None
+                if isinstance(observation, ScenarioGMView) and observation.sheet is not None:
+                    sheet = (observation.sheet, observation.system)
+                self.panel = adventure_panel(
+                    observation.party, observation.battle_round, observation.phase, sheet
+                )
             self._legal = tuple(legal)
             self._changed()
 
@@ -386,12 +435,13 @@ class LiveTable:
         """P1's answer to the question now asked.
 
         Raises:
-            TableError: no question is asked now, the answer is not one of the offered
-                choices, too long, holds unreadable characters, or is a quit (a web table is
-                left by closing the page; it goes on from where it was).
+            TableError: the game is over, no question is asked now, the answer is not one
+                of the offered choices, too long, holds unreadable characters, or is a quit (a
+                web table is left by closing the page; it goes on from where it was).
         """
-        if not isinstance(text, str) or len(text) > MAX_INPUT:
-            raise TableError(f"入力は{MAX_INPUT}文字までです。")
+        limit = self.config.input_limit()
+        if not isinstance(text, str) or len(text) > limit:
+            raise TableError(f"入力は{limit}文字までです。")
         if _UNREADABLE.search(text):
             raise TableError("読み取れない文字が含まれています。")
         if text.strip() in _QUIT:
@@ -401,6 +451,8 @@ class LiveTable:
         deadline = time.monotonic() + timeout
         with self._cond:
             question = self.question
+            if self.status == "finished":
+                raise TableError("このゲームは終了しました。入力は受け付けていません。")
             if self.status != "running" or question is None or self._pending is not None:
                 raise TableError("今は入力を受け付けていません（ほかの参加者の番です）。")
             if not question["free_text"] and text not in {b["send"] for b in question["buttons"]}:
@@ -438,6 +490,7 @@ class LiveTable:
                 "line_count": len(self.lines),
                 "panel": self.panel,
                 "question": self.question,
+                "input_limit": self.config.input_limit(),
             }
 
     def subscribe(self) -> asyncio.Event:
@@ -567,8 +620,12 @@ class TableRuntime:
         seeds: Callable[[], int] | None = None,
         retry_seconds: float = RETRY_SECONDS,
         advertise: str | None = None,
+        model_servers: Collection[str] = (),
     ) -> None:
         self.retry_seconds = retry_seconds
+        # The model servers a table may use (``gm serve --model-server``): a visitor of the
+        # lobby must not make this server send requests to any host they name.
+        self.model_servers = frozenset(normal_server_url(url) for url in model_servers)
         self.store = store
         # a new table's seed: fresh entropy (tests hand in fixed ones, for games that repeat)
         self.seeds = seeds or (lambda: secrets.randbelow(2**63))
@@ -654,6 +711,12 @@ class TableRuntime:
         Raises:
             TableError: the options are refused (the session's own words, in Japanese).
         """
+        if config.base_url is not None and normal_server_url(config.base_url) not in self.model_servers:
+            allowed = "、".join(sorted(self.model_servers)) or "なし"
+            raise TableError(
+                "このサーバーで使えるモデルのサーバーは、運営者が gm serve --model-server で"
+                f"許可したものだけです（許可されているもの: {allowed}）"
+            )
         seed = self.seeds()
         spec = config.spec(seed)
         self._check(spec)
@@ -786,6 +849,10 @@ class TableRuntime:
         except (TranscriptError, SessionError) as exc:  # its lines no longer replay: kept for inspection
             self._set_status(table_id, "failed")
             table.ended("failed", f"この卓は続けられません: {exc}")
+            return
+        except ConfigurationError as exc:  # retrying cannot help: the server must be set up anew
+            self._set_status(table_id, "failed")
+            table.ended("failed", f"{_server_trouble(exc)}（この卓は続けられません）")
             return
         except BackendError as exc:
             table.retry_at = time.monotonic() + self.retry_seconds

@@ -238,7 +238,7 @@ class Adventure:
         """The player's next line for the GM; ``/status`` and ``/help`` are answered by the
         engine itself, without a GM turn."""
         while True:
-            self.io.human.observe(GMView(self), ())  # the party's status, for a screen that keeps it in view
+            self.io.human.observe(self._status_view(), ())  # for a screen that keeps the party in view
             text = self.io.human.ask(PROMPT)
             command = text.strip()
             if command in QUIT_WORDS:
@@ -357,6 +357,10 @@ class Adventure:
 
     def _context(self) -> object:
         """What the offline GM reads."""
+        return GMView(self)
+
+    def _status_view(self) -> GMView:
+        """What the human is handed before each line (a screen shows the party from it)."""
         return GMView(self)
 
     def _vet(self) -> Any:

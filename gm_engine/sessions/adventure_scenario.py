@@ -229,6 +229,10 @@ class ScenarioAdventure(Adventure):
         self.refused_this_turn = 0
         return ScenarioGMView(self)
 
+    def _status_view(self) -> GMView:
+        """The table and the scenario: a screen shows an investigator's or a hero's sheet too."""
+        return ScenarioGMView(self)
+
     def facts(self) -> TurnFacts:
         """What the engine produced this turn and the state now, for the guard."""
         party = self.table.current_party()
@@ -293,7 +297,7 @@ class ScenarioAdventure(Adventure):
             if answers >= self.options.max_turns:
                 return False
             self.io.show(wizard.question())
-            self.io.human.observe(GMView(self), ())
+            self.io.human.observe(self._status_view(), ())
             text = self.io.human.ask(PROMPT)
             if text.strip() in QUIT_WORDS:
                 return None
@@ -328,6 +332,17 @@ class ScenarioGMView(GMView):
     def story(self) -> Story:
         """The scenario in play."""
         return self._scenario.story
+
+    @property
+    def sheet(self) -> Sheet | None:
+        """The character of a scenario played under other rules than fast combat (None
+        before it is made, and under fast combat, whose characters are the party)."""
+        return self._scenario.sheet
+
+    @property
+    def system(self) -> GameSystem:
+        """The rules the scenario is played under."""
+        return self._scenario.system
 
     @property
     def enemies(self) -> tuple[Enemy, ...]:

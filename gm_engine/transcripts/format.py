@@ -1071,7 +1071,9 @@ def _authenticity(
     if header.signer in trusted_keys:
         trusted = SignedByTrustedKey(signer=key)
         return Authenticity("signed", signer=header.signer, trusted=True, message=trusted)
-    return Authenticity("signed", signer=header.signer, trusted=False, message=SignedByUnknownKey(signer=key))
+    # The whole key, not a prefix: it is what the reader passes to ``gm replay --trust-key``.
+    unknown = SignedByUnknownKey(signer=header.signer)
+    return Authenticity("signed", signer=header.signer, trusted=False, message=unknown)
 
 
 def signing_key_or_none() -> Ed25519PrivateKey | None:

@@ -8,28 +8,51 @@ function el(tag, text, cls) {
   return node;
 }
 
+function tableItem(table, seatLabel) {
+  const item = el("li");
+  item.dataset.table = table.table_id;
+  item.append(el("span", table.kind === "werewolf" ? "人狼: " : "冒険: "), el("span", table.title));
+  if (table.summary) item.append(el("span", "　" + table.summary, "summary"));
+  const mine = localStorage.getItem("seat:" + table.table_id);
+  if (mine) {
+    const link = el("a", seatLabel);
+    link.href = "/play/" + encodeURIComponent(table.table_id) + "#t=" + encodeURIComponent(mine);
+    item.append(link);
+  }
+  return item;
+}
+
 async function loadTables() {
   const list = document.getElementById("tables");
   const none = document.getElementById("no-tables");
+  const ended = document.getElementById("finished");
+  const noneEnded = document.getElementById("no-finished");
   try {
     const answer = await fetch("/api/tables");
     const data = await answer.json();
-    list.replaceChildren();
-    for (const table of data.tables) {
-      const item = el("li");
-      item.append(el("span", table.kind === "werewolf" ? "人狼: " : "冒険: "), el("span", table.title));
-      const mine = localStorage.getItem("seat:" + table.table_id);
-      if (mine) {
-        const link = el("a", " （あなたの席）");
-        link.href = "/play/" + encodeURIComponent(table.table_id) + "#t=" + encodeURIComponent(mine);
-        item.append(link);
-      }
-      list.append(item);
-    }
+    list.replaceChildren(...data.tables.map((t) => tableItem(t, " （あなたの席）")));
     none.hidden = data.tables.length > 0;
+    const finished = data.finished || [];
+    ended.replaceChildren(...finished.map((t) => tableItem(t, " （あなたの席: 結果と記録）")));
+    noneEnded.hidden = finished.length > 0;
+    showModelServers(data.model_servers || []);
   } catch (e) {
     none.hidden = false;
   }
+}
+
+// The operator's list of model servers (gm serve --model-server): the only ones a table may use.
+function showModelServers(servers) {
+  const select = document.getElementById("model-servers");
+  const chosen = select.value;
+  select.replaceChildren(...servers.map((url) => {
+    const option = el("option", url);
+    option.value = url;
+    return option;
+  }));
+  if (servers.includes(chosen)) select.value = chosen;
+  document.getElementById("backend-openai").disabled = servers.length === 0;
+  document.getElementById("no-model-servers").hidden = servers.length > 0;
 }
 
 function config(form) {

@@ -62,7 +62,7 @@ function addLines(view) {
   if (atBottom || view.lines.length) log.scrollTop = log.scrollHeight;
 }
 
-function werewolfPanel(panel, node) {
+function werewolfPanel(panel, node, asked) {
   const me = el("p", null, "me");
   me.append(el("span", panel.day + "日目 " + panel.time + "　"));
   if (panel.role) me.append(el("strong", "あなたの役職: " + panel.role));
@@ -73,7 +73,9 @@ function werewolfPanel(panel, node) {
     let cls = "seat";
     if (!seat.alive) cls += " gone";
     if (seat.you) cls += " you";
-    if (seat.speaking) cls += " speaking";
+    // the speaker is known as of the seat's last question only: once it is answered, others
+    // speak and the mark would stay on the wrong seat
+    if (seat.speaking && asked) cls += " speaking";
     const card = el("div", null, cls);
     card.dataset.seat = seat.seat;
     card.append(el("div", seat.label + " " + seat.name + (seat.you ? "（あなた）" : "")));
@@ -84,8 +86,23 @@ function werewolfPanel(panel, node) {
   node.append(seats);
 }
 
+function sheetPanel(sheet, node) {
+  const table = el("table", null, "party sheet");
+  const head = el("tr");
+  for (const name of ["名前", "HP", sheet.target_number !== null ? "TN" : null].filter(Boolean)) head.append(el("th", name));
+  table.append(head);
+  const row = el("tr");
+  row.append(el("td", sheet.name + "（" + sheet.occupation + "）"), el("td", sheet.hp));
+  if (sheet.target_number !== null) row.append(el("td", sheet.target_number));
+  table.append(row);
+  node.append(table);
+  node.append(el("p", "技能: " + sheet.skills.join("　"), "me skills"));
+}
+
 function adventurePanel(panel, node) {
-  if (!panel.party.length) {
+  if (panel.sheet) {
+    sheetPanel(panel.sheet, node);
+  } else if (!panel.party.length) {
     node.append(el("p", "（キャラクターはまだいません）", "me"));
   } else {
     const table = el("table", null, "party");
@@ -103,11 +120,11 @@ function adventurePanel(panel, node) {
   if (panel.battle) node.append(el("p", "戦闘中: " + panel.battle, "me"));
 }
 
-function showPanel(panel) {
+function showPanel(panel, asked) {
   const node = document.getElementById("panel");
   node.replaceChildren();
   if (!panel) return;
-  if (panel.kind === "werewolf") werewolfPanel(panel, node);
+  if (panel.kind === "werewolf") werewolfPanel(panel, node, asked);
   else adventurePanel(panel, node);
 }
 
@@ -119,13 +136,27 @@ function showQuestion(question) {
   document.getElementById("prompt").textContent = question.prompt;
   const buttons = document.getElementById("buttons");
   buttons.replaceChildren();
+  // a CO with a result (占い師CO（P3 ヒミヤ 白）…) comes in one per seat and colour: they are
+  // folded under one line per role, so that a phone shows the speech box without scrolling
+  const folds = new Map();
   for (const b of question.buttons) {
     const button = el("button", b.label);
     button.type = "button";
     button.dataset.group = b.group;
     button.dataset.send = b.send;
     button.addEventListener("click", () => send(b.send));
-    buttons.append(button);
+    const cut = b.group === "co" ? b.label.indexOf("（") : -1;
+    if (cut < 0) { buttons.append(button); continue; }
+    const head = b.label.slice(0, cut);
+    if (!folds.has(head)) {
+      const fold = el("details", null, "fold");
+      fold.append(el("summary", head + "（相手と結果を選ぶ）"));
+      folds.set(head, fold);
+      buttons.append(fold);
+    }
+    button.textContent = b.label.slice(cut + 1, -1);
+    button.title = b.label;
+    folds.get(head).append(button);
   }
   document.getElementById("say").hidden = !question.free_text;
 }
@@ -147,8 +178,10 @@ function apply(view) {
   document.getElementById("status").textContent = STATUS[view.status] || view.status;
   addLines(view);
   document.body.dataset.status = view.status;
-  showPanel(view.panel);
+  showPanel(view.panel, Boolean(view.question));
   showQuestion(view.question);
+  // the table's own limit of a line (the rules' limit of a speech at a werewolf table)
+  if (view.input_limit) document.getElementById("text").maxLength = view.input_limit;
   showEnd(view);
 }
 
