@@ -266,8 +266,10 @@ def test_agent_tokens_open_their_own_seat_and_nothing_else(tmp_path: Path) -> No
 
 def test_bad_agent_seats_are_refused_in_japanese() -> None:
     for seats in ([1, 2], [2, 2], [], [10], [2, 3, 4, 5, 6, 7, 8, 9, 2]):
-        with pytest.raises(TableError, match="aiwolf"):
+        with pytest.raises(TableError, match="AIWolfエージェントの席は P2〜P9 から重複なく"):
             parse_config({"kind": "werewolf", "aiwolf": {"seats": seats}})
+    with pytest.raises(TableError, match="aiwolf"):
+        parse_config({"kind": "werewolf", "aiwolf": {"seats": "3"}})
     config = parse_config({"kind": "werewolf", "aiwolf": {"seats": [8, 3]}})
     assert isinstance(config, WerewolfTableConfig) and config.aiwolf is not None
     assert config.aiwolf.seats == (3, 8)

@@ -81,13 +81,13 @@ class AIWolfSeatsOption(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    seats: tuple[int, ...] = Field(min_length=1, max_length=8)
+    seats: tuple[int, ...]
     timeout_s: float = Field(default=60.0, ge=1.0, le=600.0)
 
     @field_validator("seats")
     @classmethod
     def _seats_2_to_9(cls, seats: tuple[int, ...]) -> tuple[int, ...]:
-        if len(set(seats)) != len(seats) or any(seat not in range(2, 10) for seat in seats):
+        if not seats or len(set(seats)) != len(seats) or any(seat not in range(2, 10) for seat in seats):
             raise ValueError(
                 f"AIWolfエージェントの席は P2〜P9 から重複なく選んでください（指定: {list(seats)}）"
             )
