@@ -11,7 +11,7 @@ import pytest
 
 from gm_engine.aiwolf.export import game_log_lines
 from gm_engine.aiwolf.persona_wolf import HEARD_HEADER, PersonaWolf
-from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.protocol import SeatChannel, TalkRules, answer_text, seat_named, truncated
 from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WHISPER_PREFIX, WhisperChannel, whispers_in
@@ -22,9 +22,17 @@ from gm_engine.sessions.base import ListSink, SessionError, SessionIO, SessionSp
 from gm_engine.sessions.personas import Notes, load_personas
 from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
 from gm_engine.sessions.werewolf_offline import AutoHuman, PersonaTurnContext
-from gm_engine.werewolf import Divine, Game, Speak, Stage, Vote
+from gm_engine.werewolf import Divine, Game, Speak, Stage, Vote, WerewolfOptions
 from gm_engine.werewolf.agents import OfflineAgent
-from gm_engine.werewolf.log import ActionTaken, ClaimMade, ClaimRequested, VoteTally
+from gm_engine.werewolf.log import (
+    ActionTaken,
+    ClaimMade,
+    ClaimRequested,
+    Declined,
+    ResultStated,
+    Speech,
+    VoteTally,
+)
 from gm_engine.werewolf.records import Colour, Role
 from gm_engine.werewolf.views import observe
 
@@ -41,6 +49,7 @@ class ScriptLink:
         self.name = name
         self.answer = answer
         self.packets: list[dict[str, Any]] = []
+        self.connection_number = 1
 
     async def notify(self, packet: dict[str, Any]) -> None:
         self.packets.append(packet)
@@ -97,9 +106,11 @@ def test_the_pre_divination_is_the_day_0_divine_and_its_result_comes_on_day_1() 
     _, links, _ = play({})
     seer = links[3].packets
     kinds = [p["request"] for p in seer]
-    assert kinds[:2] == ["INITIALIZE", "DIVINE"]
-    assert seer[0]["info"]["day"] == 0 and seer[1]["info"]["day"] == 0
+    # as the server: day 0's day section (no greetings at our table), then its night: the divination
+    assert kinds[:4] == ["INITIALIZE", "DAILY_INITIALIZE", "DAILY_FINISH", "DIVINE"]
+    assert [p["info"]["day"] for p in seer[:4]] == [0, 0, 0, 0]
     assert seer[0]["info"]["role_map"] == {"ヒミヤ": "SEER"}
+    seer = seer[2:]
     morning = seer[2]
     assert morning["request"] == "DAILY_INITIALIZE" and morning["info"]["day"] == 1
     judge = morning["info"]["divine_result"]
@@ -352,7 +363,7 @@ def test_every_agent_dead_or_alive_gets_each_day_s_daily_initialize() -> None:
         requests = [p["request"] for p in link.packets]
         assert requests.count("INITIALIZE") == 1 and requests[0] == "INITIALIZE", seat
         days = [p["info"]["day"] for p in link.packets if p["request"] == "DAILY_INITIALIZE"]
-        assert days == list(range(1, last + 1)), seat  # once a day, every day, in order
+        assert days == list(range(0, last + 1)), seat  # once a day, every day, in order
         dead = [
             p["info"]["day"]
             for p in link.packets
@@ -435,3 +446,90 @@ def test_agent_wolves_whisper_on_day_0_before_the_first_day() -> None:
     assert zero and zero[0].split(",")[4] == "4" and "0日目の囁き" in zero[0]
     assert lines.index(zero[0]) < next(i for i, line in enumerate(lines) if line.startswith("1,status"))
     assert names[4] == "アオト"
+
+
+def test_daily_finish_goes_to_every_agent_at_the_end_of_each_day_s_talk() -> None:
+    """As the server's progressNight: DAILY_FINISH to everyone, the dead included, once a day
+    (day 0 too), after the day's talk and before its vote, with the talk the agent has not
+    been sent; a 人狼 also gets its whisper history (a list, empty or not), nobody else."""
+
+    def wolf(packet: dict[str, Any]) -> str | None:
+        if packet["request"] == "WHISPER":
+            return "今夜どうする" if packet["info"]["remain_count"] == 1 else "Over"
+        return talkative(packet)
+
+    def talkative(packet: dict[str, Any]) -> str | None:
+        return f"{packet['info']['agent']}です" if packet["request"] == "TALK" else first_other(packet)
+
+    answers: dict[int, Answer] = {seat: talkative for seat in range(2, 10)}
+    answers[4] = answers[5] = wolf
+    session, links, _ = play(answers)
+    last = session.game.phase.day
+    talk_by_day: dict[int, int] = {}
+    for entry in session.game.public_log:
+        if isinstance(entry, Speech | ClaimMade | ClaimRequested | Declined | ResultStated):
+            talk_by_day[entry.day] = talk_by_day.get(entry.day, 0) + 1
+    dead_told = False
+    for seat, link in links.items():
+        packets = link.packets
+        finishes = [p for p in packets if p["request"] == "DAILY_FINISH"]
+        # every day whose talk ended got its DAILY_FINISH before its vote (the server's night
+        # section opens with it, the execution comes after); a game that ended at night ended there
+        ended_by_vote = any(p["request"] == "VOTE" and p["info"]["day"] == last for p in packets)
+        expected = list(range(0, last + 1)) if ended_by_vote else list(range(0, last))
+        assert [p["info"]["day"] for p in finishes][: len(expected)] == expected, seat
+        for finish in finishes:
+            day = finish["info"]["day"]
+            at = packets.index(finish)
+            later_talk = [p for p in packets[at:] if p["request"] == "TALK" and p["info"]["day"] == day]
+            earlier_vote = [p for p in packets[:at] if p["request"] == "VOTE" and p["info"]["day"] == day]
+            assert not later_talk and not earlier_vote, (seat, day)
+            if seat in (4, 5):
+                assert isinstance(finish["whisper_history"], list)
+            else:
+                assert "whisper_history" not in finish
+            if finish["info"]["status_map"][finish["info"]["agent"]] == "DEAD":
+                dead_told = True
+        # by each day's DAILY_FINISH the agent has been told all of that day's talk, once
+        for finish in finishes:
+            day = finish["info"]["day"]
+            upto = packets[: packets.index(finish) + 1]
+            told = [t for p in upto for t in (p.get("talk_history") or []) if t["day"] == day]
+            assert len(told) == talk_by_day.get(day, 0) == len({t["idx"] for t in told}), (seat, day)
+    assert dead_told  # a dead agent still hears how each day ended
+    wolf_heard = [w for p in links[4].packets if p["request"] == "DAILY_FINISH" for w in p["whisper_history"]]
+    assert wolf_heard  # the whispers it had not been sent (day 0's, the morning's) came with it
+
+
+def test_a_skip_with_none_left_is_over_and_the_skips_start_again_each_day() -> None:
+    """As the server's conductCommunication: each Skip spends one of ``remain_skip`` (the
+    day's; any other words give them back), a Skip with none left is Over, which ends the
+    agent's day; the next day has its skips again."""
+    channel = SeatChannel(seat=2, rules=TalkRules(per_agent=2), seed=1)
+    game = Game.from_deal(DEAL, WerewolfOptions(), "プレイヤー", source=SeededSource("skips"))
+    obs = observe(game, 2)
+    day1, day2 = obs._replace(day=1), obs._replace(day=2)
+    assert channel.info(day1, talking=True)["remain_skip"] == 2
+    assert channel.talked(1, "Skip") == "Skip"
+    assert channel.info(day1, talking=True)["remain_skip"] == 1
+    assert channel.talked(1, "よろしく") == "よろしく"  # words give the skips back
+    assert channel.info(day1, talking=True)["remain_skip"] == 2
+    assert [channel.talked(1, "Skip") for _ in range(3)] == ["Skip", "Skip", "Over"]
+    assert channel.over_day == 1 and channel.info(day1, talking=True)["remain_skip"] == 0
+    assert channel.info(day2, talking=True)["remain_skip"] == 2  # a new day
+    assert channel.talked(2, "Skip") == "Skip" and channel.over_day == 1
+
+
+def test_white_space_does_not_count_against_the_length_and_newlines_are_removed() -> None:
+    """As the server with count_spaces false (what our setting says): 50 characters that
+    are not white space; an answer's newlines are removed before it is read."""
+    names = ["プレイヤー", "トウダ", "ヒミヤ"]
+    spaced = "あ い " * 40
+    cut = truncated(spaced, names, "トウダ")
+    assert len(cut.replace(" ", "")) == 50 and cut == spaced[: len(cut)] and cut.endswith("い")
+    mentioned = truncated("う " * 60 + "@ヒミヤ" + "え " * 60, names, "トウダ")
+    before, after = mentioned.split(" @ヒミヤ ")
+    assert len(before.replace(" ", "")) == 50 and len(after.replace(" ", "")) == 50
+    assert truncated("短い 発言", names, "トウダ") == "短い 発言"
+    assert answer_text("トウ\nダ\n") == "トウダ"
+    assert seat_named("トウ\nダ\n", {2: "トウダ", 3: "ヒミヤ"}, [2, 3]) == 2

@@ -36,6 +36,7 @@ from websockets.http11 import Request, Response
 from gm_engine.aiwolf.auth import is_player_token, token_of
 from gm_engine.aiwolf.persona_wolf import PersonaWolf
 from gm_engine.aiwolf.protocol import TalkRules
+from gm_engine.aiwolf.recorded import Recorded
 from gm_engine.aiwolf.roster import Roster
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WhisperChannel
@@ -43,6 +44,7 @@ from gm_engine.llm.base import ModelBackend
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionSpec
 from gm_engine.sessions.personas import Persona
 from gm_engine.sessions.werewolf.session import WerewolfSession, session_options
+from gm_engine.transcripts.replay import ReplayBackend
 from gm_engine.werewolf.views import observe
 
 T = TypeVar("T")
@@ -64,6 +66,8 @@ class _Link:
     loop: asyncio.AbstractEventLoop
     timeout_s: float
     gone: bool = False
+    #: one connection for the whole game: an agent that leaves does not come back
+    connection_number: int = 1
 
     async def notify(self, packet: dict[str, Any]) -> None:
         await self._there(self._send(packet))
@@ -249,15 +253,25 @@ async def play_hosted(
     personas: Sequence[Persona] | None = None,
 ) -> SessionOutcome:
     """Play one game with ``seats`` played by their agents, then send each agent FINISH
-    (the whole role map, as the game's end makes it public)."""
+    (the whole role map, as the game's end makes it public).
+
+    When ``io.backend`` replays a recording (a resumed game, see :mod:`.recorded`), the
+    recorded turns of the agents' seats are answered from it, and only the turns past it
+    are asked of the agents."""
+    recording = io.backend if isinstance(io.backend, ReplayBackend) else None
+    personas_live = recording.fallback if recording is not None and recording.fallback else io.backend
+    backends: dict[int, ModelBackend] = {
+        seat: source if recording is None else Recorded(recording, source, shadow=False)
+        for seat, source in seats.items()
+    }
     whispers = next((s.whispers for _, s in sorted(seats.items()) if s.whispers is not None), None)
-    backends: dict[int, ModelBackend] = dict(seats)
     if whispers is not None and seats:
         # the persona seats: a persona 人狼 whispers with its agent partner
         channel = next(iter(seats.values())).channel
         for seat in range(2, 10):
             if seat not in seats:
-                backends[seat] = PersonaWolf(seat, io.backend, whispers, channel.rules, channel.seed)
+                wolf = PersonaWolf(seat, personas_live, whispers, channel.rules, channel.seed)
+                backends[seat] = wolf if recording is None else Recorded(recording, wolf, shadow=True)
     session = WerewolfSession(spec, session_options(spec), io, personas, seat_backends=backends)
     roster = Roster(seats, session.game, whispers)
     for source in seats.values():

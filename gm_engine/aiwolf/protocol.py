@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gm_engine.werewolf.log import (
@@ -109,19 +109,39 @@ def one_line(text: str) -> str:
     return " ".join(text.split()).replace(",", "、")
 
 
+def cut(text: str, length: int) -> str:
+    """``text`` cut after its ``length``-th character that is not white space (the server's
+    ``TrimLength`` with ``count_spaces`` false, as :func:`setting` says: white space does
+    not count); unchanged when it has no more."""
+    count = 0
+    for index, char in enumerate(text):
+        if not char.isspace():
+            count += 1
+            if count == length:
+                return text[: index + 1]
+    return text
+
+
 def truncated(text: str, names: Sequence[str], own: str) -> str:
     """``text`` cut as the server cuts a talk: at most :data:`BASE_LENGTH` characters, or
     with an ``@Name`` mention of another seat that many before it and
-    :data:`MENTION_LENGTH` after it, the mention written `` @Name ``; "" becomes Over."""
+    :data:`MENTION_LENGTH` after it, the mention written `` @Name `` (white space does not
+    count, see :func:`cut`); "" becomes Over."""
     mentions = [(text.find("@" + n), "@" + n) for n in names if n != own and "@" + n in text]
     if mentions:
         at, mention = min(mentions)
-        before = text[:at][:BASE_LENGTH]
-        after = text[at + len(mention) :][:MENTION_LENGTH]
+        before = cut(text[:at], BASE_LENGTH)
+        after = cut(text[at + len(mention) :], MENTION_LENGTH)
         text = before + " " + mention + " " + after
     else:
-        text = text[:BASE_LENGTH]
+        text = cut(text, BASE_LENGTH)
     return text if text.strip() else OVER
+
+
+def answer_text(answer: str) -> str:
+    """An agent's answer as the server reads it: every newline removed (the client library
+    adds one), white space around it dropped."""
+    return answer.replace("\n", "").strip()
 
 
 def seat_named(answer: str, names: Mapping[int, str], choices: Sequence[int]) -> int:
@@ -131,7 +151,7 @@ def seat_named(answer: str, names: Mapping[int, str], choices: Sequence[int]) ->
     Raises:
         AnswerError: no such seat (the message lists the names that may be given).
     """
-    said = answer.strip()
+    said = answer_text(answer)
     for seat in choices:
         if names[seat] == said:
             return seat
@@ -253,6 +273,12 @@ class SeatChannel:
     turns_used: int = 0
     turn_day: int = -1
     skips_in_a_row: int = 0
+    skip_day: int = -1
+
+    def afresh(self) -> SeatChannel:
+        """This seat's channel as for an agent told nothing yet (a new connection): the talk
+        counts of the day kept, everything sent to be sent again."""
+        return replace(self, sent_log=0, initialized=False, day_started=-1, day_finished=-1)
 
     def info(self, obs: Observation, *, talking: bool = False, profile: bool = False) -> dict[str, Any]:
         """The ``info`` of a packet to this seat, from its own observation only."""
@@ -311,16 +337,22 @@ class SeatChannel:
             used = self.turns_used if self.turn_day == obs.day else 0
             info["remain_count"] = max(self.rules.per_agent - used, 0)
             info["remain_length"] = None
-            info["remain_skip"] = max(self.rules.per_agent - self.skips_in_a_row, 0)
+            skipped = self.skips_in_a_row if self.skip_day == obs.day else 0
+            info["remain_skip"] = max(self.rules.per_agent - skipped, 0)
         return info
 
     def talk_history(self, obs: Observation) -> list[dict[str, Any]]:
-        """The talk since the last packet to this seat (and marks it sent)."""
+        """The talk of the days up to ``obs.day`` since the last packet to this seat (and
+        marks it sent)."""
         names = obs.names
         history: list[dict[str, Any]] = []
         counters: dict[int, int] = {}
         turns: dict[tuple[int, int], int] = {}
+        end = len(obs.public_log)
         for position, entry in enumerate(obs.public_log):
+            if entry.day > obs.day:  # a later day's (a late notice of an earlier day)
+                end = position
+                break
             if not isinstance(entry, _TALKING):
                 continue
             idx = counters.get(entry.day, 0)
@@ -341,33 +373,65 @@ class SeatChannel:
                     "over": text == OVER,
                 }
             )
-        self.sent_log = len(obs.public_log)
+        self.sent_log = max(self.sent_log, end)
         return history
 
-    def notices(self, obs: Observation, request: Request) -> list[dict[str, Any]]:
-        """The notices due before ``request`` (INITIALIZE, DAILY_INITIALIZE, DAILY_FINISH),
-        in the protocol's order, and marks them sent."""
+    def day_starts(self, obs: Observation) -> list[dict[str, Any]]:
+        """The notices of the start of ``obs.day`` not sent yet, marked sent: on the first,
+        INITIALIZE and day 0's DAILY_INITIALIZE (the server starts with day 0's day
+        section, greetings included), then DAILY_INITIALIZE of ``obs.day`` from day 1 on."""
         due: list[dict[str, Any]] = []
         if not self.initialized:
             self.initialized = True
+            zero = obs._replace(day=0)
             due.append(
                 {
                     "request": "INITIALIZE",
-                    "info": self.info(obs, profile=True),
+                    "info": self.info(zero, profile=True),
                     "setting": setting(self.rules),
                 }
             )
+            due.append(
+                {"request": "DAILY_INITIALIZE", "info": self.info(zero), "setting": setting(self.rules)}
+            )
             self.day_started = 0
-        if obs.day > self.day_started and request in ("TALK", "VOTE"):
+        if obs.day > self.day_started:
             self.day_started = obs.day
             due.append(
                 {"request": "DAILY_INITIALIZE", "info": self.info(obs), "setting": setting(self.rules)}
             )
-        if request in ("VOTE", "DIVINE", "GUARD", "ATTACK") and obs.day > 0 and self.day_finished < obs.day:
-            self.day_finished = obs.day
-            due.append(
-                {"request": "DAILY_FINISH", "info": self.info(obs), "talk_history": self.talk_history(obs)}
-            )
+        return due
+
+    def day_ends(
+        self, obs: Observation, whispers: list[dict[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        """DAILY_FINISH of ``obs.day`` if not sent yet (marked sent): as the server sends it at
+        the start of the night section, before the vote (day 0: before the 事前占い), to
+        every agent, the dead included, with the talk it has not been sent; a 人狼 also
+        gets ``whispers``, the whispers it has not been sent (an empty list when there are
+        none: the server sends a 人狼 its whisper history even with no whisper phase)."""
+        if self.day_finished >= obs.day:
+            return []
+        self.day_finished = obs.day
+        packet: dict[str, Any] = {
+            "request": "DAILY_FINISH",
+            "info": self.info(obs),
+            "talk_history": self.talk_history(obs),
+        }
+        if obs.role is Role.WEREWOLF:
+            packet["whisper_history"] = list(whispers or [])
+        return [packet]
+
+    def notices(self, obs: Observation, request: Request) -> list[dict[str, Any]]:
+        """The notices due before ``request`` for a seat told alone (no
+        :class:`~gm_engine.aiwolf.roster.Roster`): the day's start, day 0's end, and the
+        day's end before any request but TALK."""
+        due = self.day_starts(obs._replace(day=0))
+        due += self.day_ends(obs._replace(day=0))
+        if obs.day > 0:
+            due += self.day_starts(obs)
+            if request != "TALK":
+                due += self.day_ends(obs)
         return due
 
     def request(self, obs: Observation, request: Request) -> dict[str, Any]:
@@ -390,15 +454,23 @@ class SeatChannel:
         if not answering or (self.rules.answer_takes_turn and _caller(obs) != self.seat):
             self.turns_used += 1
 
-    def talked(self, day: int, said: str) -> None:
-        """Take note of a talk answer of ``day``: Over ends the agent's day; a Skip counts
-        against ``remain_skip``, which any other words reset (as the server's)."""
+    def talked(self, day: int, said: str) -> str:
+        """Take note of a talk answer of ``day``; what it counts as, as the server's
+        ``conductCommunication`` takes it: a Skip counts against ``remain_skip`` (the day's
+        skips, which any other words reset), and one with no skip left is Over; Over ends
+        the agent's day."""
+        if self.skip_day != day:
+            self.skip_day, self.skips_in_a_row = day, 0
+        if said == SKIP:
+            if self.skips_in_a_row < self.rules.per_agent:
+                self.skips_in_a_row += 1
+                return SKIP
+            said = OVER
         if said == OVER:
             self.over_day = day
-        elif said == SKIP:
-            self.skips_in_a_row += 1
-        else:
-            self.skips_in_a_row = 0
+            return OVER
+        self.skips_in_a_row = 0
+        return said
 
     def finish(self, obs: Observation, roles: Mapping[int, Role]) -> dict[str, Any]:
         """The FINISH packet: the whole role map (the game is over: nothing is secret)."""

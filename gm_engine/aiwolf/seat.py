@@ -28,6 +28,7 @@ from gm_engine.aiwolf.protocol import (
     Request,
     SeatChannel,
     TalkRules,
+    answer_text,
     seat_named,
     truncated,
 )
@@ -71,6 +72,13 @@ class AgentLink(Protocol):
         """Send a packet and wait for the answer: None if none came in time, or the agent is gone."""
         ...
 
+    @property
+    def connection_number(self) -> int:
+        """Which connection the agent is on (it goes up when an agent connects anew, at a
+        table whose seats agents may leave and rejoin): a new connection is a new
+        conversation, told the game afresh from INITIALIZE on."""
+        ...
+
 
 class AIWolfSeat(BackendDefaults):
     """The decision source of one seat played by an AIWolf agent (a :class:`ModelBackend`)."""
@@ -88,10 +96,25 @@ class AIWolfSeat(BackendDefaults):
     ) -> None:
         self.seat = seat
         self.link = link
-        self.channel = SeatChannel(seat=seat, rules=rules, seed=seed, profile=profile)
+        self._channel = SeatChannel(seat=seat, rules=rules, seed=seed, profile=profile)
+        self._connection = link.connection_number
         self.whispers = whispers
         #: set by :func:`~gm_engine.aiwolf.host.play_hosted`: tells every agent seat of each day
         self.roster: Roster | None = None
+
+    @property
+    def channel(self) -> SeatChannel:
+        """What the agent on the seat's current connection has been sent. An agent that
+        connects anew is told the game afresh (INITIALIZE, the day's notices, the whole
+        talk and its whispers, as the sample agent forgets its history at INITIALIZE); the
+        seat's talk counts of the day stay, since its turns were taken meanwhile."""
+        number = self.link.connection_number
+        if number != self._connection:
+            self._connection = number
+            self._channel = self._channel.afresh()
+            if self.whispers is not None:
+                self.whispers.forget(self.seat)
+        return self._channel
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
         """Ask the agent for this turn; the answer as one tool call.
@@ -111,9 +134,10 @@ class AIWolfSeat(BackendDefaults):
             obs = obs._replace(day=0)  # the protocol's day 0: the seer's first divination
         kind = _request_of(request.phase, legal)
         if self.roster is not None:
-            await self.roster.day_begins(obs.day)
-        for packet in self.channel.notices(obs, kind):
-            await self.link.notify(packet)
+            await self.roster.before(obs.day, kind)
+        else:
+            for packet in self.channel.notices(obs, kind):
+                await self.link.notify(packet)
         if kind == "TALK":
             self.channel.spend(obs, answering=request.phase == "answer")
         if kind == "TALK" and self.channel.over_day == obs.day:
@@ -131,8 +155,7 @@ class AIWolfSeat(BackendDefaults):
                 f"P{self.seat}: the AIWolf agent {self.link.name} did not answer {kind}"
             )
         if kind == "TALK":
-            said = answer.strip()
-            self.channel.talked(obs.day, said)
+            said = self.channel.talked(obs.day, answer_text(answer))
             return _call(context.turn, *_talk_call(said, self.seat, legal, obs))
         names = dict(enumerate(obs.names))
         targets = [a.target for a in legal if isinstance(a, Vote | Attack | Divine | Guard)]

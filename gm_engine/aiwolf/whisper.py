@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gm_engine.aiwolf.protocol import OVER, SKIP, SeatChannel, one_line, truncated
+from gm_engine.aiwolf.protocol import OVER, SKIP, SeatChannel, answer_text, one_line, truncated
 from gm_engine.werewolf.views import Observation
 
 #: How the whispers ride in the lowest seat's ATTACK answer.
@@ -79,6 +79,10 @@ class WhisperChannel:
         # the agents first, so that a persona hears their words before it whispers
         return sorted(wolves, key=lambda seat: (seat not in self.agent_seats, seat))
 
+    def forget(self, seat: int) -> None:
+        """Send ``seat`` every whisper again from the first (its agent connected anew)."""
+        self.sent.pop(seat, None)
+
     def history(self, seat: int) -> list[dict[str, Any]]:
         """The whispers ``seat`` has not been sent yet (and marks them sent)."""
         start = self.sent.get(seat, 0)
@@ -134,7 +138,7 @@ class WhisperChannel:
                 info["remain_skip"] = 0
                 packet = {"request": "WHISPER", "info": info, "whisper_history": self.history(seat)}
                 answer = await member.whisper(packet)
-                said = "" if answer is None else " ".join(answer.split())
+                said = "" if answer is None else " ".join(answer_text(answer).split())
                 if said in ("", OVER, SKIP):
                     over.add(seat)
                     text = OVER

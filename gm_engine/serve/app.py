@@ -56,6 +56,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gm_engine.serve.aiwolf_routes import aiwolf_routes
 from gm_engine.serve.finished import FinishedTables
 from gm_engine.serve.forward import Forwarder
 from gm_engine.serve.store import SeatGrant
@@ -283,6 +284,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         Route("/api/tables/{table_id}/answer", answer, methods=["POST"]),
         Route("/api/tables/{table_id}/transcript", transcript),
         Mount("/static", app=StaticFiles(directory=static_dir()), name="static"),
+        *aiwolf_routes(runtime),
         *extra_routes,
     ]
 

@@ -58,6 +58,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from gm_engine.events import HumanInputEvent, SessionEvent, StateEvent
 from gm_engine.llm.base import BackendError, ConfigurationError, ModelBackend, ModelRequest, ModelResponse
 from gm_engine.safe_text import printable
+from gm_engine.serve.aiwolf_seats import AIWolfSeatsOption, AIWolfTables
 from gm_engine.serve.seat_view import Panel, adventure_panel, question_buttons, werewolf_panel
 from gm_engine.serve.store import LeaseLost, SeatGrant, StoreError, TableRow, TableStore
 from gm_engine.serve.turns import TurnTaker
@@ -153,6 +154,8 @@ class WerewolfTableConfig(BaseModel):
     backend: Literal["offline", "openai"] = "offline"
     model: str | None = Field(default=None, max_length=200)
     base_url: str | None = Field(default=None, max_length=500)
+    aiwolf: AIWolfSeatsOption | None = None
+    """The seats AIWolf agents play (gm_engine.serve.aiwolf_seats); None: personas only."""
 
     @model_validator(mode="after")
     def _consistent(self) -> WerewolfTableConfig:
@@ -177,6 +180,8 @@ class WerewolfTableConfig(BaseModel):
             options["role"] = self.role
         if self.deal is not None:
             options["deal"] = list(self.deal)
+        if self.aiwolf is not None:
+            options["seat_agents"] = self.aiwolf.seat_agents()
         return SessionSpec(
             kind="werewolf", seed=seed, options=options, backend=self.backend, model=self.model
         )
@@ -737,6 +742,8 @@ class TableRuntime:
         self._closing = threading.Event()
         self._ticker: threading.Thread | None = None
         self._epoch = 0
+        #: the AIWolf agent seats of the tables (their tokens, their connections here)
+        self.aiwolf = AIWolfTables(store)
 
     # -- life ---------------------------------------------------------------------------------------
 
@@ -754,6 +761,7 @@ class TableRuntime:
             threads = list(self._threads.values())
         for table in tables:
             table.stop()
+        self.aiwolf.stop_all()
         for thread in threads:
             thread.join(timeout)
         if self._ticker is not None:
@@ -780,6 +788,7 @@ class TableRuntime:
                 if table.status in ("finished", "failed"):  # it ended meanwhile and gave the lease up
                     continue
                 table.stop()
+                self.aiwolf.stop(table_id)
                 table.ended("stopped", TAKEN_OVER)
                 with self._lock:
                     self._tables.pop(table_id, None)
@@ -842,6 +851,8 @@ class TableRuntime:
             if api_key:
                 self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"))
             self.store.add_seat(table_id, 1, token_digest(token))
+            if isinstance(config, WerewolfTableConfig) and config.aiwolf is not None:
+                self.aiwolf.issue(table_id, config.aiwolf)
             self._drive(row)
         finally:
             with self._lock:
@@ -999,6 +1010,11 @@ class TableRuntime:
         api_key = self.store.get_secret(table_id, "api_key")
         spec = table.config.spec(seed)
         runner = get_runner(spec.kind)
+        if isinstance(table.config, WerewolfTableConfig) and table.config.aiwolf is not None:
+            # an agent thinking is not this process's work: the other tables run meanwhile
+            runner = self.aiwolf.runner(
+                table_id, table.config.aiwolf, on_wait=lambda: table.turns.release(table.turn)
+            )
         backend = TurnBackend(
             self.backend(table.config, api_key.decode("utf-8") if api_key else None),
             table,

@@ -76,6 +76,8 @@ function config(form) {
       madman_claims: data.get("madman_claims"),
       attack_needs_execution: data.get("attack_from_first_night") !== "on",
     };
+    const agentSeats = data.getAll("aiwolf_seat").map(Number);
+    if (agentSeats.length) result.aiwolf = { seats: agentSeats };
   } else {
     result.scenario = data.get("scenario");
   }
@@ -86,6 +88,7 @@ function showKind(form) {
   const kind = new FormData(form).get("kind");
   document.getElementById("werewolf-options").hidden = kind !== "werewolf";
   document.getElementById("adventure-options").hidden = kind !== "adventure";
+  document.getElementById("aiwolf-options").hidden = kind !== "werewolf";
   document.getElementById("openai-options").hidden = new FormData(form).get("backend") !== "openai";
 }
 
