@@ -8,7 +8,6 @@ help, the player's own screen lines, target hints, readings to confirm, refusals
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
@@ -17,7 +16,6 @@ from gm_engine.messages.catalogue import Message
 # ---------------------------------------------------------------- cli
 
 
-@dataclass(frozen=True)
 class CommandFailed(Message):
     """A command stopped on an error it explains itself: ``gm adventure: …``."""
 
@@ -26,14 +24,12 @@ class CommandFailed(Message):
     error: str
 
 
-@dataclass(frozen=True)
 class Interrupted(Message):
     """Ctrl-C, with nothing recorded to go on from."""
 
     key: ClassVar[str] = "cli.interrupted"
 
 
-@dataclass(frozen=True)
 class InterruptedSaved(Message):
     """Ctrl-C in a recorded session: where it is and how to go on."""
 
@@ -41,7 +37,6 @@ class InterruptedSaved(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class ServerUnreachable(Message):
     """The model server could not be reached (``cause``: the backend's own words)."""
 
@@ -49,7 +44,6 @@ class ServerUnreachable(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ServerMisconfigured(Message):
     """The model server is not set up for this game (``cause``: what to change, in the
     diagnosis's words); retrying would not help."""
@@ -58,7 +52,6 @@ class ServerMisconfigured(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ServerRefused(Message):
     """The model server refused a request."""
 
@@ -66,7 +59,6 @@ class ServerRefused(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class StoppedUnrecorded(Message):
     """A session stopped by ``reason`` that was not recorded (``--no-record``)."""
 
@@ -75,7 +67,6 @@ class StoppedUnrecorded(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class StoppedSaved(Message):
     """A session stopped by ``reason`` that can go on with ``gm resume``."""
 
@@ -85,7 +76,6 @@ class StoppedSaved(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class SessionEnded(Message):
     """The last line of a finished play session: its summary and seed."""
 
@@ -94,7 +84,6 @@ class SessionEnded(Message):
     seed: int
 
 
-@dataclass(frozen=True)
 class TranscriptAt(Message):
     """Where the transcript was written."""
 
@@ -102,7 +91,6 @@ class TranscriptAt(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class Resumed(Message):
     """``gm resume``: how much was replayed and how much was added."""
 
@@ -112,14 +100,12 @@ class Resumed(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class NoTranscripts(Message):
     """``gm replay`` found no file to check."""
 
     key: ClassVar[str] = "cli.no_transcripts"
 
 
-@dataclass(frozen=True)
 class ReplayTotal(Message):
     """``gm replay``'s last line (``milliseconds`` already formatted)."""
 
@@ -130,14 +116,12 @@ class ReplayTotal(Message):
     milliseconds: str
 
 
-@dataclass(frozen=True)
 class UnreadableInput(Message):
     """A terminal line whose bytes are not text (invalid UTF-8): asked again."""
 
     key: ClassVar[str] = "cli.unreadable_input"
 
 
-@dataclass(frozen=True)
 class DiskFull(Message):
     """The transcript could not be written: the disk is full."""
 
@@ -145,7 +129,6 @@ class DiskFull(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class StoppedUnresumable(Message):
     """A session stopped by ``reason`` whose transcript cannot be continued."""
 
@@ -155,7 +138,6 @@ class StoppedUnresumable(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class Paused(Message):
     """The player stopped (``/quit``): the summary and how to go on."""
 
@@ -164,7 +146,6 @@ class Paused(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class PausedUnrecorded(Message):
     """The player stopped an unrecorded session."""
 
@@ -172,7 +153,6 @@ class PausedUnrecorded(Message):
     summary: str
 
 
-@dataclass(frozen=True)
 class PausedUnresumable(Message):
     """The player stopped, and the transcript cannot be continued."""
 
@@ -181,7 +161,6 @@ class PausedUnresumable(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class ChooseOneOf(Message):
     """A terminal answer that is not one of the offered choices."""
 
@@ -192,7 +171,6 @@ class ChooseOneOf(Message):
 # ---------------------------------------------------------------- roll (gm roll and the roll session)
 
 
-@dataclass(frozen=True)
 class NotACommand(Message):
     """A line that is no dice command of the system."""
 
@@ -201,14 +179,12 @@ class NotACommand(Message):
     line: str
 
 
-@dataclass(frozen=True)
 class SecretRoll(Message):
     """A secret roll's notice."""
 
     key: ClassVar[str] = "roll.secret"
 
 
-@dataclass(frozen=True)
 class DiceLeftOver(Message):
     """Injected dice the command did not use (``dice``: ``1/20, 3/6``)."""
 
@@ -216,7 +192,6 @@ class DiceLeftOver(Message):
     dice: str
 
 
-@dataclass(frozen=True)
 class RollWelcome(Message):
     """The roll session's first line."""
 
@@ -224,21 +199,18 @@ class RollWelcome(Message):
     system: str
 
 
-@dataclass(frozen=True)
 class RollHelp(Message):
     """The roll session's /help."""
 
     key: ClassVar[str] = "roll.help"
 
 
-@dataclass(frozen=True)
 class RollEnded(Message):
     """A roll session's /quit."""
 
     key: ClassVar[str] = "roll.ended"
 
 
-@dataclass(frozen=True)
 class UnknownSessionCommand(Message):
     """A /word the roll session does not know."""
 
@@ -246,7 +218,6 @@ class UnknownSessionCommand(Message):
     command: str
 
 
-@dataclass(frozen=True)
 class SystemListing(Message):
     """``/system`` alone: the current system and the known ones."""
 
@@ -255,7 +226,6 @@ class SystemListing(Message):
     known: str
 
 
-@dataclass(frozen=True)
 class SystemSwitched(Message):
     """``/system NAME`` done."""
 
@@ -264,7 +234,6 @@ class SystemSwitched(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class UnknownLocale(Message):
     """``/locale`` with something other than ja or en."""
 
@@ -272,7 +241,6 @@ class UnknownLocale(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class LocaleSwitched(Message):
     """``/locale NAME`` done."""
 
@@ -280,7 +248,6 @@ class LocaleSwitched(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class SecretResult(Message):
     """A secret roll's result, marked as such (``text``: BCDice's text)."""
 
@@ -288,7 +255,6 @@ class SecretResult(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class RollRefused(Message):
     """A dice command the engine refused (``reason``: the dice engine's own message)."""
 
@@ -296,14 +262,12 @@ class RollRefused(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class DiceEngineFailed(Message):
     """The dice engine failed on a line (a bug, reported, never a crash)."""
 
     key: ClassVar[str] = "roll.engine_failed"
 
 
-@dataclass(frozen=True)
 class NoSuchRollCommand(Message):
     """A roll-session line that is no dice command of the current system."""
 
@@ -312,7 +276,6 @@ class NoSuchRollCommand(Message):
     line: str
 
 
-@dataclass(frozen=True)
 class UnknownSystem(Message):
     """``/system NAME`` with a name no system has."""
 
@@ -320,7 +283,6 @@ class UnknownSystem(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class RollSummary(Message):
     """A roll session's summary."""
 
@@ -334,21 +296,18 @@ class RollSummary(Message):
 # ---------------------------------------------------------------- adventure
 
 
-@dataclass(frozen=True)
 class AdventurePrompt(Message):
     """The player's prompt."""
 
     key: ClassVar[str] = "adventure.prompt"
 
 
-@dataclass(frozen=True)
 class AdventureHelp(Message):
     """The adventure's /help."""
 
     key: ClassVar[str] = "adventure.help"
 
 
-@dataclass(frozen=True)
 class GmSays(Message):
     """A line of the GM (adventure narration or the werewolf narrator)."""
 
@@ -356,7 +315,6 @@ class GmSays(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class DiceShown(Message):
     """A roll the GM made, shown with its reason."""
 
@@ -368,7 +326,6 @@ class DiceShown(Message):
 # ---------------------------------------------------------------- werewolf: prompts and help
 
 
-@dataclass(frozen=True)
 class ChooseRolePrompt(Message):
     """CMD_役職選択's question (``menu``: ``1 人狼、2 村人、…``)."""
 
@@ -376,7 +333,6 @@ class ChooseRolePrompt(Message):
     menu: str
 
 
-@dataclass(frozen=True)
 class NotARole(Message):
     """An answer to the role question that is not a role number."""
 
@@ -384,14 +340,12 @@ class NotARole(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class DiscussionPrompt(Message):
     """The player's discussion turn."""
 
     key: ClassVar[str] = "werewolf.discussion_prompt"
 
 
-@dataclass(frozen=True)
 class AnswerPrompt(Message):
     """The player's answer to a CO要求 (``commands``: the answers it may give)."""
 
@@ -400,7 +354,6 @@ class AnswerPrompt(Message):
     commands: str
 
 
-@dataclass(frozen=True)
 class TargetPrompt(Message):
     """A vote / night / 事前占い choice (``kind``: 投票先, 襲撃先, …; ``menu``: the seats)."""
 
@@ -409,35 +362,30 @@ class TargetPrompt(Message):
     menu: str
 
 
-@dataclass(frozen=True)
 class VoteReasonPrompt(Message):
     """The question for the vote's reason."""
 
     key: ClassVar[str] = "werewolf.vote_reason_prompt"
 
 
-@dataclass(frozen=True)
 class NoReason(Message):
     """A vote given without a reason."""
 
     key: ClassVar[str] = "werewolf.no_reason"
 
 
-@dataclass(frozen=True)
 class DiscussionHelp(Message):
     """/help at the discussion: plain words and every command."""
 
     key: ClassVar[str] = "werewolf.discussion_help"
 
 
-@dataclass(frozen=True)
 class ChoiceHelp(Message):
     """/help at a vote, night or 事前占い question."""
 
     key: ClassVar[str] = "werewolf.choice_help"
 
 
-@dataclass(frozen=True)
 class RoleHelp(Message):
     """``/help`` at the role question (``menu``: the roles by number)."""
 
@@ -445,56 +393,48 @@ class RoleHelp(Message):
     menu: str
 
 
-@dataclass(frozen=True)
 class ReasonHelp(Message):
     """``/help`` at the vote-reason question."""
 
     key: ClassVar[str] = "werewolf.help.reason"
 
 
-@dataclass(frozen=True)
 class ConfirmHelp(Message):
     """``/help`` at the confirmation of an unsure reading."""
 
     key: ClassVar[str] = "werewolf.help.confirm"
 
 
-@dataclass(frozen=True)
 class EmptyRole(Message):
     """An empty line at the role question."""
 
     key: ClassVar[str] = "werewolf.empty_role"
 
 
-@dataclass(frozen=True)
 class EmptyReason(Message):
     """An empty line at the vote-reason question."""
 
     key: ClassVar[str] = "werewolf.empty_reason"
 
 
-@dataclass(frozen=True)
 class ConfirmAgain(Message):
     """A confirmation answered with neither yes nor no."""
 
     key: ClassVar[str] = "werewolf.confirm_again"
 
 
-@dataclass(frozen=True)
 class LogTitle(Message):
     """The heading of ``/log``."""
 
     key: ClassVar[str] = "werewolf.log_title"
 
 
-@dataclass(frozen=True)
 class LogEmpty(Message):
     """``/log`` before anything public happened."""
 
     key: ClassVar[str] = "werewolf.log_empty"
 
 
-@dataclass(frozen=True)
 class VotesDay(Message):
     """The heading of one day's votes in ``/votes``."""
 
@@ -502,14 +442,12 @@ class VotesDay(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class VotesNone(Message):
     """``/votes`` before the first vote."""
 
     key: ClassVar[str] = "werewolf.votes_none"
 
 
-@dataclass(frozen=True)
 class OptionsInvalid(Message):
     """The game's options do not hold (``problems``: which, in the player's words)."""
 
@@ -517,14 +455,12 @@ class OptionsInvalid(Message):
     problems: str
 
 
-@dataclass(frozen=True)
 class EmptyLine(Message):
     """An empty line at the discussion: asked again (a pass is /pass)."""
 
     key: ClassVar[str] = "werewolf.empty_line"
 
 
-@dataclass(frozen=True)
 class CannotDo(Message):
     """A discussion line the game refused (``reason``: a rendered refusal)."""
 
@@ -532,28 +468,24 @@ class CannotDo(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class UsageClaim(Message):
     """/co with a wrong form."""
 
     key: ClassVar[str] = "werewolf.usage_claim"
 
 
-@dataclass(frozen=True)
 class UsageResult(Message):
     """/result with a wrong form."""
 
     key: ClassVar[str] = "werewolf.usage_result"
 
 
-@dataclass(frozen=True)
 class UsageRequest(Message):
     """/request with a wrong form."""
 
     key: ClassVar[str] = "werewolf.usage_request"
 
 
-@dataclass(frozen=True)
 class UnknownCommand(Message):
     """A /word the discussion does not know."""
 
@@ -561,14 +493,12 @@ class UnknownCommand(Message):
     command: str
 
 
-@dataclass(frozen=True)
 class GameQuit(Message):
     """/quit during a game."""
 
     key: ClassVar[str] = "werewolf.quit"
 
 
-@dataclass(frozen=True)
 class QuitSummary(Message):
     """The summary of a game left with /quit."""
 
@@ -576,7 +506,6 @@ class QuitSummary(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class WonSummary(Message):
     """The summary of a finished game."""
 
@@ -585,35 +514,30 @@ class WonSummary(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class VoteLabel(Message):
     """投票先."""
 
     key: ClassVar[str] = "werewolf.label.vote"
 
 
-@dataclass(frozen=True)
 class AttackLabel(Message):
     """襲撃先."""
 
     key: ClassVar[str] = "werewolf.label.attack"
 
 
-@dataclass(frozen=True)
 class DivineLabel(Message):
     """占い先."""
 
     key: ClassVar[str] = "werewolf.label.divine"
 
 
-@dataclass(frozen=True)
 class GuardLabel(Message):
     """護衛先."""
 
     key: ClassVar[str] = "werewolf.label.guard"
 
 
-@dataclass(frozen=True)
 class PreDivineLabel(Message):
     """事前占いの相手."""
 
@@ -623,7 +547,6 @@ class PreDivineLabel(Message):
 # ---------------------------------------------------------------- werewolf: the player's own screen
 
 
-@dataclass(frozen=True)
 class YourRole(Message):
     """The dealt role, shown to the player only."""
 
@@ -631,7 +554,6 @@ class YourRole(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class YourPartners(Message):
     """A 人狼's partners (``names``: joined)."""
 
@@ -639,7 +561,6 @@ class YourPartners(Message):
     names: str
 
 
-@dataclass(frozen=True)
 class YourDivineResult(Message):
     """The player's divine result."""
 
@@ -648,7 +569,6 @@ class YourDivineResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class YourMediumResult(Message):
     """The player's medium result."""
 
@@ -657,7 +577,6 @@ class YourMediumResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class YourAttackSucceeded(Message):
     """The wolves' attack got through."""
 
@@ -665,7 +584,6 @@ class YourAttackSucceeded(Message):
     target: str
 
 
-@dataclass(frozen=True)
 class YourAttackGuarded(Message):
     """The wolves' attack was stopped by the 狩人."""
 
@@ -673,7 +591,6 @@ class YourAttackGuarded(Message):
     target: str
 
 
-@dataclass(frozen=True)
 class YourGuardSaved(Message):
     """The player's guard stopped the attack."""
 
@@ -681,7 +598,6 @@ class YourGuardSaved(Message):
     target: str
 
 
-@dataclass(frozen=True)
 class YourGuard(Message):
     """The player guarded (nothing came)."""
 
@@ -692,14 +608,12 @@ class YourGuard(Message):
 # ---------------------------------------------------------------- werewolf: naming a seat
 
 
-@dataclass(frozen=True)
 class TargetEmpty(Message):
     """Nothing typed at a choice."""
 
     key: ClassVar[str] = "werewolf.target.empty"
 
 
-@dataclass(frozen=True)
 class TargetUnknown(Message):
     """No seat by that name or number."""
 
@@ -707,7 +621,6 @@ class TargetUnknown(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class TargetConflict(Message):
     """A P-number and a name of different seats."""
 
@@ -715,7 +628,6 @@ class TargetConflict(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class TargetNotAChoice(Message):
     """A seat that cannot be chosen now."""
 
@@ -723,7 +635,6 @@ class TargetNotAChoice(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class TargetForms(Message):
     """The hint after a miss: the choices and the accepted forms, by example."""
 
@@ -735,7 +646,6 @@ class TargetForms(Message):
     reading: str
 
 
-@dataclass(frozen=True)
 class TargetHint(Message):
     """A missed choice: why (a Target… text), then the forms (a TargetForms text)."""
 
@@ -747,7 +657,6 @@ class TargetHint(Message):
 # ---------------------------------------------------------------- werewolf: a reading to confirm
 
 
-@dataclass(frozen=True)
 class ReadAsRequest(Message):
     """A line read as a CO要求."""
 
@@ -755,7 +664,6 @@ class ReadAsRequest(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class ReadAsClaim(Message):
     """A line read as a CO."""
 
@@ -763,7 +671,6 @@ class ReadAsClaim(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class ReadAsClaimWithResult(Message):
     """A line read as a CO with its result."""
 
@@ -773,7 +680,6 @@ class ReadAsClaimWithResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class ReadAsResult(Message):
     """A line read as a result."""
 
@@ -782,21 +688,18 @@ class ReadAsResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class ReadAsDecline(Message):
     """A line read as not coming out."""
 
     key: ClassVar[str] = "werewolf.read.decline"
 
 
-@dataclass(frozen=True)
 class ReadAsPass(Message):
     """A line read as a pass."""
 
     key: ClassVar[str] = "werewolf.read.pass"
 
 
-@dataclass(frozen=True)
 class ConfirmReading(Message):
     """The one-line question after an unsure reading (``reading``: a ReadAs… text)."""
 
@@ -846,7 +749,6 @@ class Reason(StrEnum):
     OTHER = "other"
 
 
-@dataclass(frozen=True)
 class Why(Message):
     """A refusal's reason. One class for all the reasons: its text is ``werewolf.why.<reason>``."""
 
@@ -865,7 +767,6 @@ class Why(Message):
 # -- recording a transcript ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class RecordingExists(Message):
     """A recording was asked for at ``path``, where a file already is: it is never overwritten."""
 
@@ -873,7 +774,6 @@ class RecordingExists(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class RecordingBusy(Message):
     """Another process holds the lock of the transcript at ``path`` (it records or resumes it)."""
 
@@ -881,7 +781,6 @@ class RecordingBusy(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class TranscriptCutOff(Message):
     """The transcript at ``path`` ends after ``events`` events without its end line."""
 
@@ -890,7 +789,6 @@ class TranscriptCutOff(Message):
     events: int
 
 
-@dataclass(frozen=True)
 class TranscriptCutMidLine(Message):
     """As :class:`TranscriptCutOff`, and its last line (``size`` bytes) is half-written."""
 
@@ -900,7 +798,6 @@ class TranscriptCutMidLine(Message):
     size: int
 
 
-@dataclass(frozen=True)
 class TranscriptHeaderCut(Message):
     """The transcript's first line, its header, is half-written: nothing was recorded."""
 
@@ -953,7 +850,6 @@ class Fault(StrEnum):
     FILE_IS_FOLDER = "file_is_folder"
 
 
-@dataclass(frozen=True)
 class Problem(Message):
     """A fixed problem of a transcript. One class for all of them: its text is
     ``transcript.fault.<fault>``."""
@@ -970,7 +866,6 @@ class Problem(Message):
         return {}
 
 
-@dataclass(frozen=True)
 class AtLine(Message):
     """A transcript's ``problem`` (already rendered) and the line it is on."""
 
@@ -979,7 +874,6 @@ class AtLine(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class InFile(Message):
     """A transcript's ``problem`` (already rendered) and the file it is in."""
 
@@ -988,7 +882,6 @@ class InFile(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class UnknownFormat(Message):
     """The header's format number ``version`` is none this reader reads (``readable``)."""
 
@@ -998,7 +891,6 @@ class UnknownFormat(Message):
     readable: str
 
 
-@dataclass(frozen=True)
 class NewerFormat(Message):
     """The header's format ``version`` is newer than this reader's (``readable``)."""
 
@@ -1008,7 +900,6 @@ class NewerFormat(Message):
     readable: str
 
 
-@dataclass(frozen=True)
 class FormatWithoutSealing(Message):
     """A header of format ``version`` (before sealing) names a sealing."""
 
@@ -1016,7 +907,6 @@ class FormatWithoutSealing(Message):
     version: int
 
 
-@dataclass(frozen=True)
 class BadHeaderField(Message):
     """A header field (``field``, its path) is missing or of the wrong kind."""
 
@@ -1024,7 +914,6 @@ class BadHeaderField(Message):
     field: str
 
 
-@dataclass(frozen=True)
 class HeaderSystemMismatch(Message):
     """The header's game ``system`` is not the one its options give (``expected``)."""
 
@@ -1033,7 +922,6 @@ class HeaderSystemMismatch(Message):
     expected: str
 
 
-@dataclass(frozen=True)
 class NotJson(Message):
     """A line is not JSON; the first wrong character is at ``column``."""
 
@@ -1041,7 +929,6 @@ class NotJson(Message):
     column: int
 
 
-@dataclass(frozen=True)
 class ChainBroken(Message):
     """A format-2 line's ``prev`` does not match line ``previous``."""
 
@@ -1049,7 +936,6 @@ class ChainBroken(Message):
     previous: int
 
 
-@dataclass(frozen=True)
 class WrongEventNumber(Message):
     """An event numbered ``found`` where ``expected`` was due."""
 
@@ -1058,7 +944,6 @@ class WrongEventNumber(Message):
     expected: int
 
 
-@dataclass(frozen=True)
 class CheckpointMismatch(Message):
     """The running hash does not match a checkpoint: a line after line ``since`` was edited."""
 
@@ -1066,7 +951,6 @@ class CheckpointMismatch(Message):
     since: int
 
 
-@dataclass(frozen=True)
 class EndHashMismatch(Message):
     """The end line's hash is not the running hash: it or a line after ``since`` was edited."""
 
@@ -1074,7 +958,6 @@ class EndHashMismatch(Message):
     since: int
 
 
-@dataclass(frozen=True)
 class SignatureInvalid(Message):
     """The signature is not the one of the key the header names (``signer``, shortened)."""
 
@@ -1082,7 +965,6 @@ class SignatureInvalid(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class SealedInClear(Message):
     """A ``kind`` event in the clear where it must be sealed."""
 
@@ -1090,7 +972,6 @@ class SealedInClear(Message):
     kind: str
 
 
-@dataclass(frozen=True)
 class PublicSealed(Message):
     """A public ``kind`` event sealed."""
 
@@ -1098,7 +979,6 @@ class PublicSealed(Message):
     kind: str
 
 
-@dataclass(frozen=True)
 class LineSealed(Message):
     """Line ``line`` of ``path`` is sealed and the game's key is not at hand (``problem``: why)."""
 
@@ -1108,7 +988,6 @@ class LineSealed(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class WrongSeed(Message):
     """``seed`` is not the seed the header committed to (``commitment``, shortened)."""
 
@@ -1131,7 +1010,6 @@ class SealFault(StrEnum):
     KEPT_OTHER_KEY = "kept_other_key"
 
 
-@dataclass(frozen=True)
 class SealProblem(Message):
     """A fixed problem of a game key or a sealed line: its text is ``seal.fault.<fault>``."""
 
@@ -1147,7 +1025,6 @@ class SealProblem(Message):
         return {}
 
 
-@dataclass(frozen=True)
 class NotAKeyId(Message):
     """``key_id`` (shortened) is not a game key id."""
 
@@ -1155,7 +1032,6 @@ class NotAKeyId(Message):
     key_id: str
 
 
-@dataclass(frozen=True)
 class KeyFileUnreadable(Message):
     """The game's key file at ``path`` cannot be read."""
 
@@ -1163,7 +1039,6 @@ class KeyFileUnreadable(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class NotAKeyFile(Message):
     """The file at ``path`` is not a game key file."""
 
@@ -1171,7 +1046,6 @@ class NotAKeyFile(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class KeyFileOtherKey(Message):
     """The key file at ``path`` holds another key than the transcript names."""
 
@@ -1179,7 +1053,6 @@ class KeyFileOtherKey(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class KeyFileMissing(Message):
     """The game's key file (``path``) is not there and no end line reveals the key."""
 
@@ -1203,7 +1076,6 @@ class Verdict(StrEnum):
     TOLERANT = "tolerant"
 
 
-@dataclass(frozen=True)
 class VerdictWord(Message):
     """A verdict (or the replay's mode) as a word of the report: ``replay.verdict.<verdict>``."""
 
@@ -1219,7 +1091,6 @@ class VerdictWord(Message):
         return {}
 
 
-@dataclass(frozen=True)
 class ReplayHead(Message):
     """The first line of a file's report (``verdict`` and ``mode``: rendered :class:`VerdictWord`)."""
 
@@ -1233,7 +1104,6 @@ class ReplayHead(Message):
     milliseconds: str
 
 
-@dataclass(frozen=True)
 class ReplayRefused(Message):
     """A file that could not be replayed: its verdict (rendered) and why (``problem``)."""
 
@@ -1243,7 +1113,6 @@ class ReplayRefused(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class ReplayQuietOk(Message):
     """``gm replay -q``'s line for a file that matched but is not signed by a trusted key."""
 
@@ -1253,7 +1122,6 @@ class ReplayQuietOk(Message):
     signature: str
 
 
-@dataclass(frozen=True)
 class ReplayNote(Message):
     """A note under a file's report (``note``: rendered)."""
 
@@ -1261,7 +1129,6 @@ class ReplayNote(Message):
     note: str
 
 
-@dataclass(frozen=True)
 class EngineChanged(Message):
     """The transcript was recorded by another engine version."""
 
@@ -1270,7 +1137,6 @@ class EngineChanged(Message):
     current: str
 
 
-@dataclass(frozen=True)
 class AssetsChanged(Message):
     """Prompt or persona files (``names``) changed since the recording."""
 
@@ -1278,7 +1144,6 @@ class AssetsChanged(Message):
     names: str
 
 
-@dataclass(frozen=True)
 class AssetsGone(Message):
     """Prompt or persona files (``names``) gone since the recording."""
 
@@ -1286,7 +1151,6 @@ class AssetsGone(Message):
     names: str
 
 
-@dataclass(frozen=True)
 class UnrecordedCalls(Message):
     """``count`` model calls of the replay are not in the recording (``first``: the first's problem)."""
 
@@ -1295,14 +1159,12 @@ class UnrecordedCalls(Message):
     first: str
 
 
-@dataclass(frozen=True)
 class SealedOpened(Message):
     """A sealed transcript's private lines all opened with the revealed key."""
 
     key: ClassVar[str] = "replay.sealed_opened"
 
 
-@dataclass(frozen=True)
 class PackedOpened(Message):
     """A packed transcript's private lines, sealed during the game, opened with the revealed key."""
 
@@ -1312,7 +1174,6 @@ class PackedOpened(Message):
 # -- a replay that differs from its recording ---------------------------------------------
 
 
-@dataclass(frozen=True)
 class DivergenceAt(Message):
     """Where a replay first differs: event ``seq`` on ``line`` (an ``event_type`` event)."""
 
@@ -1323,7 +1184,6 @@ class DivergenceAt(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class DivergenceAtEnd(Message):
     """A replay that differs at its end (or where no recorded event is at hand)."""
 
@@ -1331,7 +1191,6 @@ class DivergenceAtEnd(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class ClosestCall(Message):
     """The recorded model call nearest the one the replay made (``call``: a RecordedCallAt)."""
 
@@ -1339,7 +1198,6 @@ class ClosestCall(Message):
     call: str
 
 
-@dataclass(frozen=True)
 class RecordedCallAt(Message):
     """A recorded model call: its event and line, and who asked when (``phase``: quoted)."""
 
@@ -1352,14 +1210,12 @@ class RecordedCallAt(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class DiffRecorded(Message):
     """The label of the recorded side of a diff."""
 
     key: ClassVar[str] = "replay.diff_recorded"
 
 
-@dataclass(frozen=True)
 class DiffReplayed(Message):
     """The label of the replayed side of a diff."""
 
@@ -1369,7 +1225,6 @@ class DiffReplayed(Message):
 # -- what a transcript's signature showed ---------------------------------------------------
 
 
-@dataclass(frozen=True)
 class SignedByOwnKey(Message):
     """The signature verifies with this installation's key (``signer``: shortened)."""
 
@@ -1377,7 +1232,6 @@ class SignedByOwnKey(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class SignedByTrustedKey(Message):
     """The signature verifies with a key given as trusted."""
 
@@ -1385,7 +1239,6 @@ class SignedByTrustedKey(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class SignedByUnknownKey(Message):
     """The signature verifies, with a key not known here."""
 
@@ -1393,7 +1246,6 @@ class SignedByUnknownKey(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class UnsignedOldFormat(Message):
     """A transcript of ``format`` 1, from before signatures."""
 
@@ -1401,14 +1253,12 @@ class UnsignedOldFormat(Message):
     format: int
 
 
-@dataclass(frozen=True)
 class UnsignedNoKey(Message):
     """A transcript recorded without a signing key."""
 
     key: ClassVar[str] = "signature.no_key"
 
 
-@dataclass(frozen=True)
 class NotSignedYet(Message):
     """A transcript without its end line: nothing is signed yet."""
 
@@ -1418,7 +1268,6 @@ class NotSignedYet(Message):
 # -- resuming a transcript ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class ResumeEnded(Message):
     """The transcript's session ended already: there is nothing to continue."""
 
@@ -1427,7 +1276,6 @@ class ResumeEnded(Message):
     summary: str
 
 
-@dataclass(frozen=True)
 class ResumeOldFormat(Message):
     """A transcript of an older format: it replays, but this version cannot continue it."""
 
@@ -1437,7 +1285,6 @@ class ResumeOldFormat(Message):
     current: int
 
 
-@dataclass(frozen=True)
 class ResumeNoSigner(Message):
     """The transcript cannot be continued under its signer (``cause``: why)."""
 
@@ -1446,7 +1293,6 @@ class ResumeNoSigner(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ResumeNoSeedInKey(Message):
     """A sealed game's seed is in neither its key file nor the command line."""
 
@@ -1454,7 +1300,6 @@ class ResumeNoSeedInKey(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class ResumeNoSeedFile(Message):
     """An older recording's seed is in neither its seed file nor the command line."""
 
@@ -1463,7 +1308,6 @@ class ResumeNoSeedFile(Message):
     seed_file: str
 
 
-@dataclass(frozen=True)
 class ResumeWrongSeed(Message):
     """The seed given does not match the transcript's commitment (``cause``: the check's words)."""
 
@@ -1471,7 +1315,6 @@ class ResumeWrongSeed(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ResumeDiverged(Message):
     """The engine no longer reproduces what was recorded (``detail``: the closest
     recorded event and the difference, as replay reports it)."""
@@ -1481,7 +1324,6 @@ class ResumeDiverged(Message):
     detail: str
 
 
-@dataclass(frozen=True)
 class ResumeLineDropped(Message):
     """The half-written last line of a cut-off transcript was dropped before going on."""
 
