@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import json
 import pkgutil
 import subprocess
@@ -100,3 +101,11 @@ def test_every_command_parses_from_its_own_module_alone() -> None:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         assert sub.choices[command.name].add_help, f"{command.name} is still a stub"
         assert list(sub.choices) == [c.name for c in COMMANDS]
+
+
+def test_the_version_is_a_constant_the_installation_agrees_with() -> None:
+    """``gm_engine.__version__`` is written in the package (pyproject.toml reads it from there),
+    so importing the package looks nothing up in the installation's metadata."""
+    probe = "import sys, gm_engine; print(gm_engine.__version__, 'importlib.metadata' in sys.modules)"
+    printed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert printed.split() == [importlib.metadata.version("gm_engine"), "False"]
