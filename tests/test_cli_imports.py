@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import gm_engine.cli
 from gm_engine.cli import COMMANDS, build_parser
 
@@ -52,11 +54,15 @@ def test_the_probe_sees_a_heavy_import() -> None:
 
 
 #: What replaying a werewolf game has no use for: the servers and their protocols, the model
-#: client, the terminal renderer, the retry library, the dice parser and its game systems.
+#: client, the terminal renderer, the retry library, the dice parser and its game systems; and
+#: what only going on live needs: the resumer, the recorder, the play commands' shared tail,
+#: the terminal human and the retry policy.
 NOT_FOR_REPLAY = (
     "mcp", "starlette", "uvicorn", "websockets", "psycopg", "openai", "httpx", "rich", "tenacity",
     "gm_engine.serve", "gm_engine.aiwolf", "gm_engine.mcp_server", "gm_engine.combat",
     "gm_engine.dice.engine", "gm_engine.dice.systems", "gm_engine.dice.commands",
+    "gm_engine.transcripts.resume", "gm_engine.transcripts.record", "gm_engine.cli._play",
+    "gm_engine.cli.transcripts", "gm_engine.sessions.humans", "gm_engine.llm.retry",
 )
 
 _SHIPPED = Path(__file__).resolve().parents[1] / "transcripts"
@@ -109,3 +115,14 @@ def test_the_version_is_a_constant_the_installation_agrees_with() -> None:
     probe = "import sys, gm_engine; print(gm_engine.__version__, 'importlib.metadata' in sys.modules)"
     printed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert printed.split() == [importlib.metadata.version("gm_engine"), "False"]
+
+
+def test_the_transcripts_package_gives_every_name_it_lists() -> None:
+    """:mod:`gm_engine.transcripts` imports its modules when a name is first asked for."""
+    import gm_engine.transcripts as package
+
+    for name in package.__all__:
+        value = getattr(package, name)
+        assert getattr(value, "__name__", name) == name or name.isupper(), name
+    with pytest.raises(AttributeError, match="no_such_name"):
+        package.no_such_name  # noqa: B018

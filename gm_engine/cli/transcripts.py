@@ -1,4 +1,7 @@
-"""``gm replay``, ``gm resume`` and ``gm roll-session``: recorded sessions and the roll session."""
+"""``gm resume`` and ``gm roll-session``: a recorded session continued, and the roll session.
+
+``gm replay`` is :mod:`gm_engine.cli.replay`, apart, so that checking a transcript loads none of
+what going on live needs (the terminal human, the recorder, the backends' settings)."""
 
 from __future__ import annotations
 
@@ -12,33 +15,13 @@ from typing import TYPE_CHECKING, Any
 from gm_engine.cli._play import add_deadline_argument, backend_settings, how_to_go_on, stopped_message
 from gm_engine.llm.base import BackendError, ModelBackend
 from gm_engine.messages import locale_from_env, render
-from gm_engine.messages.texts import (
-    Fault,
-    NoTranscripts,
-    Problem,
-    ReplayQuietOk,
-    ReplayRefused,
-    ReplayTotal,
-    Resumed,
-    ResumeEnded,
-    SessionEnded,
-    TranscriptAt,
-    Verdict,
-    VerdictWord,
-)
+from gm_engine.messages.texts import Resumed, ResumeEnded, SessionEnded, TranscriptAt
 from gm_engine.safe_text import safe_print, safe_show
 from gm_engine.sessions.base import HumanInput, SessionError, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman, TerminalHuman, script_lines
-from gm_engine.transcripts.format import (
-    TranscriptError,
-    TranscriptHeader,
-    TranscriptStream,
-    TranscriptTampered,
-    TranscriptTruncated,
-)
+from gm_engine.transcripts.format import TranscriptError, TranscriptHeader, TranscriptStream
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
-from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.resume import ResumeError, resolve_seed, resume_session
 
 if TYPE_CHECKING:
@@ -46,34 +29,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Any) -> None:
-    """Add the transcript subcommands and the roll session."""
-    replay = subparsers.add_parser(
-        "replay",
-        help="replay recorded sessions and check every rule outcome",
-        description="Re-run each transcript with its recorded model responses and human inputs and check "
-        "every tool result, die and state hash. Exit 0 only when every file matches.",
-    )
-    replay.add_argument("files", nargs="+", help="transcript files or folders of *.jsonl")
-    replay.add_argument(
-        "--tolerant",
-        action="store_true",
-        help="match model calls by (actor, day, phase, turn), so reworded prompts still replay",
-    )
-    replay.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
-    replay.add_argument(
-        "--trust-key",
-        action="append",
-        default=[],
-        metavar="KEY",
-        help="a signer (ed25519:<hex>, as a header names it) trusted besides this installation's own key",
-    )
-    replay.add_argument(
-        "--require-signature",
-        action="store_true",
-        help="fail a transcript that is not signed by a trusted key (unsigned, older, or another key)",
-    )
-    replay.set_defaults(handler=_replay)
-
+    """Add ``gm resume`` and ``gm roll-session``."""
     resume = subparsers.add_parser(
         "resume",
         help="continue a session that was cut off, from its transcript",
@@ -102,78 +58,6 @@ def register(subparsers: Any) -> None:
         "--script", metavar="FILE", default=None, help="read the lines from FILE, not the terminal"
     )
     roll.set_defaults(handler=_roll_session)
-
-
-def _expand(paths: list[str]) -> list[Path]:
-    files: list[Path] = []
-    for name in paths:
-        path = Path(name)
-        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
-    return files
-
-
-def _replay(args: argparse.Namespace) -> int:
-    locale = locale_from_env()
-    files = _expand(args.files)
-    if not files:
-        print(render(NoTranscripts(), locale), file=sys.stderr)
-        return 2
-    failed = 0
-    verified = 0
-    total_seconds = 0.0
-    for path in files:
-        try:
-            report = replay_file(path, tolerant=args.tolerant, trusted_keys=args.trust_key)
-        except (OSError, TranscriptError, SessionError) as exc:
-            verdict = _verdict(exc)
-            word = render(VerdictWord(verdict), locale)
-            problem = _unreadable(exc, locale) if isinstance(exc, OSError) else str(exc)
-            safe_print(render(ReplayRefused(path=str(path), verdict=word, problem=problem), locale))
-            failed += 1
-            continue
-        total_seconds += report.seconds
-        unverified = report.authenticity is None or not report.authenticity.verified
-        verified += not unverified
-        if not report.ok:
-            failed += 1
-            safe_print(report.describe(locale))
-        elif not args.quiet or (args.require_signature and unverified):
-            safe_print(report.describe(locale))
-        elif unverified and report.authenticity is not None:
-            ok = render(VerdictWord(Verdict.OK), locale)
-            signature = report.authenticity.describe(locale)
-            safe_print(render(ReplayQuietOk(path=str(path), verdict=ok, signature=signature), locale))
-    matched = len(files) - failed
-    total = ReplayTotal(
-        matched=matched, total=len(files), verified=verified, milliseconds=f"{total_seconds * 1000:.1f}"
-    )
-    print(render(total, locale))
-    if failed:
-        return 1
-    return 1 if args.require_signature and verified < len(files) else 0
-
-
-def _unreadable(exc: OSError, locale: Locale) -> str:
-    """Why a file cannot be read, in the player's words where the catalogue has them (the
-    system's own words, which follow its locale, otherwise)."""
-    faults = {
-        FileNotFoundError: Fault.FILE_NOT_FOUND,
-        PermissionError: Fault.FILE_FORBIDDEN,
-        IsADirectoryError: Fault.FILE_IS_FOLDER,
-    }
-    fault = faults.get(type(exc))
-    return render(Problem(fault), locale) if fault is not None else exc.strerror or str(exc)
-
-
-def _verdict(exc: Exception) -> Verdict:
-    """The word a file that could not be replayed is reported under."""
-    if isinstance(exc, OSError):
-        return Verdict.UNREADABLE
-    if isinstance(exc, TranscriptTampered):
-        return Verdict.TAMPERED
-    if isinstance(exc, TranscriptTruncated):
-        return Verdict.TRUNCATED
-    return Verdict.INVALID
 
 
 def live_backend(header: TranscriptHeader, args: argparse.Namespace) -> ModelBackend:
