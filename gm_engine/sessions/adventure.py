@@ -65,8 +65,7 @@ from gm_engine.llm.base import (
 from gm_engine.llm.ledger import Ledger, MeteredBackend
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.llm.prompts import render_prompt
-from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
-from gm_engine.sessions.interrupt import run_interruptibly
+from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec
 from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnRunner
 from gm_engine.tools.combat import BattleStep, CombatTable
 from gm_engine.tools.dice import check_offer, dice_offer
@@ -141,7 +140,8 @@ class _ShowingSink:
 
 
 class Adventure:
-    """One adventure's state and loop; :func:`run_adventure` is the registered runner."""
+    """One adventure's state and loop; its registered runner is
+    :func:`~gm_engine.sessions.adventure_runner.run_adventure`."""
 
     offline_kind = "adventure"
 
@@ -631,26 +631,6 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     if "end_adventure" in offered:
         return _say(request, closing, ("end_adventure", {"summary": summary}))
     return _say(request, closing)
-
-
-@register_session("adventure")
-def run_adventure(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
-    """Run a solo adventure: through ``options.scenario`` when given
-    (:class:`~gm_engine.sessions.adventure_scenario.ScenarioAdventure`, imported only then: a
-    fight replays without the scenarios' models), else the free-form :class:`Adventure`.
-
-    Raises:
-        SessionError: the options are invalid (an unknown dice system or scenario).
-    """
-    options = adventure_options(spec)
-    adventure: Adventure
-    if options.scenario is not None:
-        from gm_engine.sessions.adventure_scenario import ScenarioAdventure
-
-        adventure = ScenarioAdventure(spec, io, options)
-    else:
-        adventure = Adventure(spec, io, options)
-    return run_interruptibly(adventure.run())
 
 
 register_offline_decider("adventure", offline_gm)

@@ -1,5 +1,5 @@
 """A solo adventure played through a shipped scenario (``options.scenario``), which the
-registered runner of every adventure (:func:`~gm_engine.sessions.adventure.run_adventure`)
+registered runner of every adventure (:func:`~gm_engine.sessions.adventure_runner.run_adventure`)
 plays when the options name one.
 
 :class:`ScenarioAdventure` is the :class:`~gm_engine.sessions.adventure.Adventure` loop with:
