@@ -5,11 +5,9 @@ characters through typed tool calls. The engine itself never imports ``openai``:
 that lives in :mod:`gm_engine.llm` alone.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("gm_engine")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
+#: The engine's version, which every transcript header records. The one place it is written:
+#: ``pyproject.toml`` reads it from here when the package is built (``[tool.setuptools.dynamic]``),
+#: so that ``gm`` need not look its own installation up at every start.
+__version__ = "0.1.0"
 
 __all__ = ["__version__"]

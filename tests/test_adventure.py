@@ -192,7 +192,7 @@ def test_a_recorded_adventure_replays_and_a_changed_rule_outcome_is_caught(tmp_p
 
     # a GM that behaves differently (skips the check) is a divergence the replay reports
     def other_runner(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
-        from gm_engine.sessions import adventure, adventure_scenario
+        from gm_engine.sessions import adventure, adventure_runner
 
         original = adventure.Adventure.offers
 
@@ -201,7 +201,7 @@ def test_a_recorded_adventure_replays_and_a_changed_rule_outcome_is_caught(tmp_p
 
         adventure.Adventure.offers = offers  # type: ignore[method-assign]
         try:
-            return adventure_scenario.run_adventure(spec, io)
+            return adventure_runner.run_adventure(spec, io)
         finally:
             adventure.Adventure.offers = original  # type: ignore[method-assign]
 

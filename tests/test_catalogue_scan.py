@@ -5,7 +5,6 @@ fields' types (a message inside a message too), leaving no brace unfilled."""
 
 from __future__ import annotations
 
-import dataclasses
 import tomllib
 from importlib import resources
 from typing import Any
@@ -41,15 +40,23 @@ def _keys(locale: str) -> set[str]:
 def _sample(cls: type[Message]) -> Message:
     """An instance of ``cls`` with a value of each field's type."""
     values: dict[str, object] = {}
-    for field in dataclasses.fields(cls):
-        kind = str(field.type)
+    for name, kind in field_types(cls).items():
         if kind == "int":
-            values[field.name] = 7
+            values[name] = 7
         elif "Message" in kind:
-            values[field.name] = Why(Reason.OTHER)  # a message inside the message
+            values[name] = Why(Reason.OTHER)  # a message inside the message
         else:
-            values[field.name] = f"<{field.name}>"
+            values[name] = f"<{name}>"
     return cls(**values)
+
+
+def field_types(cls: type[Message]) -> dict[str, str]:
+    """Each parameter of ``cls`` with its annotation's text (the classes are declared with
+    ``from __future__ import annotations``: their annotations are text)."""
+    annotations: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        annotations.update({k: str(v) for k, v in vars(klass).get("__annotations__", {}).items()})
+    return {name: annotations[name] for name in cls.field_names}
 
 
 def test_both_data_files_hold_the_same_keys() -> None:
@@ -68,7 +75,7 @@ def test_every_message_renders_with_its_fields(locale: Locale) -> None:
         for message in messages:
             key = message.text_key()
             assert key in texts, f"{key} has no text in {locale}.toml"
-            fields = {f.name for f in dataclasses.fields(cls)} if cls not in BY_ENUM else set()
+            fields = set(cls.field_names) if cls not in BY_ENUM else set()
             assert placeholders(texts[key]) == fields, key  # every field used, no other placeholder
             text = render(message, locale)
             assert text.strip() and "{" not in text.replace("{{", "") and "}" not in text, key

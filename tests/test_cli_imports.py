@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import json
 import pkgutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import gm_engine.cli
 from gm_engine.cli import COMMANDS, build_parser
@@ -50,12 +53,21 @@ def test_the_probe_sees_a_heavy_import() -> None:
     assert status == 0 and "gm_engine.werewolf.game" in modules
 
 
+#: What replaying any session has no use for, only going on live: the resumer, the recorder,
+#: the play commands' shared tail, the terminal human, the retry policy; and the cipher, which
+#: only a game still running (its private lines sealed) needs, not a finished one.
+LIVE_ONLY = (
+    "gm_engine.transcripts.resume", "gm_engine.transcripts.record", "gm_engine.cli._play",
+    "gm_engine.cli.transcripts", "gm_engine.sessions.humans", "gm_engine.llm.retry",
+    "cryptography.hazmat.primitives.ciphers",
+)
+
 #: What replaying a werewolf game has no use for: the servers and their protocols, the model
 #: client, the terminal renderer, the retry library, the dice parser and its game systems.
 NOT_FOR_REPLAY = (
     "mcp", "starlette", "uvicorn", "websockets", "psycopg", "openai", "httpx", "rich", "tenacity",
     "gm_engine.serve", "gm_engine.aiwolf", "gm_engine.mcp_server", "gm_engine.combat",
-    "gm_engine.dice.engine", "gm_engine.dice.systems", "gm_engine.dice.commands",
+    "gm_engine.dice.engine", "gm_engine.dice.systems", "gm_engine.dice.commands", *LIVE_ONLY,
 )
 
 _SHIPPED = Path(__file__).resolve().parents[1] / "transcripts"
@@ -100,3 +112,40 @@ def test_every_command_parses_from_its_own_module_alone() -> None:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         assert sub.choices[command.name].add_help, f"{command.name} is still a stub"
         assert list(sub.choices) == [c.name for c in COMMANDS]
+
+
+def test_the_version_is_a_constant_the_installation_agrees_with() -> None:
+    """``gm_engine.__version__`` is written in the package (pyproject.toml reads it from there),
+    so importing the package looks nothing up in the installation's metadata."""
+    probe = "import sys, gm_engine; print(gm_engine.__version__, 'importlib.metadata' in sys.modules)"
+    printed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert printed.split() == [importlib.metadata.version("gm_engine"), "False"]
+
+
+def test_the_transcripts_package_gives_every_name_it_lists() -> None:
+    """:mod:`gm_engine.transcripts` imports its modules when a name is first asked for."""
+    import gm_engine.transcripts as package
+
+    for name in package.__all__:
+        value = getattr(package, name)
+        assert getattr(value, "__name__", name) == name or name.isupper(), name
+    with pytest.raises(AttributeError, match="no_such_name"):
+        package.no_such_name  # noqa: B018
+
+
+#: What replaying an adventure without a scenario (a fight) has no use for: the scenario
+#: session, the scenarios' data models, their story engine and offline GM, the story tools.
+NOT_FOR_A_FIGHT = (
+    "gm_engine.sessions.adventure_scenario", "gm_engine.adventure.scenario", "gm_engine.adventure.story",
+    "gm_engine.adventure.offline_gm", "gm_engine.tools.story", *LIVE_ONLY,
+)
+
+
+def test_replaying_a_fight_imports_no_scenario_code() -> None:
+    path = _SHIPPED / "adventure_fight_novice.jsonl"
+    probe = _PROBE.replace('["roll", "--seed", "1", "1D6"]', f"[\"replay\", {str(path)!r}]")
+    status, modules, printed = _modules_after(probe)
+    assert status == 0 and f"{path}: 一致" in printed
+    assert "gm_engine.sessions.adventure" in modules and "gm_engine.combat.battle" in modules
+    loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in NOT_FOR_A_FIGHT)]
+    assert loaded == [], f"gm replay of a fight imported {loaded}"

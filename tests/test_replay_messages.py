@@ -234,14 +234,14 @@ def test_every_divergence_message_has_a_japanese_sentence() -> None:
 
 def render_ok(key: str) -> bool:
     """The message class of ``key`` renders in both locales with sample parameters."""
-    import dataclasses
 
     from gm_engine.messages import MESSAGES
     from gm_engine.messages.texts import OtherOutcome
+    from tests.test_catalogue_scan import field_types
 
     cls = MESSAGES[key]
     values: dict[str, object] = {}
-    for f in dataclasses.fields(cls):
-        values[f.name] = 3 if f.type in ("int", int) else OtherOutcome() if "Message" in str(f.type) else "x"
+    for name, kind in field_types(cls).items():
+        values[name] = 3 if kind == "int" else OtherOutcome() if "Message" in kind else "x"
     message = cls(**values)
     return bool(render(message, "ja")) and bool(render(message, "en"))

@@ -41,7 +41,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("roll", "dice", "evaluate one dice command"),
     Command("systems", "dice", "list the game systems and their help"),
     Command("conformance", "dice", "run BCDice-format TOML test vectors"),
-    Command("replay", "transcripts", "replay recorded sessions and check every rule outcome"),
+    Command("replay", "replay", "replay recorded sessions and check every rule outcome"),
     Command("resume", "transcripts", "continue a session that was cut off, from its transcript"),
     Command(
         "roll-session", "transcripts", "an interactive, recorded dice session (/system NAME switches systems)"

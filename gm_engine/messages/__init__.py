@@ -2,7 +2,7 @@
 
 Japanese by default, English when the player chooses it (``GM_LOCALE=en``, or ``--locale en``
 of the roll commands, the same ``ja``/``en`` locale the dice results use). Each message is a
-frozen dataclass of :mod:`.texts` with a stable key and typed parameters; its text is in the
+frozen value class of :mod:`.texts` with a stable key and typed parameters; its text is in the
 data files ``ja.toml`` and ``en.toml`` (same keys, same placeholders: a test checks both
 against every message class). Modules:
 

@@ -14,10 +14,10 @@ import os
 import string
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import FrozenInstanceError
 from functools import cache
 from importlib import resources
-from typing import Any, ClassVar
+from typing import Any, ClassVar, dataclass_transform, get_origin
 
 from gm_engine.dice.result import Locale
 
@@ -32,13 +32,34 @@ class CatalogueError(ValueError):
     """A data file that cannot be read, or that lacks a key a message needs."""
 
 
-@dataclass(frozen=True)
+def _is_class_variable(annotation: object) -> bool:
+    # annotations are strings under ``from __future__ import annotations``, objects otherwise
+    if isinstance(annotation, str):
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return annotation is ClassVar or get_origin(annotation) is ClassVar
+
+
+@dataclass_transform(frozen_default=True)
 class Message:
-    """A message to the player. Subclasses are frozen dataclasses that set ``key`` (the
-    stable id the data files use) and declare the parameters as fields (``str`` or ``int``);
-    the text's placeholders are exactly the field names."""
+    """A message to the player. A subclass sets ``key`` (the stable id the data files use)
+    and declares the parameters as annotated fields (``str``, ``int`` or a text-choosing
+    enum); the text's placeholders are exactly the field names.
+
+    A subclass is a frozen value like a frozen dataclass (keyword or positional
+    construction, ``==``, ``hash``, ``repr``, assignment refused with
+    :class:`dataclasses.FrozenInstanceError`) without being decorated: the catalogue
+    declares over a hundred messages and ``gm`` defines them at every start, where
+    ``@dataclass`` generates and compiles five methods per class (about 2.7 million
+    instructions each, more than all of ``gm replay``'s other message work). The methods
+    here are shared and read :attr:`field_names`. A subclass that is decorated with
+    ``@dataclass(frozen=True)`` all the same still works (its generated methods take over).
+    """
 
     key: ClassVar[str] = ""
+    #: The parameters' names in declaration order (a base's first), set for each subclass.
+    field_names: ClassVar[tuple[str, ...]] = ()
+    #: The parameters that have a default, with it.
+    _defaults: ClassVar[Mapping[str, object]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -46,7 +67,55 @@ class Message:
             raise TypeError(f"{cls.__name__} sets no key")
         if cls.key in MESSAGES:
             raise TypeError(f"message key {cls.key!r} is used by {MESSAGES[cls.key].__name__} already")
+        own = [
+            name
+            for name, annotation in vars(cls).get("__annotations__", {}).items()
+            if not _is_class_variable(annotation)
+        ]
+        cls.field_names = cls.field_names + tuple(name for name in own if name not in cls.field_names)
+        cls._defaults = {**cls._defaults, **{name: vars(cls)[name] for name in own if name in vars(cls)}}
         MESSAGES[cls.key] = cls
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = type(self)
+        names = cls.field_names
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__}() takes {len(names)} arguments, {len(args)} were given")
+        values = dict(zip(names, args, strict=False))
+        for name, value in kwargs.items():
+            if name not in names:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
+            if name in values:
+                raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
+            values[name] = value
+        if len(values) < len(names):
+            for name, default in cls._defaults.items():
+                values.setdefault(name, default)
+            missing = [name for name in names if name not in values]
+            if missing:
+                raise TypeError(f"{cls.__name__}() missing arguments: {', '.join(missing)}")
+        vars(self).update(values)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.field_names)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.field_names)
+        return f"{type(self).__qualname__}({shown})"
 
     def text_key(self) -> str:
         """The key of this message's text (``key``, unless a subclass picks among texts)."""
@@ -54,7 +123,7 @@ class Message:
 
     def params(self) -> Mapping[str, str | int | Message]:
         """The parameters by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in self.field_names}
 
 
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, str]:

@@ -8,7 +8,6 @@ help, the player's own screen lines, target hints, readings to confirm, refusals
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
@@ -17,7 +16,6 @@ from gm_engine.messages.catalogue import Message
 # ---------------------------------------------------------------- cli
 
 
-@dataclass(frozen=True)
 class CommandFailed(Message):
     """A command stopped on an error it explains itself: ``gm adventure: …``."""
 
@@ -26,14 +24,12 @@ class CommandFailed(Message):
     error: str
 
 
-@dataclass(frozen=True)
 class Interrupted(Message):
     """Ctrl-C, with nothing recorded to go on from."""
 
     key: ClassVar[str] = "cli.interrupted"
 
 
-@dataclass(frozen=True)
 class InterruptedSaved(Message):
     """Ctrl-C in a recorded session: where it is and how to go on."""
 
@@ -41,7 +37,6 @@ class InterruptedSaved(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class ServerUnreachable(Message):
     """The model server could not be reached (``cause``: the backend's own words)."""
 
@@ -49,7 +44,6 @@ class ServerUnreachable(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ServerMisconfigured(Message):
     """The model server is not set up for this game (``cause``: what to change, in the
     diagnosis's words); retrying would not help."""
@@ -58,7 +52,6 @@ class ServerMisconfigured(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ServerRefused(Message):
     """The model server refused a request."""
 
@@ -66,7 +59,6 @@ class ServerRefused(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class StoppedUnrecorded(Message):
     """A session stopped by ``reason`` that was not recorded (``--no-record``)."""
 
@@ -75,7 +67,6 @@ class StoppedUnrecorded(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class StoppedSaved(Message):
     """A session stopped by ``reason`` that can go on with ``gm resume``."""
 
@@ -85,7 +76,6 @@ class StoppedSaved(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class SessionEnded(Message):
     """The last line of a finished play session: its summary and seed."""
 
@@ -94,7 +84,6 @@ class SessionEnded(Message):
     seed: int
 
 
-@dataclass(frozen=True)
 class TranscriptAt(Message):
     """Where the transcript was written."""
 
@@ -102,7 +91,6 @@ class TranscriptAt(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class Resumed(Message):
     """``gm resume``: how much was replayed and how much was added."""
 
@@ -112,14 +100,12 @@ class Resumed(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class NoTranscripts(Message):
     """``gm replay`` found no file to check."""
 
     key: ClassVar[str] = "cli.no_transcripts"
 
 
-@dataclass(frozen=True)
 class ReplayTotal(Message):
     """``gm replay``'s last line (``milliseconds`` already formatted)."""
 
@@ -130,7 +116,6 @@ class ReplayTotal(Message):
     milliseconds: str
 
 
-@dataclass(frozen=True)
 class ReplaySignatureMissing(Message):
     """``gm replay --require-signature`` failing: ``missing`` files matched but are not signed
     by a trusted key."""
@@ -139,7 +124,6 @@ class ReplaySignatureMissing(Message):
     missing: int
 
 
-@dataclass(frozen=True)
 class BadTrustKey(Message):
     """``--trust-key`` given something that is not a whole key as a header names it."""
 
@@ -147,14 +131,12 @@ class BadTrustKey(Message):
     given: str
 
 
-@dataclass(frozen=True)
 class UnreadableInput(Message):
     """A terminal line whose bytes are not text (invalid UTF-8): asked again."""
 
     key: ClassVar[str] = "cli.unreadable_input"
 
 
-@dataclass(frozen=True)
 class DiskFull(Message):
     """The transcript could not be written: the disk is full."""
 
@@ -162,7 +144,6 @@ class DiskFull(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class StoppedUnresumable(Message):
     """A session stopped by ``reason`` whose transcript cannot be continued."""
 
@@ -172,7 +153,6 @@ class StoppedUnresumable(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class Paused(Message):
     """The player stopped (``/quit``): the summary and how to go on."""
 
@@ -181,7 +161,6 @@ class Paused(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class PausedUnrecorded(Message):
     """The player stopped an unrecorded session."""
 
@@ -189,7 +168,6 @@ class PausedUnrecorded(Message):
     summary: str
 
 
-@dataclass(frozen=True)
 class PausedUnresumable(Message):
     """The player stopped, and the transcript cannot be continued."""
 
@@ -198,7 +176,6 @@ class PausedUnresumable(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class ChooseOneOf(Message):
     """A terminal answer that is not one of the offered choices."""
 
@@ -209,7 +186,6 @@ class ChooseOneOf(Message):
 # ---------------------------------------------------------------- roll (gm roll and the roll session)
 
 
-@dataclass(frozen=True)
 class NotACommand(Message):
     """A line that is no dice command of the system."""
 
@@ -218,14 +194,12 @@ class NotACommand(Message):
     line: str
 
 
-@dataclass(frozen=True)
 class SecretRoll(Message):
     """A secret roll's notice."""
 
     key: ClassVar[str] = "roll.secret"
 
 
-@dataclass(frozen=True)
 class DiceLeftOver(Message):
     """Injected dice the command did not use (``dice``: ``1/20, 3/6``)."""
 
@@ -233,7 +207,6 @@ class DiceLeftOver(Message):
     dice: str
 
 
-@dataclass(frozen=True)
 class RollWelcome(Message):
     """The roll session's first line."""
 
@@ -241,21 +214,18 @@ class RollWelcome(Message):
     system: str
 
 
-@dataclass(frozen=True)
 class RollHelp(Message):
     """The roll session's /help."""
 
     key: ClassVar[str] = "roll.help"
 
 
-@dataclass(frozen=True)
 class RollEnded(Message):
     """A roll session's /quit."""
 
     key: ClassVar[str] = "roll.ended"
 
 
-@dataclass(frozen=True)
 class UnknownSessionCommand(Message):
     """A /word the roll session does not know."""
 
@@ -263,7 +233,6 @@ class UnknownSessionCommand(Message):
     command: str
 
 
-@dataclass(frozen=True)
 class SystemListing(Message):
     """``/system`` alone: the current system and the known ones."""
 
@@ -272,7 +241,6 @@ class SystemListing(Message):
     known: str
 
 
-@dataclass(frozen=True)
 class SystemSwitched(Message):
     """``/system NAME`` done."""
 
@@ -281,7 +249,6 @@ class SystemSwitched(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class UnknownLocale(Message):
     """``/locale`` with something other than ja or en."""
 
@@ -289,7 +256,6 @@ class UnknownLocale(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class LocaleSwitched(Message):
     """``/locale NAME`` done."""
 
@@ -297,7 +263,6 @@ class LocaleSwitched(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class SecretResult(Message):
     """A secret roll's result, marked as such (``text``: BCDice's text)."""
 
@@ -305,7 +270,6 @@ class SecretResult(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class RollRefused(Message):
     """A dice command the engine refused (``reason``: the dice engine's own message)."""
 
@@ -313,14 +277,12 @@ class RollRefused(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class DiceEngineFailed(Message):
     """The dice engine failed on a line (a bug, reported, never a crash)."""
 
     key: ClassVar[str] = "roll.engine_failed"
 
 
-@dataclass(frozen=True)
 class NoSuchRollCommand(Message):
     """A roll-session line that is no dice command of the current system."""
 
@@ -329,7 +291,6 @@ class NoSuchRollCommand(Message):
     line: str
 
 
-@dataclass(frozen=True)
 class UnknownSystem(Message):
     """``/system NAME`` with a name no system has."""
 
@@ -337,7 +298,6 @@ class UnknownSystem(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class RollSummary(Message):
     """A roll session's summary: the dice commands rolled, the lines refused (a command that
     is not one, an unknown system or locale: not a part of the commands), the dice rolled."""
@@ -352,21 +312,18 @@ class RollSummary(Message):
 # ---------------------------------------------------------------- adventure
 
 
-@dataclass(frozen=True)
 class AdventurePrompt(Message):
     """The player's prompt."""
 
     key: ClassVar[str] = "adventure.prompt"
 
 
-@dataclass(frozen=True)
 class AdventureHelp(Message):
     """The adventure's /help."""
 
     key: ClassVar[str] = "adventure.help"
 
 
-@dataclass(frozen=True)
 class GmSays(Message):
     """A line of the GM (adventure narration or the werewolf narrator)."""
 
@@ -374,7 +331,6 @@ class GmSays(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class DiceShown(Message):
     """A roll the GM made, shown with its reason."""
 
@@ -386,7 +342,6 @@ class DiceShown(Message):
 # ---------------------------------------------------------------- werewolf: prompts and help
 
 
-@dataclass(frozen=True)
 class ChooseRolePrompt(Message):
     """CMD_役職選択's question (``menu``: ``1 人狼、2 村人、…``)."""
 
@@ -394,7 +349,6 @@ class ChooseRolePrompt(Message):
     menu: str
 
 
-@dataclass(frozen=True)
 class NotARole(Message):
     """An answer to the role question that is not a role number."""
 
@@ -402,14 +356,12 @@ class NotARole(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class DiscussionPrompt(Message):
     """The player's discussion turn."""
 
     key: ClassVar[str] = "werewolf.discussion_prompt"
 
 
-@dataclass(frozen=True)
 class AnswerPrompt(Message):
     """The player's answer to a CO要求 (``commands``: the answers it may give)."""
 
@@ -418,7 +370,6 @@ class AnswerPrompt(Message):
     commands: str
 
 
-@dataclass(frozen=True)
 class TargetPrompt(Message):
     """A vote / night / 事前占い choice (``kind``: 投票先, 襲撃先, …; ``menu``: the seats)."""
 
@@ -427,35 +378,30 @@ class TargetPrompt(Message):
     menu: str
 
 
-@dataclass(frozen=True)
 class VoteReasonPrompt(Message):
     """The question for the vote's reason."""
 
     key: ClassVar[str] = "werewolf.vote_reason_prompt"
 
 
-@dataclass(frozen=True)
 class NoReason(Message):
     """A vote given without a reason."""
 
     key: ClassVar[str] = "werewolf.no_reason"
 
 
-@dataclass(frozen=True)
 class DiscussionHelp(Message):
     """/help at the discussion: plain words and every command."""
 
     key: ClassVar[str] = "werewolf.discussion_help"
 
 
-@dataclass(frozen=True)
 class ChoiceHelp(Message):
     """/help at a vote, night or 事前占い question."""
 
     key: ClassVar[str] = "werewolf.choice_help"
 
 
-@dataclass(frozen=True)
 class RoleHelp(Message):
     """``/help`` at the role question (``menu``: the roles by number)."""
 
@@ -463,56 +409,48 @@ class RoleHelp(Message):
     menu: str
 
 
-@dataclass(frozen=True)
 class ReasonHelp(Message):
     """``/help`` at the vote-reason question."""
 
     key: ClassVar[str] = "werewolf.help.reason"
 
 
-@dataclass(frozen=True)
 class ConfirmHelp(Message):
     """``/help`` at the confirmation of an unsure reading."""
 
     key: ClassVar[str] = "werewolf.help.confirm"
 
 
-@dataclass(frozen=True)
 class EmptyRole(Message):
     """An empty line at the role question."""
 
     key: ClassVar[str] = "werewolf.empty_role"
 
 
-@dataclass(frozen=True)
 class EmptyReason(Message):
     """An empty line at the vote-reason question."""
 
     key: ClassVar[str] = "werewolf.empty_reason"
 
 
-@dataclass(frozen=True)
 class ConfirmAgain(Message):
     """A confirmation answered with neither yes nor no."""
 
     key: ClassVar[str] = "werewolf.confirm_again"
 
 
-@dataclass(frozen=True)
 class LogTitle(Message):
     """The heading of ``/log``."""
 
     key: ClassVar[str] = "werewolf.log_title"
 
 
-@dataclass(frozen=True)
 class LogEmpty(Message):
     """``/log`` before anything public happened."""
 
     key: ClassVar[str] = "werewolf.log_empty"
 
 
-@dataclass(frozen=True)
 class VotesDay(Message):
     """The heading of one day's votes in ``/votes``."""
 
@@ -520,14 +458,12 @@ class VotesDay(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class VotesNone(Message):
     """``/votes`` before the first vote."""
 
     key: ClassVar[str] = "werewolf.votes_none"
 
 
-@dataclass(frozen=True)
 class OptionsInvalid(Message):
     """The game's options do not hold (``problems``: which, in the player's words)."""
 
@@ -535,14 +471,12 @@ class OptionsInvalid(Message):
     problems: str
 
 
-@dataclass(frozen=True)
 class EmptyLine(Message):
     """An empty line at the discussion: asked again (a pass is /pass)."""
 
     key: ClassVar[str] = "werewolf.empty_line"
 
 
-@dataclass(frozen=True)
 class CannotDo(Message):
     """A discussion line the game refused (``reason``: a rendered refusal)."""
 
@@ -550,28 +484,24 @@ class CannotDo(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class UsageClaim(Message):
     """/co with a wrong form."""
 
     key: ClassVar[str] = "werewolf.usage_claim"
 
 
-@dataclass(frozen=True)
 class UsageResult(Message):
     """/result with a wrong form."""
 
     key: ClassVar[str] = "werewolf.usage_result"
 
 
-@dataclass(frozen=True)
 class UsageRequest(Message):
     """/request with a wrong form."""
 
     key: ClassVar[str] = "werewolf.usage_request"
 
 
-@dataclass(frozen=True)
 class UnknownCommand(Message):
     """A /word the discussion does not know."""
 
@@ -579,14 +509,12 @@ class UnknownCommand(Message):
     command: str
 
 
-@dataclass(frozen=True)
 class GameQuit(Message):
     """/quit during a game."""
 
     key: ClassVar[str] = "werewolf.quit"
 
 
-@dataclass(frozen=True)
 class QuitSummary(Message):
     """The summary of a game left with /quit."""
 
@@ -594,7 +522,6 @@ class QuitSummary(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class WonSummary(Message):
     """The summary of a finished game."""
 
@@ -603,35 +530,30 @@ class WonSummary(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class VoteLabel(Message):
     """投票先."""
 
     key: ClassVar[str] = "werewolf.label.vote"
 
 
-@dataclass(frozen=True)
 class AttackLabel(Message):
     """襲撃先."""
 
     key: ClassVar[str] = "werewolf.label.attack"
 
 
-@dataclass(frozen=True)
 class DivineLabel(Message):
     """占い先."""
 
     key: ClassVar[str] = "werewolf.label.divine"
 
 
-@dataclass(frozen=True)
 class GuardLabel(Message):
     """護衛先."""
 
     key: ClassVar[str] = "werewolf.label.guard"
 
 
-@dataclass(frozen=True)
 class PreDivineLabel(Message):
     """事前占いの相手."""
 
@@ -641,7 +563,6 @@ class PreDivineLabel(Message):
 # ---------------------------------------------------------------- werewolf: the player's own screen
 
 
-@dataclass(frozen=True)
 class YourRole(Message):
     """The dealt role, shown to the player only."""
 
@@ -649,7 +570,6 @@ class YourRole(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class YourPartners(Message):
     """A 人狼's partners (``names``: joined)."""
 
@@ -657,7 +577,6 @@ class YourPartners(Message):
     names: str
 
 
-@dataclass(frozen=True)
 class YourDivineResult(Message):
     """The player's divine result."""
 
@@ -666,7 +585,6 @@ class YourDivineResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class YourMediumResult(Message):
     """The player's medium result."""
 
@@ -675,7 +593,6 @@ class YourMediumResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class YourAttackSucceeded(Message):
     """The wolves' attack got through."""
 
@@ -683,7 +600,6 @@ class YourAttackSucceeded(Message):
     target: str
 
 
-@dataclass(frozen=True)
 class YourAttackGuarded(Message):
     """The wolves' attack was stopped by the 狩人."""
 
@@ -691,7 +607,6 @@ class YourAttackGuarded(Message):
     target: str
 
 
-@dataclass(frozen=True)
 class YourGuardSaved(Message):
     """The player's guard stopped the attack."""
 
@@ -699,7 +614,6 @@ class YourGuardSaved(Message):
     target: str
 
 
-@dataclass(frozen=True)
 class YourGuard(Message):
     """The player guarded (nothing came)."""
 
@@ -710,14 +624,12 @@ class YourGuard(Message):
 # ---------------------------------------------------------------- werewolf: naming a seat
 
 
-@dataclass(frozen=True)
 class TargetEmpty(Message):
     """Nothing typed at a choice."""
 
     key: ClassVar[str] = "werewolf.target.empty"
 
 
-@dataclass(frozen=True)
 class TargetUnknown(Message):
     """No seat by that name or number."""
 
@@ -725,7 +637,6 @@ class TargetUnknown(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class TargetConflict(Message):
     """A P-number and a name of different seats."""
 
@@ -733,7 +644,6 @@ class TargetConflict(Message):
     text: str
 
 
-@dataclass(frozen=True)
 class TargetNotAChoice(Message):
     """A seat that cannot be chosen now."""
 
@@ -741,7 +651,6 @@ class TargetNotAChoice(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class TargetForms(Message):
     """The hint after a miss: the choices and the accepted forms, by example."""
 
@@ -753,7 +662,6 @@ class TargetForms(Message):
     reading: str
 
 
-@dataclass(frozen=True)
 class TargetHint(Message):
     """A missed choice: why (a Target… text), then the forms (a TargetForms text)."""
 
@@ -765,7 +673,6 @@ class TargetHint(Message):
 # ---------------------------------------------------------------- werewolf: a reading to confirm
 
 
-@dataclass(frozen=True)
 class ReadAsRequest(Message):
     """A line read as a CO要求."""
 
@@ -773,7 +680,6 @@ class ReadAsRequest(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class ReadAsClaim(Message):
     """A line read as a CO."""
 
@@ -781,7 +687,6 @@ class ReadAsClaim(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class ReadAsClaimWithResult(Message):
     """A line read as a CO with its result."""
 
@@ -791,7 +696,6 @@ class ReadAsClaimWithResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class ReadAsResult(Message):
     """A line read as a result."""
 
@@ -800,21 +704,18 @@ class ReadAsResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class ReadAsDecline(Message):
     """A line read as not coming out."""
 
     key: ClassVar[str] = "werewolf.read.decline"
 
 
-@dataclass(frozen=True)
 class ReadAsPass(Message):
     """A line read as a pass."""
 
     key: ClassVar[str] = "werewolf.read.pass"
 
 
-@dataclass(frozen=True)
 class ConfirmReading(Message):
     """The one-line question after an unsure reading (``reading``: a ReadAs… text)."""
 
@@ -864,7 +765,6 @@ class Reason(StrEnum):
     OTHER = "other"
 
 
-@dataclass(frozen=True)
 class Why(Message):
     """A refusal's reason. One class for all the reasons: its text is ``werewolf.why.<reason>``."""
 
@@ -883,7 +783,6 @@ class Why(Message):
 # -- recording a transcript ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class RecordingExists(Message):
     """A recording was asked for at ``path``, where a file already is: it is never overwritten."""
 
@@ -891,7 +790,6 @@ class RecordingExists(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class RecordingBusy(Message):
     """Another process holds the lock of the transcript at ``path`` (it records or resumes it)."""
 
@@ -899,7 +797,6 @@ class RecordingBusy(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class TranscriptCutOff(Message):
     """The transcript at ``path`` ends after ``events`` events without its end line."""
 
@@ -908,7 +805,6 @@ class TranscriptCutOff(Message):
     events: int
 
 
-@dataclass(frozen=True)
 class TranscriptCutMidLine(Message):
     """As :class:`TranscriptCutOff`, and its last line (``size`` bytes) is half-written."""
 
@@ -918,7 +814,6 @@ class TranscriptCutMidLine(Message):
     size: int
 
 
-@dataclass(frozen=True)
 class TranscriptHeaderCut(Message):
     """The transcript's first line, its header, is half-written: nothing was recorded."""
 
@@ -971,7 +866,6 @@ class Fault(StrEnum):
     FILE_IS_FOLDER = "file_is_folder"
 
 
-@dataclass(frozen=True)
 class Problem(Message):
     """A fixed problem of a transcript. One class for all of them: its text is
     ``transcript.fault.<fault>``."""
@@ -988,7 +882,6 @@ class Problem(Message):
         return {}
 
 
-@dataclass(frozen=True)
 class AtLine(Message):
     """A transcript's ``problem`` (already rendered) and the line it is on."""
 
@@ -997,7 +890,6 @@ class AtLine(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class InFile(Message):
     """A transcript's ``problem`` (already rendered) and the file it is in."""
 
@@ -1006,7 +898,6 @@ class InFile(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class UnknownFormat(Message):
     """The header's format number ``version`` is none this reader reads (``readable``)."""
 
@@ -1016,7 +907,6 @@ class UnknownFormat(Message):
     readable: str
 
 
-@dataclass(frozen=True)
 class NewerFormat(Message):
     """The header's format ``version`` is newer than this reader's (``readable``)."""
 
@@ -1026,7 +916,6 @@ class NewerFormat(Message):
     readable: str
 
 
-@dataclass(frozen=True)
 class FormatWithoutSealing(Message):
     """A header of format ``version`` (before sealing) names a sealing."""
 
@@ -1034,7 +923,6 @@ class FormatWithoutSealing(Message):
     version: int
 
 
-@dataclass(frozen=True)
 class BadHeaderField(Message):
     """A header field (``field``, its path) is missing or of the wrong kind."""
 
@@ -1042,7 +930,6 @@ class BadHeaderField(Message):
     field: str
 
 
-@dataclass(frozen=True)
 class HeaderSystemMismatch(Message):
     """The header's game ``system`` is not the one its options give (``expected``)."""
 
@@ -1051,7 +938,6 @@ class HeaderSystemMismatch(Message):
     expected: str
 
 
-@dataclass(frozen=True)
 class NotJson(Message):
     """A line is not JSON; the first wrong character is at ``column``."""
 
@@ -1059,7 +945,6 @@ class NotJson(Message):
     column: int
 
 
-@dataclass(frozen=True)
 class ChainBroken(Message):
     """A format-2 line's ``prev`` does not match line ``previous``."""
 
@@ -1067,7 +952,6 @@ class ChainBroken(Message):
     previous: int
 
 
-@dataclass(frozen=True)
 class WrongEventNumber(Message):
     """An event numbered ``found`` where ``expected`` was due."""
 
@@ -1076,7 +960,6 @@ class WrongEventNumber(Message):
     expected: int
 
 
-@dataclass(frozen=True)
 class CheckpointMismatch(Message):
     """The running hash does not match a checkpoint: a line after line ``since`` was edited."""
 
@@ -1084,7 +967,6 @@ class CheckpointMismatch(Message):
     since: int
 
 
-@dataclass(frozen=True)
 class EndHashMismatch(Message):
     """The end line's hash is not the running hash: it or a line after ``since`` was edited."""
 
@@ -1092,7 +974,6 @@ class EndHashMismatch(Message):
     since: int
 
 
-@dataclass(frozen=True)
 class SignatureInvalid(Message):
     """The signature is not the one of the key the header names (``signer``, shortened)."""
 
@@ -1100,7 +981,6 @@ class SignatureInvalid(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class SealedInClear(Message):
     """A ``kind`` event in the clear where it must be sealed."""
 
@@ -1108,7 +988,6 @@ class SealedInClear(Message):
     kind: str
 
 
-@dataclass(frozen=True)
 class PublicSealed(Message):
     """A public ``kind`` event sealed."""
 
@@ -1116,7 +995,6 @@ class PublicSealed(Message):
     kind: str
 
 
-@dataclass(frozen=True)
 class LineSealed(Message):
     """Line ``line`` of ``path`` is sealed and the game's key is not at hand (``problem``: why)."""
 
@@ -1126,7 +1004,6 @@ class LineSealed(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class WrongSeed(Message):
     """``seed`` is not the seed the header committed to (``commitment``, shortened)."""
 
@@ -1149,7 +1026,6 @@ class SealFault(StrEnum):
     KEPT_OTHER_KEY = "kept_other_key"
 
 
-@dataclass(frozen=True)
 class SealProblem(Message):
     """A fixed problem of a game key or a sealed line: its text is ``seal.fault.<fault>``."""
 
@@ -1165,7 +1041,6 @@ class SealProblem(Message):
         return {}
 
 
-@dataclass(frozen=True)
 class NotAKeyId(Message):
     """``key_id`` (shortened) is not a game key id."""
 
@@ -1173,7 +1048,6 @@ class NotAKeyId(Message):
     key_id: str
 
 
-@dataclass(frozen=True)
 class KeyFileUnreadable(Message):
     """The game's key file at ``path`` cannot be read."""
 
@@ -1181,7 +1055,6 @@ class KeyFileUnreadable(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class NotAKeyFile(Message):
     """The file at ``path`` is not a game key file."""
 
@@ -1189,7 +1062,6 @@ class NotAKeyFile(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class KeyFileOtherKey(Message):
     """The key file at ``path`` holds another key than the transcript names."""
 
@@ -1197,7 +1069,6 @@ class KeyFileOtherKey(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class KeyFileMissing(Message):
     """The game's key file (``path``) is not there and no end line reveals the key."""
 
@@ -1221,7 +1092,6 @@ class Verdict(StrEnum):
     TOLERANT = "tolerant"
 
 
-@dataclass(frozen=True)
 class VerdictWord(Message):
     """A verdict (or the replay's mode) as a word of the report: ``replay.verdict.<verdict>``."""
 
@@ -1237,7 +1107,6 @@ class VerdictWord(Message):
         return {}
 
 
-@dataclass(frozen=True)
 class ReplayHead(Message):
     """The first line of a file's report (``verdict`` and ``mode``: rendered :class:`VerdictWord`)."""
 
@@ -1251,7 +1120,6 @@ class ReplayHead(Message):
     milliseconds: str
 
 
-@dataclass(frozen=True)
 class ReplayRefused(Message):
     """A file that could not be replayed: its verdict (rendered) and why (``problem``)."""
 
@@ -1261,7 +1129,6 @@ class ReplayRefused(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class ReplayQuietOk(Message):
     """``gm replay -q``'s line for a file that matched but is not signed by a trusted key."""
 
@@ -1271,7 +1138,6 @@ class ReplayQuietOk(Message):
     signature: str
 
 
-@dataclass(frozen=True)
 class ReplayNote(Message):
     """A note under a file's report (``note``: rendered)."""
 
@@ -1279,7 +1145,6 @@ class ReplayNote(Message):
     note: str
 
 
-@dataclass(frozen=True)
 class EngineChanged(Message):
     """The transcript was recorded by another engine version."""
 
@@ -1288,7 +1153,6 @@ class EngineChanged(Message):
     current: str
 
 
-@dataclass(frozen=True)
 class AssetsChanged(Message):
     """Prompt or persona files (``names``) changed since the recording."""
 
@@ -1296,7 +1160,6 @@ class AssetsChanged(Message):
     names: str
 
 
-@dataclass(frozen=True)
 class AssetsGone(Message):
     """Prompt or persona files (``names``) gone since the recording."""
 
@@ -1304,7 +1167,6 @@ class AssetsGone(Message):
     names: str
 
 
-@dataclass(frozen=True)
 class UnrecordedCalls(Message):
     """``count`` model calls of the replay are not in the recording (``first``: the first's problem)."""
 
@@ -1313,14 +1175,12 @@ class UnrecordedCalls(Message):
     first: Message
 
 
-@dataclass(frozen=True)
 class SealedOpened(Message):
     """A sealed transcript's private lines all opened with the revealed key."""
 
     key: ClassVar[str] = "replay.sealed_opened"
 
 
-@dataclass(frozen=True)
 class PackedOpened(Message):
     """A packed transcript's private lines, sealed during the game, opened with the revealed key."""
 
@@ -1330,7 +1190,6 @@ class PackedOpened(Message):
 # -- a replay that differs from its recording ---------------------------------------------
 
 
-@dataclass(frozen=True)
 class DivergenceAt(Message):
     """Where a replay first differs: event ``seq`` on ``line`` (an ``event_type`` event)."""
 
@@ -1341,7 +1200,6 @@ class DivergenceAt(Message):
     problem: Message
 
 
-@dataclass(frozen=True)
 class DivergenceAtEnd(Message):
     """A replay that differs at its end (or where no recorded event is at hand)."""
 
@@ -1349,7 +1207,6 @@ class DivergenceAtEnd(Message):
     problem: Message
 
 
-@dataclass(frozen=True)
 class ClosestCall(Message):
     """The recorded model call nearest the one the replay made (``call``: a RecordedCallAt)."""
 
@@ -1357,7 +1214,6 @@ class ClosestCall(Message):
     call: str
 
 
-@dataclass(frozen=True)
 class RecordedCallAt(Message):
     """A recorded model call: its event and line, and who asked when (``phase``: quoted)."""
 
@@ -1370,14 +1226,12 @@ class RecordedCallAt(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class DiffRecorded(Message):
     """The label of the recorded side of a diff."""
 
     key: ClassVar[str] = "replay.diff_recorded"
 
 
-@dataclass(frozen=True)
 class DiffReplayed(Message):
     """The label of the replayed side of a diff."""
 
@@ -1387,7 +1241,6 @@ class DiffReplayed(Message):
 # -- what a transcript's signature showed ---------------------------------------------------
 
 
-@dataclass(frozen=True)
 class SignedByOwnKey(Message):
     """The signature verifies with this installation's key (``signer``: shortened)."""
 
@@ -1395,7 +1248,6 @@ class SignedByOwnKey(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class SignedByTrustedKey(Message):
     """The signature verifies with a key given as trusted."""
 
@@ -1403,7 +1255,6 @@ class SignedByTrustedKey(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class SignedByUnknownKey(Message):
     """The signature verifies, with a key not known here."""
 
@@ -1411,7 +1262,6 @@ class SignedByUnknownKey(Message):
     signer: str
 
 
-@dataclass(frozen=True)
 class UnsignedOldFormat(Message):
     """A transcript of ``format`` 1, from before signatures."""
 
@@ -1419,14 +1269,12 @@ class UnsignedOldFormat(Message):
     format: int
 
 
-@dataclass(frozen=True)
 class UnsignedNoKey(Message):
     """A transcript recorded without a signing key."""
 
     key: ClassVar[str] = "signature.no_key"
 
 
-@dataclass(frozen=True)
 class NotSignedYet(Message):
     """A transcript without its end line: nothing is signed yet."""
 
@@ -1436,7 +1284,6 @@ class NotSignedYet(Message):
 # -- resuming a transcript ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class ResumeEnded(Message):
     """The transcript's session ended already: there is nothing to continue."""
 
@@ -1445,7 +1292,6 @@ class ResumeEnded(Message):
     summary: str
 
 
-@dataclass(frozen=True)
 class ResumeOldFormat(Message):
     """A transcript of an older format: it replays, but this version cannot continue it."""
 
@@ -1455,7 +1301,6 @@ class ResumeOldFormat(Message):
     current: int
 
 
-@dataclass(frozen=True)
 class ResumeNoSigner(Message):
     """The transcript cannot be continued under its signer (``cause``: why)."""
 
@@ -1464,7 +1309,6 @@ class ResumeNoSigner(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ResumeNoSeedInKey(Message):
     """A sealed game's seed is in neither its key file nor the command line."""
 
@@ -1472,7 +1316,6 @@ class ResumeNoSeedInKey(Message):
     path: str
 
 
-@dataclass(frozen=True)
 class ResumeNoSeedFile(Message):
     """An older recording's seed is in neither its seed file nor the command line."""
 
@@ -1481,7 +1324,6 @@ class ResumeNoSeedFile(Message):
     seed_file: str
 
 
-@dataclass(frozen=True)
 class ResumeWrongSeed(Message):
     """The seed given does not match the transcript's commitment (``cause``: the check's words)."""
 
@@ -1489,7 +1331,6 @@ class ResumeWrongSeed(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class ResumeDiverged(Message):
     """The engine no longer reproduces what was recorded (``detail``: the closest
     recorded event and the difference, as replay reports it)."""
@@ -1499,7 +1340,6 @@ class ResumeDiverged(Message):
     detail: str
 
 
-@dataclass(frozen=True)
 class ResumeLineDropped(Message):
     """The half-written last line of a cut-off transcript was dropped before going on."""
 
@@ -1511,14 +1351,12 @@ class ResumeLineDropped(Message):
 # -- what a replay found different from its recording (the problem of a Divergence) ---------
 
 
-@dataclass(frozen=True)
 class NoAnswerRecorded(Message):
     """The recording stops after a model request, before its answer."""
 
     key: ClassVar[str] = "replay.differs.no_answer"
 
 
-@dataclass(frozen=True)
 class NoMoreCalls(Message):
     """A model request (where it stands: ``actor``, ``day``, ``phase`` quoted, ``turn``)
     after the recording's last model call."""
@@ -1530,7 +1368,6 @@ class NoMoreCalls(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class ToolsDiffer(Message):
     """A model request whose messages are the recorded ones, but not its tools."""
 
@@ -1541,7 +1378,6 @@ class ToolsDiffer(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class MatchesNoCall(Message):
     """A model request no recorded call stands where it does (tolerant replay)."""
 
@@ -1552,7 +1388,6 @@ class MatchesNoCall(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class DiffersFromUnusedCalls(Message):
     """A model request that is none of the unused recorded ones (strict replay)."""
 
@@ -1563,7 +1398,6 @@ class DiffersFromUnusedCalls(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class RequestElsewhere(Message):
     """The model request in an event's place stands elsewhere than the recorded one."""
 
@@ -1574,7 +1408,6 @@ class RequestElsewhere(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class RequestReworded(Message):
     """The model request in an event's place has other messages or tools than the recorded one."""
 
@@ -1585,7 +1418,6 @@ class RequestReworded(Message):
     turn: int
 
 
-@dataclass(frozen=True)
 class AsksOnceMore(Message):
     """The session asks the human after the ``given`` recorded inputs (``prompt``: quoted)."""
 
@@ -1594,14 +1426,12 @@ class AsksOnceMore(Message):
     prompt: str
 
 
-@dataclass(frozen=True)
 class AsksOtherPrompt(Message):
     """The session asks the human with another prompt than recorded."""
 
     key: ClassVar[str] = "replay.differs.prompt"
 
 
-@dataclass(frozen=True)
 class GoesOnAfterEnd(Message):
     """The replay emits an ``event_type`` event after the recording's last event."""
 
@@ -1609,7 +1439,6 @@ class GoesOnAfterEnd(Message):
     event_type: str
 
 
-@dataclass(frozen=True)
 class OtherEventType(Message):
     """The replay emits an ``emitted`` event where a ``recorded`` one was recorded."""
 
@@ -1618,7 +1447,6 @@ class OtherEventType(Message):
     recorded: str
 
 
-@dataclass(frozen=True)
 class EventDiffers(Message):
     """An ``event_type`` event with other contents than recorded."""
 
@@ -1626,7 +1454,6 @@ class EventDiffers(Message):
     event_type: str
 
 
-@dataclass(frozen=True)
 class EndedEarly(Message):
     """The replayed session ended with ``more`` recorded events still to come."""
 
@@ -1634,7 +1461,6 @@ class EndedEarly(Message):
     more: int
 
 
-@dataclass(frozen=True)
 class SessionRaised(Message):
     """The engine failed during the replay: the exception's class and text (a bug report)."""
 
@@ -1643,7 +1469,6 @@ class SessionRaised(Message):
     error: str
 
 
-@dataclass(frozen=True)
 class ThenRaised(Message):
     """A divergence (``problem``) after which the engine failed (``raised``)."""
 
@@ -1652,7 +1477,6 @@ class ThenRaised(Message):
     raised: Message
 
 
-@dataclass(frozen=True)
 class CallsNeverMade(Message):
     """``count`` recorded model calls the replay never made."""
 
@@ -1660,7 +1484,6 @@ class CallsNeverMade(Message):
     count: int
 
 
-@dataclass(frozen=True)
 class InputsNeverAsked(Message):
     """``count`` recorded human inputs the replay never asked for."""
 
@@ -1668,14 +1491,12 @@ class InputsNeverAsked(Message):
     count: int
 
 
-@dataclass(frozen=True)
 class OtherOutcome(Message):
     """The replayed session ends with another summary or figures than recorded."""
 
     key: ClassVar[str] = "replay.differs.outcome"
 
 
-@dataclass(frozen=True)
 class NextRecordedEvent(Message):
     """Under a crash: the recorded event the replay was about to check."""
 
@@ -1684,7 +1505,6 @@ class NextRecordedEvent(Message):
     line: int
 
 
-@dataclass(frozen=True)
 class MoreDiffLines(Message):
     """The last line of a diff cut short: how many lines were left out."""
 
@@ -1695,7 +1515,6 @@ class MoreDiffLines(Message):
 # -- why the combat engine refused an action (IllegalActionError.reason) -------------------
 
 
-@dataclass(frozen=True)
 class CouldNotCarryOut(Message):
     """An action the engine could not carry out (``cause``: the dice or model error)."""
 
@@ -1703,7 +1522,6 @@ class CouldNotCarryOut(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class NoSuchPc(Message):
     """No PC of the battle goes by ``name`` (quoted)."""
 
@@ -1712,7 +1530,6 @@ class NoSuchPc(Message):
     party: str
 
 
-@dataclass(frozen=True)
 class NoSuchEnemy(Message):
     """No enemy of the battle goes by ``name`` (quoted)."""
 
@@ -1721,7 +1538,6 @@ class NoSuchEnemy(Message):
     enemies: str
 
 
-@dataclass(frozen=True)
 class DownAddsNoAp(Message):
     """A PC who is down (``status``) sets no situational bonus."""
 
@@ -1730,7 +1546,6 @@ class DownAddsNoAp(Message):
     status: str
 
 
-@dataclass(frozen=True)
 class SanctuaryAddsNoAp(Message):
     """A 【聖域】 caster sets no situational bonus (§6.2.2)."""
 
@@ -1738,7 +1553,6 @@ class SanctuaryAddsNoAp(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class BonusOutOfRange(Message):
     """A situational bonus outside the rank's range (``low``, ``cap``, ``bonus``: signed)."""
 
@@ -1750,7 +1564,6 @@ class BonusOutOfRange(Message):
     bonus: str
 
 
-@dataclass(frozen=True)
 class EnemyFallen(Message):
     """A target enemy that has fallen."""
 
@@ -1758,7 +1571,6 @@ class EnemyFallen(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class PcDown(Message):
     """A PC who is down (``status``: 戦闘不能, 死亡)."""
 
@@ -1767,35 +1579,30 @@ class PcDown(Message):
     status: str
 
 
-@dataclass(frozen=True)
 class AlreadyPlayedOut(Message):
     """Fighting it out asked for once dice were rolled or spells cast."""
 
     key: ClassVar[str] = "combat.refused.already_played_out"
 
 
-@dataclass(frozen=True)
 class FightWishRecorded(Message):
     """Fighting it out asked for twice."""
 
     key: ClassVar[str] = "combat.refused.fight_wish_recorded"
 
 
-@dataclass(frozen=True)
 class NarrativeTooLate(Message):
     """Narrative priority asked for after the first die or spell (§0)."""
 
     key: ClassVar[str] = "combat.refused.narrative_too_late"
 
 
-@dataclass(frozen=True)
 class FightRequested(Message):
     """Narrative priority after the player asked to fight it out."""
 
     key: ClassVar[str] = "combat.refused.fight_requested"
 
 
-@dataclass(frozen=True)
 class NotOverwhelming(Message):
     """Narrative priority for a PC side that is not overwhelming by the expected AP."""
 
@@ -1805,7 +1612,6 @@ class NotOverwhelming(Message):
     ratio: str
 
 
-@dataclass(frozen=True)
 class NotOverwhelmingExample(Message):
     """As :class:`NotOverwhelming`, under the test of §0's own example."""
 
@@ -1815,7 +1621,6 @@ class NotOverwhelmingExample(Message):
     ratio: str
 
 
-@dataclass(frozen=True)
 class CannotCastDown(Message):
     """A caster who is down."""
 
@@ -1824,14 +1629,12 @@ class CannotCastDown(Message):
     status: str
 
 
-@dataclass(frozen=True)
 class NoSpellsKnown(Message):
     """The list of spells of a caster who knows none."""
 
     key: ClassVar[str] = "combat.refused.no_spells_known"
 
 
-@dataclass(frozen=True)
 class SpellNotKnown(Message):
     """A spell the caster does not know (``known``: the ones it does, or :class:`NoSpellsKnown`)."""
 
@@ -1841,7 +1644,6 @@ class SpellNotKnown(Message):
     known: str | Message
 
 
-@dataclass(frozen=True)
 class NoSlotsPaidAlready(Message):
     """No slot left and the lasting cost paid as often as the option allows (§5.2)."""
 
@@ -1851,7 +1653,6 @@ class NoSlotsPaidAlready(Message):
     limit: int
 
 
-@dataclass(frozen=True)
 class MaxHpCannotPay(Message):
     """No slot left and a max HP too low for the lasting cost (§5.2)."""
 
@@ -1859,7 +1660,6 @@ class MaxHpCannotPay(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class SpellNeedsTarget(Message):
     """A spell cast without its target PC."""
 
@@ -1867,7 +1667,6 @@ class SpellNeedsTarget(Message):
     spell: str
 
 
-@dataclass(frozen=True)
 class SpellTakesNoTarget(Message):
     """A spell cast with a target it does not take."""
 
@@ -1875,28 +1674,24 @@ class SpellTakesNoTarget(Message):
     spell: str
 
 
-@dataclass(frozen=True)
 class AmountOnlyLimitBreak(Message):
     """An amount given to a spell other than 【限界突破】."""
 
     key: ClassVar[str] = "combat.refused.amount_only_limit_break"
 
 
-@dataclass(frozen=True)
 class LimitBreakNeedsAmount(Message):
     """【限界突破】 without its amount."""
 
     key: ClassVar[str] = "combat.refused.limit_break_needs_amount"
 
 
-@dataclass(frozen=True)
 class HealingWaveNeedsMode(Message):
     """【治癒の波動】 without its mode."""
 
     key: ClassVar[str] = "combat.refused.healing_wave_needs_mode"
 
 
-@dataclass(frozen=True)
 class SpellTakesNoMode(Message):
     """A mode given to a spell other than 【治癒の波動】."""
 
@@ -1904,7 +1699,6 @@ class SpellTakesNoMode(Message):
     spell: str
 
 
-@dataclass(frozen=True)
 class LimitBreakAmount(Message):
     """A 【限界突破】 amount that would take HP below 1 (§6.2.3)."""
 
@@ -1914,7 +1708,6 @@ class LimitBreakAmount(Message):
     amount: int
 
 
-@dataclass(frozen=True)
 class SanctuaryAlready(Message):
     """A second 【聖域】 by one caster in a round."""
 
@@ -1922,7 +1715,6 @@ class SanctuaryAlready(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class SanctuaryNoApSpell(Message):
     """An AP spell by a 【聖域】 caster (§6.2.2)."""
 
@@ -1931,7 +1723,6 @@ class SanctuaryNoApSpell(Message):
     spell: str
 
 
-@dataclass(frozen=True)
 class SanctuaryCasterAddsAp(Message):
     """【聖域】 by a caster who adds AP this round (``spells``: how)."""
 
@@ -1940,7 +1731,6 @@ class SanctuaryCasterAddsAp(Message):
     spells: str
 
 
-@dataclass(frozen=True)
 class ReviveNotThisScene(Message):
     """【蘇生】 on one who did not die in this scene (§6.2.4)."""
 
@@ -1948,7 +1738,6 @@ class ReviveNotThisScene(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class ReviveWarded(Message):
     """A second 【蘇生】 ward on one PC."""
 
@@ -1956,7 +1745,6 @@ class ReviveWarded(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class ReviveNoCheckLeft(Message):
     """A 【蘇生】 ward too late in the round to matter (§6.2.4)."""
 
@@ -1964,7 +1752,6 @@ class ReviveNoCheckLeft(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class HealDead(Message):
     """【治癒】 on one who is dead (§6.2.4)."""
 
@@ -1972,14 +1759,12 @@ class HealDead(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class NoRollToReroll(Message):
     """【予見】 at ROLL with no combat roll live (§4.5)."""
 
     key: ClassVar[str] = "combat.refused.no_roll_to_reroll"
 
 
-@dataclass(frozen=True)
 class ForesightRevived(Message):
     """【予見】 on a life-or-death check that 【蘇生】 made a success."""
 
@@ -1987,14 +1772,12 @@ class ForesightRevived(Message):
     name: str
 
 
-@dataclass(frozen=True)
 class ForesightNoCheck(Message):
     """【予見】 at JUDGE when the last roll is no open life-or-death check (§4.5)."""
 
     key: ClassVar[str] = "combat.refused.foresight_no_check"
 
 
-@dataclass(frozen=True)
 class SlowDoesNothing(Message):
     """A 【鈍足】 that would take no die (§6.2.2)."""
 
@@ -2002,7 +1785,6 @@ class SlowDoesNothing(Message):
     dice: int
 
 
-@dataclass(frozen=True)
 class UnknownSpellName(Message):
     """A spell name no spell has (``spell``: quoted)."""
 
@@ -2010,7 +1792,6 @@ class UnknownSpellName(Message):
     spell: str
 
 
-@dataclass(frozen=True)
 class NoEffectOutside(Message):
     """A spell with no effect outside a battle (§6.2)."""
 
@@ -2018,14 +1799,12 @@ class NoEffectOutside(Message):
     spell: str
 
 
-@dataclass(frozen=True)
 class HealingWaveNoTarget(Message):
     """【治癒の波動】 outside a battle given a target."""
 
     key: ClassVar[str] = "combat.refused.healing_wave_no_target"
 
 
-@dataclass(frozen=True)
 class NotWellFormed(Message):
     """An action that is no well-formed action (``problems``: the validator's)."""
 
@@ -2033,42 +1812,36 @@ class NotWellFormed(Message):
     problems: str
 
 
-@dataclass(frozen=True)
 class BattleInProgress(Message):
     """A second battle started while one runs."""
 
     key: ClassVar[str] = "combat.refused.battle_in_progress"
 
 
-@dataclass(frozen=True)
 class FleeAtSetup(Message):
     """Fleeing outside SETUP or outside a scenario's fight."""
 
     key: ClassVar[str] = "combat.refused.flee_at_setup"
 
 
-@dataclass(frozen=True)
 class NoRestInBattle(Message):
     """A rest during a battle."""
 
     key: ClassVar[str] = "combat.refused.no_rest_in_battle"
 
 
-@dataclass(frozen=True)
 class NoOneToRest(Message):
     """A rest with no character made yet."""
 
     key: ClassVar[str] = "combat.refused.no_one_to_rest"
 
 
-@dataclass(frozen=True)
 class NoSpellChangeInBattle(Message):
     """[魔法変更] during a battle (§5.2)."""
 
     key: ClassVar[str] = "combat.refused.no_spell_change_in_battle"
 
 
-@dataclass(frozen=True)
 class NoSuchCharacter(Message):
     """No character of the party goes by ``name`` (quoted)."""
 
@@ -2077,7 +1850,6 @@ class NoSuchCharacter(Message):
     party: str
 
 
-@dataclass(frozen=True)
 class CharacterDead(Message):
     """A character who is dead."""
 
@@ -2088,7 +1860,6 @@ class CharacterDead(Message):
 # -- the adventure's answers to the player's own commands (/rest, [魔法変更: …]) -------------
 
 
-@dataclass(frozen=True)
 class CannotRest(Message):
     """``/rest`` refused (``why``: the engine's reason)."""
 
@@ -2096,7 +1867,6 @@ class CannotRest(Message):
     why: Message
 
 
-@dataclass(frozen=True)
 class CannotChangeSpells(Message):
     """``[魔法変更: …]`` refused (``why``: the engine's reason, or one of the checks below)."""
 
@@ -2104,7 +1874,6 @@ class CannotChangeSpells(Message):
     why: Message
 
 
-@dataclass(frozen=True)
 class SpellsUnknown(Message):
     """Spell names no spell has (``unknown``), and the spells there are (``known``)."""
 
@@ -2113,14 +1882,12 @@ class SpellsUnknown(Message):
     known: str
 
 
-@dataclass(frozen=True)
 class SpellTwice(Message):
     """One spell named twice in a [魔法変更]."""
 
     key: ClassVar[str] = "adventure.spell_twice"
 
 
-@dataclass(frozen=True)
 class MoreSpellsThanSlots(Message):
     """More spells (``given``) than ``name`` has slots (``slots``)."""
 
@@ -2130,7 +1897,6 @@ class MoreSpellsThanSlots(Message):
     given: int
 
 
-@dataclass(frozen=True)
 class SpellRule(Message):
     """A spell list the character rules refuse (``cause``: the rules' own words)."""
 
@@ -2138,14 +1904,12 @@ class SpellRule(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class NoCharacterYet(Message):
     """A command about a character before the character is made."""
 
     key: ClassVar[str] = "adventure.no_character_yet"
 
 
-@dataclass(frozen=True)
 class CombatRefused(Message):
     """``gm combat demo``: an action the engine refused (``why``: its reason, in the locale)."""
 
@@ -2158,21 +1922,18 @@ class CombatRefused(Message):
 # 【CMD_…】 cues, keep the rule document's format in every locale: docs/werewolf.md)
 
 
-@dataclass(frozen=True)
 class TableGameStarted(Message):
     """The first line of a game."""
 
     key: ClassVar[str] = "werewolf.table.game_started"
 
 
-@dataclass(frozen=True)
 class TablePreDivinationDone(Message):
     """What everyone but the 占い師 is told after the 事前占い."""
 
     key: ClassVar[str] = "werewolf.table.pre_divination_done"
 
 
-@dataclass(frozen=True)
 class TablePreDivinationYours(Message):
     """What the 占い師 is told instead: its 事前占い result."""
 
@@ -2181,7 +1942,6 @@ class TablePreDivinationYours(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class TableDiscussionStarted(Message):
     """A day's discussion begins."""
 
@@ -2189,7 +1949,6 @@ class TableDiscussionStarted(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class TablePass(Message):
     """A seat passed its turn."""
 
@@ -2197,7 +1956,6 @@ class TablePass(Message):
     speaker: str
 
 
-@dataclass(frozen=True)
 class TableClaim(Message):
     """A seat came out (CO) without a result."""
 
@@ -2206,7 +1964,6 @@ class TableClaim(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class TableClaimWithResult(Message):
     """A seat came out (CO) with its result."""
 
@@ -2217,7 +1974,6 @@ class TableClaimWithResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class TableResult(Message):
     """A claimant stated a result (the line names its speaker)."""
 
@@ -2228,7 +1984,6 @@ class TableResult(Message):
     colour: str
 
 
-@dataclass(frozen=True)
 class TableRequestWords(Message):
     """The words of a CO要求 made without words of its own."""
 
@@ -2236,7 +1991,6 @@ class TableRequestWords(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class TableRequest(Message):
     """The note under a CO要求."""
 
@@ -2244,7 +1998,6 @@ class TableRequest(Message):
     role: str
 
 
-@dataclass(frozen=True)
 class TableDeclined(Message):
     """A seat answered a CO要求 without coming out, and without words."""
 
@@ -2252,7 +2005,6 @@ class TableDeclined(Message):
     speaker: str
 
 
-@dataclass(frozen=True)
 class TableRunoff(Message):
     """A tie: the runoff between ``candidates``."""
 
@@ -2260,35 +2012,30 @@ class TableRunoff(Message):
     candidates: str
 
 
-@dataclass(frozen=True)
 class TableChooseVote(Message):
     """The call to vote in a runoff."""
 
     key: ClassVar[str] = "werewolf.table.choose_vote"
 
 
-@dataclass(frozen=True)
 class TableVotingOpened(Message):
     """The discussion is over; the vote opens."""
 
     key: ClassVar[str] = "werewolf.table.voting_opened"
 
 
-@dataclass(frozen=True)
 class TableNoExecution(Message):
     """The runoff tied too: nobody is executed."""
 
     key: ClassVar[str] = "werewolf.table.no_execution"
 
 
-@dataclass(frozen=True)
 class TableNight(Message):
     """Night falls."""
 
     key: ClassVar[str] = "werewolf.table.night"
 
 
-@dataclass(frozen=True)
 class TableMorningQuiet(Message):
     """A morning after a night without a victim."""
 
@@ -2296,7 +2043,6 @@ class TableMorningQuiet(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class TableMorningVictim(Message):
     """A morning after the attack on ``victim``."""
 
@@ -2305,28 +2051,24 @@ class TableMorningVictim(Message):
     victim: str
 
 
-@dataclass(frozen=True)
 class ListSeparator(Message):
     """What separates the items of a list in a sentence (、 in Japanese)."""
 
     key: ClassVar[str] = "werewolf.list_separator"
 
 
-@dataclass(frozen=True)
 class AdventureLeft(Message):
     """The summary of an adventure the player left (``/quit``)."""
 
     key: ClassVar[str] = "adventure.left"
 
 
-@dataclass(frozen=True)
 class AdventureOutOfTurns(Message):
     """The summary of an adventure that ran out of GM turns."""
 
     key: ClassVar[str] = "adventure.out_of_turns"
 
 
-@dataclass(frozen=True)
 class NarrationWithheld(Message):
     """The GM's narration of a turn was all withheld: none of it matched the engine."""
 
@@ -2341,7 +2083,6 @@ class NarrationWithheld(Message):
 # ---------------------------------------------------------------- os
 
 
-@dataclass(frozen=True)
 class PathProblem(Message):
     """A file or folder the command needed, and what is wrong with it (``reason``: one of
     the ``os.*`` texts, already rendered)."""
@@ -2351,63 +2092,54 @@ class PathProblem(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class NoSuchPath(Message):
     """ENOENT: there is no file or folder of that name."""
 
     key: ClassVar[str] = "os.not_found"
 
 
-@dataclass(frozen=True)
 class PathForbidden(Message):
     """EACCES / EPERM: this user may not read or write it."""
 
     key: ClassVar[str] = "os.forbidden"
 
 
-@dataclass(frozen=True)
 class PathIsFolder(Message):
     """EISDIR: a folder where a file was needed."""
 
     key: ClassVar[str] = "os.is_folder"
 
 
-@dataclass(frozen=True)
 class PathNotFolder(Message):
     """ENOTDIR: a part of the path that should be a folder is a file."""
 
     key: ClassVar[str] = "os.not_a_folder"
 
 
-@dataclass(frozen=True)
 class PathReadOnly(Message):
     """EROFS: a read-only file system."""
 
     key: ClassVar[str] = "os.read_only"
 
 
-@dataclass(frozen=True)
 class PathExists(Message):
     """EEXIST: something is already there."""
 
     key: ClassVar[str] = "os.exists"
 
 
-@dataclass(frozen=True)
 class NoSpaceLeft(Message):
     """ENOSPC / EDQUOT: the disk (or the user's quota) is full."""
 
     key: ClassVar[str] = "os.no_space"
 
 
-@dataclass(frozen=True)
 class NameTooLong(Message):
     """ENAMETOOLONG."""
 
     key: ClassVar[str] = "os.name_too_long"
 
 
-@dataclass(frozen=True)
 class SystemFault(Message):
     """Any other error of the operating system, by its symbolic name (``EIO``…)."""
 
@@ -2415,7 +2147,6 @@ class SystemFault(Message):
     code: str
 
 
-@dataclass(frozen=True)
 class CannotRecord(Message):
     """The recording asked for at ``path`` could not be created (``reason``: why, rendered)."""
 
@@ -2424,7 +2155,6 @@ class CannotRecord(Message):
     reason: str
 
 
-@dataclass(frozen=True)
 class RecordingRefused(Message):
     """The recording could not start (``reason``: the transcript's own sentence, e.g. a file
     already there); nothing was played or saved."""
@@ -2437,7 +2167,6 @@ class RecordingRefused(Message):
 # ---------------------------------------------------------------- args
 
 
-@dataclass(frozen=True)
 class UsageError(Message):
     """A command line argparse refused: ``problem`` (one of the ``args.*`` texts) and where
     the usage is."""
@@ -2447,7 +2176,6 @@ class UsageError(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class ArgumentProblem(Message):
     """``problem`` about the argument ``argument`` (``--seed``, ``line``)."""
 
@@ -2456,7 +2184,6 @@ class ArgumentProblem(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class NotAWholeNumber(Message):
     """``value`` is not a whole number (argparse's ``int``)."""
 
@@ -2464,7 +2191,6 @@ class NotAWholeNumber(Message):
     value: str
 
 
-@dataclass(frozen=True)
 class NotANumber(Message):
     """``value`` is not a number (argparse's ``float``)."""
 
@@ -2472,7 +2198,6 @@ class NotANumber(Message):
     value: str
 
 
-@dataclass(frozen=True)
 class NotAValue(Message):
     """``value`` cannot be read as a ``kind`` (another type function)."""
 
@@ -2481,7 +2206,6 @@ class NotAValue(Message):
     kind: str
 
 
-@dataclass(frozen=True)
 class NotAChoice(Message):
     """``value`` is not one of ``choices``."""
 
@@ -2490,7 +2214,6 @@ class NotAChoice(Message):
     choices: str
 
 
-@dataclass(frozen=True)
 class ArgumentsMissing(Message):
     """Required arguments left out."""
 
@@ -2498,7 +2221,6 @@ class ArgumentsMissing(Message):
     arguments: str
 
 
-@dataclass(frozen=True)
 class OneOfMissing(Message):
     """None of a required group of arguments was given."""
 
@@ -2506,7 +2228,6 @@ class OneOfMissing(Message):
     arguments: str
 
 
-@dataclass(frozen=True)
 class ArgumentsUnknown(Message):
     """Arguments no command takes."""
 
@@ -2514,7 +2235,6 @@ class ArgumentsUnknown(Message):
     arguments: str
 
 
-@dataclass(frozen=True)
 class NotAllowedWith(Message):
     """Two arguments that exclude each other."""
 
@@ -2522,28 +2242,24 @@ class NotAllowedWith(Message):
     other: str
 
 
-@dataclass(frozen=True)
 class ExpectsOneValue(Message):
     """An option without its value."""
 
     key: ClassVar[str] = "args.expects_one"
 
 
-@dataclass(frozen=True)
 class ExpectsAtMostOne(Message):
     """An option with more values than it takes."""
 
     key: ClassVar[str] = "args.expects_at_most_one"
 
 
-@dataclass(frozen=True)
 class ExpectsAtLeastOne(Message):
     """An option or argument that needs one value or more."""
 
     key: ClassVar[str] = "args.expects_at_least_one"
 
 
-@dataclass(frozen=True)
 class AmbiguousOption(Message):
     """An abbreviated option that fits several."""
 
@@ -2552,7 +2268,6 @@ class AmbiguousOption(Message):
     matches: str
 
 
-@dataclass(frozen=True)
 class ExplicitArgumentIgnored(Message):
     """A value given to an option that takes none."""
 
@@ -2563,7 +2278,6 @@ class ExplicitArgumentIgnored(Message):
 # ---------------------------------------------------------------- setup
 
 
-@dataclass(frozen=True)
 class NoSuchScenario(Message):
     """``--scenario`` names no shipped scenario."""
 
@@ -2572,7 +2286,6 @@ class NoSuchScenario(Message):
     known: str
 
 
-@dataclass(frozen=True)
 class NoSuchSystem(Message):
     """``--system`` names no game system."""
 
@@ -2581,7 +2294,6 @@ class NoSuchSystem(Message):
     known: str
 
 
-@dataclass(frozen=True)
 class SystemCaseDiffers(Message):
     """``--system`` names a game system with the wrong case (ids are exact, as in BCDice)."""
 
@@ -2593,7 +2305,6 @@ class SystemCaseDiffers(Message):
 # ---------------------------------------------------------------- ledger (words)
 
 
-@dataclass(frozen=True)
 class LedgerLine(Message):
     """One line of the model-call totals at a session's end (``cache``, ``estimated``: the
     optional parts, rendered, or empty)."""
@@ -2609,7 +2320,6 @@ class LedgerLine(Message):
     mean: str
 
 
-@dataclass(frozen=True)
 class LedgerCache(Message):
     """The prompt tokens the server served from its cache."""
 
@@ -2618,7 +2328,6 @@ class LedgerCache(Message):
     share: str
 
 
-@dataclass(frozen=True)
 class LedgerEstimated(Message):
     """How many calls' tokens were estimated."""
 
@@ -2626,14 +2335,12 @@ class LedgerEstimated(Message):
     calls: int
 
 
-@dataclass(frozen=True)
 class LedgerTotalLabel(Message):
     """The label of the totals line."""
 
     key: ClassVar[str] = "ledger.total"
 
 
-@dataclass(frozen=True)
 class LedgerGameTotalLabel(Message):
     """The label of the totals line of a named game (``adventure``)."""
 
@@ -2641,7 +2348,6 @@ class LedgerGameTotalLabel(Message):
     game: str
 
 
-@dataclass(frozen=True)
 class LedgerDayLabel(Message):
     """The label of a game day's line."""
 
@@ -2649,7 +2355,6 @@ class LedgerDayLabel(Message):
     day: int
 
 
-@dataclass(frozen=True)
 class LedgerGameLabel(Message):
     """The label of one game's line (several games merged)."""
 
@@ -2657,7 +2362,6 @@ class LedgerGameLabel(Message):
     game: str
 
 
-@dataclass(frozen=True)
 class LedgerCountedBy(Message):
     """Who counted the tokens (``who``: one or several of the ``ledger.by_*`` texts)."""
 
@@ -2665,21 +2369,18 @@ class LedgerCountedBy(Message):
     who: str
 
 
-@dataclass(frozen=True)
 class CountedByServer(Message):
     """The server reported the tokens."""
 
     key: ClassVar[str] = "ledger.by_server"
 
 
-@dataclass(frozen=True)
 class CountedByBackend(Message):
     """The backend estimated its own tokens (the offline model)."""
 
     key: ClassVar[str] = "ledger.by_backend"
 
 
-@dataclass(frozen=True)
 class CountedByEstimate(Message):
     """The ledger estimated the tokens from the characters."""
 
@@ -2688,14 +2389,12 @@ class CountedByEstimate(Message):
     other: str
 
 
-@dataclass(frozen=True)
 class CountedByNobody(Message):
     """No call was made."""
 
     key: ClassVar[str] = "ledger.by_nobody"
 
 
-@dataclass(frozen=True)
 class CountedBySeveral(Message):
     """One of several counters and how many calls it counted."""
 
@@ -2704,7 +2403,6 @@ class CountedBySeveral(Message):
     calls: int
 
 
-@dataclass(frozen=True)
 class CountedByOneOfSeveral(Message):
     """One of several counters, which counted one call."""
 
@@ -2715,7 +2413,6 @@ class CountedByOneOfSeveral(Message):
 # ---------------------------------------------------------------- model server (words)
 
 
-@dataclass(frozen=True)
 class ServerSaid(Message):
     """``problem`` (rendered) and, quoted, the server's own words about it."""
 
@@ -2724,28 +2421,24 @@ class ServerSaid(Message):
     said: str
 
 
-@dataclass(frozen=True)
 class ServerMissingJinja(Message):
     """llama.cpp started without ``--jinja`` (diagnosis ``missing_jinja``)."""
 
     key: ClassVar[str] = "server.missing_jinja"
 
 
-@dataclass(frozen=True)
 class ServerContextOverflow(Message):
     """The prompt is longer than the server's context (diagnosis ``context_overflow``)."""
 
     key: ClassVar[str] = "server.context_overflow"
 
 
-@dataclass(frozen=True)
 class ServerBadKey(Message):
     """The API key was refused (diagnosis ``bad_key``)."""
 
     key: ClassVar[str] = "server.bad_key"
 
 
-@dataclass(frozen=True)
 class ServerUnknownModel(Message):
     """The server has no model ``model`` (diagnosis ``unknown_model``)."""
 
@@ -2753,14 +2446,12 @@ class ServerUnknownModel(Message):
     model: str
 
 
-@dataclass(frozen=True)
 class ServerUnnamedModel(Message):
     """The server has no such model, the name not known here (diagnosis ``unknown_model``)."""
 
     key: ClassVar[str] = "server.unnamed_model"
 
 
-@dataclass(frozen=True)
 class ServerFailing(Message):
     """The server kept answering with an HTTP error ``status`` (5xx) through the retries."""
 
@@ -2768,35 +2459,30 @@ class ServerFailing(Message):
     status: int
 
 
-@dataclass(frozen=True)
 class ServerRateLimited(Message):
     """The server kept answering 429 through the retries."""
 
     key: ClassVar[str] = "server.rate_limited"
 
 
-@dataclass(frozen=True)
 class ServerTimedOut(Message):
     """No (complete) answer in time."""
 
     key: ClassVar[str] = "server.timed_out"
 
 
-@dataclass(frozen=True)
 class ServerNoConnection(Message):
     """The connection to the server could not be made or was lost."""
 
     key: ClassVar[str] = "server.no_connection"
 
 
-@dataclass(frozen=True)
 class ServerMalformedAnswer(Message):
     """The server answered with something that is not a chat completion."""
 
     key: ClassVar[str] = "server.malformed"
 
 
-@dataclass(frozen=True)
 class ServerStatusRefused(Message):
     """The server refused a request with HTTP ``status`` (4xx), for a reason not recognised."""
 
@@ -2807,7 +2493,6 @@ class ServerStatusRefused(Message):
 # ---------------------------------------------------------------- gm doctor (words)
 
 
-@dataclass(frozen=True)
 class DoctorServer(Message):
     """The server probed."""
 
@@ -2815,7 +2500,6 @@ class DoctorServer(Message):
     url: str
 
 
-@dataclass(frozen=True)
 class DoctorModel(Message):
     """The model probed."""
 
@@ -2823,7 +2507,6 @@ class DoctorModel(Message):
     model: str
 
 
-@dataclass(frozen=True)
 class DoctorModels(Message):
     """The models the server lists (the first eight)."""
 
@@ -2831,7 +2514,6 @@ class DoctorModels(Message):
     models: str
 
 
-@dataclass(frozen=True)
 class DoctorContext(Message):
     """The server's context length."""
 
@@ -2839,7 +2521,6 @@ class DoctorContext(Message):
     tokens: int
 
 
-@dataclass(frozen=True)
 class DoctorSlots(Message):
     """The server's slots and the setting that matches them."""
 
@@ -2847,7 +2528,6 @@ class DoctorSlots(Message):
     slots: int
 
 
-@dataclass(frozen=True)
 class DoctorUnreachable(Message):
     """Nothing answered (``cause``: the client's words)."""
 
@@ -2855,7 +2535,6 @@ class DoctorUnreachable(Message):
     cause: str
 
 
-@dataclass(frozen=True)
 class DoctorPlain(Message):
     """The answer to a plain question."""
 
@@ -2863,21 +2542,18 @@ class DoctorPlain(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorUsageReported(Message):
     """The server reports token usage."""
 
     key: ClassVar[str] = "doctor.usage_reported"
 
 
-@dataclass(frozen=True)
 class DoctorUsageEstimated(Message):
     """The server reports no token usage."""
 
     key: ClassVar[str] = "doctor.usage_estimated"
 
 
-@dataclass(frozen=True)
 class DoctorRequired(Message):
     """The answer under tool_choice required."""
 
@@ -2885,7 +2561,6 @@ class DoctorRequired(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorReask(Message):
     """The answer to the corrective re-ask."""
 
@@ -2893,7 +2568,6 @@ class DoctorReask(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorNamed(Message):
     """The answer to a tool_choice naming the tool."""
 
@@ -2901,7 +2575,6 @@ class DoctorNamed(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorParallelOff(Message):
     """Two calls asked with parallel_tool_calls false."""
 
@@ -2909,7 +2582,6 @@ class DoctorParallelOff(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorParallelLeftOut(Message):
     """Two calls asked without parallel_tool_calls."""
 
@@ -2917,7 +2589,6 @@ class DoctorParallelLeftOut(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorLoose(Message):
     """Arguments outside the enum asked, without strict."""
 
@@ -2925,7 +2596,6 @@ class DoctorLoose(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorStrict(Message):
     """The same with strict."""
 
@@ -2933,7 +2603,6 @@ class DoctorStrict(Message):
     answer: str
 
 
-@dataclass(frozen=True)
 class DoctorLatency(Message):
     """The probes' latency (two requests or more)."""
 
@@ -2943,7 +2612,6 @@ class DoctorLatency(Message):
     requests: int
 
 
-@dataclass(frozen=True)
 class DoctorLatencyOne(Message):
     """The latency of the one probe."""
 
@@ -2952,7 +2620,6 @@ class DoctorLatencyOne(Message):
     longest: int
 
 
-@dataclass(frozen=True)
 class DoctorQuirk(Message):
     """A known quirk (rendered)."""
 
@@ -2960,7 +2627,6 @@ class DoctorQuirk(Message):
     quirk: str
 
 
-@dataclass(frozen=True)
 class DoctorProblem(Message):
     """A configuration error (rendered)."""
 
@@ -2968,7 +2634,6 @@ class DoctorProblem(Message):
     problem: str
 
 
-@dataclass(frozen=True)
 class DoctorRecommended(Message):
     """The profile the findings fit best."""
 
@@ -2976,7 +2641,6 @@ class DoctorRecommended(Message):
     profile: str
 
 
-@dataclass(frozen=True)
 class DoctorButMeasured(Message):
     """A flag the recommended profile has otherwise than measured."""
 
@@ -2986,7 +2650,6 @@ class DoctorButMeasured(Message):
     said: str
 
 
-@dataclass(frozen=True)
 class DoctorConfigured(Message):
     """A flag the configured profile has otherwise than measured."""
 
@@ -2997,56 +2660,48 @@ class DoctorConfigured(Message):
     measured: str
 
 
-@dataclass(frozen=True)
 class DoctorNotProbed(Message):
     """A probe not made."""
 
     key: ClassVar[str] = "doctor.not_probed"
 
 
-@dataclass(frozen=True)
 class DoctorACall(Message):
     """A call sent as a call."""
 
     key: ClassVar[str] = "doctor.a_call"
 
 
-@dataclass(frozen=True)
 class DoctorACallAfterText(Message):
     """A call with text before it."""
 
     key: ClassVar[str] = "doctor.a_call_after_text"
 
 
-@dataclass(frozen=True)
 class DoctorCallInText(Message):
     """A call written in the text."""
 
     key: ClassVar[str] = "doctor.call_in_text"
 
 
-@dataclass(frozen=True)
 class DoctorTextOnly(Message):
     """Text and no call."""
 
     key: ClassVar[str] = "doctor.text_only"
 
 
-@dataclass(frozen=True)
 class DoctorOk(Message):
     """A plain answer came."""
 
     key: ClassVar[str] = "doctor.ok"
 
 
-@dataclass(frozen=True)
 class DoctorEmpty(Message):
     """An empty reply."""
 
     key: ClassVar[str] = "doctor.empty"
 
 
-@dataclass(frozen=True)
 class DoctorRefused(Message):
     """A probe the server refused (``error``: its words)."""
 
@@ -3054,7 +2709,6 @@ class DoctorRefused(Message):
     error: str
 
 
-@dataclass(frozen=True)
 class DoctorFailed(Message):
     """A probe that failed (``error``: the client's or the server's words)."""
 
@@ -3062,14 +2716,12 @@ class DoctorFailed(Message):
     error: str
 
 
-@dataclass(frozen=True)
 class DoctorFailedOnProblem(Message):
     """A probe that failed on a configuration error (reported once, as a problem)."""
 
     key: ClassVar[str] = "doctor.failed_on_problem"
 
 
-@dataclass(frozen=True)
 class DoctorCalls(Message):
     """Two calls or more came back."""
 
@@ -3077,21 +2729,18 @@ class DoctorCalls(Message):
     calls: int
 
 
-@dataclass(frozen=True)
 class DoctorOneCall(Message):
     """One call came back."""
 
     key: ClassVar[str] = "doctor.one_call"
 
 
-@dataclass(frozen=True)
 class DoctorInEnum(Message):
     """The arguments kept to the enum."""
 
     key: ClassVar[str] = "doctor.in_enum"
 
 
-@dataclass(frozen=True)
 class DoctorOutsideEnum(Message):
     """An argument outside the enum."""
 
@@ -3099,56 +2748,48 @@ class DoctorOutsideEnum(Message):
     target: str
 
 
-@dataclass(frozen=True)
 class QuirkToolsDropped(Message):
     """Tools dropped silently."""
 
     key: ClassVar[str] = "doctor.quirk_tools_dropped"
 
 
-@dataclass(frozen=True)
 class QuirkCallsInText(Message):
     """Calls written in the text."""
 
     key: ClassVar[str] = "doctor.quirk_calls_in_text"
 
 
-@dataclass(frozen=True)
 class QuirkTextBeforeCall(Message):
     """Free text before the call."""
 
     key: ClassVar[str] = "doctor.quirk_text_before_call"
 
 
-@dataclass(frozen=True)
 class QuirkRequiredEmpty(Message):
     """tool_choice=required answered empty."""
 
     key: ClassVar[str] = "doctor.quirk_required_empty"
 
 
-@dataclass(frozen=True)
 class QuirkToolChoiceIgnored(Message):
     """tool_choice ignored."""
 
     key: ClassVar[str] = "doctor.quirk_tool_choice_ignored"
 
 
-@dataclass(frozen=True)
 class QuirkNamedRefused(Message):
     """A tool_choice naming a function refused."""
 
     key: ClassVar[str] = "doctor.quirk_named_refused"
 
 
-@dataclass(frozen=True)
 class QuirkSeveralCalls(Message):
     """Several calls without parallel_tool_calls."""
 
     key: ClassVar[str] = "doctor.quirk_several_calls"
 
 
-@dataclass(frozen=True)
 class QuirkStrictOnly(Message):
     """Schemas enforced only with strict."""
 
@@ -3158,7 +2799,6 @@ class QuirkStrictOnly(Message):
 # ---------------------------------------------------------------- argument values (words)
 
 
-@dataclass(frozen=True)
 class NotSeconds(Message):
     """A number of seconds (``--request-deadline``, ``--request-timeout``) that is not a
     positive number."""
@@ -3167,7 +2807,6 @@ class NotSeconds(Message):
     value: str
 
 
-@dataclass(frozen=True)
 class NotACount(Message):
     """``--max-concurrent``: not a whole number of 0 or more."""
 
@@ -3175,7 +2814,6 @@ class NotACount(Message):
     value: str
 
 
-@dataclass(frozen=True)
 class NotADeal(Message):
     """``--deal``: not nine role numbers."""
 

@@ -153,7 +153,8 @@ class _ShowingSink:
 
 
 class Adventure:
-    """One adventure's state and loop; :func:`run_adventure` is the registered runner."""
+    """One adventure's state and loop; its registered runner is
+    :func:`~gm_engine.sessions.adventure_runner.run_adventure`."""
 
     offline_kind = "adventure"
 

@@ -1,5 +1,6 @@
-"""A solo adventure played through a shipped scenario (``options.scenario``), and the
-registered runner of every adventure.
+"""A solo adventure played through a shipped scenario (``options.scenario``), which the
+registered runner of every adventure (:func:`~gm_engine.sessions.adventure_runner.run_adventure`)
+plays when the options name one.
 
 :class:`ScenarioAdventure` is the :class:`~gm_engine.sessions.adventure.Adventure` loop with:
 
@@ -18,7 +19,8 @@ registered runner of every adventure.
   player's words as an intent.
 
 The adventure ends at one of the scenario's endings. Without ``options.scenario`` the
-session is the free-form :class:`Adventure` (the GM creates characters and starts fights).
+session is the free-form :class:`Adventure` (the GM creates characters and starts fights),
+and this module (its scenarios, story and offline GM) is not imported.
 """
 
 from __future__ import annotations
@@ -55,10 +57,8 @@ from gm_engine.sessions.adventure import (
     Adventure,
     AdventureOptions,
     GMView,
-    adventure_options,
 )
-from gm_engine.sessions.base import SessionError, SessionIO, SessionOutcome, SessionSpec, register_session
-from gm_engine.sessions.interrupt import run_interruptibly
+from gm_engine.sessions.base import SessionError, SessionIO, SessionSpec
 from gm_engine.tools.base import Offer, ToolOutput, TurnResult, TurnRunner
 from gm_engine.tools.combat import FLED, ShowStatus
 from gm_engine.tools.story import StoryTable
@@ -365,21 +365,6 @@ class ScenarioGMView(GMView):
         if battle is None:
             return []
         return [a for a in battle.legal_actions() if isinstance(a, CastSpell)]
-
-
-@register_session("adventure")
-def run_adventure(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
-    """Run a solo adventure: through ``options.scenario`` when given (see the module
-    docstring), else the free-form :class:`~gm_engine.sessions.adventure.Adventure`.
-
-    Raises:
-        SessionError: the options are invalid (an unknown dice system or scenario).
-    """
-    options = adventure_options(spec)
-    adventure = (
-        ScenarioAdventure(spec, io, options) if options.scenario is not None else Adventure(spec, io, options)
-    )
-    return run_interruptibly(adventure.run())
 
 
 register_offline_decider("scenario", scenario_gm)

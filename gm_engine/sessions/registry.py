@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from gm_engine.sessions.base import SessionError, SessionRunner, registered_runner
 
 SESSION_MODULES: Mapping[str, str] = {
-    "adventure": "gm_engine.sessions.adventure_scenario",
+    "adventure": "gm_engine.sessions.adventure_runner",
     "mcp": "gm_engine.sessions.mcp",
     "roll": "gm_engine.sessions.roll",
     "werewolf": "gm_engine.sessions.werewolf",

@@ -66,9 +66,9 @@ import secrets
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from gm_engine.messages import Message, locale_from_env, render
 from gm_engine.messages.texts import (
@@ -80,6 +80,9 @@ from gm_engine.messages.texts import (
     SealProblem,
 )
 from gm_engine.transcripts.paths import data_dir, make_private_dir
+
+if TYPE_CHECKING:  # imported where a key is made or used: replaying a finished game needs no cipher
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 #: The cipher a format-4 header names.
 CIPHER = "AES-256-GCM"
@@ -147,6 +150,8 @@ class GameKey:
     def generate(cls) -> GameKey:
         """A fresh random key. It comes from the operating system, not from the game's dice
         source: the dice are reproducible from the seed, and a key must not be."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         return cls(key_id=secrets.token_hex(16), key=AESGCM.generate_key(bit_length=256))
 
     @classmethod
@@ -167,6 +172,8 @@ class GameKey:
 
     @cached_property
     def _cipher(self) -> AESGCM:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         return AESGCM(hmac.digest(self.key, b"gm_engine seal", "sha256"))
 
     @cached_property
