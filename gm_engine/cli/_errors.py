@@ -31,6 +31,7 @@ from gm_engine.messages.texts import (
     ExpectsAtMostOne,
     ExpectsOneValue,
     ExplicitArgumentIgnored,
+    Fault,
     NameTooLong,
     NoSpaceLeft,
     NoSuchPath,
@@ -47,6 +48,7 @@ from gm_engine.messages.texts import (
     PathNotFolder,
     PathProblem,
     PathReadOnly,
+    Problem,
     ServerBadKey,
     ServerContextOverflow,
     ServerFailing,
@@ -247,3 +249,16 @@ def backend_problem(exc: BackendError) -> Message | None:
         timed_out = cause is None or "Timeout" in type(cause).__name__
         return ServerTimedOut() if timed_out else ServerNoConnection()
     return None
+
+
+def file_problem(exc: OSError, locale: Locale) -> str:
+    """Why a file cannot be read or written, in the player's words where the catalogue has
+    them (the system's own words, which follow its locale, otherwise): never Python's
+    ``[Errno 2] …`` text."""
+    faults = {
+        FileNotFoundError: Fault.FILE_NOT_FOUND,
+        PermissionError: Fault.FILE_FORBIDDEN,
+        IsADirectoryError: Fault.FILE_IS_FOLDER,
+    }
+    fault = faults.get(type(exc))
+    return render(Problem(fault), locale) if fault is not None else exc.strerror or str(exc)

@@ -18,14 +18,12 @@ from gm_engine.messages import Message, locale_from_env, render
 from gm_engine.messages.texts import (
     CannotRecord,
     DiskFull,
-    Fault,
     Interrupted,
     NotACount,
     NotSeconds,
     Paused,
     PausedUnrecorded,
     PausedUnresumable,
-    Problem,
     RecordingRefused,
     ServerMisconfigured,
     ServerRefused,
@@ -154,28 +152,6 @@ def how_to_go_on(summary: str, path: Path | None, locale: Locale | None = None) 
     if resumable(path):
         return render(Paused(summary, str(path)), where)
     return render(PausedUnresumable(summary, str(path)), where)
-
-
-def file_problem(exc: OSError, locale: Locale) -> str:
-    """Why a file cannot be read or written, in the player's words where the catalogue has
-    them (the system's own words, which follow its locale, otherwise): never Python's
-    ``[Errno 2] …`` text."""
-    faults = {
-        FileNotFoundError: Fault.FILE_NOT_FOUND,
-        PermissionError: Fault.FILE_FORBIDDEN,
-        IsADirectoryError: Fault.FILE_IS_FOLDER,
-    }
-    fault = faults.get(type(exc))
-    return render(Problem(fault), locale) if fault is not None else exc.strerror or str(exc)
-
-
-def failure_text(exc: Exception, locale: Locale | None = None) -> str:
-    """What a play command says of an error before the session starts: a file's problem as
-    ``PATH: why`` in the player's words, any other error in its own (already the player's)."""
-    if isinstance(exc, OSError) and not isinstance(exc, BackendError):
-        problem = file_problem(exc, locale or locale_from_env())
-        return f"{exc.filename}: {problem}" if exc.filename is not None else problem
-    return str(exc)
 
 
 def stop_reason(exc: BaseException, locale: Locale) -> str:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gm_engine.cli._errors import os_reason
+from gm_engine.cli._errors import file_problem
 from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import (
     BadTrustKey,
@@ -129,7 +129,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _unreadable(exc: OSError, locale: Locale) -> str:
     """Why a file cannot be read, in the player's words."""
-    return os_reason(exc, locale)
+    return file_problem(exc, locale)
 
 
 def _verdict(exc: Exception) -> Verdict:

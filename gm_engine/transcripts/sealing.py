@@ -195,6 +195,8 @@ class GameKey:
 
     @cached_property
     def _length_cipher(self) -> AESGCM:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         return AESGCM(hmac.digest(self.key, b"gm_engine seal length", "sha256"))
 
     @cached_property
