@@ -197,7 +197,7 @@ def test_gm_adventure_takes_the_locale_from_gm_locale(monkeypatch: pytest.Monkey
 
 @pytest.mark.parametrize(
     ("locale", "japanese", "english"),
-    [("ja", "そのファイルはありません", None), ("en", None, "there is no such file")],
+    [("ja", "そのファイルかフォルダーはありません", None), ("en", None, "there is no such file")],
 )
 def test_a_missing_file_is_said_in_the_players_words_not_pythons(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

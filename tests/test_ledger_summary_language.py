@@ -80,5 +80,5 @@ def test_gm_adventure_ends_in_japanese(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["adventure", "--seed", "4", "--no-record", "--script", str(script)]) == 0
     shown = capsys.readouterr().out
     assert "モデルの呼び出し（adventure）: " in shown and "  トークンを数えたもの: " in shown
-    assert "— プレイヤーが席を立ちました。" in shown
+    assert "— プレイヤーが卓を離れました。" in shown
     assert "model calls" not in shown and "the player left" not in shown and "counted by" not in shown

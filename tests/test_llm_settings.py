@@ -74,10 +74,10 @@ def test_the_command_line_options(command: list[str], capsys: pytest.CaptureFixt
     assert backend_settings(args) == {"request_deadline": None, "request_timeout": 200.0, "max_concurrent": 1}
     with pytest.raises(SystemExit):
         parser.parse_args([*command, "--max-concurrent", "many"])
-    assert "--max-concurrent must be a whole number" in capsys.readouterr().err
+    assert "--max-concurrent: 「many」は0以上の整数ではありません" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         parser.parse_args([*command, "--request-timeout", "-1"])
-    assert "--request-timeout must be a positive number" in capsys.readouterr().err
+    assert "--request-timeout: 「-1」は秒数（正の数）ではありません" in capsys.readouterr().err
 
 
 def test_waiting_for_a_slot_does_not_spend_the_deadline() -> None:

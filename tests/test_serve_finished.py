@@ -43,7 +43,7 @@ def screen(view: dict[str, Any]) -> dict[str, Any]:
     adventure shows at its end holds the latency its calls took, which the rebuild measures
     anew: that figure is left out."""
     seen = {key: view[key] for key in ("status", "message", "panel", "question", "title", "kind")}
-    latency = r"latency [0-9.]+ s \(mean [0-9.]+ s\)"
+    latency = r"latency [0-9.]+ s \(mean [0-9.]+ s\)|応答時間 [0-9.]+ 秒（平均 [0-9.]+ 秒）"
     seen["lines"] = [re.sub(latency, "latency …", line) for line in view["lines"]]
     return seen
 
