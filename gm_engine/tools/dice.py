@@ -17,7 +17,7 @@ from gm_engine.dice.engine import evaluate
 from gm_engine.dice.result import RollResult
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem
-from gm_engine.dice.systems.registry import all_systems, get_system
+from gm_engine.dice.systems.registry import get_system, system_ids
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
 
 
@@ -116,7 +116,7 @@ def any_system_dice_offer(source: DiceSource, on_roll: OnRoll | None = None) -> 
         data = {"result": result.model_dump(mode="json")}
         return ToolOutput(text=result_text(result, args.reason), data=data)
 
-    return Offer.of(RollDiceIn, handle, system=[system.id for system in all_systems()])
+    return Offer.of(RollDiceIn, handle, system=system_ids())
 
 
 def check_offer(
