@@ -2819,3 +2819,101 @@ class NotADeal(Message):
 
     key: ClassVar[str] = "args.value.not_a_deal"
     value: str
+
+
+# ---------------------------------------------------------------- ledger: fallbacks and recoveries (words)
+
+
+class LedgerFallbacks(Message):
+    """How many turns a fallback played (``causes``: the counts by cause, rendered, or empty)."""
+
+    key: ClassVar[str] = "ledger.fallbacks"
+    count: int
+    causes: str
+
+
+class LedgerRecoveries(Message):
+    """The turn runner's recoveries (``kinds``: the counts by kind, rendered)."""
+
+    key: ClassVar[str] = "ledger.recoveries"
+    kinds: str
+
+
+class LedgerCounted(Message):
+    """One cause or kind with its count, inside a fallbacks or recoveries line."""
+
+    key: ClassVar[str] = "ledger.counted"
+    what: str
+    count: int
+
+
+class CauseTextOnly(Message):
+    """A fallback's cause: text only, after the corrective re-ask."""
+
+    key: ClassVar[str] = "ledger.cause_text_only"
+
+
+class CauseInvalidArguments(Message):
+    """A fallback's cause: arguments the tool refused."""
+
+    key: ClassVar[str] = "ledger.cause_invalid_arguments"
+
+
+class CauseBrokenJson(Message):
+    """A fallback's cause: arguments that were not a JSON object."""
+
+    key: ClassVar[str] = "ledger.cause_broken_json"
+
+
+class CauseUnknownTool(Message):
+    """A fallback's cause: a tool not offered."""
+
+    key: ClassVar[str] = "ledger.cause_unknown_tool"
+
+
+class CauseRefusedByRules(Message):
+    """A fallback's cause: an action the rules refused."""
+
+    key: ClassVar[str] = "ledger.cause_refused_by_rules"
+
+
+class CauseUnreadableAnswer(Message):
+    """A fallback's cause: a server answer that could not be read."""
+
+    key: ClassVar[str] = "ledger.cause_unreadable_answer"
+
+
+class CauseNarrationRefused(Message):
+    """A fallback's cause: narration that did not match the engine."""
+
+    key: ClassVar[str] = "ledger.cause_narration_refused"
+
+
+class CauseResponseCap(Message):
+    """A fallback's cause: the cap on answers per turn."""
+
+    key: ClassVar[str] = "ledger.cause_response_cap"
+
+
+class CauseNoAction(Message):
+    """A fallback's cause: the turn ended with no action and no error."""
+
+    key: ClassVar[str] = "ledger.cause_no_action"
+
+
+class CauseOther(Message):
+    """A fallback's cause not known by name."""
+
+    key: ClassVar[str] = "ledger.cause_other"
+
+
+class RecoveryReask(Message):
+    """A recovery: the one corrective re-ask after a text-only answer."""
+
+    key: ClassVar[str] = "ledger.recovery_reask"
+
+
+class RecoveryCallsInText(Message):
+    """A recovery: tool calls read from an answer's text."""
+
+    key: ClassVar[str] = "ledger.recovery_calls_in_text"
