@@ -2917,3 +2917,64 @@ class RecoveryCallsInText(Message):
     """A recovery: tool calls read from an answer's text."""
 
     key: ClassVar[str] = "ledger.recovery_calls_in_text"
+
+
+# ---------------------------------------------------------------- doctor: what cannot be told (words)
+
+
+class DoctorMeasured(Message):
+    """The profile flags the probes showed (``flags``: ``name=value`` pairs)."""
+
+    key: ClassVar[str] = "doctor.measured"
+    flags: str
+
+
+class DoctorUnknown(Message):
+    """A profile flag no probe could show, and why (rendered)."""
+
+    key: ClassVar[str] = "doctor.unknown"
+    flag: str
+    why: str
+
+
+class DoctorNoRecommendation(Message):
+    """No profile can be recommended: no flag was shown."""
+
+    key: ClassVar[str] = "doctor.no_recommendation"
+
+
+class DoctorAlike(Message):
+    """The other profiles that fit what was measured as well as the recommended one."""
+
+    key: ClassVar[str] = "doctor.alike"
+    profiles: str
+
+
+class UnknownToolsDropped(Message):
+    """Why a flag is unknown: the server dropped the tools."""
+
+    key: ClassVar[str] = "doctor.unknown_tools_dropped"
+
+
+class UnknownNoCallAtAll(Message):
+    """Why a flag is unknown: no tool call came back as a call in any probe."""
+
+    key: ClassVar[str] = "doctor.unknown_no_call_at_all"
+
+
+class UnknownNoCallHere(Message):
+    """Why a flag is unknown: the probe that would show it got no call back."""
+
+    key: ClassVar[str] = "doctor.unknown_no_call_here"
+
+
+class UnknownFailed(Message):
+    """Why a flag is unknown: its probe failed."""
+
+    key: ClassVar[str] = "doctor.unknown_failed"
+
+
+class UnknownNotProbed(Message):
+    """Why a flag is unknown: its probe was not made."""
+
+    key: ClassVar[str] = "doctor.unknown_not_probed"
