@@ -56,6 +56,7 @@ CASES: list[tuple[tuple[Quirk, ...], tuple[str, ...], str | None]] = [
     (("loose_without_strict",), ("argument schemas enforced only with strict (vLLM)",), "vllm"),
     (("drops_tools",), ("tools dropped silently (HTTP 200, plain text)",), None),
     (("calls_in_content",), ("calls written in the text",), None),
+    (("calls_in_code_block",), ("calls written in the text",), None),
 ]
 
 
@@ -181,6 +182,10 @@ QUIRK_CASES: dict[Quirk, tuple[str, dict[str, bool], dict[str, str], str | None]
         "tools dropped silently (HTTP 200, plain text)", {}, dict.fromkeys(ALL_FLAGS, DROPPED), None,
     ),
     "calls_in_content": (
+        "calls written in the text (<tool_call> tags or JSON)", {},
+        dict.fromkeys(ALL_FLAGS, NO_CALL_AT_ALL), None,
+    ),
+    "calls_in_code_block": (
         "calls written in the text (<tool_call> tags or JSON)", {},
         dict.fromkeys(ALL_FLAGS, NO_CALL_AT_ALL), None,
     ),

@@ -70,6 +70,13 @@ def test_calls_written_in_the_content_are_played() -> None:
     assert turn.recoveries == [("calls_in_text", "tool_call_tag")]
 
 
+def test_calls_written_as_a_json_code_block_are_played() -> None:
+    turn = Turn("openai", "calls_in_code_block")
+    assert turn.votes == ["P3"] and not turn.result.fallback and turn.result.responses == 1
+    assert turn.recoveries == [("calls_in_text", "code_block")]
+    assert "```" not in (turn.result.content or "")
+
+
 def test_a_template_without_tools_is_played_through_the_reask() -> None:
     # the server drops the tools silently; the re-ask describes them in words and the model
     # writes its call in the text
@@ -127,7 +134,11 @@ def test_llamacpp_parallel_calls_are_turned_off_explicitly() -> None:
 
 @pytest.mark.parametrize(
     ("profile", "quirks"),
-    [("llamacpp", ("drops_tools",)), ("ollama", ("ignores_tool_choice", "calls_in_content"))],
+    [
+        ("llamacpp", ("drops_tools",)),
+        ("ollama", ("ignores_tool_choice", "calls_in_content")),
+        ("lmstudio", ("empty_on_required", "calls_in_code_block")),
+    ],
 )
 def test_a_whole_game_is_played_by_the_model_through_the_recoveries_and_replays(
     tmp_path: Path, profile: str, quirks: tuple[Quirk, ...]
