@@ -14,7 +14,7 @@ import pytest
 
 from gm_engine.dice.source import SeededSource
 from gm_engine.llm.base import ModelRequest, ModelResponse, Usage
-from gm_engine.llm.fakeserver import FakeChatServer, FakeReply, Quirk
+from gm_engine.llm.fakeserver import FakeChatServer, FakeReply, Quirk, tool_model
 from gm_engine.llm.ledger import Ledger
 from gm_engine.llm.openai_backend import OpenAIBackend
 from gm_engine.messages.ledger import ledger_summary
@@ -188,3 +188,28 @@ def test_every_cause_has_its_words() -> None:
     assert fallback_cause("error: vote refused by the rules: Vote P3 is not legal now") == "refused_by_rules"
     assert fallback_cause("the turn ended without an action") == "no_action"
     assert fallback_cause("something new") == "other"
+
+
+def test_gm_resume_sums_up_the_calls_of_the_part_it_played(tmp_path: Path) -> None:
+    """A game stopped by a refusing server, resumed against a working one: the resumed part's
+    calls are metered (the replayed ones are read from the record and cost nothing)."""
+    answered: list[int] = []
+    model = tool_model(calls=first_choice_calls)
+
+    def refusing_after_ten(body: dict[str, Any]) -> FakeReply:
+        answered.append(1)
+        return FakeReply.error(401, "bad key") if len(answered) > 10 else model(body)
+
+    record = tmp_path / "game.jsonl"
+    with FakeChatServer(responder=refusing_after_ten) as server:
+        status, raw = play(server, record, "--auto").finish()
+    assert status == 2, screen(raw)
+    with FakeChatServer.with_quirks(calls=first_choice_calls) as server:
+        env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "k", "GM_LOCALE": "ja"}
+        status, raw = PtyRun(["resume", str(record), "--plain"], env).finish()
+        live = len(chat_requests(server))
+    out = screen(raw)
+    assert status == 0, out[-2000:]
+    assert live > 10
+    assert re.search(rf"^モデルの呼び出し: {live}回、", out, re.M), out[-2000:]
+    assert out.index("【ゲーム終了】") < out.index("モデルの呼び出し: ") < out.index("（シード 3）")
