@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from gm_engine.llm.base import (
     BackendError,
@@ -345,15 +345,11 @@ def read_flags(findings: Findings) -> tuple[dict[str, bool], dict[str, UnknownWh
             return "tools_dropped"
         return "no_call_here" if works else "no_call_at_all"
 
-    def sent(answer: ProbeAnswer | None) -> bool:
-        return answer is not None and answer.kind == "call"
-
     def no_call_but_calls_elsewhere(answer: ProbeAnswer | None) -> bool:
         return works and answer is not None and answer.kind in ("text", "empty", "call_in_text")
 
     required, named = findings.required, findings.named
-    if sent(required):
-        assert required is not None
+    if _sent(required):
         flags["supports_tool_choice_required"] = True
         flags["text_before_call"] = bool(required.text)
     else:
@@ -364,13 +360,13 @@ def read_flags(findings: Findings) -> tuple[dict[str, bool], dict[str, UnknownWh
         else:
             unknown["supports_tool_choice_required"] = why(required)
         unknown["text_before_call"] = why(required)
-    if sent(named) or (named is not None and named.kind == "refused"):
-        flags["supports_named_tool_choice"] = sent(named)
+    if _sent(named) or (named is not None and named.kind == "refused"):
+        flags["supports_named_tool_choice"] = _sent(named)
     elif no_call_but_calls_elsewhere(named):
         flags["supports_named_tool_choice"] = False
     else:
         unknown["supports_named_tool_choice"] = why(named)
-    if sent(required) or sent(named) or (required is not None and required.kind == "empty"):
+    if _sent(required) or _sent(named) or (required is not None and required.kind == "empty"):
         # an empty reply to required is a reaction to it (under auto the model talks)
         flags["honours_tool_choice"] = True
     elif no_call_but_calls_elsewhere(required) and (named is None or named.kind != "failed"):
@@ -378,31 +374,34 @@ def read_flags(findings: Findings) -> tuple[dict[str, bool], dict[str, UnknownWh
     else:
         unknown["honours_tool_choice"] = why(required)
     off, left_out = findings.parallel_false, findings.parallel_left_out
-    if sent(off) or (off is not None and off.kind == "refused"):
-        flags["supports_parallel_tool_calls"] = sent(off)
+    if _sent(off) or (off is not None and off.kind == "refused"):
+        flags["supports_parallel_tool_calls"] = _sent(off)
     else:
         unknown["supports_parallel_tool_calls"] = why(off)
-    if sent(left_out):
-        assert left_out is not None and off is not None
+    if _sent(left_out):
         if len(left_out.calls) == 1:
             flags["parallel_calls_unless_disabled"] = False
-        elif sent(off):
+        elif _sent(off):
             flags["parallel_calls_unless_disabled"] = len(off.calls) <= 1
         else:
             unknown["parallel_calls_unless_disabled"] = why(off)
     else:
         unknown["parallel_calls_unless_disabled"] = why(left_out)
     strict, loose = findings.strict, findings.loose
-    if sent(strict) or (strict is not None and strict.kind == "refused"):
-        flags["supports_strict_schema"] = sent(strict)
+    if _sent(strict) or (strict is not None and strict.kind == "refused"):
+        flags["supports_strict_schema"] = _sent(strict)
     else:
         unknown["supports_strict_schema"] = why(strict)
-    if sent(strict) and sent(loose):
-        assert strict is not None and loose is not None
+    if _sent(strict) and _sent(loose):
         flags["strict_any_schema"] = strict.in_enum and not loose.in_enum
     else:
-        unknown["strict_any_schema"] = why(strict if not sent(strict) else loose)
+        unknown["strict_any_schema"] = why(strict if not _sent(strict) else loose)
     return flags, unknown
+
+
+def _sent(answer: ProbeAnswer | None) -> TypeGuard[ProbeAnswer]:
+    """Whether ``answer`` holds a call sent as a call (not only written in the text)."""
+    return answer is not None and answer.kind == "call"
 
 
 def measured_flags(findings: Findings) -> dict[str, bool]:
