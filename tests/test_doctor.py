@@ -56,12 +56,19 @@ CASES: list[tuple[tuple[Quirk, ...], tuple[str, ...], str | None]] = [
     (("loose_without_strict",), ("argument schemas enforced only with strict (vLLM)",), "vllm"),
     (("drops_tools",), ("tools dropped silently (HTTP 200, plain text)",), None),
     (("calls_in_content",), ("calls written in the text",), None),
+    (("calls_in_code_block",), ("calls written in the text",), None),
 ]
+
+
+#: The quirks gm doctor has nothing to say about: a free string that starts with a space is
+#: the engine's to normalise (a name is stripped), whatever the server; no setting changes it
+#: (tests/test_server_quirks.py plays it).
+NOT_A_SERVER_SETTING = {"pads_strings"}
 
 
 def test_every_quirk_has_a_case() -> None:
     covered = {q for quirks, _, _ in CASES for q in quirks}
-    assert covered | {"needs_jinja"} == set(QUIRKS)
+    assert covered | {"needs_jinja"} | NOT_A_SERVER_SETTING == set(QUIRKS)
 
 
 @pytest.mark.parametrize(("quirks", "named", "profile"), CASES)
@@ -163,3 +170,112 @@ def test_a_configuration_error_in_japanese(
     assert len(problems) == 1
     assert problems[0].startswith("問題: llama.cpp のサーバーが --jinja なしで起動されているため")
     assert "（サーバーの返答: " in problems[0] and "restart it" not in out
+
+
+NO_CALL_AT_ALL = "the server never sent a tool call as a call, so no probe could show it"
+DROPPED = "the server dropped the tools, so no probe could show it"
+ALL_FLAGS = (
+    "supports_tool_choice_required", "supports_named_tool_choice", "honours_tool_choice", "text_before_call",
+    "supports_parallel_tool_calls", "parallel_calls_unless_disabled", "supports_strict_schema",
+    "strict_any_schema",
+)
+
+#: One case per quirk of the issue: the quirk line gm doctor prints, flags it must have
+#: measured (name -> value), flags it must call unknown (name -> why), the profile it
+#: recommends (None: it says none can be told).
+QUIRK_CASES: dict[Quirk, tuple[str, dict[str, bool], dict[str, str], str | None]] = {
+    "drops_tools": (
+        "tools dropped silently (HTTP 200, plain text)", {}, dict.fromkeys(ALL_FLAGS, DROPPED), None,
+    ),
+    "calls_in_content": (
+        "calls written in the text (<tool_call> tags or JSON)", {},
+        dict.fromkeys(ALL_FLAGS, NO_CALL_AT_ALL), None,
+    ),
+    "calls_in_code_block": (
+        "calls written in the text (<tool_call> tags or JSON)", {},
+        dict.fromkeys(ALL_FLAGS, NO_CALL_AT_ALL), None,
+    ),
+    "text_before_call": (
+        "free text before the call under tool_choice=required (llama.cpp)",
+        {"text_before_call": True, "supports_tool_choice_required": True}, {}, "openai",
+    ),
+    "parallel_by_default": (
+        "several calls when parallel_tool_calls is left out (llama.cpp)",
+        {"parallel_calls_unless_disabled": True, "supports_parallel_tool_calls": True}, {}, "openai",
+    ),
+    "ignores_tool_choice": (
+        "tool_choice ignored (Ollama)",
+        {"honours_tool_choice": False, "supports_parallel_tool_calls": True},
+        {"text_before_call": "its probe got no tool call back"}, "ollama",
+    ),
+    "empty_on_required": (
+        "tool_choice=required answered with an empty reply (LM Studio)",
+        {"supports_tool_choice_required": False, "supports_strict_schema": True},
+        {"text_before_call": "its probe got no tool call back"}, "openai",
+    ),
+    "rejects_named_choice": (
+        "a tool_choice naming a function refused (LM Studio)",
+        {"supports_named_tool_choice": False}, {}, "openai",
+    ),
+    "loose_without_strict": (
+        "argument schemas enforced only with strict (vLLM)",
+        {"strict_any_schema": True, "supports_strict_schema": True}, {}, "vllm",
+    ),
+}
+
+
+def test_every_quirk_of_the_issue_has_its_own_doctor_case() -> None:
+    assert set(QUIRK_CASES) | {"needs_jinja"} | NOT_A_SERVER_SETTING == set(QUIRKS)
+
+
+@pytest.mark.parametrize("quirk", sorted(QUIRK_CASES))
+def test_gm_doctor_names_the_quirk_and_only_what_was_shown(
+    quirk: Quirk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named, measured, unknown, profile = QUIRK_CASES[quirk]
+    with FakeChatServer.with_quirks(quirk) as server:
+        status, out = doctor(server, capsys)
+    assert status == 0, out
+    lines = out.splitlines()
+    quirks = [line.removeprefix("quirk: ") for line in lines if line.startswith("quirk: ")]
+    assert any(q.startswith(named) for q in quirks), (named, quirks)
+    shown = next((line.removeprefix("measured: ") for line in lines if line.startswith("measured: ")), "")
+    shown_flags = dict(pair.split("=") for pair in shown.split(", ")) if shown else {}
+    for flag, value in measured.items():
+        assert shown_flags.get(flag) == str(value), (flag, shown)
+    said_unknown = {
+        line.removeprefix("unknown: ").split(" (")[0]: line.split(" (", 1)[1].rstrip(")")
+        for line in lines if line.startswith("unknown: ")
+    }
+    assert not set(said_unknown) & set(shown_flags), out  # a flag is measured or unknown, never both
+    for flag, why in unknown.items():
+        assert said_unknown.get(flag) == why, (flag, said_unknown)
+    if profile is None:
+        assert "recommended profile: none can be told from these answers" in lines
+        assert not shown_flags  # nothing a server-side setting shapes was seen
+    else:
+        assert any(line.startswith(f"recommended profile: {profile} ") for line in lines), out
+
+
+def test_gm_doctor_names_a_missing_jinja(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeChatServer.with_quirks("needs_jinja") as server:
+        status, out = doctor(server, capsys)
+    assert status == 1
+    assert [line for line in out.splitlines() if line.startswith("problem: ")] == [
+        "problem: the llama.cpp server was started without --jinja, so it refuses tools: restart it with "
+        "--jinja (llama-server --jinja -m MODEL.gguf) (the server said: tools param requires --jinja flag)"
+    ]
+
+
+def test_unknown_flags_in_japanese(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GM_LOCALE", "ja")
+    with FakeChatServer.with_quirks("drops_tools") as server:
+        status, out = doctor(server, capsys)
+    assert status == 0
+    unknown = [line for line in out.splitlines() if line.startswith("判定できません: ")]
+    assert len(unknown) == len(ALL_FLAGS)
+    why = "サーバーがツールを捨てたため、どの問い合わせでも確かめられません"
+    assert f"判定できません: supports_parallel_tool_calls（{why}）" in unknown
+    assert "おすすめのプロファイル: この答えからは決められません" in out and "unknown" not in out

@@ -5,6 +5,7 @@ recovery plays the turn anyway (see gm_engine.llm.fakeserver for what each quirk
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,45 @@ def test_calls_written_in_the_content_are_played() -> None:
     assert turn.recoveries == [("calls_in_text", "tool_call_tag")]
 
 
+def test_calls_written_as_a_json_code_block_are_played() -> None:
+    turn = Turn("openai", "calls_in_code_block")
+    assert turn.votes == ["P3"] and not turn.result.fallback and turn.result.responses == 1
+    assert turn.recoveries == [("calls_in_text", "code_block")]
+    assert "```" not in (turn.result.content or "")
+
+
+def test_names_a_grammar_starts_with_a_space_are_stripped_not_refused() -> None:
+    """A grammar built from a schema without a pattern may start a free string with a space:
+    the name is stripped and the character made on the first answer (it was refused before)."""
+    from gm_engine.tools.combat import CombatTable
+
+    table = CombatTable(SeededSource(0))
+    offers = [o for o in table.offers() if o.name == "create_character_preset"]
+    sink = ListSink()
+    with FakeChatServer.with_quirks("pads_strings") as server:
+        backend = OpenAIBackend(model="fake", base_url=server.base_url, api_key="k", profile="openai",
+                                sleep=no_sleep)
+
+        async def play() -> TurnResult:
+            try:
+                return await TurnRunner(backend, sink, retry_budget=2).run(
+                    actor="gm", messages=[user_message("キャラクターを作ってください")], offers=offers,
+                )
+            finally:
+                await backend.aclose()
+
+        result = asyncio.run(play())
+    sent = json.loads(_first_call(sink))
+    assert sent["name"].startswith(" ") and sent["name"].strip()
+    assert result.responses == 1 and not result.errors
+    assert [c.name for c in table.party] == [sent["name"].strip()]
+
+
+def _first_call(sink: ListSink) -> str:
+    calls = [p["tool_calls"][0]["arguments"] for k, p in sink.payloads() if k == "model_response"]
+    return str(calls[0])
+
+
 def test_a_template_without_tools_is_played_through_the_reask() -> None:
     # the server drops the tools silently; the re-ask describes them in words and the model
     # writes its call in the text
@@ -127,7 +167,11 @@ def test_llamacpp_parallel_calls_are_turned_off_explicitly() -> None:
 
 @pytest.mark.parametrize(
     ("profile", "quirks"),
-    [("llamacpp", ("drops_tools",)), ("ollama", ("ignores_tool_choice", "calls_in_content"))],
+    [
+        ("llamacpp", ("drops_tools",)),
+        ("ollama", ("ignores_tool_choice", "calls_in_content")),
+        ("lmstudio", ("empty_on_required", "calls_in_code_block")),
+    ],
 )
 def test_a_whole_game_is_played_by_the_model_through_the_recoveries_and_replays(
     tmp_path: Path, profile: str, quirks: tuple[Quirk, ...]
@@ -152,3 +196,27 @@ def test_a_whole_game_is_played_by_the_model_through_the_recoveries_and_replays(
     for tolerant in (False, True):  # the recoveries replay as recorded
         report = replay_transcript(read_transcript(path), tolerant=tolerant)
         assert report.ok, report.describe()
+
+
+def test_a_whole_game_whose_strings_start_with_a_space_has_no_refusal(tmp_path: Path) -> None:
+    spec = SessionSpec(
+        kind="werewolf", seed=4, options={"deal": [2, 3, 1, 1, 2, 2, 4, 5, 6], "narrator": False},
+        backend="openai", model="fake",
+    )
+    path = tmp_path / "game.jsonl"
+    with FakeChatServer.with_quirks("pads_strings", calls=first_choice_calls) as server:
+        backend = OpenAIBackend(
+            model="fake", base_url=server.base_url, api_key="k", profile="vllm", sleep=no_sleep
+        )
+        human = AutoHuman(OfflineAgent(1, SeededSource(f"{spec.seed}/human")))
+        outcome = record_session(spec, SessionIO(backend=backend, human=human, show=lambda line: None),
+                                 path, durable=False, remember_seed=False)
+    assert "の勝利" in outcome.summary
+    events = read_transcript(path).events
+    padded = [
+        json.loads(call["arguments"]) for e in events if e.type == "model_response"
+        for call in e.payload.get("tool_calls") or ()
+    ]
+    assert any(str(a.get("text", "")).startswith(" ") for a in padded)  # the quirk was met
+    assert not [e for e in events if e.type == "fallback"]
+    assert not [e for e in events if e.type == "tool_result" and not e.payload["ok"]]

@@ -123,3 +123,40 @@ def test_a_claim_schema_requires_the_result_exactly_when_the_rules_do() -> None:
         game.apply(Speak(seat, "やあ"))
     assert {"role", "target", "result"} <= set(schemas[2]["required"])  # the 占い師 states its 事前占い
     assert "target" not in schemas[7]["properties"] and "result" not in schemas[7]["properties"]
+
+
+def test_every_claim_a_mixed_schema_allows_is_played_not_refused() -> None:
+    # A wolf may claim a role with a result (占い師) or without (狩人, 霊媒師 on day 1): the
+    # result fields are optional, so a grammar may write a result with 狩人, or half a result;
+    # what cannot stand is dropped (the role claimed alone), not refused (before: "a claim's
+    # result needs both target and result", or the rules' refusal of a 狩人 with a result)
+    game = Game.from_deal([2, 3, 1, 1, 2, 2, 4, 5, 6])  # P3, P4 人狼
+    game.apply(game.legal_actions(2)[0])
+    game.advance()
+    checked = 0
+    for seat in range(1, 5):
+        legal = game.legal_actions(seat)
+        played: list[Any] = []
+
+        def apply(action: Any, played: list[Any] = played) -> ToolOutput:
+            played.append(action)
+            return ToolOutput("ok")
+
+        claim = {o.name: o for o in discussion_offers(seat, legal, apply)}.get("claim")
+        properties = claim.spec().parameters["properties"] if claim is not None else {}
+        if claim is not None and "anyOf" in properties.get("target", {}):
+            # the roles a wolf may claim without a result (a 占い師's claim needs its result,
+            # which no normalising can make up: that pair is the schema's to say)
+            roles = sorted({a.role.label for a in legal if isinstance(a, Claim) and a.target is None})
+            target = properties["target"]["anyOf"][0]["enum"][0]
+            colour = properties["result"]["anyOf"][0]["enum"][0]
+            for role in roles:
+                for arguments in ({"role": role}, {"role": role, "target": target},
+                                  {"role": role, "result": colour},
+                                  {"role": role, "target": target, "result": colour}):
+                    claim.handler(claim.validate(arguments))
+                    assert game.is_legal(played[-1]), (seat, arguments, played[-1])
+            assert {"狩人", "霊媒師"} <= set(roles)
+            checked += 1
+        game.apply(Speak(seat, "やあ"))
+    assert checked == 2  # both wolves

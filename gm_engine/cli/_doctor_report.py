@@ -13,15 +13,19 @@ from gm_engine.llm.doctor import (
     CAPABILITY_FLAGS,
     Findings,
     ProbeAnswer,
+    UnknownWhy,
+    equally_fitting,
     found_quirks,
     measured_flags,
     probe_target,
+    read_flags,
     recommend,
 )
 from gm_engine.messages import Message, render
 from gm_engine.messages.texts import (
     DoctorACall,
     DoctorACallAfterText,
+    DoctorAlike,
     DoctorButMeasured,
     DoctorCallInText,
     DoctorCalls,
@@ -34,9 +38,11 @@ from gm_engine.messages.texts import (
     DoctorLatency,
     DoctorLatencyOne,
     DoctorLoose,
+    DoctorMeasured,
     DoctorModel,
     DoctorModels,
     DoctorNamed,
+    DoctorNoRecommendation,
     DoctorNotProbed,
     DoctorOk,
     DoctorOneCall,
@@ -54,6 +60,7 @@ from gm_engine.messages.texts import (
     DoctorSlots,
     DoctorStrict,
     DoctorTextOnly,
+    DoctorUnknown,
     DoctorUnreachable,
     DoctorUsageEstimated,
     DoctorUsageReported,
@@ -66,6 +73,11 @@ from gm_engine.messages.texts import (
     QuirkToolChoiceIgnored,
     QuirkToolsDropped,
     ServerSaid,
+    UnknownFailed,
+    UnknownNoCallAtAll,
+    UnknownNoCallHere,
+    UnknownNotProbed,
+    UnknownToolsDropped,
 )
 
 if TYPE_CHECKING:
@@ -82,6 +94,16 @@ QUIRKS: dict[str, Message] = {
     "named_refused": QuirkNamedRefused(),
     "several_calls": QuirkSeveralCalls(),
     "strict_only": QuirkStrictOnly(),
+}
+
+
+#: Why a flag is unknown, in words (:data:`~gm_engine.llm.doctor.UnknownWhy`).
+UNKNOWN: dict[UnknownWhy, Message] = {
+    "tools_dropped": UnknownToolsDropped(),
+    "no_call_at_all": UnknownNoCallAtAll(),
+    "no_call_here": UnknownNoCallHere(),
+    "failed": UnknownFailed(),
+    "not_probed": UnknownNotProbed(),
 }
 
 
@@ -159,11 +181,22 @@ def report(findings: Findings, chosen: ServerProfile | None, locale: Locale) -> 
         add(DoctorProblem(render(ServerSaid(words, said), locale) if said else words))
     if findings.problems:
         return shown
+    flags, unknown = read_flags(findings)
+    if flags:
+        add(DoctorMeasured(", ".join(f"{flag}={flags[flag]}" for flag in CAPABILITY_FLAGS if flag in flags)))
+    for flag in CAPABILITY_FLAGS:
+        if flag in unknown:
+            add(DoctorUnknown(flag, render(UNKNOWN[unknown[flag]], locale)))
     best, differs = recommend(findings)
-    if best is not None:
+    if best is None:
+        add(DoctorNoRecommendation())
+    else:
         add(DoctorRecommended(best.name))
         for flag, value in differs.items():
             add(DoctorButMeasured(flag, str(value), str(not value)))
+        alike = equally_fitting(findings)
+        if alike:
+            add(DoctorAlike(", ".join(alike)))
     if chosen is not None:
         flags = measured_flags(findings)
         for flag in CAPABILITY_FLAGS:

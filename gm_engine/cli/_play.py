@@ -42,6 +42,7 @@ from gm_engine.transcripts.record import play_session
 
 if TYPE_CHECKING:
     from gm_engine.dice.result import Locale
+    from gm_engine.llm.ledger import Ledger
 
 
 def request_deadline(text: str) -> float:
@@ -211,14 +212,25 @@ def run_play(
     target: Path | None,
     *,
     runner: SessionRunner | None = None,
+    ledger: Ledger | None = None,
 ) -> int:
     """Run the session (recorded to ``target`` unless it is None), print how it ended and
     where its transcript is; return the command's exit status.
 
+    ``ledger``, when given, is the ledger of the session's model calls: its summary is
+    printed (in the player's language) once the session ended or stopped, before the lines
+    that say so, whenever a call was made or a fallback played.
+
     The seed is printed only when the session finished: a game stopped by ``/quit`` or
     by a failure can be resumed, and its seed would give its hidden facts away."""
     try:
-        outcome, path = play_session(spec, io, record=target is not None, path=target, runner=runner)
+        try:
+            outcome, path = play_session(spec, io, record=target is not None, path=target, runner=runner)
+        finally:
+            if ledger is not None and (ledger.entries or ledger.fallbacks):
+                from gm_engine.messages.ledger import ledger_summary
+
+                print(printable(ledger_summary(ledger, locale_from_env())), flush=True)
     except (TranscriptExists, TranscriptBusy) as exc:  # nothing was played, and nothing of it saved
         print(printable(render(RecordingRefused(command, str(exc)), locale_from_env())), file=sys.stderr)
         return 2

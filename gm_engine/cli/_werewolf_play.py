@@ -175,7 +175,16 @@ def play_command(args: argparse.Namespace) -> int:
         human, show = werewolf_seat(
             auto=bool(args.auto), seed=seed, plain=bool(args.plain), locale=options.locale
         )
-        io = SessionIO(backend=backend, human=human, show=show)
+        ledger = None
+        if args.backend != "offline":
+            # a model server's calls are metered and summed up at the end or at a stop; the
+            # offline model's are the engine's own (nothing is spent)
+            from gm_engine.cli._metering import metered
+
+            backend, sink, ledger = metered(backend, "")
+            io = SessionIO(backend=backend, human=human, show=show, sink=sink)
+        else:
+            io = SessionIO(backend=backend, human=human, show=show)
         target = transcript_target(args, spec)
     except (SessionError, BackendError, OSError, ValueError) as exc:
         print(failed("gm werewolf play", exc), file=sys.stderr)
@@ -185,4 +194,4 @@ def play_command(args: argparse.Namespace) -> int:
     # longer stall a round of model calls for tens of milliseconds (this process ends with
     # the game, so nothing is handed back).
     gc.freeze()
-    return run_play("gm werewolf play", "game", spec, io, target, runner=run_werewolf)
+    return run_play("gm werewolf play", "game", spec, io, target, runner=run_werewolf, ledger=ledger)

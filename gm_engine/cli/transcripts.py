@@ -126,14 +126,23 @@ def _resume(args: argparse.Namespace) -> int:
     # a person at the terminal sees each replayed question with what they typed, as they
     # saw it then (an automatic P1 shows none, as in play)
     echo = human.echo if isinstance(human, TerminalHuman) else None
+    io = SessionIO(backend=backend, human=human, show=show)
+    ledger = None
+    header = transcript.header
+    if header.kind == "werewolf" and header.backend not in ("offline", "none", "replay"):
+        # as gm werewolf play does: the live part's calls (the replayed ones cost nothing)
+        from gm_engine.cli._metering import metered
+
+        metered_backend, sink, ledger = metered(backend, "")
+        io = SessionIO(backend=metered_backend, human=human, show=show, sink=sink)
     try:
-        result = resume_session(
-            path,
-            SessionIO(backend=backend, human=human, show=show),
-            seed=seed,
-            shadow_human=shadow_human,
-            echo=echo,
-        )
+        try:
+            result = resume_session(path, io, seed=seed, shadow_human=shadow_human, echo=echo)
+        finally:
+            if ledger is not None and (ledger.entries or ledger.fallbacks):
+                from gm_engine.messages.ledger import ledger_summary
+
+                safe_print(ledger_summary(ledger, locale_from_env()))
     except KeyboardInterrupt as exc:
         print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
         return 130

@@ -10,7 +10,8 @@ the ways a session does and reads what comes back:
   ``tool_choice`` or answers ``required`` with nothing (the call comes on the re-ask) is
   told from a template without tool support (never a call sent as one);
 * a ``tool_choice`` naming the tool: honoured, ignored or refused;
-* ``parallel_tool_calls`` sent False, and left out, when asked for two calls;
+* ``parallel_tool_calls`` sent False, and left out, when asked for two calls (these and the
+  ``strict`` probes are asked as the re-ask was when only the re-ask got a call);
 * ``strict``: accepted or refused, and whether the arguments keep to the enum with and
   without it;
 * llama.cpp's ``/props``, when there: its slots (the requests it serves at once) and the
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from gm_engine.llm.base import (
     BackendError,
@@ -169,6 +170,8 @@ async def probe_server(backend: OpenAIBackend) -> Findings:
         if plain.kind == "failed" or findings.unreachable is not None:
             return findings
         findings.required = await _ask(backend, probe_body(backend.model, _ASK_ONE), findings)
+        choice: str = "required"
+        extra: tuple[JsonDict, ...] = ()
         if findings.required.kind in ("text", "empty"):
             said = {"role": "assistant", "content": findings.required.text or ""}
             reask = {
@@ -180,17 +183,22 @@ async def probe_server(backend: OpenAIBackend) -> Findings:
             # required with an empty reply, or ignores tool_choice, still shows its calls
             again = probe_body(backend.model, _ASK_ONE, tool_choice="auto", extra=(said, reask))
             findings.reask = await _ask(backend, again, findings)
+            if findings.reask.called:
+                # the later probes are asked the way that got a call, so that what they
+                # would show (parallel calls, strict) is not lost to the empty or talking reply
+                choice, extra = "auto", (said, reask)
         if findings.problems:
             return findings
         named = {"type": "function", "function": {"name": "vote"}}
         findings.named = await _ask(backend, probe_body(backend.model, _ASK_ONE, tool_choice=named), findings)
-        findings.parallel_false = await _ask(
-            backend, probe_body(backend.model, _ASK_TWO, parallel=False), findings
-        )
-        findings.parallel_left_out = await _ask(backend, probe_body(backend.model, _ASK_TWO), findings)
+        def asked(ask: str, **options: bool) -> JsonDict:
+            return probe_body(backend.model, ask, tool_choice=choice, extra=extra, **options)
+
+        findings.parallel_false = await _ask(backend, asked(_ASK_TWO, parallel=False), findings)
+        findings.parallel_left_out = await _ask(backend, asked(_ASK_TWO), findings)
         ask_outside = "Call the tool vote with target P7."  # outside the enum: only a grammar keeps it in
-        findings.loose = await _ask(backend, probe_body(backend.model, ask_outside), findings)
-        findings.strict = await _ask(backend, probe_body(backend.model, ask_outside, strict=True), findings)
+        findings.loose = await _ask(backend, asked(ask_outside), findings)
+        findings.strict = await _ask(backend, asked(ask_outside, strict=True), findings)
     finally:
         await backend.aclose()
     return findings
@@ -307,39 +315,147 @@ CAPABILITY_FLAGS = (
 )
 
 
-def measured_flags(findings: Findings) -> dict[str, bool]:
-    """The profile flags the findings show (only those a probe answered)."""
+#: Why a capability flag could not be told from the probes: the server dropped the tools
+#: (``tools_dropped``), no probe got a call sent as a call (``no_call_at_all``: calls only
+#: written in the text are the model's writing, which no server-side setting shapes), the
+#: probe that would show it got no call back (``no_call_here``), it failed (``failed``), or it
+#: was not made (``not_probed``).
+UnknownWhy = Literal["tools_dropped", "no_call_at_all", "no_call_here", "failed", "not_probed"]
+
+
+def read_flags(findings: Findings) -> tuple[dict[str, bool], dict[str, UnknownWhy]]:
+    """The profile flags the findings show, and why each other flag of
+    :data:`CAPABILITY_FLAGS` cannot be told.
+
+    A flag is shown only by an answer that could show it: a call sent as a call (or, for
+    the flags that say a parameter is accepted, a refusal of it; for ``required``, an empty
+    reply). An answer without a call shows nothing about ``parallel_tool_calls`` or
+    ``strict``, and ``tool_choice`` is read as not honoured only when a call came back
+    elsewhere: a server that never sent a call at all leaves them unknown."""
     flags: dict[str, bool] = {}
+    unknown: dict[str, UnknownWhy] = {}
+    works = findings.tools_work
+
+    def why(answer: ProbeAnswer | None) -> UnknownWhy:
+        if answer is None:
+            return "not_probed"
+        if answer.kind == "failed":
+            return "failed"
+        if findings.tools_dropped:
+            return "tools_dropped"
+        return "no_call_here" if works else "no_call_at_all"
+
+    def no_call_but_calls_elsewhere(answer: ProbeAnswer | None) -> bool:
+        return works and answer is not None and answer.kind in ("text", "empty", "call_in_text")
+
     required, named = findings.required, findings.named
-    if required is not None and required.kind != "failed":
-        flags["supports_tool_choice_required"] = required.called
-        flags["text_before_call"] = required.called and bool(required.text)
-    if named is not None and named.kind != "failed":
-        flags["supports_named_tool_choice"] = named.called
-    if required is not None and named is not None and required.kind != "failed":
+    if _sent(required):
+        flags["supports_tool_choice_required"] = True
+        flags["text_before_call"] = bool(required.text)
+    else:
+        if required is not None and required.kind in ("empty", "refused"):
+            flags["supports_tool_choice_required"] = False  # LM Studio's empty reply; a 400
+        elif no_call_but_calls_elsewhere(required):
+            flags["supports_tool_choice_required"] = False
+        else:
+            unknown["supports_tool_choice_required"] = why(required)
+        unknown["text_before_call"] = why(required)
+    if _sent(named) or (named is not None and named.kind == "refused"):
+        flags["supports_named_tool_choice"] = _sent(named)
+    elif no_call_but_calls_elsewhere(named):
+        flags["supports_named_tool_choice"] = False
+    else:
+        unknown["supports_named_tool_choice"] = why(named)
+    if _sent(required) or _sent(named) or (required is not None and required.kind == "empty"):
         # an empty reply to required is a reaction to it (under auto the model talks)
-        flags["honours_tool_choice"] = required.called or named.called or required.kind == "empty"
+        flags["honours_tool_choice"] = True
+    elif no_call_but_calls_elsewhere(required) and (named is None or named.kind != "failed"):
+        flags["honours_tool_choice"] = False
+    else:
+        unknown["honours_tool_choice"] = why(required)
     off, left_out = findings.parallel_false, findings.parallel_left_out
-    if off is not None and off.kind != "failed":
-        flags["supports_parallel_tool_calls"] = off.kind != "refused"
-        if left_out is not None and left_out.called:
-            flags["parallel_calls_unless_disabled"] = len(left_out.calls) > 1 and len(off.calls) <= 1
+    if _sent(off) or (off is not None and off.kind == "refused"):
+        flags["supports_parallel_tool_calls"] = _sent(off)
+    else:
+        unknown["supports_parallel_tool_calls"] = why(off)
+    if _sent(left_out):
+        if len(left_out.calls) == 1:
+            flags["parallel_calls_unless_disabled"] = False
+        elif _sent(off):
+            flags["parallel_calls_unless_disabled"] = len(off.calls) <= 1
+        else:
+            unknown["parallel_calls_unless_disabled"] = why(off)
+    else:
+        unknown["parallel_calls_unless_disabled"] = why(left_out)
     strict, loose = findings.strict, findings.loose
-    if strict is not None and strict.kind != "failed":
-        flags["supports_strict_schema"] = strict.kind != "refused"
-        if loose is not None and strict.called and loose.called:
-            flags["strict_any_schema"] = strict.in_enum and not loose.in_enum
-    return flags
+    if _sent(strict) or (strict is not None and strict.kind == "refused"):
+        flags["supports_strict_schema"] = _sent(strict)
+    else:
+        unknown["supports_strict_schema"] = why(strict)
+    if _sent(strict) and _sent(loose):
+        flags["strict_any_schema"] = strict.in_enum and not loose.in_enum
+    else:
+        unknown["strict_any_schema"] = why(strict if not _sent(strict) else loose)
+    return flags, unknown
+
+
+def _sent(answer: ProbeAnswer | None) -> TypeGuard[ProbeAnswer]:
+    """Whether ``answer`` holds a call sent as a call (not only written in the text)."""
+    return answer is not None and answer.kind == "call"
+
+
+def measured_flags(findings: Findings) -> dict[str, bool]:
+    """The profile flags the findings show (see :func:`read_flags`)."""
+    return read_flags(findings)[0]
+
+
+def unknown_flags(findings: Findings) -> dict[str, UnknownWhy]:
+    """The flags of :data:`CAPABILITY_FLAGS` the findings cannot tell, each with why."""
+    return read_flags(findings)[1]
 
 
 def recommend(findings: Findings) -> tuple[ServerProfile | None, dict[str, bool]]:
-    """The registered profile whose flags agree with most of what was measured (the first
-    by name on a tie; None when nothing was measured), and the measured flags it differs on."""
+    """The registered profile that fits what was measured best (:func:`_agreement`; the first
+    by name on a tie; None when nothing was measured), and the measured flags it differs on.
+    Only the flags shown count (:func:`measured_flags`): one left unknown never decides."""
     flags = measured_flags(findings)
     if not flags:
         return None, {}
-    best = max(profiles(), key=lambda p: sum(getattr(p, k) == v for k, v in flags.items()))
+    best = max(profiles(), key=lambda p: _agreement(p, flags))
     return best, {k: v for k, v in flags.items() if getattr(best, k) != v}
+
+
+def equally_fitting(findings: Findings) -> list[str]:
+    """The other profiles that agree with what was measured as well as the recommended one
+    (what the probes saw cannot choose between them)."""
+    best, _ = recommend(findings)
+    if best is None:
+        return []
+    flags = measured_flags(findings)
+    score = _agreement(best, flags)
+    return [p.name for p in profiles() if p.name != best.name and _agreement(p, flags) == score]
+
+
+def _agreement(profile: ServerProfile, flags: dict[str, bool]) -> int:
+    """How well ``profile`` fits the measured ``flags``: each flag it says True where False
+    was measured costs two (a request the server refuses, or answers with nothing), each it
+    says False where True was measured one (a capability left unused)."""
+    score = 0
+    for flag, measured in flags.items():
+        said = getattr(profile, flag)
+        if said != measured:
+            score -= 2 if said else 1
+    return score
+
+
+#: What each :data:`UnknownWhy` says, in the report's English.
+UNKNOWN_TEXTS: dict[UnknownWhy, str] = {
+    "tools_dropped": "the server dropped the tools, so no probe could show it",
+    "no_call_at_all": "the server never sent a tool call as a call, so no probe could show it",
+    "no_call_here": "its probe got no tool call back",
+    "failed": "its probe failed",
+    "not_probed": "not probed",
+}
 
 
 def _answer_text(answer: ProbeAnswer | None) -> str:
@@ -396,11 +512,23 @@ def report_lines(findings: Findings, chosen: ServerProfile | None = None) -> lis
     lines.extend(f"problem: {problem}" for problem in findings.problems)
     if findings.problems:
         return lines
+    flags, unknown = read_flags(findings)
+    if flags:
+        shown = ", ".join(f"{flag}={flags[flag]}" for flag in CAPABILITY_FLAGS if flag in flags)
+        lines.append(f"measured: {shown}")
+    for flag in CAPABILITY_FLAGS:
+        if flag in unknown:
+            lines.append(f"unknown: {flag} ({UNKNOWN_TEXTS[unknown[flag]]})")
     best, differs = recommend(findings)
-    if best is not None:
+    if best is None:
+        lines.append("recommended profile: none can be told from these answers")
+    else:
         lines.append(f"recommended profile: {best.name} (--profile {best.name}, or GM_LLM_PROFILE)")
         for flag, value in differs.items():
             lines.append(f"  but measured {flag}={value} (the profile says {not value})")
+        alike = equally_fitting(findings)
+        if alike:
+            lines.append(f"  as good a fit for what was measured: {', '.join(alike)}")
     if chosen is not None:
         flags = measured_flags(findings)
         for flag in CAPABILITY_FLAGS:

@@ -39,6 +39,10 @@ quirk                      what the server (or its model) does
 ``loose_without_strict``   vLLM: an argument schema is enforced only on a ``strict`` tool
 ``parallel_by_default``    llama.cpp: several calls unless ``parallel_tool_calls`` is sent False
 ``calls_in_content``       the model writes its call in the text (``<tool_call>{…}</tool_call>``)
+``calls_in_code_block``    the model writes its call in the text as a JSON code block
+                           (```` ```json {"name": …, "arguments": …} ``` ````)
+``pads_strings``           every free string argument (one without an enum) starts with a space,
+                           as a grammar built from a schema without a pattern may write it
 =========================  =====================================================================
 
 ``api_key`` (401 for another key), ``models`` (404 for a model not listed) and
@@ -83,6 +87,8 @@ Quirk = Literal[
     "loose_without_strict",
     "parallel_by_default",
     "calls_in_content",
+    "calls_in_code_block",
+    "pads_strings",
 ]
 QUIRKS: tuple[Quirk, ...] = get_args(Quirk)
 
@@ -388,8 +394,10 @@ def tool_model(quirks: Iterable[Quirk] = (), *, calls: Chooser | None = None) ->
     each schema allows (a value outside an enum with ``loose_without_strict`` on a tool
     that is not strict); with ``parallel_by_default`` it calls twice unless
     ``parallel_tool_calls`` is False; with ``calls_in_content`` the calls are written as
-    ``<tool_call>`` text. Offered no tools, it talks, unless a re-ask describes tools as
-    JSON lines (``{"name": …, "parameters": …}``): then it writes a call to the first.
+    ``<tool_call>`` text, with ``calls_in_code_block`` as a JSON code block; with
+    ``pads_strings`` each free string argument starts with a space. Offered no
+    tools, it talks, unless a re-ask describes tools as JSON lines (``{"name": …,
+    "parameters": …}``): then it writes a call to the first.
     ``calls``, when given, chooses the calls instead (the quirks still apply to them).
     """
     chosen_quirks = frozenset(quirks)
@@ -433,7 +441,14 @@ def tool_model(quirks: Iterable[Quirk] = (), *, calls: Chooser | None = None) ->
         ]
         if calls is not None:
             made = calls(tools if isinstance(choice, str) else [picked]) * count
+        if "pads_strings" in chosen_quirks:
+            schemas = {str(t.get("name")): t.get("parameters") or {} for t in tools}
+            made = [(n, _padded(a, schemas.get(n, {}))) for n, a in made]
         text = "考えてから決めます。" if "text_before_call" in chosen_quirks else None
+        if "calls_in_code_block" in chosen_quirks:
+            listed = [{"name": n, "arguments": a} for n, a in made]
+            block = json.dumps(listed[0] if len(listed) == 1 else listed, ensure_ascii=False, indent=2)
+            return FakeReply.text((text or "") + f"\n```json\n{block}\n```\n", usage=usage)
         if "calls_in_content" in chosen_quirks:
             written = "".join(
                 f"<tool_call>{json.dumps({'name': n, 'arguments': a}, ensure_ascii=False)}</tool_call>"
@@ -443,6 +458,20 @@ def tool_model(quirks: Iterable[Quirk] = (), *, calls: Chooser | None = None) ->
         return FakeReply.tool_calls(*made, content=text, usage=usage)
 
     return answer
+
+
+def _padded(arguments: dict[str, Any], schema: Any) -> dict[str, Any]:
+    """``arguments`` with a space before each string whose property has no enum."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return arguments
+    out = dict(arguments)
+    for name, value in arguments.items():
+        sub = properties.get(name)
+        options = [sub, *(sub.get("anyOf") or [])] if isinstance(sub, dict) else []
+        if isinstance(value, str) and not any(isinstance(o, dict) and "enum" in o for o in options):
+            out[name] = " " + value
+    return out
 
 
 def _described_tools(text: str) -> list[JsonDict]:

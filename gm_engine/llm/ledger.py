@@ -13,7 +13,10 @@ token" counted Japanese prompts about seven times too low. A tokenizer trained o
 ``tests/test_llama_server.py`` measures both ratios again against the server's tokenizer.
 
 Wrap any backend in :class:`MeteredBackend` to record every call it answers; a session prints
-:meth:`Ledger.summary` at its end and may put :meth:`Ledger.figures` into its outcome.
+:meth:`Ledger.summary` at its end and may put :meth:`Ledger.figures` into its outcome. A ledger
+may also count the turns a fallback played, by cause, and the turn runner's recoveries, by
+kind (:meth:`Ledger.note_fallback`, :meth:`Ledger.note_recovery`: whoever reads the session's
+events notes them; the ledger knows no events).
 """
 
 from __future__ import annotations
@@ -147,11 +150,26 @@ class LedgerTotals(BaseModel):
 
 
 class Ledger:
-    """Records model calls; ``game`` names the session the calls belong to."""
+    """Records model calls; ``game`` names the session the calls belong to; with
+    ``count_fallbacks`` its summary says how many turns a fallback played (none included)."""
 
-    def __init__(self, game: str = "") -> None:
+    def __init__(self, game: str = "", *, count_fallbacks: bool = False) -> None:
         self.game = game
         self.entries: list[LedgerEntry] = []
+        self.fallbacks: dict[str, int] | None = {} if count_fallbacks else None
+        """The turns a fallback played, by cause (None: not counted for this ledger)."""
+        self.recoveries: dict[str, int] = {}
+        """The turn runner's recoveries, by kind (``reask``, ``calls_in_text``)."""
+
+    def note_fallback(self, cause: str) -> None:
+        """Count one turn a fallback played, for ``cause``."""
+        counts = self.fallbacks if self.fallbacks is not None else {}
+        counts[cause] = counts.get(cause, 0) + 1
+        self.fallbacks = counts
+
+    def note_recovery(self, kind: str) -> None:
+        """Count one recovery of the turn runner, of ``kind``."""
+        self.recoveries[kind] = self.recoveries.get(kind, 0) + 1
 
     def record(
         self, request: ModelRequest, response: ModelResponse, *, latency_s: float | None = None
@@ -249,6 +267,12 @@ class Ledger:
         games = self.by_game()
         if len(games) > 1:
             lines.extend(line(f"  game {game}", t) for game, t in sorted(games.items()))
+        if self.fallbacks is not None:
+            causes = ", ".join(f"{cause} {n}" for cause, n in sorted(self.fallbacks.items()))
+            lines.append(f"  fallbacks: {sum(self.fallbacks.values())}" + (f" ({causes})" if causes else ""))
+        if self.recoveries:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.recoveries.items()))
+            lines.append(f"  recoveries: {kinds}")
         return "\n".join(lines)
 
 

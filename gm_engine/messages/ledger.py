@@ -15,6 +15,16 @@ from gm_engine.llm.ledger import (
 )
 from gm_engine.messages.catalogue import Message, render
 from gm_engine.messages.texts import (
+    CauseBrokenJson,
+    CauseInvalidArguments,
+    CauseNarrationRefused,
+    CauseNoAction,
+    CauseOther,
+    CauseRefusedByRules,
+    CauseResponseCap,
+    CauseTextOnly,
+    CauseUnknownTool,
+    CauseUnreadableAnswer,
     CountedByBackend,
     CountedByEstimate,
     CountedByNobody,
@@ -22,13 +32,18 @@ from gm_engine.messages.texts import (
     CountedByServer,
     CountedBySeveral,
     LedgerCache,
+    LedgerCounted,
     LedgerCountedBy,
     LedgerDayLabel,
     LedgerEstimated,
+    LedgerFallbacks,
     LedgerGameLabel,
     LedgerGameTotalLabel,
     LedgerLine,
+    LedgerRecoveries,
     LedgerTotalLabel,
+    RecoveryCallsInText,
+    RecoveryReask,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +54,33 @@ _COUNTERS: dict[CountedBy, Message] = {
     "backend": CountedByBackend(),
     "estimate": CountedByEstimate(str(JAPANESE_CHARS_PER_TOKEN), str(OTHER_CHARS_PER_TOKEN)),
 }
+
+
+#: The words of each fallback cause (:data:`gm_engine.tools.base.FALLBACK_CAUSES`); a cause
+#: not here is shown as "other".
+_CAUSES: dict[str, Message] = {
+    "text_only": CauseTextOnly(),
+    "invalid_arguments": CauseInvalidArguments(),
+    "broken_json": CauseBrokenJson(),
+    "unknown_tool": CauseUnknownTool(),
+    "refused_by_rules": CauseRefusedByRules(),
+    "unreadable_answer": CauseUnreadableAnswer(),
+    "narration_refused": CauseNarrationRefused(),
+    "response_cap": CauseResponseCap(),
+    "no_action": CauseNoAction(),
+    "other": CauseOther(),
+}
+
+#: The words of each recovery kind (:class:`gm_engine.events.RecoveryEvent`).
+_RECOVERIES: dict[str, Message] = {"reask": RecoveryReask(), "calls_in_text": RecoveryCallsInText()}
+
+
+def _counted(counts: dict[str, int], words: dict[str, Message], locale: Locale) -> str:
+    separator = "、" if locale == "ja" else ", "
+    return separator.join(
+        render(LedgerCounted(render(words.get(what, CauseOther()), locale), n), locale)
+        for what, n in sorted(counts.items())
+    )
 
 
 def _line(label: str, totals: LedgerTotals, locale: Locale) -> str:
@@ -77,7 +119,8 @@ def counted_by(ledger: Ledger, locale: Locale) -> str:
 
 
 def ledger_summary(ledger: Ledger, locale: Locale) -> str:
-    """The totals, who counted the tokens, then per day and per game when there are several."""
+    """The totals, who counted the tokens, then per day and per game when there are several;
+    the turns a fallback played, by cause, when the ledger counts them, and the recoveries."""
     label = LedgerGameTotalLabel(ledger.game) if ledger.game else LedgerTotalLabel()
     lines = [_line(render(label, locale), ledger.totals(), locale)]
     lines.append(render(LedgerCountedBy(counted_by(ledger, locale)), locale))
@@ -89,4 +132,12 @@ def ledger_summary(ledger: Ledger, locale: Locale) -> str:
         lines.extend(
             _line(render(LedgerGameLabel(game), locale), t, locale) for game, t in sorted(games.items())
         )
+    if ledger.fallbacks is not None:
+        causes = ""
+        if ledger.fallbacks:
+            inner = _counted(ledger.fallbacks, _CAUSES, locale)
+            causes = f"（{inner}）" if locale == "ja" else f" ({inner})"
+        lines.append(render(LedgerFallbacks(sum(ledger.fallbacks.values()), causes), locale))
+    if ledger.recoveries:
+        lines.append(render(LedgerRecoveries(_counted(ledger.recoveries, _RECOVERIES, locale)), locale))
     return "\n".join(lines)

@@ -2819,3 +2819,162 @@ class NotADeal(Message):
 
     key: ClassVar[str] = "args.value.not_a_deal"
     value: str
+
+
+# ---------------------------------------------------------------- ledger: fallbacks and recoveries (words)
+
+
+class LedgerFallbacks(Message):
+    """How many turns a fallback played (``causes``: the counts by cause, rendered, or empty)."""
+
+    key: ClassVar[str] = "ledger.fallbacks"
+    count: int
+    causes: str
+
+
+class LedgerRecoveries(Message):
+    """The turn runner's recoveries (``kinds``: the counts by kind, rendered)."""
+
+    key: ClassVar[str] = "ledger.recoveries"
+    kinds: str
+
+
+class LedgerCounted(Message):
+    """One cause or kind with its count, inside a fallbacks or recoveries line."""
+
+    key: ClassVar[str] = "ledger.counted"
+    what: str
+    count: int
+
+
+class CauseTextOnly(Message):
+    """A fallback's cause: text only, after the corrective re-ask."""
+
+    key: ClassVar[str] = "ledger.cause_text_only"
+
+
+class CauseInvalidArguments(Message):
+    """A fallback's cause: arguments the tool refused."""
+
+    key: ClassVar[str] = "ledger.cause_invalid_arguments"
+
+
+class CauseBrokenJson(Message):
+    """A fallback's cause: arguments that were not a JSON object."""
+
+    key: ClassVar[str] = "ledger.cause_broken_json"
+
+
+class CauseUnknownTool(Message):
+    """A fallback's cause: a tool not offered."""
+
+    key: ClassVar[str] = "ledger.cause_unknown_tool"
+
+
+class CauseRefusedByRules(Message):
+    """A fallback's cause: an action the rules refused."""
+
+    key: ClassVar[str] = "ledger.cause_refused_by_rules"
+
+
+class CauseUnreadableAnswer(Message):
+    """A fallback's cause: a server answer that could not be read."""
+
+    key: ClassVar[str] = "ledger.cause_unreadable_answer"
+
+
+class CauseNarrationRefused(Message):
+    """A fallback's cause: narration that did not match the engine."""
+
+    key: ClassVar[str] = "ledger.cause_narration_refused"
+
+
+class CauseResponseCap(Message):
+    """A fallback's cause: the cap on answers per turn."""
+
+    key: ClassVar[str] = "ledger.cause_response_cap"
+
+
+class CauseNoAction(Message):
+    """A fallback's cause: the turn ended with no action and no error."""
+
+    key: ClassVar[str] = "ledger.cause_no_action"
+
+
+class CauseOther(Message):
+    """A fallback's cause not known by name."""
+
+    key: ClassVar[str] = "ledger.cause_other"
+
+
+class RecoveryReask(Message):
+    """A recovery: the one corrective re-ask after a text-only answer."""
+
+    key: ClassVar[str] = "ledger.recovery_reask"
+
+
+class RecoveryCallsInText(Message):
+    """A recovery: tool calls read from an answer's text."""
+
+    key: ClassVar[str] = "ledger.recovery_calls_in_text"
+
+
+# ---------------------------------------------------------------- doctor: what cannot be told (words)
+
+
+class DoctorMeasured(Message):
+    """The profile flags the probes showed (``flags``: ``name=value`` pairs)."""
+
+    key: ClassVar[str] = "doctor.measured"
+    flags: str
+
+
+class DoctorUnknown(Message):
+    """A profile flag no probe could show, and why (rendered)."""
+
+    key: ClassVar[str] = "doctor.unknown"
+    flag: str
+    why: str
+
+
+class DoctorNoRecommendation(Message):
+    """No profile can be recommended: no flag was shown."""
+
+    key: ClassVar[str] = "doctor.no_recommendation"
+
+
+class DoctorAlike(Message):
+    """The other profiles that fit what was measured as well as the recommended one."""
+
+    key: ClassVar[str] = "doctor.alike"
+    profiles: str
+
+
+class UnknownToolsDropped(Message):
+    """Why a flag is unknown: the server dropped the tools."""
+
+    key: ClassVar[str] = "doctor.unknown_tools_dropped"
+
+
+class UnknownNoCallAtAll(Message):
+    """Why a flag is unknown: no tool call came back as a call in any probe."""
+
+    key: ClassVar[str] = "doctor.unknown_no_call_at_all"
+
+
+class UnknownNoCallHere(Message):
+    """Why a flag is unknown: the probe that would show it got no call back."""
+
+    key: ClassVar[str] = "doctor.unknown_no_call_here"
+
+
+class UnknownFailed(Message):
+    """Why a flag is unknown: its probe failed."""
+
+    key: ClassVar[str] = "doctor.unknown_failed"
+
+
+class UnknownNotProbed(Message):
+    """Why a flag is unknown: its probe was not made."""
+
+    key: ClassVar[str] = "doctor.unknown_not_probed"

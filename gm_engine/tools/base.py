@@ -842,3 +842,46 @@ def response_with_calls(
             for i, (name, args) in enumerate(calls)
         ),
     )
+
+
+#: Why a fallback played a turn, by the kind of the turn's last error: a text-only answer
+#: after the re-ask, arguments the tool's model refused, arguments that were not a JSON
+#: object, a tool not offered, an action the rules refused, a server answer that could not
+#: be read, narration that did not match the engine, the cap on answers reached, or a turn
+#: that ended with no action and no error; ``other`` for anything else.
+FallbackCause = Literal[
+    "text_only",
+    "invalid_arguments",
+    "broken_json",
+    "unknown_tool",
+    "refused_by_rules",
+    "unreadable_answer",
+    "narration_refused",
+    "response_cap",
+    "no_action",
+    "other",
+]
+FALLBACK_CAUSES: tuple[FallbackCause, ...] = get_args(FallbackCause)
+
+#: A piece of each error text :class:`TurnRunner` writes (and of the werewolf session's
+#: "no action" reason), with the cause it stands for; the first that a reason holds decides.
+_CAUSE_MARKS: tuple[tuple[str, FallbackCause], ...] = (
+    ("you answered without calling a tool", "text_only"),
+    ("are not valid JSON", "broken_json"),
+    ("must be a JSON object", "broken_json"),
+    ("invalid arguments for", "invalid_arguments"),
+    ("unknown tool", "unknown_tool"),
+    ("refused by the rules", "refused_by_rules"),
+    ("the server's answer could not be read", "unreadable_answer"),
+    ("your narration does not match the engine", "narration_refused"),
+    ("no action within the response cap", "response_cap"),
+    ("the turn ended without an action", "no_action"),
+)
+
+
+def fallback_cause(reason: str) -> FallbackCause:
+    """The cause a fallback event's ``reason`` (the turn's last error) stands for."""
+    for mark, cause in _CAUSE_MARKS:
+        if mark in reason:
+            return cause
+    return "other"

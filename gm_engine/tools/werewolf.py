@@ -311,15 +311,26 @@ def action_from_tool(seat: int, args: Tool) -> Action:
 def discussion_offers(
     seat: int, legal: Sequence[Action], apply: Callable[[Action], ToolOutput]
 ) -> list[Offer[Any]]:
-    """The discussion tools legal for ``seat`` now, their choices narrowed to the legal values."""
+    """The discussion tools legal for ``seat`` now, their choices narrowed to the legal values.
+
+    Where the claim tool's result fields are optional (some legal claims carry a result and
+    some do not), a result that cannot stand (written with a role none of whose legal claims
+    carries one, a 狩人; or half of one, a target without its colour) is dropped rather than
+    refused when the role may be claimed without it: the schema let a grammar write it."""
+    claims = [a for a in legal if isinstance(a, Claim)]
+    with_result = {c.role.label for c in claims if c.target is not None}
+    role_only = {c.role.label for c in claims if c.target is None}
 
     def handler(args: Tool) -> ToolOutput:
+        if isinstance(args, ClaimTool) and args.role in role_only:
+            half = (args.target is None) != (args.result is None)
+            if half or (args.role not in with_result and args.target is not None):
+                args = args.model_copy(update={"target": None, "result": None})
         return apply(action_from_tool(seat, args))
 
     offers: list[Offer[Any]] = []
     if any(isinstance(a, Speak) for a in legal):
         offers.append(_offer(SpeakTool, handler))
-    claims = [a for a in legal if isinstance(a, Claim)]
     if claims:
         narrowed: dict[str, Sequence[str]] = {"role": _unique(c.role.label for c in claims)}
         targets = sorted({c.target for c in claims if c.target is not None})
