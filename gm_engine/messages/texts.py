@@ -194,6 +194,13 @@ class NotACommand(Message):
     line: str
 
 
+class UnreadableCommand(Message):
+    """A command line holding bytes that are not UTF-8 (shown as visible tokens)."""
+
+    key: ClassVar[str] = "roll.unreadable"
+    line: str
+
+
 class SecretRoll(Message):
     """A secret roll's notice."""
 
