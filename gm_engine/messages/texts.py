@@ -1093,6 +1093,8 @@ class Verdict(StrEnum):
     FAILED = "failed"
     TAMPERED = "tampered"
     TRUNCATED = "truncated"
+    SEALED = "sealed"
+    """An unfinished game's transcript whose key is not at hand: nothing wrong with it."""
     INVALID = "invalid"
     UNREADABLE = "unreadable"
     STRICT = "strict"
