@@ -26,7 +26,7 @@ from gm_engine.sessions.werewolf_offline import AutoHuman, PersonaTurnContext
 from gm_engine.werewolf.addressing import addresses
 from gm_engine.werewolf.agents import OfflineAgent
 from gm_engine.werewolf.citations import CitedFact, citation_problems
-from gm_engine.werewolf.log import ClaimMade, Declined, ResultStated, Speech, VoteTally
+from gm_engine.werewolf.log import ClaimMade, Declined, ResultStated, Speech
 from gm_engine.werewolf.records import Role
 from gm_engine.werewolf.views import Observation
 
