@@ -188,3 +188,33 @@ def test_a_verb_without_its_thing_among_several_has_no_target() -> None:
         assert intent.kind is kind and intent.target is None
     both = read_intent("門と森に行く", WORDS)
     assert both.kind is M and both.target is None and set(both.candidates) == {"exit:forest", "exit:gate"}
+
+
+@pytest.mark.parametrize(
+    ("line", "kind", "unknown"),
+    [
+        ("祠を調べる", X, "祠"),
+        ("井戸を調べる", X, "井戸"),
+        ("城へ行く", M, "城"),
+        ("村人と話す", T, "村人"),
+        ("剣を拾う", K, "剣"),
+        ("examine the shrine", X, "shrine"),
+        ("talk to the blacksmith", T, "blacksmith"),
+    ],
+)
+def test_a_thing_named_that_is_not_in_reach_is_never_swapped_for_one_that_is(
+    line: str, kind: IntentKind, unknown: str
+) -> None:
+    intent = read_intent(line, WORDS)
+    assert (intent.kind, intent.target, intent.candidates, intent.unknown) == (kind, None, (), unknown)
+
+
+@pytest.mark.parametrize("line", ["調べる", "それを調べる", "周りを調べる", "よく調べる", "掲示板を調べる"])
+def test_a_line_that_names_nothing_unknown_has_no_unknown_thing(line: str) -> None:
+    assert read_intent(line, WORDS).unknown == ""
+
+
+@pytest.mark.parametrize("line", ["慎重に進む", "静かに進む", "すぐに行く", "一緒に行く"])
+def test_how_something_is_done_is_not_a_thing_named(line: str) -> None:
+    intent = read_intent(line, WORDS)
+    assert intent.kind is M and intent.unknown == ""

@@ -303,3 +303,14 @@ def test_asking_about_the_enemies_in_a_fight_shows_them_and_changes_nothing() ->
     text = "\n".join(shown)
     assert "・小鬼A HP" in text and "立っている敵は 小鬼A" in text
     assert adventure.table.battle is not None and adventure.table.battle.round_number == 1
+
+
+@pytest.mark.parametrize("line", ["祠を調べる", "井戸を調べる", "城を調べる"])
+def test_examining_something_not_in_the_scene_is_asked_back_never_read_as_what_is(line: str) -> None:
+    adventure, _outcome, sink, shown = play("goblin_shrine", 0, [*HERO, line], max_turns=len(HERO) + 3)
+    examined = [p for k, p in sink.payloads() if k == "tool_result" and p["tool"] == "examine"]
+    assert examined == []  # the 掲示板 was not read in its place
+    thing = line.removesuffix("を調べる")
+    answer = next(s for s in shown if f"「{thing}」は、ここで調べられるものの中にありません" in s)
+    assert "調べる: 掲示板" in answer  # what can be examined here is listed
+    assert adventure.story.state.scene == adventure.scenario.start and not adventure.story.state.flags

@@ -1,9 +1,11 @@
 """A failing model server stops a session cleanly, and `resume` finishes it.
 
 A backend failure (the server unreachable, or 5xx after the retry policy gave up) is the
-program's problem, not the model's: the session raises, the transcript is left without its
-end line, and resuming it with a working server plays on to the same end as a game that
-was never interrupted.
+server's problem, not the model's: two failed turns in a row are played by their fallbacks (a
+server that fails now and then costs a turn, not the game: tests/test_werewolf_faults.py), a
+third stops the session, the transcript is left without its end line, and resuming it with a
+working server plays on to the end; what was recorded before the first failure is the
+uninterrupted game's start, event for event.
 """
 
 from __future__ import annotations
@@ -99,23 +101,25 @@ def test_werewolf_stops_on_a_dead_server_and_resumes_to_the_same_end(tmp_path: P
     broken = GoodThenBroken(good)
     with FakeChatServer(responder=broken) as server, pytest.raises(TransientBackendError, match="500"):
         record_session(WEREWOLF, werewolf_io(server), cut, durable=False)
-    # every failing call was retried by the policy (4 attempts), and no turn was played instead
-    assert broken.failed >= 4
+    # every failing call was retried by the policy (4 attempts each), two failed turns were
+    # played by their fallbacks, and the third stopped the game
+    assert broken.failed >= 12
     transcript = read_transcript(cut, require_end=False)
     assert transcript.end is None
     recorded = events_of(cut)
-    assert not [p for k, p in recorded if k == "fallback"]
-    assert len([k for k, _ in recorded if k == "model_response"]) <= good
-    # what was recorded is the start of the uninterrupted game, event for event
-    assert recorded == events_of(whole)[: len(recorded)]
+    assert len([p for k, p in recorded if k == "fallback"]) <= 2
+    assert len([k for k, p in recorded if k == "model_response" and "error" not in p]) <= good
+    # what was recorded before the failures is the start of the uninterrupted game, event for event
+    first_fault = next(i for i, (k, p) in enumerate(recorded) if k == "model_response" and p.get("error"))
+    assert recorded[:first_fault] == events_of(whole)[:first_fault]
 
     with FakeChatServer(responder=answer) as server:
         result = resume_session(cut, werewolf_io(server), durable=False, shadow_human=True)
-    assert _untimed(result.outcome) == _untimed(expected)
+    assert "の勝利" in result.outcome.summary
     assert result.replayed_events == len(recorded) and result.new_events > 0
     finished = read_transcript(cut)  # complete now, with its end line and the seed revealed
     assert finished.end is not None and finished.end.seed == WEREWOLF.seed
-    assert events_of(cut) == events_of(whole)
+    assert events_of(cut)[: len(recorded)] == recorded
 
 
 class FailsAfter(BackendDefaults):
@@ -153,15 +157,16 @@ def test_adventure_stops_on_a_dead_server_and_resumes_to_the_same_end(tmp_path: 
     failing = FailsAfter(4)
     with pytest.raises(BackendError, match="Connection refused"):
         record_session(ADVENTURE, adventure_io(failing), cut, durable=False)
-    assert failing.calls == 5  # the session stopped at the first failure
+    assert failing.calls == 7  # two failed turns went to their fallbacks; the third stopped the session
     assert read_transcript(cut, require_end=False).end is None
     recorded = events_of(cut)
-    assert not [p for k, p in recorded if k == "fallback"]
-    assert recorded == events_of(whole)[: len(recorded)]
+    first_fault = next(i for i, (k, p) in enumerate(recorded) if k == "model_response" and p.get("error"))
+    assert recorded[:first_fault] == events_of(whole)[:first_fault]
 
     result = resume_session(cut, adventure_io(OfflineBackend()), durable=False, shadow_human=True)
-    assert _untimed(result.outcome) == _untimed(expected)
-    assert events_of(cut) == events_of(whole)
+    assert result.outcome.summary
+    assert read_transcript(cut).end is not None
+    assert events_of(cut)[: len(recorded)] == recorded
 
 
 def test_the_round_is_not_half_applied_over_the_wire(tmp_path: Path) -> None:

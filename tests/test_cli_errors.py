@@ -371,3 +371,27 @@ def test_our_own_argument_checks_in_the_players_language(
     assert status == 2
     assert (ja if locale == "ja" else en) in shown
     assert "must be" not in shown and "needs nine" not in shown
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["1D6\x1b]0;pwned\x07", "\x1b[2J\x1b[H【ゲーム終了】", "\r\x1b[1A2D6", "CC<=50\u202e"],
+)
+def test_a_refused_roll_line_goes_back_to_the_terminal_as_text(
+    line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, printed = run(capsys, "roll", line)
+    assert status in (1, 2)
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]", printed), repr(printed)
+    assert "␛" in printed or "<U+202E>" in printed or "␍" in printed  # shown, not obeyed
+
+
+def test_undecodable_bytes_on_the_roll_command_line_are_named(
+    locale: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = b"1D6\xff\xfe".decode("utf-8", "surrogateescape")  # what Python makes of such argv bytes
+    status, printed = run(capsys, "roll", "--locale", locale, line)
+    assert status == 2
+    said = {"ja": "読み取れない文字がありました", "en": "could not be read"}[locale]
+    assert said in printed and "<U+DCFF><U+DCFE>" in printed
+    assert "\\udc" not in printed and not re.search("[\ud800-\udfff]", printed)

@@ -253,7 +253,7 @@ def test_gm_replay_reports_a_sealed_file_in_the_players_language(
     shutil.rmtree(data / "game-keys", ignore_errors=True)
     assert main(["replay", str(cut)]) == 1
     out = capsys.readouterr().out
-    assert f"{cut} は不正な記録: {cut}: " in out
+    assert f"{cut} は未完了（封印中）: {cut}: " in out  # not called invalid: it is only unfinished
     assert "行目は封印されていて（ゲームはまだ終わっていません）" in out
     assert "鍵のファイル（" in out and "）がなく、鍵を明かす終了の行もありません" in out
     words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\S*/\S*", "", out))  # the paths left out
@@ -261,7 +261,7 @@ def test_gm_replay_reports_a_sealed_file_in_the_players_language(
     monkeypatch.setenv("GM_LOCALE", "en")
     assert main(["replay", str(cut)]) == 1
     out = capsys.readouterr().out
-    assert f"{cut}: INVALID: {cut}: line " in out and "is sealed (the game is not over)" in out
+    assert f"{cut}: SEALED: {cut}: line " in out and "is sealed (the game is not over)" in out
     assert "is not there and no end line reveals the key" in out
 
 

@@ -65,6 +65,10 @@ REQUESTS: list[tuple[str, Role]] = [
     ("占い師がいたら出てきてくれ", SEER),
     ("霊媒師がいればCOお願いします", MEDIUM),
     ("占い師いるなら、COしてほしい", SEER),
+    # asking who has a claim to make
+    ("占いCOある人いますか", SEER),
+    ("霊媒COある人いる？", MEDIUM),
+    ("占い師COする人は？", SEER),
 ]
 
 CLAIMS: list[tuple[str, Table, RoleClaim]] = [
@@ -83,6 +87,9 @@ CLAIMS: list[tuple[str, Table, RoleClaim]] = [
     ("俺が占い師だ", PLAIN, RoleClaim(SEER)),
     ("うちが霊媒師やで", PLAIN, RoleClaim(MEDIUM)),
     ("占い師としてCOする", PLAIN, RoleClaim(SEER)),
+    # the role after the claim, full-width letters as a phone keyboard types them
+    ("ＣＯします、占い師", PLAIN, RoleClaim(SEER)),
+    ("CO、霊媒師です", PLAIN, RoleClaim(MEDIUM)),
     ("はい、僕です", ANSWER_SEER, RoleClaim(SEER)),
     ("出ます", ANSWER_MEDIUM, RoleClaim(MEDIUM)),
     ("占い師です", ANSWER_SEER, RoleClaim(SEER)),

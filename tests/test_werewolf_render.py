@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+
+from gm_engine.dice.result import Locale
+from gm_engine.messages import Message, render
+from gm_engine.messages.texts import (
+    TablePreDivinationYours,
+    YourAttackGuarded,
+    YourAttackSucceeded,
+    YourDivineResult,
+    YourGuard,
+    YourGuardSaved,
+    YourMediumResult,
+)
 from gm_engine.werewolf import Attack, Claim, Colour, Divine, Guard, Role, Vote, player_view
 from gm_engine.werewolf.log import CastVote, GameEnded, VoteTally
 from gm_engine.werewolf.records import Team
@@ -107,3 +120,21 @@ def test_private_lines_show_own_facts_only() -> None:
     lines = private_lines(player_view(game, 1))
     assert lines == ["あなたの役職：人狼", "人狼の仲間：イスイ"]
     assert private_lines(player_view(game, 4)) == ["あなたの役職：村人"]
+
+
+@pytest.mark.parametrize("locale", ["ja", "en"])
+def test_every_private_result_on_p1s_screen_is_marked_alike(locale: Locale) -> None:
+    mine = render(TablePreDivinationYours("アオト(P4)", "白"), locale)
+    marker = mine[: mine.index("）" if locale == "ja" else ")") + 1]
+    private: tuple[Message, ...] = (
+        YourDivineResult("アオト(P4)", "白"),
+        YourMediumResult("アオト(P4)", "黒"),
+        YourGuard("アオト(P4)"),
+        YourGuardSaved("アオト(P4)"),
+    )
+    for message in private:
+        assert render(message, locale).startswith(marker), message
+    wolves = "（人狼だけに）" if locale == "ja" else "(werewolves only)"
+    attacks: tuple[Message, ...] = (YourAttackSucceeded("アオト(P4)"), YourAttackGuarded("アオト(P4)"))
+    for message in attacks:
+        assert render(message, locale).startswith(wolves), message

@@ -257,3 +257,21 @@ def test_the_narrator_says_what_p1_sees_in_varied_words() -> None:
             assert "全員" in line or "何も起きなかった" in line or "誰も欠けずに" in line, line
     steering = re.compile("怪し|疑|投票して|入れて|本物|偽")
     assert not any(steering.search(line) for line in lines)  # it never steers a vote nor judges a claim
+
+
+#: How the shipped personas say "I".
+FIRST_PERSONS = ("僕", "私", "俺", "あたし", "わたし", "うち", "自分", "わし", "オレ", "ボク", "わたくし")
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_no_persona_says_it_comes_at_itself(seed: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """A counter-claim cited by one of its two claimants is said from that claimant's side:
+    never 「アオトさんの占い師COに僕がぶつかってきている」 (the speaker coming at its own rival).
+    Seed 3 of ``gm werewolf play --auto`` said it before."""
+    from gm_engine.cli import main
+
+    assert main(["werewolf", "play", "--auto", "--seed", str(seed), "--no-record", "--plain"]) == 0
+    shown = capsys.readouterr().out
+    assert "【ゲーム終了】" in shown
+    coming_at_self = re.compile(f"(?:{'|'.join(FIRST_PERSONS)})が[^、。]*てき")
+    assert coming_at_self.findall(shown) == []

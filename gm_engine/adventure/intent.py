@@ -52,6 +52,9 @@ class Intent:
     candidates: tuple[str, ...] = ()
     spell: str | None = None
     text: str = ""
+    unknown: str = ""
+    """Words the line uses for a thing this verb cannot take here (「祠を調べる」 where no
+    祠 can be examined): never read as the one thing that can, so the GM can say so."""
 
 
 #: English spell names people type, to the rules' names.
@@ -266,7 +269,120 @@ def read_intent(text: str, words: Mapping[str, Sequence[str]], *, in_battle: boo
         and (IntentKind.LOOK in verbs or re.search(r"見回|見渡|周り|周囲|辺り|あたり|around", line, re.I))
     ):
         return Intent(IntentKind.LOOK, text=line)  # 「様子を見る」: no thing named, a look around
-    return _pick(kind, [k for k in mentioned if k.split(":")[0] in allowed], line)
+    if not named:
+        # Something named, but not of this verb's kind (「祠を調べる」 where 祠 is the way to
+        # the forest) or not here at all: said back, never read as the one thing that is.
+        unknown = _unknown_thing(line) or (_first_word(line, mentioned, words) if mentioned else "")
+        if unknown:
+            return Intent(kind, text=line, unknown=unknown)
+    return _pick(kind, named, line)
+
+
+#: The thing a Japanese line names before its particle (「祠を調べる」 → 祠).
+_JA_OBJECT = re.compile(r"^(?P<thing>[^、。！？!?\s]+?)(?:について|を|に|と|へ|の中)")
+#: The thing an English line names after its verb ("examine the shrine" → shrine).
+_EN_OBJECT = re.compile(
+    r"^(?:examine|inspect|search|check|investigate|read|look (?:at|in|into)|study|touch|talk to|"
+    r"speak (?:to|with)|ask|take|pick up|grab|get|use|go to|head to|walk to|enter|visit)\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?P<thing>[a-z][a-z' -]*?)\s*[.!?]?$",
+    re.IGNORECASE,
+)
+#: Words that point at something without naming it: nothing unknown was named.
+_POINTING = frozenset(
+    [
+        "これ",
+        "それ",
+        "あれ",
+        "ここ",
+        "そこ",
+        "あそこ",
+        "辺り",
+        "あたり",
+        "周り",
+        "周囲",
+        "何か",
+        "なにか",
+        "様子",
+        "全部",
+        "色々",
+        "いろいろ",
+        "もう一度",
+        "もう少し",
+        "よく",
+        "it",
+        "this",
+        "that",
+        "here",
+        "around",
+        "everything",
+        "something",
+        "more",
+    ]
+)
+
+
+#: Words that take に to say how something is done, not to what.
+_MANNER = frozenset(
+    [
+        "慎重",
+        "静か",
+        "丁寧",
+        "素早",
+        "一緒",
+        "すぐ",
+        "先",
+        "次",
+        "更",
+        "さら",
+        "一気",
+        "大胆",
+        "念入り",
+        "本当",
+        "確実",
+        "最初",
+        "最後",
+        "早め",
+        "真っ直ぐ",
+        "まっすぐ",
+        "正直",
+        "冷静",
+        "勇敢",
+        "適当",
+        "手短",
+        "簡単",
+        "徹底的",
+        "しずか",
+        "そっと",
+        "こっそり",
+        "ついで",
+        "試し",
+        "順番",
+        "一人",
+        "ひとり",
+    ]
+)
+
+
+def _first_word(line: str, keys: Sequence[str], words: Mapping[str, Sequence[str]]) -> str:
+    """The word of the first of ``keys`` that ``line`` uses (as the player wrote it)."""
+    low = line.lower()
+    for word in words[keys[0]]:
+        if normalise(word).lower() in low:
+            return normalise(word)
+    return str(words[keys[0]][0])
+
+
+def _unknown_thing(line: str) -> str:
+    """What the line names as its object when none of the words in reach matched, or ""."""
+    found = _JA_OBJECT.match(line) or _EN_OBJECT.match(line)
+    if found is None:
+        return ""
+    thing = found.group("thing").strip()
+    if not thing or thing.lower() in _POINTING or verbs_in(thing):
+        return ""
+    if found.re is _JA_OBJECT and line[found.end("thing")] == "に" and thing in _MANNER:
+        return ""  # 「慎重に進む」: how, not where
+    return thing
 
 
 def _is_question(line: str) -> bool:

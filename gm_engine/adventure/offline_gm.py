@@ -195,6 +195,10 @@ def _explore(request: ModelRequest, view: ScenarioView, line: str) -> ModelRespo
     target = intent.target
     if kind is IntentKind.EXAMINE and target is not None and not target.startswith("feature:"):
         return _examine_other(request, story, target)
+    if target is None and not intent.candidates and intent.unknown:
+        # The player named something that is not here: never swap in the one thing that is.
+        what = _WHAT_CAN_BE[kind]
+        return _say(request, _ask(story, f"「{intent.unknown}」は、ここで{what}の中にありません。"))
     if target is None and not intent.candidates:
         pool = _pool(story, kind)
         if len(pool) == 1:
@@ -213,6 +217,17 @@ def _explore(request: ModelRequest, view: ScenarioView, line: str) -> ModelRespo
     if name not in offered:
         return _say(request, _ask(story, "今はそれはできない。どうする？"))
     return _say(request, "", (name, args))
+
+
+#: What a verb can take here, as the scene's options name it (:func:`options_text`).
+_WHAT_CAN_BE = {
+    IntentKind.MOVE: "行ける先",
+    IntentKind.EXAMINE: "調べられるもの",
+    IntentKind.TALK: "話せる相手",
+    IntentKind.TAKE: "拾えるもの",
+    IntentKind.USE: "使えるもの",
+    IntentKind.CHOOSE: "選べること",
+}
 
 
 def _pool(story: Story, kind: IntentKind) -> list[str]:

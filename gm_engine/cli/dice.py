@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,11 @@ from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSour
 from gm_engine.dice.system import UnknownSystemError
 from gm_engine.dice.systems.registry import all_systems
 from gm_engine.messages import render
-from gm_engine.messages.texts import DiceLeftOver, NotACommand, SecretRoll
+from gm_engine.messages.texts import DiceLeftOver, NotACommand, SecretRoll, UnreadableCommand
+from gm_engine.safe_text import printable
+
+#: What ``surrogateescape`` makes of argument bytes that are not in the locale's encoding.
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def register(subparsers: Any) -> None:
@@ -59,23 +64,28 @@ def register(subparsers: Any) -> None:
 
 def _roll(args: argparse.Namespace) -> int:
     source: DiceSource
+    line = " ".join(args.line)
+    if _UNDECODABLE.search(line):  # bytes the locale could not decode, kept as lone surrogates
+        print(render(UnreadableCommand(printable(line, newlines=False)), args.locale), file=sys.stderr)
+        return 2
     try:
         source = (
             QueueSource.parse(args.rands, faces_on_the_die=True)
             if args.rands is not None
             else SeededSource(args.seed)
         )
-        result = evaluate(" ".join(args.line), args.system, source=source, locale=args.locale)
+        result = evaluate(line, args.system, source=source, locale=args.locale)
     except (DiceError, UnknownSystemError, ValueError) as exc:
-        print(failed("gm roll", exc, args.locale), file=sys.stderr)
+        print(printable(failed("gm roll", exc, args.locale)), file=sys.stderr)
         return 2
     if result is None:
-        print(render(NotACommand(args.system, " ".join(args.line)), args.locale), file=sys.stderr)
+        shown = printable(line, newlines=False)  # the line goes back to a terminal: nothing in it may act
+        print(render(NotACommand(args.system, shown), args.locale), file=sys.stderr)
         return 1
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
-        print(result.text)
+        print(printable(result.text))
     if result.secret:
         print(render(SecretRoll(), args.locale), file=sys.stderr)
     if isinstance(source, QueueSource) and source.leftovers:

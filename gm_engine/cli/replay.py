@@ -26,7 +26,12 @@ from gm_engine.messages.texts import (
 )
 from gm_engine.safe_text import safe_print
 from gm_engine.sessions.base import SessionError
-from gm_engine.transcripts.format import TranscriptError, TranscriptTampered, TranscriptTruncated
+from gm_engine.transcripts.format import (
+    TranscriptError,
+    TranscriptSealed,
+    TranscriptTampered,
+    TranscriptTruncated,
+)
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.signing import KEY_PREFIX
 
@@ -140,4 +145,6 @@ def _verdict(exc: Exception) -> Verdict:
         return Verdict.TAMPERED
     if isinstance(exc, TranscriptTruncated):
         return Verdict.TRUNCATED
+    if isinstance(exc, TranscriptSealed):  # unfinished, its key elsewhere: not a broken file
+        return Verdict.SEALED
     return Verdict.INVALID

@@ -194,6 +194,13 @@ class NotACommand(Message):
     line: str
 
 
+class UnreadableCommand(Message):
+    """A command line holding bytes that are not UTF-8 (shown as visible tokens)."""
+
+    key: ClassVar[str] = "roll.unreadable"
+    line: str
+
+
 class SecretRoll(Message):
     """A secret roll's notice."""
 
@@ -1086,6 +1093,8 @@ class Verdict(StrEnum):
     FAILED = "failed"
     TAMPERED = "tampered"
     TRUNCATED = "truncated"
+    SEALED = "sealed"
+    """An unfinished game's transcript whose key is not at hand: nothing wrong with it."""
     INVALID = "invalid"
     UNREADABLE = "unreadable"
     STRICT = "strict"

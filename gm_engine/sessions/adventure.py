@@ -88,7 +88,7 @@ from gm_engine.sessions.base import (
     SessionOutcome,
     SessionSpec,
 )
-from gm_engine.tools.base import Offer, Tool, ToolOutput, TurnRunner
+from gm_engine.tools.base import Offer, ServerFaults, Tool, ToolOutput, TurnRunner
 from gm_engine.tools.combat import BattleStep, CombatTable
 from gm_engine.tools.dice import check_offer, dice_offer
 
@@ -164,6 +164,7 @@ class Adventure:
         self.options = options
         self.source = SeededSource(spec.seed)
         self.table = CombatTable(self.source, on_log=self._show_log, on_change=self._changed)
+        self.server_faults = ServerFaults()  # a server failing now and then costs turns, not the session
         self.ledger = Ledger(game="adventure")  # not the seed: it is shown when the player quits too
         self.finished = False
         self.ending = ""
@@ -362,6 +363,7 @@ class Adventure:
             MeteredBackend(self.io.backend, self.ledger),
             _ShowingSink(self.io.sink, self.io.show),
             retry_budget=self.options.retry_budget,
+            faults=self.server_faults,
         )
 
     def _begin(self) -> bool:
@@ -581,8 +583,11 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     wanted = spells_asked_for(view.human_lines[-1]) if view.human_lines else []
     first = party[0]
     if (
-        view.phase is None and "change_spells" in offered and wanted
-        and list(wanted) != [s.value for s in first.spells] and len(wanted) <= first.max_slots
+        view.phase is None
+        and "change_spells" in offered
+        and wanted
+        and list(wanted) != [s.value for s in first.spells]
+        and len(wanted) <= first.max_slots
     ):
         return _say(
             request,

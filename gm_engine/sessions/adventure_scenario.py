@@ -222,6 +222,7 @@ class ScenarioAdventure(Adventure):
             MeteredBackend(self.io.backend, self.ledger),
             _FactSink(self.io.sink, self.turn_texts),
             retry_budget=self.options.retry_budget,
+            faults=self.server_faults,
         )
 
     def _context(self) -> object:

@@ -18,6 +18,7 @@ Errors: :class:`PhraseError` (a ValueError): a phrase file is missing or invalid
 
 from __future__ import annotations
 
+import re
 import string
 import tomllib
 import zlib
@@ -308,6 +309,8 @@ class Composer:
         templates = self.clauses.clauses[kind]
         if fact.seat == self.grounds.obs.seat:  # its own claim or result: said as its own act
             templates = tuple(t for t in templates if t.startswith("{seat}が")) or templates
+        if fact.other == self.grounds.obs.seat:  # 「僕がぶつかってきている」: nobody comes at itself
+            templates = tuple(t for t in templates if not _COMING_AT.search(t)) or templates
         if "『" in fact.text and kind == "vote":  # a reason that quotes: not quoted again
             templates = tuple(t for t in templates if "{reason}" not in t) or templates
         template = stable_pick(templates, *self._key("clause", kind, fact.entry, fact.seat))
@@ -583,6 +586,11 @@ class Composer:
             parts.insert(0, self.pick("lead", "plain"))
         line.text = _fit("".join(parts), MAX_LINE_CHARS)
         return line
+
+
+#: A clause whose {other} comes at {seat} (「{seat}の占い師COに{other}がぶつかってきている」):
+#: not said when {other} is the speaker.
+_COMING_AT = re.compile(r"\{other\}が[^{}]*てき")
 
 
 def _clipped(text: str, limit: int) -> str:

@@ -98,6 +98,7 @@ from gm_engine.llm.base import (
     ModelResponse,
     ToolCall,
     ToolSpec,
+    TransientBackendError,
     assistant_message,
     tool_message,
     user_message,
@@ -248,9 +249,7 @@ def _narrowed(cls: type[Tool], legal: tuple[tuple[str, tuple[str | int, ...]], .
         default: Any = ... if info.is_required() else info.default
         new_type = _narrowed_type(info.annotation, choices)
         fields[name] = (new_type, Field(default=default, description=info.description))
-    narrowed: type[Tool] = create_model(
-        cls.__name__, __base__=cls, __module__=cls.__module__, **fields
-    )
+    narrowed: type[Tool] = create_model(cls.__name__, __base__=cls, __module__=cls.__module__, **fields)
     return narrowed
 
 
@@ -474,6 +473,37 @@ class TurnResult:
 Fallback = Callable[[], Tool | None]
 
 
+class ServerFaults:
+    """How many turns in a row the server failed (a 5xx, a timeout, a lost connection, after
+    the retries), shared by every turn of a session.
+
+    A server that fails now and then (one answer in four a 500) should cost the turns it
+    failed, not the game: such a turn is played by its fallback, as for an unreadable
+    answer. A server that is down fails turn after turn: with :attr:`limit` turns failed in
+    a row the next failure is raised, and the session stops, resumable. Any answer resets
+    the count. The default, two, is enough for a server that fails one request in four (a
+    turn fails when all its attempts do: about one in 250; three in a row about one in
+    16 million), and stops a session on a dead server at its third failed turn, so that
+    little of a game is played by fallbacks while nobody is answering. (A concurrent round's
+    turns count in the order they fail.)
+    """
+
+    __slots__ = ("in_a_row", "limit")
+
+    def __init__(self, limit: int = 2) -> None:
+        self.limit = limit
+        self.in_a_row = 0
+
+    def failed(self) -> bool:
+        """Count a failed turn; True while the fallback may still play it."""
+        self.in_a_row += 1
+        return self.in_a_row <= self.limit
+
+    def answered(self) -> None:
+        """The server answered: the run of failures is over."""
+        self.in_a_row = 0
+
+
 class TurnRunner:
     """Runs one actor's turn against a backend, applying its tool calls safely.
 
@@ -483,6 +513,10 @@ class TurnRunner:
         retry_budget: how many times the model is asked again after an error, per turn.
         max_responses: a cap on model answers per turn (a model that keeps calling
             tools forever is stopped; this counts as running out of budget).
+        faults: the session's count of server failures: with it, a turn whose request
+            failed after the retries is played by its fallback while the server has not
+            failed :attr:`ServerFaults.limit` turns in a row; without it, the failure is
+            raised at once.
     """
 
     def __init__(
@@ -492,11 +526,13 @@ class TurnRunner:
         *,
         retry_budget: int = 3,
         max_responses: int = 16,
+        faults: ServerFaults | None = None,
     ) -> None:
         self.backend = backend
         self.sink: EventSink = sink if sink is not None else NullSink()
         self.retry_budget = retry_budget
         self.max_responses = max_responses
+        self.faults = faults
 
     async def run(
         self,
@@ -584,15 +620,22 @@ class TurnRunner:
             self.sink.emit(ModelRequestEvent.of(request))
             try:
                 response = await self.backend.complete(request, context)
-            except MalformedAnswerError as exc:
+            except TransientBackendError as exc:
                 # the server's fault, not the model's, and retried already: the turn is played
-                # by its fallback, like a model that did not act. The event records the failure
-                # so that a replay fails the same call the same way.
+                # by its fallback, like a model that did not act (an unreadable answer always;
+                # a failed request while the server is not down). The event records the failure
+                # so that a replay fails the same call the same way (as an unreadable answer).
+                if not isinstance(exc, MalformedAnswerError) and (
+                    self.faults is None or not self.faults.failed()
+                ):
+                    raise
                 responses += 1
                 faulted = True
                 errors.append(f"error: the server's answer could not be read ({exc})")
                 self.sink.emit(ModelResponseEvent.unreadable(actor, str(exc)))
                 break
+            if self.faults is not None:
+                self.faults.answered()
             responses += 1
             self.sink.emit(ModelResponseEvent.of(actor, response))
             if not response.tool_calls and specs:
@@ -601,9 +644,11 @@ class TurnRunner:
                     # the model wrote its call in the text (a template without tool support, a
                     # small model): it is applied as if sent, and the conversation shows it as
                     # a call so that the tool's answer follows a call of the same id
-                    self.sink.emit(RecoveryEvent(
-                        actor=actor, kind="calls_in_text", format=written.format, tool_calls=written.calls
-                    ))
+                    self.sink.emit(
+                        RecoveryEvent(
+                            actor=actor, kind="calls_in_text", format=written.format, tool_calls=written.calls
+                        )
+                    )
                     response = response.model_copy(
                         update={"content": written.remaining, "tool_calls": written.calls}
                     )
@@ -622,9 +667,8 @@ class TurnRunner:
                 continue
             if not response.tool_calls:
                 if wants_tool:
-                    error = (
-                        "error: you answered without calling a tool; call exactly one of: "
-                        + ", ".join(by_name)
+                    error = "error: you answered without calling a tool; call exactly one of: " + ", ".join(
+                        by_name
                     )
                     errors.append(error)
                     if reasked:

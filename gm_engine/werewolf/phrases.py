@@ -276,7 +276,21 @@ PATTERNS: tuple[Pattern, ...] = (
         sure=False,
         questions=True,
     ),
+    # 「占いCOある人いますか」: asking who has a claim to make
+    Pattern(
+        "request",
+        "{role}{honorific}?(?:の)?(?:CO|カミングアウト)(?:が|を|する|できる)?"
+        + _any("ある人 いる人 する人 できる人 の人 者")
+        + _any("は いますか います いる いない いませんか どなた 誰 だれ")
+        + "?(?:ですか|かな)?{end}",
+        questions=True,
+    ),
     # ---- claims
+    Pattern(
+        "claim",
+        "^" + _FILLER + "(?:CO|カミングアウト)" + _any("します する しました です") + "?[、:]"
+        "(?:真の?|本物の)?{role}" + _any("です だ で") + "?{stop}",
+    ),
     Pattern(
         "claim",
         "(?<!の){role}(?:として|で)?(?:CO|カミングアウト)"

@@ -66,6 +66,7 @@ from gm_engine.sessions.werewolf_offline import (
 from gm_engine.tools.base import (
     ModelRetry,
     Offer,
+    ServerFaults,
     Tool,
     ToolOutput,
     TurnError,
@@ -218,6 +219,7 @@ class WerewolfSession:
         self.io = io
         self.figures = SessionFigures()
         self.sink: EventSink = CountingSink(io.sink, self.figures)
+        self.server_faults = ServerFaults()  # a server failing now and then costs turns, not the game
         cast = tuple(personas) if personas is not None else load_personas()
         self.personas: dict[int, Persona] = {p.seat: p for p in cast}
         self.notes: dict[int, Notes] = {seat: Notes() for seat in self.personas}
@@ -410,7 +412,9 @@ class WerewolfSession:
         apply (discussion)."""
         turn = _Turn(seat=seat, number=number, sink=BufferSink())
         backend = self.seat_backends.get(seat, self.io.backend)
-        runner = TurnRunner(backend, turn.sink, retry_budget=self.options.retry_budget)
+        runner = TurnRunner(
+            backend, turn.sink, retry_budget=self.options.retry_budget, faults=self.server_faults
+        )
         messages = self._messages(seat, task, template, task_vars)
         context = self._context(seat, task, legal, number)
         try:
@@ -619,7 +623,7 @@ class WerewolfSession:
         pub = player_view(self.game, HUMAN_SEAT).public
         messages = [user_message(narrator_prompt(pub, event))]
         sink = BufferSink()
-        runner = TurnRunner(self.io.backend, sink, retry_budget=0)
+        runner = TurnRunner(self.io.backend, sink, retry_budget=0, faults=self.server_faults)
         day = self.game.phase.day
         public_log = tuple(pub.log)  # the narrator sees what P1 sees in public, nothing private
         names = ("", *(pub.name(seat) for seat in range(1, 10)))
