@@ -112,7 +112,15 @@ def test_systems_lists_every_system_with_its_help(capsys: pytest.CaptureFixture[
     assert status == 0
     heads = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
     assert heads == ["DiceBot", "Cthulhu", "Cthulhu7th", "TheOneRing2nd"]
-    assert "CC(x)<=n" in out
+    assert "CC(x)<=n 技能ロール" in out and "skill roll" not in out  # the player's language
+
+
+def test_systems_help_is_english_under_the_english_locale(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GM_LOCALE", "en")
+    status, out, _ = run(capsys, "systems")
+    assert status == 0 and "CC(x)<=n skill roll" in out and "技能ロール" not in out
 
 
 def test_bench_dice_prints_its_figures_without_judging_them(capsys: pytest.CaptureFixture[str]) -> None:
