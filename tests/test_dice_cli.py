@@ -112,17 +112,25 @@ def test_systems_lists_every_system_with_its_help(capsys: pytest.CaptureFixture[
     assert status == 0
     heads = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
     assert heads == ["DiceBot", "Cthulhu", "Cthulhu7th", "TheOneRing2nd"]
-    assert "CC(x)<=n" in out
+    assert "CC(x)<=n 技能ロール" in out and "skill roll" not in out  # the player's language
+
+
+def test_systems_help_is_english_under_the_english_locale(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GM_LOCALE", "en")
+    status, out, _ = run(capsys, "systems")
+    assert status == 0 and "CC(x)<=n skill roll" in out and "技能ロール" not in out
 
 
 def test_bench_dice_prints_its_figures_without_judging_them(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "bench", "dice", "--count", "60")
     lines = out.splitlines()
-    assert status == 0 and lines[0].startswith("mix: CC(1)<=50 [Cthulhu7th]")
-    assert any(line.startswith("60 commands in ") for line in lines)
-    assert lines[-1].endswith(" commands/s")
+    assert status == 0 and lines[0].startswith("コマンド: CC(1)<=50 [Cthulhu7th]")
+    assert any(line.startswith("60 コマンド: 実時間 ") for line in lines)
+    assert lines[-1].startswith("実時間あたり: 毎秒 ") and lines[-1].endswith(" コマンド")
     status, _, err = run(capsys, "bench", "dice", "--count", "0")
-    assert status == 2 and "--count" in err
+    assert status == 2 and err.strip() == "gm bench: --count は1以上にしてください"
 
 
 def test_rands_refuse_a_value_that_is_not_a_face_of_its_die(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -140,7 +141,8 @@ def test_cli_simulate_text_and_options(capsys: pytest.CaptureFixture[str]) -> No
     args = ["werewolf", "simulate", "--games", "10", "--madman-claims", "none", "--rounds", "1"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "村人陣営" in out and "games per second" in out
+    assert "村人陣営" in out and "1秒あたり" in out and "平均日数" in out
+    assert not re.search("[A-Za-z]{3,}", out.replace("CPU", "")), out  # the report in the player's language
 
 
 @pytest.mark.parametrize(

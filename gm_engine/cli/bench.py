@@ -12,6 +12,8 @@ from gm_engine.dice.engine import evaluate
 from gm_engine.dice.source import SeededSource
 from gm_engine.dice.system import GameSystem, UnknownSystemError
 from gm_engine.dice.systems.registry import get_system
+from gm_engine.messages import locale_from_env, render
+from gm_engine.messages import texts as t
 
 #: The benchmark mix: (system id, command), evaluated round-robin.
 DICE_MIX: tuple[tuple[str, str], ...] = (
@@ -39,7 +41,7 @@ def register(subparsers: Any) -> None:
 
 
 def _no_kind(args: argparse.Namespace) -> int:
-    print("gm bench: name a benchmark, e.g. `gm bench dice`", file=sys.stderr)
+    print(render(t.BenchNoKind(), locale_from_env()), file=sys.stderr)
     return 2
 
 
@@ -53,8 +55,7 @@ def resolve_mix(mix: tuple[tuple[str, str], ...] = DICE_MIX) -> list[tuple[GameS
             try:
                 systems[system_id] = get_system(system_id)
             except UnknownSystemError:
-                notice = f"gm bench: system {system_id} is not registered; skipping {command!r}"
-                print(notice, file=sys.stderr)
+                print(render(t.BenchSkipped(system_id, command), locale_from_env()), file=sys.stderr)
                 continue
         resolved.append((systems[system_id], command))
     return resolved
@@ -93,23 +94,25 @@ def run_dice_bench(
 
 
 def _bench_dice(args: argparse.Namespace) -> int:
+    locale = locale_from_env()
     mix = resolve_mix()
     if not mix:
-        print("gm bench: no command of the mix can run", file=sys.stderr)
+        print(render(t.BenchNothingRuns(), locale), file=sys.stderr)
         return 1
     if args.count is not None and args.count < 1:
-        print("gm bench: --count must be at least 1", file=sys.stderr)
+        print(render(t.BenchCountTooSmall(), locale), file=sys.stderr)
         return 2
     load_before = _load_average()
     done, elapsed, cpu = run_dice_bench(mix, count=args.count, seconds=args.seconds, seed=args.seed)
     commands = ", ".join(f"{command} [{system.id}]" for system, command in mix)
-    print(f"mix: {commands}")
+    print(render(t.BenchMix(commands), locale))
     if load_before is not None:
         # other work on the machine slows the wall-clock figure first; say how much there was
-        print(f"load average (1 min): {load_before:.2f} before, {_load_average() or 0.0:.2f} after")
-    print(f"{done} commands in {elapsed:.3f} s wall, {cpu:.3f} s CPU")
-    print(f"by CPU time: {done / cpu:.0f} commands/s" if cpu > 0 else "by CPU time: (too short to measure)")
-    print(f"{done / elapsed:.0f} commands/s")
+        after = _load_average() or 0.0
+        print(render(t.BenchLoad(f"{load_before:.2f}", f"{after:.2f}"), locale))
+    print(render(t.BenchDone(done, f"{elapsed:.3f}", f"{cpu:.3f}"), locale))
+    print(render(t.BenchCpuRate(f"{done / cpu:.0f}") if cpu > 0 else t.BenchCpuTooShort(), locale))
+    print(render(t.BenchWallRate(f"{done / elapsed:.0f}"), locale))
     return 0
 
 

@@ -15,7 +15,7 @@ from gm_engine.dice.engine import ErrorDetail, evaluate
 from gm_engine.dice.source import DiceError, DiceSource, QueueSource, SeededSource
 from gm_engine.dice.system import UnknownSystemError
 from gm_engine.dice.systems.registry import all_systems
-from gm_engine.messages import render
+from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import DiceLeftOver, NotACommand, SecretRoll, UnreadableCommand
 from gm_engine.safe_text import printable
 
@@ -97,7 +97,7 @@ def _roll(args: argparse.Namespace) -> int:
 def _systems(args: argparse.Namespace) -> int:
     for cls in all_systems():
         print(f"{cls.id}  ({cls.name})")
-        for line in cls.help_text.strip().splitlines():
+        for line in cls.help_in(locale_from_env()).strip().splitlines():
             print(f"    {line}")
     return 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -20,6 +20,9 @@ from gm_engine.cli._werewolf_options import add_option_arguments, options_from_a
 from gm_engine.cli._werewolf_play import add_play_command
 from gm_engine.werewolf.game import DealError, Game, check_composition
 from gm_engine.werewolf.records import Role
+
+if TYPE_CHECKING:
+    from gm_engine.messages import Message
 
 __all__ = ["add_option_arguments", "add_werewolf_parsers", "options_from_args", "parse_deal", "register"]
 
@@ -92,8 +95,13 @@ def _simulate(args: argparse.Namespace) -> int:
     if deal is not None:
         Game.from_deal(deal, options)  # a bad deal fails here, before any game
 
+    from gm_engine.messages import locale_from_env, render
+    from gm_engine.messages import texts as t
+
+    locale = locale_from_env()
+
     def progress(done: int, total: int) -> None:
-        print(f"  {done}/{total} games", file=sys.stderr, flush=True)
+        print(render(t.SimulateProgress(done, total), locale), file=sys.stderr, flush=True)
 
     long_run = args.games >= 5000
     report = simulate(
@@ -107,13 +115,16 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0
-    print(f"games: {report.games}  (seed {args.seed})")
+    lines: list[Message] = [t.SimulateGames(report.games, args.seed)]
     for team, count in report.wins.items():
         rate = count / report.games if report.games else 0.0
-        print(f"  {team}: {count} wins ({rate:.1%})")
-    print(f"average days: {report.average_days:.2f}")
-    print(f"average actions per game: {report.total_actions / report.games:.1f}")
-    print(f"games per second: {report.games_per_second:.1f}  ({report.seconds:.2f} s wall clock)")
-    cpu = report.cpu_seconds
-    print(f"games per CPU second: {report.games_per_cpu_second:.1f}  ({cpu:.2f} s of CPU, one core)")
+        lines.append(t.SimulateWins(team, count, f"{rate:.1%}"))
+    lines += [
+        t.SimulateDays(f"{report.average_days:.2f}"),
+        t.SimulateActions(f"{report.total_actions / report.games:.1f}"),
+        t.SimulateSpeed(f"{report.games_per_second:.1f}", f"{report.seconds:.2f}"),
+        t.SimulateCpuSpeed(f"{report.games_per_cpu_second:.1f}", f"{report.cpu_seconds:.2f}"),
+    ]
+    for line in lines:
+        print(render(line, locale))
     return 0

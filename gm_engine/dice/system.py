@@ -147,7 +147,15 @@ class GameSystem:
     #: BCDice's ``SORT_KEY``: the name in kana without voicing marks, by which BCDice
     #: and BCDice-API order the systems.
     sort_key: ClassVar[str] = ""
+    #: What the commands are, in the game's language (BCDice's ``HELP_MESSAGE`` is Japanese,
+    #: and BCDice-API's ``help_message`` carries it); :attr:`help_text_en` in English.
     help_text: ClassVar[str] = ""
+    help_text_en: ClassVar[str] = ""
+
+    @classmethod
+    def help_in(cls, locale: Locale) -> str:
+        """The help text in ``locale`` (the Japanese one where there is no English)."""
+        return cls.help_text_en if locale == "en" and cls.help_text_en else cls.help_text
     #: BCDice's ``register_prefix`` list: the system's command prefixes as regexp source,
     #: from which BCDice-API builds the ``command_pattern`` a chat client tests lines
     #: with (:mod:`gm_engine.serve.bcdice_api`). The engine itself matches with

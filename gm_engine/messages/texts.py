@@ -2987,3 +2987,131 @@ class UnknownNotProbed(Message):
     """Why a flag is unknown: its probe was not made."""
 
     key: ClassVar[str] = "doctor.unknown_not_probed"
+
+
+# ---------------------------------------------------------------- gm werewolf simulate and gm bench
+
+
+class SimulateGames(Message):
+    """The number of simulated games and their seed."""
+
+    key: ClassVar[str] = "simulate.games"
+    games: int
+    seed: int
+
+
+class SimulateWins(Message):
+    """One team's wins and their share (``rate`` already formatted)."""
+
+    key: ClassVar[str] = "simulate.wins"
+    team: str
+    count: int
+    rate: str
+
+
+class SimulateDays(Message):
+    """The mean length of a game in days."""
+
+    key: ClassVar[str] = "simulate.days"
+    days: str
+
+
+class SimulateActions(Message):
+    """The mean number of actions a game."""
+
+    key: ClassVar[str] = "simulate.actions"
+    actions: str
+
+
+class SimulateSpeed(Message):
+    """Games per wall-clock second."""
+
+    key: ClassVar[str] = "simulate.speed"
+    rate: str
+    seconds: str
+
+
+class SimulateCpuSpeed(Message):
+    """Games per CPU second."""
+
+    key: ClassVar[str] = "simulate.cpu_speed"
+    rate: str
+    seconds: str
+
+
+class SimulateProgress(Message):
+    """How far a long simulation has come."""
+
+    key: ClassVar[str] = "simulate.progress"
+    done: int
+    total: int
+
+
+class BenchNoKind(Message):
+    """``gm bench`` without a benchmark named."""
+
+    key: ClassVar[str] = "bench.no_kind"
+
+
+class BenchSkipped(Message):
+    """A command of the mix whose system is not registered."""
+
+    key: ClassVar[str] = "bench.skipped"
+    system: str
+    command: str
+
+
+class BenchNothingRuns(Message):
+    """No command of the mix can run."""
+
+    key: ClassVar[str] = "bench.nothing_runs"
+
+
+class BenchCountTooSmall(Message):
+    """``--count`` below 1."""
+
+    key: ClassVar[str] = "bench.count_too_small"
+
+
+class BenchMix(Message):
+    """The commands the benchmark runs."""
+
+    key: ClassVar[str] = "bench.mix"
+    commands: str
+
+
+class BenchLoad(Message):
+    """The machine's load average around the run."""
+
+    key: ClassVar[str] = "bench.load"
+    before: str
+    after: str
+
+
+class BenchDone(Message):
+    """How many commands ran in how long."""
+
+    key: ClassVar[str] = "bench.done"
+    count: int
+    wall: str
+    cpu: str
+
+
+class BenchCpuRate(Message):
+    """Commands per CPU second."""
+
+    key: ClassVar[str] = "bench.cpu_rate"
+    rate: str
+
+
+class BenchCpuTooShort(Message):
+    """A run too short for a CPU figure."""
+
+    key: ClassVar[str] = "bench.cpu_too_short"
+
+
+class BenchWallRate(Message):
+    """Commands per wall-clock second."""
+
+    key: ClassVar[str] = "bench.wall_rate"
+    rate: str

@@ -223,6 +223,11 @@ class Cthulhu(GameSystem):
     sort_key = "くとうるふしんわTRPG"
     prefixes = ("CCB?", "RESB?", "CBRB?")
     help_text = (
+        "CC<=n（1%ルール: 1でクリティカル、100でファンブル）と CCB<=n（5%ルール: 1〜5と96〜100）、"
+        "n/5 以下でスペシャル。CC(x)<=n は故障ナンバー x つき。RES(a-p) / RESB(a-p) は抵抗ロール、"
+        "CBR(x,y) / CBRB(x,y) は組み合わせロール。"
+    )
+    help_text_en = (
         "CC<=n (1% rule: critical 1, fumble 100) and CCB<=n (5% rule: 1-5, 96-100); special at n/5. "
         "CC(x)<=n with malfunction number x. RES(a-p) / RESB(a-p) resistance roll. "
         "CBR(x,y) / CBRB(x,y) combined roll."

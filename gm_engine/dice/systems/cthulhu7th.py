@@ -355,6 +355,12 @@ class Cthulhu7th(GameSystem):
     sort_key = "しんくとうるふしんわTRPG"
     prefixes = ("CC", "CBR", "FAR", "BMR", "BMS", "FCL", "FCM", "PH", "MA")
     help_text = (
+        "CC(x)<=n 技能ロール（x はボーナス(+)・ペナルティ(-)ダイスの数）、n の後に難易度 r h e c（CC<=70h）。"
+        "CBR(x,y) 組み合わせロール。FAR(w,x,y,z,d,v) フルオート射撃: 弾数、技能値、故障ナンバー、"
+        "ボーナスダイス -2〜2、止める難易度 r / h / e、一斉射撃の弾数。表 BMR BMS PH MA FCL FCM"
+        "（$GM_TABLES_DIR に Cthulhu7th の表パックが必要）。"
+    )
+    help_text_en = (
         "CC(x)<=n skill roll, x = bonus(+)/penalty(-) dice; difficulty letter r h e c after n "
         "(CC<=70h). CBR(x,y) combined roll. FAR(w,x,y,z,d,v) full auto: bullets, skill, "
         "malfunction number, bonus dice -2..2, stop at difficulty r/h/e, volley size. "

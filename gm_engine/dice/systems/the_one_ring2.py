@@ -216,6 +216,11 @@ class TheOneRing2nd(GameSystem):
     sort_key = "ひとつのゆひわゆひわものかたりTRPG2"
     prefixes = (r"\d+RG", "FD")
     help_text = (
+        "nRG[x][@y][Az][f][i][w][m]: 難易度 n、技量ダイス x 個、判定ダイスが y 以上で痛打、修正 z。"
+        "f 有利、i 不利、w 疲労、m 絶望（それぞれ 1|0 で切り替えもできます。例 13RG3@10A1f）。"
+        "FD[x][f][i]: 表に使う判定ダイス（修正 x）。"
+    )
+    help_text_en = (
         "nRG[x][@y][Az][f][i][w][m]: target number n, x success dice, piercing blow at feat die >= y, "
         "modifier z; f favoured, i ill-favoured, w weary, m miserable, each with an optional "
         "switch 1|0 (13RG3@10A1f). FD[x][f][i]: feat die for tables with modifier x."
