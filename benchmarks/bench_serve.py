@@ -177,12 +177,15 @@ class TableRun:
     next_seconds: list[float] = field(default_factory=list)
     """From sending each answer to the first pushed view after it with new screen lines, a
     new question or the end (what comes of the answer; with the game's own work in it)."""
+    frames: int = 0
+    """How many views the event stream pushed."""
 
 
 def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
     """Play ``seat`` to its end: read the seat's server-sent events, answer each new question."""
     answered_version = -1
     nexts: list[float] = []
+    frames = 0
     waiting: tuple[float, int] | None = None  # an answer's sending time, and the line count then
     request = urllib.request.Request(
         f"{client.base}/api/tables/{seat.table_id}/events", headers={"authorization": f"Bearer {seat.token}"}
@@ -200,6 +203,7 @@ def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
                 continue
             view = json.loads("\n".join(data))
             data = []
+            frames += 1
             status = view["status"]
             message = str(view.get("message", ""))
             if waiting is not None and (
@@ -217,9 +221,9 @@ def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
                 if seat.answer(client, view["question"]) != "refused":
                     waiting = (sent, int(view["line_count"]))
             if time.monotonic() > deadline:
-                return TableRun(seat.answer_seconds, False, "out of time", seat.server_timings, nexts)
+                return TableRun(seat.answer_seconds, False, "out of time", seat.server_timings, nexts, frames)
     failed = "" if status == "finished" else f"{status}: {message}"
-    return TableRun(seat.answer_seconds, status == "finished", failed, seat.server_timings, nexts)
+    return TableRun(seat.answer_seconds, status == "finished", failed, seat.server_timings, nexts, frames)
 
 
 def _rss_bytes(pid: int) -> int:
@@ -251,6 +255,7 @@ class TablesFigures:
     mb_per_table: float
     server_cpu_per_table: float
     client_cpu_per_table: float
+    frames_per_table: float
     phases: tuple[tuple[str, float, float], ...]
     """Each ``Server-Timing`` phase of an answer, and the client's share (its time less the
     server's total): name, p50 ms, p95 ms."""
@@ -333,6 +338,7 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
         mb_per_table=(peak - baseline) / tables / 2**20,
         server_cpu_per_table=cpu / max(1, finished),
         client_cpu_per_table=client_cpu / max(1, finished),
+        frames_per_table=sum(run.frames for run in runs) / max(1, len(runs)),
         phases=phases,
         errors=tuple(sorted({run.error for run in runs if run.error})),
     )
@@ -367,13 +373,14 @@ def bench_tables(tables: int, databases: list[str], processes: list[int]) -> Non
     print(f"{tables} werewolf tables at once, offline personas, a scripted P1 over HTTP (SSE + POST)")
     print(
         f"{'database':<12}{'procs':>6}{'finished':>10}{'tables/min':>12}{'p50 ms':>9}{'p95 ms':>9}"
-        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}"
+        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}{'frames':>8}"
     )
     for figures in results:
         print(
             f"{figures.database:<12}{figures.processes:>6}{figures.finished:>10}{figures.tables_per_minute:>12.1f}"
             f"{figures.p50_ms:>9.1f}{figures.p95_ms:>9.1f}{figures.answers:>9}{figures.mb_per_table:>10.2f}"
             f"{figures.server_cpu_per_table:>13.2f}{figures.client_cpu_per_table:>12.2f}"
+            f"{figures.frames_per_table:>8.0f}"
         )
         print(
             "    an answer's time (p50/p95 ms): "

@@ -731,3 +731,31 @@ def test_an_answer_stored_and_not_yet_taken_is_taken_by_the_resumed_table(
         taker.leave(here)  # the first session goes on, and finds its lease gone
         if second is not None:
             second.close()
+
+
+def test_an_event_streams_frame_is_the_view_as_json(store: TableStore) -> None:
+    """What the event stream sends (``LiveTable.frame``, its texts kept between messages) is
+    the view itself, at every question of a game and from any line on."""
+    runtime = TableRuntime(store, seeds=fixed_seeds(3))
+    try:
+        live = runtime.live(runtime.create_table(WerewolfTableConfig(role=2)).table_id)
+        assert live is not None
+        compared = 0
+        while True:
+            view = wait_question(live)
+            for after in (0, 3, int(str(view["line_count"])), 10**6):
+                frame = live.frame(after)
+                again = live.view(after)
+                if frame.version == again["version"]:  # else the table moved meanwhile
+                    assert json.loads(frame.text) == again
+                    assert (frame.line_count, frame.status) == (again["line_count"], again["status"])
+                    compared += 1
+            if view["status"] != "running":
+                break
+            question = view["question"]
+            assert isinstance(question, dict)
+            live.submit(simple_answer(question))
+        assert compared > 20
+        assert json.loads(live.frame().text)["status"] == "finished"
+    finally:
+        runtime.close()

@@ -342,12 +342,12 @@ async def _event_stream(request: Request, live: LiveTable, after: int) -> AsyncI
     try:
         while True:
             changed.clear()
-            view = live.view(after)
-            if view["version"] != version:
-                version = int(view["version"])
-                after = int(view["line_count"])
-                yield f"data: {json.dumps(view, ensure_ascii=False)}\n\n"
-            if view["status"] in _ENDED:
+            frame = live.frame(after)  # made cheaply: the loop serves every table's stream
+            if frame.version != version:
+                version = frame.version
+                after = frame.line_count
+                yield f"data: {frame.text}\n\n"
+            if frame.status in _ENDED:
                 return
             try:
                 await asyncio.wait_for(changed.wait(), KEEPALIVE_SECONDS)

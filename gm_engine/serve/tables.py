@@ -82,6 +82,7 @@ __all__ = [
     "TICK_SECONDS",
     "AdventureTableConfig",
     "CreatedTable",
+    "Frame",
     "KeptAnswer",
     "LiveTable",
     "StoreOutput",
@@ -412,6 +413,21 @@ class KeptAnswer:
         return KeptAnswer(at, question, text)
 
 
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A view as an event stream sends it (:meth:`LiveTable.frame`)."""
+
+    text: str
+    """The view's JSON: one line, the object :meth:`LiveTable.view` returns."""
+    version: int
+    line_count: int
+    status: Status
+
+
+def _json_text(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 class _Watcher:
     """An event stream of the table's view: its loop, its event, whether a push is due."""
 
@@ -460,6 +476,12 @@ class LiveTable:
         self._watchers: set[_Watcher] = set()
         self._output: StoreOutput | None = None
         self._asked_at: KeptAnswer | None = None  # where the question now asked was asked
+        # the JSON text of the panel and the question, and which ones it is of (see frame)
+        self._panel_of: Panel | None = None
+        self._panel_text = "null"
+        self._question_of: dict[str, Any] | None = None
+        self._question_text = "null"
+        self._head = ""
         self._kept: KeptAnswer | None = None  # an answer stored before a restart, not yet taken
         self.turns = turns or TurnTaker()
         self.turn = self.turns.turn()
@@ -706,6 +728,34 @@ class LiveTable:
                 "question": self.question,
                 "input_limit": self.config.input_limit(),
             }
+
+    def frame(self, after: int = 0) -> Frame:
+        """:meth:`view` as the JSON text an event stream sends (the same object), with its
+        version, line count and status: the panel's and the question's text are made once
+        each, when they changed, not once a message, so an event stream's message costs
+        little more than its new lines."""
+        with self._cond:
+            start = max(0, min(after, len(self.lines)))
+            if self.panel is not self._panel_of:  # a panel is replaced, never changed in place
+                self._panel_of, self._panel_text = self.panel, _json_text(self.panel)
+            if self.question is not self._question_of:
+                self._question_of, self._question_text = self.question, _json_text(self.question)
+            head = self._head or self._make_head()
+            text = (
+                f'{head},"version":{self.version},"status":"{self.status}",'
+                f'"message":{_json_text(self.message)},"from":{start},'
+                f'"lines":{_json_text(self.lines[start:])},"line_count":{len(self.lines)},'
+                f'"panel":{self._panel_text},"question":{self._question_text}}}'
+            )
+            return Frame(text, self.version, len(self.lines), self.status)
+
+    def _make_head(self) -> str:
+        self._head = (
+            f'{{"table_id":{_json_text(self.row.table_id)},"kind":{_json_text(self.row.kind)},'
+            f'"title":{_json_text(printable(self.row.title, newlines=False))},"epoch":{self.epoch},'
+            f'"input_limit":{self.config.input_limit()}'
+        )
+        return self._head
 
     def subscribe(self) -> asyncio.Event:
         """An event of the running loop, set whenever the view changes (clear it, read the
