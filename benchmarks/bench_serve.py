@@ -12,12 +12,17 @@ server-sent events and posts an answer whenever a question is asked. One or two
 and each drives those it opened). Printed: tables finished per minute (wall clock, from
 the first table opened to the last finished), the p50/p95 latency of a human action (an
 answer's POST until the server replies: it replies once the answer is stored, before the
-session takes it) with where that time went (the server's ``Server-Timing`` phases, and
-the client's share: its time less the server's; "next view" is the time from the POST to
-the first pushed view with new lines, a new question or the end: what comes of the answer,
-with the game's own work in it), the servers' resident memory per table (peak while every table is
-open, less the servers' memory before the first one, divided by the tables), and the
-servers' CPU seconds per table (and the benchmark's own, the scripted clients').
+session takes it), the servers' resident memory per table (peak while every table is
+open, less the servers' memory before the first one, divided by the tables), the servers'
+CPU seconds per table and the benchmark's own (the scripted clients'), and how many views
+a table's event stream pushed. Below, where an answer's time went: the server's
+``Server-Timing`` phases (see gm_engine.serve.app), the client's share (its time less the
+server's total: the request's way in and out, the event loop's delay before the handler
+runs), and "next view", from the POST to the first pushed view with new lines, a new
+question or the end (what comes of the answer, the game's own work in it). The client is
+cheap beside the server (its CPU is printed), so its threads are not what is measured;
+run against another checkout's server by starting this file with that checkout's Python
+(``/path/.venv/bin/python benchmarks/bench_serve.py``: the server is the ``gm`` beside it).
 
 ``store``: what one append costs (one transcript line in its own transaction, durable
 when it returns: SQLite ``synchronous=FULL``, PostgreSQL ``synchronous_commit=on`` with

@@ -71,7 +71,9 @@ class ServeClient:
     def exchange(
         self, method: str, path: str, body: object | None = None, token: str | None = None
     ) -> tuple[int, bytes, dict[str, str]]:
-        """One request, as :meth:`request`, with the response's headers (names lower-case)."""
+        """One request, as :meth:`request`, with the response's headers (names lower-case):
+        every request of this client goes through here (a subclass routing requests, such as
+        a test's load balancer, overrides this)."""
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(f"{self.base}{path}", data=data, method=method)
         if data is not None:
