@@ -11,10 +11,18 @@ server-sent events and posts an answer whenever a question is asked. One or two
 ``gm serve`` processes on one database (with two, the tables are opened on each in turn,
 and each drives those it opened). Printed: tables finished per minute (wall clock, from
 the first table opened to the last finished), the p50/p95 latency of a human action (an
-answer's POST until the server replies: it replies once the session took the answer and
-its line is stored), the servers' resident memory per table (peak while every table is
-open, less the servers' memory before the first one, divided by the tables), and the
-servers' CPU seconds per table.
+answer's POST until the server replies: it replies once the answer is stored, before the
+session takes it), the servers' resident memory per table (peak while every table is
+open, less the servers' memory before the first one, divided by the tables), the servers'
+CPU seconds per table and the benchmark's own (the scripted clients'), and how many views
+a table's event stream pushed. Below, where an answer's time went: the server's
+``Server-Timing`` phases (see gm_engine.serve.app), the client's share (its time less the
+server's total: the request's way in and out, the event loop's delay before the handler
+runs), and "next view", from the POST to the first pushed view with new lines, a new
+question or the end (what comes of the answer, the game's own work in it). The client is
+cheap beside the server (its CPU is printed), so its threads are not what is measured;
+run against another checkout's server by starting this file with that checkout's Python
+(``/path/.venv/bin/python benchmarks/bench_serve.py``: the server is the ``gm`` beside it).
 
 ``store``: what one append costs (one transcript line in its own transaction, durable
 when it returns: SQLite ``synchronous=FULL``, PostgreSQL ``synchronous_commit=on`` with
@@ -40,7 +48,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,11 +178,20 @@ class TableRun:
     answer_seconds: list[float]
     finished: bool
     error: str = ""
+    server_timings: list[dict[str, float]] = field(default_factory=list)
+    next_seconds: list[float] = field(default_factory=list)
+    """From sending each answer to the first pushed view after it with new screen lines, a
+    new question or the end (what comes of the answer; with the game's own work in it)."""
+    frames: int = 0
+    """How many views the event stream pushed."""
 
 
 def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
     """Play ``seat`` to its end: read the seat's server-sent events, answer each new question."""
     answered_version = -1
+    nexts: list[float] = []
+    frames = 0
+    waiting: tuple[float, int] | None = None  # an answer's sending time, and the line count then
     request = urllib.request.Request(
         f"{client.base}/api/tables/{seat.table_id}/events", headers={"authorization": f"Bearer {seat.token}"}
     )
@@ -191,17 +208,27 @@ def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
                 continue
             view = json.loads("\n".join(data))
             data = []
+            frames += 1
             status = view["status"]
             message = str(view.get("message", ""))
+            if waiting is not None and (
+                view["line_count"] > waiting[1]
+                or view["question"] is not None
+                or status not in ("starting", "running")
+            ):
+                nexts.append(time.perf_counter() - waiting[0])
+                waiting = None
             if status not in ("starting", "running"):
                 break
             if view["question"] is not None and view["version"] > answered_version:
                 answered_version = view["version"]
-                seat.answer(client, view["question"])
+                sent = time.perf_counter()
+                if seat.answer(client, view["question"]) != "refused":
+                    waiting = (sent, int(view["line_count"]))
             if time.monotonic() > deadline:
-                return TableRun(seat.answer_seconds, False, "out of time")
+                return TableRun(seat.answer_seconds, False, "out of time", seat.server_timings, nexts, frames)
     failed = "" if status == "finished" else f"{status}: {message}"
-    return TableRun(seat.answer_seconds, status == "finished", failed)
+    return TableRun(seat.answer_seconds, status == "finished", failed, seat.server_timings, nexts, frames)
 
 
 def _rss_bytes(pid: int) -> int:
@@ -232,6 +259,11 @@ class TablesFigures:
     answers: int
     mb_per_table: float
     server_cpu_per_table: float
+    client_cpu_per_table: float
+    frames_per_table: float
+    phases: tuple[tuple[str, float, float], ...]
+    """Each ``Server-Timing`` phase of an answer, and the client's share (its time less the
+    server's total): name, p50 ms, p95 ms."""
     errors: tuple[str, ...]
 
 
@@ -255,6 +287,7 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         started = time.perf_counter()
+        client_cpu_before = time.process_time()
         deadline = time.monotonic() + 3600
         runs: list[TableRun] = []
         lock = threading.Lock()
@@ -278,11 +311,26 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
         sampling.set()
         sampler.join()
         cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
+        client_cpu = time.process_time() - client_cpu_before
     finally:
         for server in servers:
             server.stop()
     latencies = [seconds for run in runs for seconds in run.answer_seconds]
     finished = sum(run.finished for run in runs)
+    by_phase: dict[str, list[float]] = {}
+    for run in runs:
+        for seconds, timing in zip(run.answer_seconds, run.server_timings, strict=True):
+            for name, value in timing.items():
+                by_phase.setdefault(name, []).append(value)
+            if "total" in timing:
+                by_phase.setdefault("client", []).append(seconds - timing["total"])
+    nexts = [seconds for run in runs for seconds in run.next_seconds]
+    if nexts:
+        by_phase["next view"] = nexts
+    phases = tuple(
+        (name, statistics.median(values) * 1000, _percentile(values, 0.95) * 1000)
+        for name, values in by_phase.items()
+    )
     return TablesFigures(
         database=label,
         processes=processes,
@@ -294,6 +342,9 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
         answers=len(latencies),
         mb_per_table=(peak - baseline) / tables / 2**20,
         server_cpu_per_table=cpu / max(1, finished),
+        client_cpu_per_table=client_cpu / max(1, finished),
+        frames_per_table=sum(run.frames for run in runs) / max(1, len(runs)),
+        phases=phases,
         errors=tuple(sorted({run.error for run in runs if run.error})),
     )
 
@@ -327,13 +378,18 @@ def bench_tables(tables: int, databases: list[str], processes: list[int]) -> Non
     print(f"{tables} werewolf tables at once, offline personas, a scripted P1 over HTTP (SSE + POST)")
     print(
         f"{'database':<12}{'procs':>6}{'finished':>10}{'tables/min':>12}{'p50 ms':>9}{'p95 ms':>9}"
-        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}"
+        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}{'frames':>8}"
     )
     for figures in results:
         print(
             f"{figures.database:<12}{figures.processes:>6}{figures.finished:>10}{figures.tables_per_minute:>12.1f}"
             f"{figures.p50_ms:>9.1f}{figures.p95_ms:>9.1f}{figures.answers:>9}{figures.mb_per_table:>10.2f}"
-            f"{figures.server_cpu_per_table:>13.2f}"
+            f"{figures.server_cpu_per_table:>13.2f}{figures.client_cpu_per_table:>12.2f}"
+            f"{figures.frames_per_table:>8.0f}"
+        )
+        print(
+            "    an answer's time (p50/p95 ms): "
+            + ", ".join(f"{name} {p50:.1f}/{p95:.1f}" for name, p50, p95 in figures.phases)
         )
         for error in figures.errors:
             print(f"    error: {error}")

@@ -8,6 +8,7 @@ a game driven by it is the same game wherever it is interrupted and resumed.
 
 from __future__ import annotations
 
+import http.client
 import json
 import time
 import urllib.error
@@ -15,7 +16,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["HTTPFailure", "ServeClient", "TableSeat", "scripted_answer"]
+__all__ = ["HTTPFailure", "ServeClient", "TableSeat", "scripted_answer", "server_timing"]
 
 
 class HTTPFailure(RuntimeError):
@@ -37,6 +38,21 @@ def scripted_answer(question: dict[str, Any]) -> str:
     return "次へ"
 
 
+def server_timing(header: str) -> dict[str, float]:
+    """A ``Server-Timing`` header's phases: name → seconds (a phase without a duration is left out)."""
+    phases: dict[str, float] = {}
+    for part in header.split(","):
+        name, _, rest = part.strip().partition(";")
+        for parameter in rest.split(";"):
+            key, _, value = parameter.strip().partition("=")
+            if key == "dur" and name:
+                try:
+                    phases[name] = float(value) / 1000
+                except ValueError:
+                    continue
+    return phases
+
+
 @dataclass
 class ServeClient:
     """Requests to one ``gm serve`` at ``base`` (``http://127.0.0.1:PORT``)."""
@@ -49,6 +65,15 @@ class ServeClient:
     ) -> tuple[int, bytes]:
         """One request; the status and the body (an error status is returned, not raised;
         a refused connection is status 0)."""
+        status, data, _headers = self.exchange(method, path, body, token)
+        return status, data
+
+    def exchange(
+        self, method: str, path: str, body: object | None = None, token: str | None = None
+    ) -> tuple[int, bytes, dict[str, str]]:
+        """One request, as :meth:`request`, with the response's headers (names lower-case):
+        every request of this client goes through here (a subclass routing requests, such as
+        a test's load balancer, overrides this)."""
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(f"{self.base}{path}", data=data, method=method)
         if data is not None:
@@ -58,11 +83,12 @@ class ServeClient:
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 status: int = response.status
-                return status, response.read()
+                headers = {name.lower(): value for name, value in response.headers.items()}
+                return status, response.read(), headers
         except urllib.error.HTTPError as error:
-            return error.code, error.read()
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
-            return 0, str(error).encode()
+            return error.code, error.read(), {}
+        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as error:
+            return 0, str(error).encode(), {}  # (a reply cut short: the server died while sending it)
 
     def json(self, method: str, path: str, body: object | None = None, token: str | None = None) -> Any:
         """One request whose success is JSON.
@@ -94,6 +120,8 @@ class TableSeat:
     answer_seconds: list[float] = field(default_factory=list)
     """Wall-clock seconds from sending each answer to the server's reply (it replies once
     the session took the answer and recorded it)."""
+    server_timings: list[dict[str, float]] = field(default_factory=list)
+    """Each answer's ``Server-Timing`` phases, in seconds (see :func:`server_timing`)."""
 
     def view(self, client: ServeClient) -> dict[str, Any] | None:
         """The seat's view, its new lines added to :attr:`lines`; None while no server drives
@@ -133,7 +161,7 @@ class TableSeat:
         """Send the scripted answer to ``question``; the reply's status (``taken``, ``asked``,
         ``ended``, ``recorded``), or ``refused`` when the table was not asking (it moved on)."""
         started = time.perf_counter()
-        status, data = client.request(
+        status, data, headers = client.exchange(
             "POST", f"/api/tables/{self.table_id}/answer", {"text": scripted_answer(question)}, self.token
         )
         if status == 409:
@@ -141,6 +169,7 @@ class TableSeat:
         if status != 200:
             raise HTTPFailure(status, data.decode("utf-8", "replace"))
         self.answer_seconds.append(time.perf_counter() - started)
+        self.server_timings.append(server_timing(headers.get("server-timing", "")))
         self.answers += 1
         return str(json.loads(data)["status"])
 

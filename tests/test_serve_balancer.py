@@ -36,19 +36,19 @@ class RoundRobin(ServeClient):
     """(process index, path, status) of every request."""
     _next: int = 0
 
-    def request(
+    def exchange(
         self, method: str, path: str, body: object | None = None, token: str | None = None
-    ) -> tuple[int, bytes]:
+    ) -> tuple[int, bytes, dict[str, str]]:
         """Send the request to the next live process."""
         for _ in range(len(self.servers)):
             index = self._next % len(self.servers)
             self._next += 1
             server = self.servers[index]
             if server.process.poll() is None:
-                status, data = server.client.request(method, path, body, token)
+                status, data, headers = server.client.exchange(method, path, body, token)
                 self.served.append((index, path.split("?")[0], status))
-                return status, data
-        return 0, b"no live process"
+                return status, data, headers
+        return 0, b"no live process", {}
 
 
 @pytest.fixture

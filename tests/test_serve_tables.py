@@ -680,3 +680,82 @@ def test_a_game_is_the_same_alone_and_among_busy_tables(store: TableStore) -> No
 def test_a_lease_shorter_than_two_ticks_is_refused(lease: float, tick: float) -> None:
     with pytest.raises(ValueError, match="two ticks"):
         TableRuntime(MemoryStore(), lease_seconds=lease, tick_seconds=tick)
+
+
+def _inputs(store: TableStore, table_id: str) -> int:
+    """How many answers of P1's the table's stored lines record."""
+    return sum(json.loads(line)["type"] == "human_input" for line in store.read_lines(table_id))
+
+
+@pytest.mark.parametrize("way", ["accept", "submit"])
+def test_an_answer_stored_and_not_yet_taken_is_taken_by_the_resumed_table(
+    store: TableStore, tmp_path: Path, way: str
+) -> None:
+    """P1's answer is stored before it is acknowledged: the process stops (its one run slot
+    held here, so its session never records the answer) and another runtime resumes the
+    table, which takes the stored answer at that very question instead of asking it again."""
+    taker = TurnTaker(slots=1, slice_seconds=3600)
+    first = TableRuntime(store, holder="first", seeds=fixed_seeds(5), turns=taker)
+    here = taker.turn()
+    second: TableRuntime | None = None
+    try:
+        created = first.create_table(WerewolfTableConfig(role=3))
+        live = first.live(created.table_id)
+        assert live is not None
+        play(live, answers=2)
+        question = wait_question(live)["question"]
+        assert isinstance(question, dict)
+        answered = _inputs(store, created.table_id)
+        taker.checkpoint(here)  # the slot is the test's: the session cannot go on with the answer
+        if way == "accept":
+            done = live.accept(simple_answer(question))
+        else:
+            done = live.submit(simple_answer(question), timeout=0.2)
+        assert done.status == "recorded"
+        assert _inputs(store, created.table_id) == answered  # not taken: stored aside
+        first.close(timeout=0.2)  # its lease is given up; its session is still stuck
+        second = TableRuntime(store, holder="second")
+        second.start()
+        again = second.live(created.table_id)
+        assert again is not None
+        wait_question(again)
+        assert _inputs(store, created.table_id) == answered + 1  # taken, not asked again
+        end = play(again)
+        assert end["status"] == "finished", end["message"]
+        data = second.transcript(created.table_id)
+        assert data is not None
+        path = tmp_path / "resumed.jsonl"
+        path.write_bytes(data)
+        assert replay_file(path).ok
+    finally:
+        taker.leave(here)  # the first session goes on, and finds its lease gone
+        if second is not None:
+            second.close()
+
+
+def test_an_event_streams_frame_is_the_view_as_json(store: TableStore) -> None:
+    """What the event stream sends (``LiveTable.frame``, its texts kept between messages) is
+    the view itself, at every question of a game and from any line on."""
+    runtime = TableRuntime(store, seeds=fixed_seeds(3))
+    try:
+        live = runtime.live(runtime.create_table(WerewolfTableConfig(role=2)).table_id)
+        assert live is not None
+        compared = 0
+        while True:
+            view = wait_question(live)
+            for after in (0, 3, int(str(view["line_count"])), 10**6):
+                frame = live.frame(after)
+                again = live.view(after)
+                if frame.version == again["version"]:  # else the table moved meanwhile
+                    assert json.loads(frame.text) == again
+                    assert (frame.line_count, frame.status) == (again["line_count"], again["status"])
+                    compared += 1
+            if view["status"] != "running":
+                break
+            question = view["question"]
+            assert isinstance(question, dict)
+            live.submit(simple_answer(question))
+        assert compared > 20
+        assert json.loads(live.frame().text)["status"] == "finished"
+    finally:
+        runtime.close()

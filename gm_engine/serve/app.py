@@ -18,8 +18,12 @@ API (JSON):
 * with the seat's token: ``GET /api/tables/{id}/view?after=N`` (the seat's view, see
   :meth:`~gm_engine.serve.tables.LiveTable.view`), ``GET /api/tables/{id}/events?after=N``
   (server-sent events: the view again, from line ``after`` on, whenever it changes),
-  ``POST /api/tables/{id}/answer`` ``{"text"}`` (P1's answer; 409 ``{"error"}`` when it is
-  refused before the session sees it), ``GET /api/tables/{id}/transcript`` (after the end:
+  ``POST /api/tables/{id}/answer`` ``{"text"}`` (P1's answer, ``{"status": "recorded",
+  "lines": []}`` once it is stored, before the session takes it: what comes of it, a
+  refusal included, is pushed on the event stream; 409 ``{"error"}`` when it is refused
+  before the session sees it; a ``Server-Timing`` header says where the wait went:
+  finding the table, reading the body, the phases of :attr:`~gm_engine.serve.tables.Submitted.timings`,
+  the thread pool's hops), ``GET /api/tables/{id}/transcript`` (after the end:
   the transcript ``gm replay`` reads; 409 before).
 
 A table's view and answers live in the process that drives it (holds its lease). Several
@@ -43,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from typing import Any
@@ -119,6 +124,11 @@ def _token(request: Request) -> str:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _server_timing(phases: Sequence[tuple[str, float]]) -> str:
+    """A ``Server-Timing`` header: each phase's duration in milliseconds."""
+    return ", ".join(f"{name};dur={seconds * 1000:.2f}" for name, seconds in phases)
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -199,6 +209,14 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
 
     forwarder = Forwarder()
 
+    def here(request: Request) -> LiveTable | None:
+        """The table if it is driven here and the token's seat was looked up before: found
+        without a read of the store, so on the event loop, without a thread's hop."""
+        grant = runtime.known_seat(_token(request))
+        if grant is None or grant.table_id != request.path_params["table_id"]:
+            return None
+        return runtime.live(grant.table_id)
+
     def locate(request: Request) -> LiveTable | Response | str:
         """The table driven here, a response, or the base URL of the process driving it."""
         if seat(request) is None:
@@ -222,6 +240,11 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
             return finished.screen(row)  # rebuilt from the store: nobody here holds its screen
         return _error("この卓は今このサーバーでは進んでいません。少し待って読み込み直してください。", 503)
 
+    async def find(request: Request) -> LiveTable | Response | str:
+        """:func:`locate`, on the loop when the table is driven here and its seat is known."""
+        live = here(request)
+        return live if live is not None else await run_in_threadpool(locate, request)
+
     async def view(request: Request) -> Response:
         live = await run_in_threadpool(locate, request)
         if isinstance(live, Response):
@@ -231,7 +254,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         return JSONResponse(live.view(_after(request)))
 
     async def events(request: Request) -> Response:
-        live = await run_in_threadpool(locate, request)
+        live = await find(request)
         if isinstance(live, Response):
             return live
         if isinstance(live, str):
@@ -243,7 +266,9 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         )
 
     async def answer(request: Request) -> Response:
-        live = await run_in_threadpool(locate, request)
+        began = time.perf_counter()
+        live = await find(request)
+        located = time.perf_counter()
         if isinstance(live, Response):
             return live
         if isinstance(live, str):
@@ -256,10 +281,19 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
             text = body.get("text") if isinstance(body, dict) else None
             if not isinstance(text, str):
                 raise TableError("text に答えを入れて送ってください。")
-            done = await run_in_threadpool(live.submit, text)
+            read = time.perf_counter()
+            # answered once it is stored: the player does not wait for the other tables
+            done = await run_in_threadpool(live.accept, text)
         except TableError as exc:
             return _error(str(exc), 409)
-        return JSONResponse({"status": done.status, "lines": list(done.lines)})
+        replied = time.perf_counter()
+        phases = [("locate", located - began), ("body", read - located), *done.timings]
+        phases.append(("pool", max(0.0, replied - read - sum(seconds for _, seconds in done.timings))))
+        phases.append(("total", replied - began))
+        return JSONResponse(
+            {"status": done.status, "lines": list(done.lines)},
+            headers={"server-timing": _server_timing(phases)},
+        )
 
     def transcript(request: Request) -> Response:
         if seat(request) is None:
@@ -308,12 +342,12 @@ async def _event_stream(request: Request, live: LiveTable, after: int) -> AsyncI
     try:
         while True:
             changed.clear()
-            view = live.view(after)
-            if view["version"] != version:
-                version = int(view["version"])
-                after = int(view["line_count"])
-                yield f"data: {json.dumps(view, ensure_ascii=False)}\n\n"
-            if view["status"] in _ENDED:
+            frame = live.frame(after)  # made cheaply: the loop serves every table's stream
+            if frame.version != version:
+                version = frame.version
+                after = frame.line_count
+                yield f"data: {frame.text}\n\n"
+            if frame.status in _ENDED:
                 return
             try:
                 await asyncio.wait_for(changed.wait(), KEEPALIVE_SECONDS)

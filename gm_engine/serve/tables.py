@@ -17,13 +17,17 @@ The API (stable; the web app, the benchmark and the durability tests use it):
 * ``runtime.claim(table_id) -> LiveTable | None``: drive a running table here now if nobody
   holds its lease; ``runtime.holder_of(table_id)``: who holds it (its advertised address,
   :func:`holder_address`, is where the web app forwards the table's requests).
-* ``runtime.seat_of(token) -> SeatGrant | None``: the seat a token opens.
+* ``runtime.seat_of(token) -> SeatGrant | None``: the seat a token opens (remembered once
+  found: ``runtime.known_seat(token)`` answers without reading the store).
 * ``runtime.live(table_id) -> LiveTable | None``: the table driven here, with
   ``view(after)`` (the seat's screen lines after ``after``, its panel, the question it is
-  asked, its status: all JSON-ready, nothing P1 may not know), ``submit(text)`` (P1's answer:
-  it returns once the session took it and it is recorded, or asked again, for instance with
-  its refusal, state unchanged; see :class:`Submitted`) and ``subscribe()`` (an
-  :class:`asyncio.Event` set whenever the view changes).
+  asked, its status: all JSON-ready, nothing P1 may not know), ``accept(text)`` (P1's
+  answer: it returns once the answer is stored, before the session takes it, so that a
+  player waits for the disk and not for the other tables; a table stopped before it took
+  the answer takes it when resumed), ``submit(text)`` (the same, returning once the session
+  took it and it is recorded, or asked again, for instance with its refusal, state
+  unchanged; see :class:`Submitted`) and ``subscribe()`` (an :class:`asyncio.Event` set
+  whenever the view changes).
 * ``runtime.lobby()``: the running tables; ``runtime.transcript(table_id)``: a finished
   table's transcript bytes (what ``gm replay`` reads), None before its end.
 
@@ -49,7 +53,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -72,10 +76,14 @@ from gm_engine.werewolf import WerewolfOptions
 
 __all__ = [
     "LEASE_SECONDS",
+    "PENDING_ANSWER",
     "PUSH_SECONDS",
+    "SUBMIT_PHASES",
     "TICK_SECONDS",
     "AdventureTableConfig",
     "CreatedTable",
+    "Frame",
+    "KeptAnswer",
     "LiveTable",
     "StoreOutput",
     "Submitted",
@@ -102,6 +110,8 @@ PUSH_SECONDS = 0.025
 #: The longest line P1 may send at an adventure table (a werewolf table takes the rules'
 #: ``max_text_length``, as the terminal game does).
 MAX_ADVENTURE_INPUT = 2000
+#: How many seat tokens a runtime remembers (:meth:`TableRuntime.seat_of`).
+MAX_KNOWN_SEATS = 100_000
 #: How long a table stopped by a failing model server waits before it is resumed again.
 RETRY_SECONDS = 30.0
 
@@ -307,22 +317,115 @@ class Submitted:
     """What became of P1's answer: ``taken`` (the session applied it and recorded the
     step), ``asked`` (it was recorded and the session asks again: a refusal, a follow-up
     question such as a vote's reason, or a help text; ``lines`` says which), ``ended`` (the
-    session ended after it) or ``recorded`` (recorded, still being worked on when the wait
-    ran out); ``lines`` are the screen lines shown since it was sent."""
+    session ended after it) or ``recorded`` (stored, and the session takes it in its turn:
+    :meth:`LiveTable.accept` says no more, :meth:`LiveTable.submit` when its wait ran out);
+    ``lines`` are the screen lines shown since it was sent."""
 
     status: Literal["taken", "asked", "ended", "recorded"]
     lines: tuple[str, ...]
+    timings: tuple[tuple[str, float], ...] = ()
+    """Where the wait went, in seconds, in order (see :data:`SUBMIT_PHASES`): what the web
+    app reports in its ``Server-Timing`` header, for the benchmark."""
+
+
+#: The phases of :attr:`Submitted.timings`: the answer checked and stored; then, when the
+#: web waits for the session (:meth:`LiveTable.submit`), the session's thread woken with
+#: it, its turn for the processor, the session's work until the answer's step is ready to
+#: store, that step's commit; and the web's thread woken with the outcome.
+SUBMIT_PHASES = ("store", "wake", "slot", "session", "commit", "reply")
 
 
 @dataclass
 class _Pending:
     text: str
     mark: int
+    began: float = 0.0
+    """``time.perf_counter()`` when the web handed the answer in."""
     recorded: bool = False
     outcome: Literal["taken", "asked", "ended"] | None = None
+    stamps: dict[str, float] = field(default_factory=dict)
+    """``time.perf_counter()`` where each phase ended (see :data:`SUBMIT_PHASES`)."""
+
+    def stamp(self, phase: str) -> None:
+        self.stamps.setdefault(phase, time.perf_counter())
+
+    def timings(self, began: float) -> tuple[tuple[str, float], ...]:
+        """The phases' durations from ``began`` on (a phase never reached is left out)."""
+        out: list[tuple[str, float]] = []
+        last = began
+        for phase in SUBMIT_PHASES:
+            at = self.stamps.get(phase)
+            if at is not None:
+                out.append((phase, max(0.0, at - last)))
+                last = at
+        return tuple(out)
 
 
 Status = Literal["starting", "running", "finished", "failed", "stopped", "error"]
+
+#: The table's secret (:meth:`~gm_engine.serve.store.TableStore.put_secret`) holding P1's
+#: latest answer, stored before it is acknowledged (:meth:`LiveTable.accept`). A secret: it
+#: is the seat's own, never shown to anyone else.
+PENDING_ANSWER = "pending_answer"
+
+
+@dataclass(frozen=True, slots=True)
+class KeptAnswer:
+    """P1's answer to one question, as :data:`PENDING_ANSWER` keeps it: the question is
+    named by the number of transcript lines stored when it was asked (``at``) and a digest
+    of its prompt and choices (``question``). The lines grow between two questions (every
+    answer is recorded before anything else is shown or asked), and a session asks the
+    same question at the same line whenever it is resumed, so an answer stored and never
+    taken is taken by the resumed session at that question and at no other."""
+
+    at: int
+    question: str
+    text: str = ""
+
+    @staticmethod
+    def asked(at: int, prompt: str, choices: Sequence[str] | None) -> KeptAnswer:
+        """The question asked at line ``at`` (no answer yet)."""
+        named = json.dumps([prompt, None if choices is None else list(choices)], ensure_ascii=False)
+        return KeptAnswer(at, hashlib.sha256(named.encode("utf-8")).hexdigest())
+
+    def same_question(self, other: KeptAnswer) -> bool:
+        """Whether both name the same question."""
+        return self.at == other.at and self.question == other.question
+
+    def to_bytes(self) -> bytes:
+        """As the store keeps it."""
+        return json.dumps(
+            {"at": self.at, "question": self.question, "text": self.text}, ensure_ascii=False
+        ).encode("utf-8")
+
+    @staticmethod
+    def from_bytes(data: bytes) -> KeptAnswer | None:
+        """What :meth:`to_bytes` wrote; None for anything else (nothing is taken from it)."""
+        try:
+            value = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if not isinstance(value, dict):
+            return None
+        at, question, text = value.get("at"), value.get("question"), value.get("text")
+        if not (isinstance(at, int) and isinstance(question, str) and isinstance(text, str)):
+            return None
+        return KeptAnswer(at, question, text)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A view as an event stream sends it (:meth:`LiveTable.frame`)."""
+
+    text: str
+    """The view's JSON: one line, the object :meth:`LiveTable.view` returns."""
+    version: int
+    line_count: int
+    status: Status
+
+
+def _json_text(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class _Watcher:
@@ -372,13 +475,25 @@ class LiveTable:
         self._asked = 0
         self._watchers: set[_Watcher] = set()
         self._output: StoreOutput | None = None
+        self._asked_at: KeptAnswer | None = None  # where the question now asked was asked
+        # the JSON text of the panel and the question, and which ones it is of (see frame)
+        self._panel_of: Panel | None = None
+        self._panel_text = "null"
+        self._question_of: dict[str, Any] | None = None
+        self._question_text = "null"
+        self._head = ""
+        self._kept: KeptAnswer | None = None  # an answer stored before a restart, not yet taken
         self.turns = turns or TurnTaker()
         self.turn = self.turns.turn()
 
     def before_shown(self, output: StoreOutput) -> None:
         """Flush ``output`` (the table's transcript lines) before anything is shown or asked,
-        or an answer is said to be taken: the rule is stored before shown."""
+        or an answer is said to be taken: the rule is stored before shown. An answer P1 sent
+        before the table was stopped, stored and never taken (see :meth:`accept`), is read
+        back from ``output``'s store: the session takes it when it asks that question again."""
         self._output = output
+        kept = output.store.get_secret(output.table_id, PENDING_ANSWER)
+        self._kept = KeptAnswer.from_bytes(kept) if kept else None
 
     def step(self) -> None:
         """A step of the session (a line shown, an event, a question, a model call): the
@@ -425,32 +540,54 @@ class LiveTable:
         self.step()
 
     def ask(self, prompt: str, choices: Sequence[str] | None) -> str:
-        """Wait for P1's answer to ``prompt`` (a quit when the table is being stopped)."""
+        """Wait for P1's answer to ``prompt`` (a quit when the table is being stopped); an
+        answer to this very question stored before a restart (:meth:`accept`) is taken at once."""
         self._store_lines()
+        output = self._output
+        asked = KeptAnswer.asked(output.next_index if output is not None else -1, prompt, choices)
         with self._cond:
             self._settle("asked")
-            buttons = (
-                question_buttons(prompt, choices, self._legal, self._names)
-                if self.config.kind == "werewolf"
-                else []
-            )
-            self._asked += 1
-            self.question = {
-                "id": self._asked,
-                "prompt": printable(prompt),
-                "buttons": [b.as_json() for b in buttons],
-                "free_text": choices is None,
-            }
-            self._changed(at_once=True)
-            if self._answer is None:
-                self.turns.pause(self.turn)  # nothing to run until P1 answers: others run
-            while self._answer is None and not self._stopping:
-                self._cond.wait()
-            if self._answer is None:
-                self.question = None
-                return "/quit"  # never recorded: the session stops where it was, resumable
-            text, self._answer = self._answer, None
+            kept = self._kept
+            if kept is not None and kept.same_question(asked):
+                # P1 answered this question before the restart and was told it was stored
+                self._kept = None
+                self._changed()
+                text = kept.text
+            else:
+                text = self._wait_answer(prompt, choices, asked)
         self.step()  # the answered table goes first (see submit)
+        pending = self._pending
+        if pending is not None:
+            pending.stamp("slot")
+        return text
+
+    def _wait_answer(self, prompt: str, choices: Sequence[str] | None, asked: KeptAnswer) -> str:
+        """Ask the seat (``self._cond`` held) and wait for the web's answer."""
+        buttons = (
+            question_buttons(prompt, choices, self._legal, self._names)
+            if self.config.kind == "werewolf"
+            else []
+        )
+        self._asked += 1
+        self.question = {
+            "id": self._asked,
+            "prompt": printable(prompt),
+            "buttons": [b.as_json() for b in buttons],
+            "free_text": choices is None,
+        }
+        self._asked_at = asked
+        self._changed(at_once=True)
+        if self._answer is None:
+            self.turns.pause(self.turn)  # nothing to run until P1 answers: others run
+        while self._answer is None and not self._stopping:
+            self._cond.wait()
+        self._asked_at = None
+        if self._answer is None:
+            self.question = None
+            return "/quit"  # never recorded: the session stops where it was, resumable
+        text, self._answer = self._answer, None
+        if self._pending is not None:
+            self._pending.stamp("wake")
         return text
 
     def emit(self, event: SessionEvent) -> None:
@@ -458,7 +595,9 @@ class LiveTable:
         pending = self._pending
         if pending is not None:
             if isinstance(event, StateEvent) and pending.recorded:
+                pending.stamp("session")
                 self._store_lines()  # "taken" says the answer is stored
+                pending.stamp("commit")
             with self._cond:
                 if isinstance(event, HumanInputEvent):
                     pending.recorded = True
@@ -483,38 +622,35 @@ class LiveTable:
 
     # -- what the web calls ---------------------------------------------------------------------------
 
+    def accept(self, text: str) -> Submitted:
+        """P1's answer to the question now asked, stored and handed to the session: it
+        returns once the answer is on the disk (status ``recorded``), before the session
+        takes it, whatever the other tables are doing; what comes of it is pushed to the
+        event streams like every other change. A table stopped or taken over before it took
+        the answer takes it when it is resumed (:meth:`ask`).
+
+        Raises:
+            TableError: as :meth:`submit` (nothing is stored then), or the store failed (the
+                question stays asked).
+        """
+        pending = self._hand_over(text)
+        pending.stamp("reply")
+        return Submitted(status="recorded", lines=(), timings=pending.timings(pending.began))
+
     def submit(self, text: str, timeout: float = SUBMIT_SECONDS) -> Submitted:
-        """P1's answer to the question now asked.
+        """P1's answer to the question now asked, stored and handed to the session as by
+        :meth:`accept`; it returns once the session took it and it is recorded, or asked
+        again, for instance with its refusal (see :class:`Submitted`), or after ``timeout``.
 
         Raises:
             TableError: the game is over, no question is asked now, the answer is not one
                 of the offered choices, too long, holds unreadable characters, or is a quit (a
-                web table is left by closing the page; it goes on from where it was).
+                web table is left by closing the page; it goes on from where it was), or the
+                store failed.
         """
-        limit = self.config.input_limit()
-        if not isinstance(text, str) or len(text) > limit:
-            raise TableError(f"入力は{limit}文字までです。")
-        if _UNREADABLE.search(text):
-            raise TableError("読み取れない文字が含まれています。")
-        if text.strip() in _QUIT:
-            raise TableError(
-                "ウェブの卓では終了コマンドは使えません。ページを閉じれば、あとで続きから遊べます。"
-            )
         deadline = time.monotonic() + timeout
+        pending = self._hand_over(text)
         with self._cond:
-            question = self.question
-            if self.status == "finished":
-                raise TableError("このゲームは終了しました。入力は受け付けていません。")
-            if self.status != "running" or question is None or self._pending is not None:
-                raise TableError("今は入力を受け付けていません（ほかの参加者の番です）。")
-            if not question["free_text"] and text not in {b["send"] for b in question["buttons"]}:
-                raise TableError("表示されている選択肢から選んでください。")
-            pending = _Pending(text=text, mark=len(self.lines))
-            self._pending = pending
-            self._answer = text
-            self.question = None
-            self.turns.hurry(self.turn)  # the table goes before every busy one
-            self._changed()
             while pending.outcome is None:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -524,7 +660,53 @@ class LiveTable:
                 self._pending = None  # the answer stays with the session; the wait is over
                 self.turns.calm(self.turn)
             status = pending.outcome or "recorded"
-            return Submitted(status=status, lines=tuple(self.lines[pending.mark :]))
+            pending.stamp("reply")
+            return Submitted(
+                status=status, lines=tuple(self.lines[pending.mark :]), timings=pending.timings(pending.began)
+            )
+
+    def _hand_over(self, text: str) -> _Pending:
+        """Check P1's answer, store it (:data:`PENDING_ANSWER`), then hand it to the session."""
+        began = time.perf_counter()
+        limit = self.config.input_limit()
+        if not isinstance(text, str) or len(text) > limit:
+            raise TableError(f"入力は{limit}文字までです。")
+        if _UNREADABLE.search(text):
+            raise TableError("読み取れない文字が含まれています。")
+        if text.strip() in _QUIT:
+            raise TableError(
+                "ウェブの卓では終了コマンドは使えません。ページを閉じれば、あとで続きから遊べます。"
+            )
+        with self._cond:
+            question = self.question
+            if self.status == "finished":
+                raise TableError("このゲームは終了しました。入力は受け付けていません。")
+            if self.status != "running" or question is None or self._pending is not None:
+                raise TableError("今は入力を受け付けていません（ほかの参加者の番です）。")
+            if not question["free_text"] and text not in {b["send"] for b in question["buttons"]}:
+                raise TableError("表示されている選択肢から選んでください。")
+            # from here a second answer is refused: this one is being stored
+            pending = _Pending(text=text, mark=len(self.lines), began=began)
+            self._pending = pending
+            asked, output = self._asked_at, self._output
+        if asked is not None and output is not None:
+            try:
+                kept = KeptAnswer(asked.at, asked.question, text)
+                output.store.put_secret(output.table_id, PENDING_ANSWER, kept.to_bytes())
+            except Exception:  # the disk or the database: the question stays, the player may resend
+                traceback.print_exc(file=sys.stderr)
+                with self._cond:
+                    if self._pending is pending:
+                        self._pending = None
+                raise TableError("答えを保存できませんでした。もう一度送ってください。") from None
+        pending.stamp("store")
+        with self._cond:
+            if self._pending is pending:  # else the table ended meanwhile: a resumed one takes it
+                self._answer = text
+                self.question = None
+                self.turns.hurry(self.turn)  # the table goes before every busy one
+                self._changed()
+        return pending
 
     def view(self, after: int = 0) -> dict[str, Any]:
         """What the seat sees: its screen lines from ``after`` on, its panel, the question,
@@ -546,6 +728,34 @@ class LiveTable:
                 "question": self.question,
                 "input_limit": self.config.input_limit(),
             }
+
+    def frame(self, after: int = 0) -> Frame:
+        """:meth:`view` as the JSON text an event stream sends (the same object), with its
+        version, line count and status: the panel's and the question's text are made once
+        each, when they changed, not once a message, so an event stream's message costs
+        little more than its new lines."""
+        with self._cond:
+            start = max(0, min(after, len(self.lines)))
+            if self.panel is not self._panel_of:  # a panel is replaced, never changed in place
+                self._panel_of, self._panel_text = self.panel, _json_text(self.panel)
+            if self.question is not self._question_of:
+                self._question_of, self._question_text = self.question, _json_text(self.question)
+            head = self._head or self._make_head()
+            text = (
+                f'{head},"version":{self.version},"status":"{self.status}",'
+                f'"message":{_json_text(self.message)},"from":{start},'
+                f'"lines":{_json_text(self.lines[start:])},"line_count":{len(self.lines)},'
+                f'"panel":{self._panel_text},"question":{self._question_text}}}'
+            )
+            return Frame(text, self.version, len(self.lines), self.status)
+
+    def _make_head(self) -> str:
+        self._head = (
+            f'{{"table_id":{_json_text(self.row.table_id)},"kind":{_json_text(self.row.kind)},'
+            f'"title":{_json_text(printable(self.row.title, newlines=False))},"epoch":{self.epoch},'
+            f'"input_limit":{self.config.input_limit()}'
+        )
+        return self._head
 
     def subscribe(self) -> asyncio.Event:
         """An event of the running loop, set whenever the view changes (clear it, read the
@@ -735,6 +945,7 @@ class TableRuntime:
         self.tick_seconds = tick_seconds
         self.backend = backend
         self._tables: dict[str, LiveTable] = {}
+        self._seats: dict[str, SeatGrant] = {}  # token digests found in the store (see seat_of)
         self._creating: set[str] = set()  # tables being filed here: the ticker leaves them alone
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.RLock()
@@ -909,7 +1120,22 @@ class TableRuntime:
         """The seat ``token`` opens, or None."""
         if not token or len(token) > 200:
             return None
-        return self.store.find_seat(token_digest(token))
+        digest = token_digest(token)
+        grant = self._seats.get(digest)
+        if grant is None:
+            grant = self.store.find_seat(digest)
+            if grant is not None:
+                if len(self._seats) >= MAX_KNOWN_SEATS:  # a long-lived server: start afresh
+                    self._seats.clear()
+                self._seats[digest] = grant
+        return grant
+
+    def known_seat(self, token: str) -> SeatGrant | None:
+        """The seat ``token`` opens if :meth:`seat_of` found it before (a seat is never
+        taken back), else None; it never reads the store, so the event loop may call it."""
+        if not token or len(token) > 200:
+            return None
+        return self._seats.get(token_digest(token))
 
     def live(self, table_id: str) -> LiveTable | None:
         """The table if this process drives it (or drove it to its end)."""
