@@ -3522,3 +3522,346 @@ class BadOptions(Message):
 
     key: ClassVar[str] = "validation.bad_options"
     problem: Message
+
+
+# ---------------------------------------------------------------- adventure: character creation
+
+
+class NameQuestion(Message):
+    """The name question."""
+
+    key: ClassVar[str] = "adventure.creation.name_question"
+
+
+class NameConfirm(Message):
+    """A name that may be something else, asked about."""
+
+    key: ClassVar[str] = "adventure.creation.name_confirm"
+    name: str
+
+
+class NameTaken(Message):
+    """The name taken."""
+
+    key: ClassVar[str] = "adventure.creation.name_taken"
+    name: str
+
+
+class NameAgain(Message):
+    """A name not confirmed: asked again."""
+
+    key: ClassVar[str] = "adventure.creation.name_again"
+
+
+class NameEmpty(Message):
+    """An empty name."""
+
+    key: ClassVar[str] = "adventure.creation.name_empty"
+
+
+class NameControl(Message):
+    """A name with control characters."""
+
+    key: ClassVar[str] = "adventure.creation.name_control"
+
+
+class CharacterNameTooLong(Message):
+    """A name over the longest taken."""
+
+    key: ClassVar[str] = "adventure.creation.name_too_long"
+    most: int
+    length: int
+
+
+class NameNoLetters(Message):
+    """A name of digits or signs only."""
+
+    key: ClassVar[str] = "adventure.creation.name_no_letters"
+
+
+class NameCommand(Message):
+    """A command given as the name."""
+
+    key: ClassVar[str] = "adventure.creation.name_command"
+
+
+class NameSentence(Message):
+    """A sentence given as the name."""
+
+    key: ClassVar[str] = "adventure.creation.name_sentence"
+
+
+class NameOnly(Message):
+    """A name with a rank or equipment word in it."""
+
+    key: ClassVar[str] = "adventure.creation.name_only"
+
+
+class RankQuestion(Message):
+    """The rank question with the ranks' table."""
+
+    key: ClassVar[str] = "adventure.creation.rank_question"
+    recommended: str
+    table: str
+
+
+class RankRow(Message):
+    """A rank with its HP, AP dice and slots."""
+
+    key: ClassVar[str] = "adventure.creation.rank_row"
+    number: int
+    rank: str
+    hp: int
+    dice: int
+    slots: int
+
+
+class RankAnswer(Message):
+    """An answer that is no rank."""
+
+    key: ClassVar[str] = "adventure.creation.rank_answer"
+
+
+class RankTaken(Message):
+    """The rank taken."""
+
+    key: ClassVar[str] = "adventure.creation.rank_taken"
+    rank: str
+
+
+class ModeQuestion(Message):
+    """How the equipment and spells are chosen."""
+
+    key: ClassVar[str] = "adventure.creation.mode_question"
+
+
+class ModeAnswer(Message):
+    """An answer that is no way of choosing."""
+
+    key: ClassVar[str] = "adventure.creation.mode_answer"
+
+
+class ModeCustom(Message):
+    """The player chooses each piece."""
+
+    key: ClassVar[str] = "adventure.creation.mode_custom"
+
+
+class MadeAuto(Message):
+    """Made by おまかせ."""
+
+    key: ClassVar[str] = "adventure.creation.made_auto"
+
+
+class MadeUnselected(Message):
+    """Made by 未選択."""
+
+    key: ClassVar[str] = "adventure.creation.made_unselected"
+
+
+class WeaponQuestion(Message):
+    """The weapon question."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_question"
+    items: str
+
+
+class TwoHandedItem(Message):
+    """A two-handed weapon of the list."""
+
+    key: ClassVar[str] = "adventure.creation.two_handed_item"
+    number: int
+    name: str
+    bonus: int
+
+
+class ArmourQuestion(Message):
+    """The armour question."""
+
+    key: ClassVar[str] = "adventure.creation.armour_question"
+    items: str
+
+
+class ArmourItem(Message):
+    """Armour of the list."""
+
+    key: ClassVar[str] = "adventure.creation.armour_item"
+    number: int
+    name: str
+    reduction: int
+
+
+class ShieldQuestion(Message):
+    """The shield question."""
+
+    key: ClassVar[str] = "adventure.creation.shield_question"
+    items: str
+
+
+class SpellsQuestion(Message):
+    """The spells question."""
+
+    key: ClassVar[str] = "adventure.creation.spells_question"
+    slots: int
+    spells: str
+
+
+class WeaponAboveRank(Message):
+    """A weapon of the list above the rank."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_above_rank"
+    weapon: str
+    needed: str
+
+
+class WeaponAnswer(Message):
+    """An answer that is no weapon of the list."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_answer"
+
+
+class WeaponTaken(Message):
+    """The weapon taken."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_taken"
+    weapon: str
+
+
+class ArmourAnswer(Message):
+    """An answer that is no armour of the list."""
+
+    key: ClassVar[str] = "adventure.creation.armour_answer"
+
+
+class ArmourTaken(Message):
+    """The armour taken."""
+
+    key: ClassVar[str] = "adventure.creation.armour_taken"
+    armour: str
+
+
+class ShieldAnswer(Message):
+    """An answer that is no shield."""
+
+    key: ClassVar[str] = "adventure.creation.shield_answer"
+
+
+class ShieldTwoHandedAnswer(Message):
+    """A shield with a two-handed weapon."""
+
+    key: ClassVar[str] = "adventure.creation.shield_two_handed"
+    weapon: str
+
+
+class ShieldTaken(Message):
+    """The shield taken."""
+
+    key: ClassVar[str] = "adventure.creation.shield_taken"
+    shield: str
+
+
+class SpellsUnknownAnswer(Message):
+    """Spells no spell has."""
+
+    key: ClassVar[str] = "adventure.creation.spells_unknown"
+    unknown: str
+
+
+class SpellTwiceAnswer(Message):
+    """A spell named twice."""
+
+    key: ClassVar[str] = "adventure.creation.spell_twice"
+
+
+class SpellsAboveRank(Message):
+    """More spells than the rank's slots."""
+
+    key: ClassVar[str] = "adventure.creation.spells_above_rank"
+    rank: str
+    slots: int
+    count: int
+
+
+class CannotMake(Message):
+    """A combination the rules refuse: chosen again from the weapon."""
+
+    key: ClassVar[str] = "adventure.creation.cannot_make"
+    why: Message
+
+
+class CharacterMade(Message):
+    """The character is made."""
+
+    key: ClassVar[str] = "adventure.creation.made"
+
+
+class CharacterMadeSheet(Message):
+    """The character is made, with its sheet's line."""
+
+    key: ClassVar[str] = "adventure.creation.made_sheet"
+    sheet: str
+
+
+class OccupationQuestion(Message):
+    """The occupation question (Call of Cthulhu)."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_question"
+    rows: str
+
+
+class CallingQuestion(Message):
+    """The calling question (The One Ring)."""
+
+    key: ClassVar[str] = "adventure.creation.calling_question"
+    rows: str
+
+
+class OccupationDetail(Message):
+    """An occupation's or calling's skills and HP, after its name and text."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_detail"
+    skills: str
+    hp: int
+
+
+class OccupationAnswer(Message):
+    """An answer that is none of the list."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_answer"
+    count: int
+
+
+class OccupationTaken(Message):
+    """The occupation or calling taken."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_taken"
+    name: str
+
+
+class SkillsQuestion(Message):
+    """The extra skills question."""
+
+    key: ClassVar[str] = "adventure.creation.skills_question"
+    picks: int
+    value: str
+    extras: str
+
+
+class SkillAnswer(Message):
+    """An answer that is no skill of the list."""
+
+    key: ClassVar[str] = "adventure.creation.skill_answer"
+
+
+class SkillsExactly(Message):
+    """Not the number of different skills asked for."""
+
+    key: ClassVar[str] = "adventure.creation.skills_exactly"
+    picks: int
+    given: int
+
+
+class CreationHelp(Message):
+    """/help during the creation."""
+
+    key: ClassVar[str] = "adventure.creation.creation_help"
