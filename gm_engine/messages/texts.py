@@ -3865,3 +3865,24 @@ class CreationHelp(Message):
     """/help during the creation."""
 
     key: ClassVar[str] = "adventure.creation.creation_help"
+
+
+# ---------------------------------------------------------------- recorded summaries
+
+
+class McpSummary(Message):
+    """How an MCP session ended, as its transcript records it: the calls, the adventure's
+    ending, the dice rolled."""
+
+    key: ClassVar[str] = "summary.mcp"
+    calls: int
+    ending: str
+    dice: int
+
+
+class McpUnfinished(Message):
+    """An MCP session whose adventure did not end."""
+
+    key: ClassVar[str] = "summary.mcp_unfinished"
+    calls: int
+    dice: int
