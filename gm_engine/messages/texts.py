@@ -3886,3 +3886,54 @@ class McpUnfinished(Message):
     key: ClassVar[str] = "summary.mcp_unfinished"
     calls: int
     dice: int
+
+
+# ---------------------------------------------------------------- gm serve: error bodies
+
+
+class ServeForbidden(Message):
+    """A request without the seat's token (or another table's)."""
+
+    key: ClassVar[str] = "serve.refused.forbidden"
+
+
+class ServeTooLarge(Message):
+    """A request body over the largest read."""
+
+    key: ClassVar[str] = "serve.refused.too_large"
+
+
+class ServeNotJson(Message):
+    """A request body that is not JSON."""
+
+    key: ClassVar[str] = "serve.refused.not_json"
+
+
+class ServeBadData(Message):
+    """A request body that is not an object."""
+
+    key: ClassVar[str] = "serve.refused.bad_data"
+
+
+class ServeKeyNotText(Message):
+    """An API key that is not a string."""
+
+    key: ClassVar[str] = "serve.refused.key_not_text"
+
+
+class ServeNotDrivenHere(Message):
+    """A table no reachable server drives now."""
+
+    key: ClassVar[str] = "serve.refused.not_driven_here"
+
+
+class ServeTextMissing(Message):
+    """An answer without its text."""
+
+    key: ClassVar[str] = "serve.refused.text_missing"
+
+
+class ServeTranscriptLater(Message):
+    """The transcript asked for before the end."""
+
+    key: ClassVar[str] = "serve.refused.transcript_later"
