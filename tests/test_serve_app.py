@@ -344,6 +344,10 @@ def test_the_lobby_offers_only_the_operators_model_servers_and_refuses_others() 
         assert [row.table_id for row in store.list_tables()] == [table_id]
 
 
+#: The fields of a werewolf table's form, as a refusal of an unknown one lists them.
+FIELDS = "kind, title, role, deal, human_name, narrator, rules, backend, model, base_url, aiwolf"
+
+
 def test_error_bodies_are_in_the_requesters_language(server: tuple[str, TableRuntime, MemoryStore]) -> None:
     url, _, _ = server
     english = {"accept-language": "en-GB,en;q=0.9,ja;q=0.5"}
@@ -361,6 +365,18 @@ def test_error_bodies_are_in_the_requesters_language(server: tuple[str, TableRun
              "API キーは文字列で指定してください。", "Give the API key as a string."),
             ("POST", f"/api/tables/{table_id}/answer", {"json": {"nothing": 1}, "headers": bearer(token)},
              "text に答えを入れて送ってください。", "Send the answer in text."),
+            ("POST", "/api/tables", {"json": {"config": {"kind": "werewolf", "role": 9, "colour": 1}}},
+             "卓の設定が正しくありません: role: 「9」は大きすぎます（6以下）。"
+             f"colour: そういう項目はありません（使える項目: {FIELDS}）",
+             "The table's settings are not valid: role: 9 is too large (at most 6); colour: no such field "
+             f"(the fields are: {FIELDS})"),
+            ("POST", "/api/tables", {"json": {"config": {"kind": "chess"}}},
+             "卓の設定が正しくありません: kind: 「chess」は選べません（選べるもの: werewolf, adventure）",
+             "The table's settings are not valid: kind: 'chess' is not a choice "
+             "(choose from werewolf, adventure)"),
+            ("POST", f"/api/tables/{table_id}/answer",
+             {"json": {"text": "x" * 2001}, "headers": bearer(token)},
+             "入力は2000文字までです。", "An answer has at most 2000 characters."),
             ("GET", f"/api/tables/{table_id}/transcript", {"headers": bearer(token)},
              "記録はゲームの終了後にダウンロードできます。",
              "The transcript can be downloaded once the game is over."),

@@ -3937,3 +3937,100 @@ class ServeTranscriptLater(Message):
     """The transcript asked for before the end."""
 
     key: ClassVar[str] = "serve.refused.transcript_later"
+
+
+class TableConfigInvalid(Message):
+    """A table's form refused (``problem``: which field, what was wrong)."""
+
+    key: ClassVar[str] = "serve.table.config_invalid"
+    problem: Message
+
+
+class ConfigNoModel(Message):
+    """An OpenAI-compatible table without a model name."""
+
+    key: ClassVar[str] = "serve.table.config_no_model"
+
+
+class ConfigNoUrl(Message):
+    """An OpenAI-compatible table without the server's URL."""
+
+    key: ClassVar[str] = "serve.table.config_no_url"
+
+
+class ConfigOfflineServer(Message):
+    """An offline table naming a model or a server."""
+
+    key: ClassVar[str] = "serve.table.config_offline_server"
+
+
+class ConfigRoleAndDeal(Message):
+    """P1's role and the deal's P1 disagree."""
+
+    key: ClassVar[str] = "serve.table.config_role_and_deal"
+    role: int
+    dealt: int
+
+
+class TableInputTooLong(Message):
+    """An answer over the longest taken."""
+
+    key: ClassVar[str] = "serve.table.input_too_long"
+    limit: int
+
+
+class TableUnreadable(Message):
+    """An answer with unreadable characters."""
+
+    key: ClassVar[str] = "serve.table.unreadable"
+
+
+class TableNoQuit(Message):
+    """A quit command at a web table."""
+
+    key: ClassVar[str] = "serve.table.no_quit"
+
+
+class TableOver(Message):
+    """An answer after the game's end."""
+
+    key: ClassVar[str] = "serve.table.over"
+
+
+class TableNotYourTurn(Message):
+    """An answer while nothing is asked of P1."""
+
+    key: ClassVar[str] = "serve.table.not_your_turn"
+
+
+class TableChooseShown(Message):
+    """An answer that is none of the buttons shown."""
+
+    key: ClassVar[str] = "serve.table.choose_shown"
+
+
+class TableServerNotAllowed(Message):
+    """A model server the operator did not allow."""
+
+    key: ClassVar[str] = "serve.table.server_not_allowed"
+    allowed: str
+
+
+class TableNoServerAllowed(Message):
+    """A model server, where the operator allowed none."""
+
+    key: ClassVar[str] = "serve.table.no_server_allowed"
+
+
+class TableNoScenario(Message):
+    """A scenario that cannot be read."""
+
+    key: ClassVar[str] = "serve.table.no_scenario"
+    cause: str
+
+
+class TableSessionRefused(Message):
+    """Options the session refused, in its own words."""
+
+    key: ClassVar[str] = "serve.table.session_refused"
+    text: str

@@ -156,7 +156,11 @@ def validation_message(exc: ValidationError, model: object = None, prefix: str =
     validated, to list the fields it accepts when an unknown one was given."""
     parts: list[Message] = []
     for error in exc.errors():
-        where = ".".join(str(p) for p in (prefix, *error.get("loc", ())) if p != "")
+        loc = tuple(error.get("loc", ()))
+        if not loc and str(error.get("type", "")).startswith("union_tag"):
+            # a tagged union's tag is a field of its own (``kind``), named by the error only
+            loc = (str((error.get("ctx") or {}).get("discriminator", "")).strip("'\""),)
+        where = ".".join(str(p) for p in (prefix, *loc) if p != "")
         said = problem(error, model)
         parts.append(FieldProblem(where, said) if where else said)
     if not parts:  # pydantic never raises without an error; kept total all the same

@@ -173,13 +173,12 @@ def _after(request: Request) -> int:
 
 async def _json_body(request: Request) -> Any:
     body = await request.body()
-    locale = requester_locale(request)
     if len(body) > MAX_BODY:
-        raise TableError(render(ServeTooLarge(), locale))
+        raise TableError(ServeTooLarge())
     try:
         return json.loads(body or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise TableError(render(ServeNotJson(), locale)) from None
+        raise TableError(ServeNotJson()) from None
 
 
 def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ()) -> Starlette:
@@ -226,14 +225,14 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         try:
             body = await _json_body(request)
             if not isinstance(body, dict):
-                raise TableError(render(ServeBadData(), requester_locale(request)))
+                raise TableError(ServeBadData())
             config = parse_config(body.get("config", {}))
             api_key = body.get("api_key")
             if api_key is not None and not isinstance(api_key, str):
-                raise TableError(render(ServeKeyNotText(), requester_locale(request)))
+                raise TableError(ServeKeyNotText())
             created = await run_in_threadpool(runtime.create_table, config, api_key or None)
         except TableError as exc:
-            return _error(str(exc), 400)
+            return _refusal(request, exc.reason, 400)
         join = f"/play/{created.table_id}#t={created.token}"
         return JSONResponse({"table_id": created.table_id, "token": created.token, "join": join})
 
@@ -295,10 +294,10 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
             body = await _json_body(request)
             text = body.get("text") if isinstance(body, dict) else None
             if not isinstance(text, str):
-                raise TableError(render(ServeTextMissing(), requester_locale(request)))
+                raise TableError(ServeTextMissing())
             done = await run_in_threadpool(live.submit, text)
         except TableError as exc:
-            return _error(str(exc), 409)
+            return _refusal(request, exc.reason, 409)
         return JSONResponse({"status": done.status, "lines": list(done.lines)})
 
     def transcript(request: Request) -> Response:
