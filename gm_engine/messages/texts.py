@@ -4034,3 +4034,65 @@ class TableSessionRefused(Message):
 
     key: ClassVar[str] = "serve.table.session_refused"
     text: str
+
+
+# ---------------------------------------------------------------- gm serve: the table store
+
+
+class Said(Message):
+    """A text said in its own words (an error of a program's misuse, for its developer)."""
+
+    key: ClassVar[str] = "serve.store.said"
+    text: str
+
+
+class StoreNeedsPsycopg(Message):
+    """A PostgreSQL database without psycopg installed."""
+
+    key: ClassVar[str] = "serve.store.needs_psycopg"
+    missing: str
+
+
+class StoreUnknownScheme(Message):
+    """A --database URL of an unknown kind."""
+
+    key: ClassVar[str] = "serve.store.unknown_scheme"
+    scheme: str
+
+
+class StoreNeedsPath(Message):
+    """--database sqlite: without a path."""
+
+    key: ClassVar[str] = "serve.store.needs_path"
+
+
+class StoreIsFolder(Message):
+    """--database naming a folder."""
+
+    key: ClassVar[str] = "serve.store.is_folder"
+    database: str
+    path: str
+
+
+class StoreCannotOpenPostgres(Message):
+    """A PostgreSQL database that cannot be opened (``cause``: the driver's first line)."""
+
+    key: ClassVar[str] = "serve.store.cannot_open_postgres"
+    cause: str
+
+
+class StoreOtherSchema(Message):
+    """A database of another table store schema."""
+
+    key: ClassVar[str] = "serve.store.other_schema"
+    where: str
+    found: int
+    wanted: int
+
+
+class StoreNoWal(Message):
+    """SQLite refused the WAL journal."""
+
+    key: ClassVar[str] = "serve.store.no_wal"
+    where: str
+    mode: str
