@@ -264,3 +264,24 @@ def test_gm_combat_simulates_arguments_are_explained_in_the_players_language(
     monkeypatch.setenv("GM_LOCALE", "en")
     code, shown = _run(capsys, "combat", "simulate", *argv)
     assert code == 2 and english in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("argv", "japanese", "english"),
+    [
+        (["werewolf", "play", "--rounds", "0", "--no-record"],
+         "ゲームの設定が正しくありません: discussion_rounds: 「0」は小さすぎます（1以上）",
+         "the game's options are not valid: discussion_rounds: 0 is too small (at least 1)"),
+        (["adventure", "--max-turns", "0", "--no-record"],
+         "ゲームの設定が正しくありません: max_turns: 「0」は小さすぎます（1以上）",
+         "the game's options are not valid: max_turns: 0 is too small (at least 1)"),
+    ],
+)
+def test_the_play_commands_options_say_what_was_wrong_in_the_players_language(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    argv: list[str], japanese: str, english: str,
+) -> None:
+    for locale, expected in (("ja", japanese), ("en", english)):
+        monkeypatch.setenv("GM_LOCALE", locale)
+        code, shown = _run(capsys, *argv)
+        assert code == 2 and expected in shown, shown
