@@ -355,7 +355,7 @@ class FantasyCreation:
             )
         except CombatError as exc:  # a rule the steps above do not cover
             self.weapon = self.armour = self.shield = None
-            return say(CannotMake(exc.message()))
+            return say(CannotMake(exc.explanation()))
         return say(CharacterMade())
 
 

@@ -22,15 +22,15 @@ class CombatError(ValueError):
     def __init__(self, reason: Message, rule: str = "") -> None:
         self.reason = reason
         self.rule = rule
-        super().__init__(render(self.message(), "en"))
+        super().__init__(render(self.explanation(), "en"))
 
-    def message(self) -> Message:
+    def explanation(self) -> Message:
         """What was wrong, with the clause it breaks (a catalogue message)."""
         return WithClause(self.reason, self.rule) if self.rule else self.reason
 
     def describe(self, locale: Locale) -> str:
         """What was wrong, in ``locale``, with the clause it breaks."""
-        return render(self.message(), locale)
+        return render(self.explanation(), locale)
 
 
 class InvalidCharacterError(CombatError):

@@ -192,7 +192,7 @@ def loads_party(text: str, where: str = "<text>") -> tuple[Character, ...]:
     try:
         return validate_party(members)
     except CombatError as exc:
-        raise StorageError(SaveFileProblem(where, exc.message())) from None
+        raise StorageError(SaveFileProblem(where, exc.explanation())) from None
 
 
 def save_party(path: str | Path, party: Sequence[Character]) -> None:

@@ -4096,3 +4096,35 @@ class StoreNoWal(Message):
     key: ClassVar[str] = "serve.store.no_wal"
     where: str
     mode: str
+
+
+# ---------------------------------------------------------------- gm serve: the command
+
+
+class ServeBadPort(Message):
+    """``gm serve --port`` outside 1..65535."""
+
+    key: ClassVar[str] = "serve.command.bad_port"
+    port: int
+
+
+class ServeBadAdvertise(Message):
+    """``gm serve --advertise`` that is no http(s) URL."""
+
+    key: ClassVar[str] = "serve.command.bad_advertise"
+    url: str
+
+
+class ServeLeaseTooShort(Message):
+    """A lease shorter than two ticks."""
+
+    key: ClassVar[str] = "serve.command.lease_too_short"
+    lease: str
+    tick: str
+
+
+class ServeOpenInBrowser(Message):
+    """``gm serve`` is up."""
+
+    key: ClassVar[str] = "serve.command.open_in_browser"
+    url: str

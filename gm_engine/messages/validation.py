@@ -56,7 +56,7 @@ MAX_SHOWN = 60
 class Explained(Protocol):
     """An error that says what was wrong as a catalogue message (the combat engine's)."""
 
-    def message(self) -> Message:
+    def explanation(self) -> Message:
         """What was wrong, with the clause it breaks."""
         ...
 
@@ -145,7 +145,7 @@ def problem(error: Mapping[str, Any], model: object = None) -> Message:
     if kind in ("value_error", "assertion_error"):
         raised = ctx.get("error")
         if isinstance(raised, Explained):
-            return raised.message()
+            return raised.explanation()
         return InvalidValue(given, str(raised or error.get("msg", "")))
     return InvalidValue(given, str(error.get("msg", kind)))
 

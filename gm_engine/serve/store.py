@@ -54,7 +54,7 @@ class StoreError(ValueError):
         self.reason = reason if isinstance(reason, Message) else None
         super().__init__(render(reason, "en") if isinstance(reason, Message) else reason)
 
-    def message(self) -> Message:
+    def explanation(self) -> Message:
         """What was wrong (:class:`~gm_engine.messages.validation.Explained`)."""
         return self.reason if self.reason is not None else Said(str(self))
 

@@ -153,7 +153,7 @@ class ConfigConflict(ValueError):
         super().__init__(render(reason, DEFAULT_LOCALE))
         self.reason = reason
 
-    def message(self) -> Message:
+    def explanation(self) -> Message:
         """What disagrees (:class:`~gm_engine.messages.validation.Explained`)."""
         return self.reason
 

@@ -316,7 +316,7 @@ class Adventure:
         except IllegalActionError as exc:
             self.io.show(render(CannotChangeSpells(exc.reason), locale))
         except CombatError as exc:  # a rule of §5.1/§6.2 the checks above do not cover
-            self.io.show(render(CannotChangeSpells(exc.message()), locale))
+            self.io.show(render(CannotChangeSpells(exc.explanation()), locale))
 
     def window(self) -> list[JsonDict]:
         """The conversation sent to the GM: the system prompt, then everything since the start
