@@ -138,7 +138,9 @@ def test_an_unknown_scenario_is_refused_before_anything_is_recorded(
     assert status == 2 and "Nope" in shown and not PYTHON_TEXT.search(shown)
     assert not path.exists()
     status, shown = run(capsys, "adventure", "--max-turns", "0", "--record", str(path))
-    assert status == 2 and "max_turns（0）" in shown and "validation error" not in shown
+    too_small = {"ja": "max_turns: 「0」は小さすぎます（1以上）",
+                 "en": "max_turns: 0 is too small (at least 1)"}
+    assert status == 2 and too_small[locale] in shown and "validation error" not in shown
     assert not path.exists()
 
 

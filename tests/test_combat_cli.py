@@ -32,7 +32,7 @@ def test_demo_plays_a_whole_fight_round_by_round(capsys: pytest.CaptureFixture[s
 
 def test_demo_options(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "combat", "demo", "--options", '{"mana_shield": 3}')
-    assert code == 2 and "bad --options" in err
+    assert code == 2 and "--options が正しくありません: mana_shield: そういう項目はありません" in err
     assert run(capsys, "combat", "demo", "--seed", "2", "--options", '{"life_check_target": 12}')[0] == 0
 
 
@@ -45,7 +45,7 @@ def test_show_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert code == 0 and "オーガ［ボス］" in out
     (tmp_path / "bad.json").write_text('{"format": "gm_engine.combat.party", "version": 1, "data": [{}]}')
     code, _, err = run(capsys, "combat", "show", str(tmp_path / "bad.json"))
-    assert code == 2 and "member 1" in err
+    assert code == 2 and "bad.json: 1人目: name: 指定が必要です" in err
 
 
 def test_simulate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -74,7 +74,7 @@ def test_edited_dice_are_detected() -> None:
         ('{"format": "gm_engine.combat.party", "version": 1, "data": []}', "not a 'gm_engine.combat.char"),
         ('{"format": "gm_engine.combat.character", "version": 2, "data": {}}', "version 2"),
         ('{"format": "gm_engine.combat.character", "data": {}}', "missing version"),
-        ('{"format": "gm_engine.combat.character", "version": 1, "data": {}}', "name: Field required"),
+        ('{"format": "gm_engine.combat.character", "version": 1, "data": {}}', "name: must be given"),
     ],
 )
 def test_bad_character_files_are_refused_with_a_reason(text: str, message: str) -> None:

@@ -26,6 +26,10 @@ from tests.test_serve_tables import fixed_seeds, simple_answer
 WAIT = 60.0
 
 
+#: The 403 body, in Japanese (no Accept-Language).
+FORBIDDEN = "この卓の参加者の鍵がありません。招待のリンクから開いてください。"
+
+
 def offline_only(config: WerewolfTableConfig | AdventureTableConfig, api_key: str | None) -> ModelBackend:
     """Every table on the offline model, whatever it names (no test reaches a real server)."""
     return OfflineBackend()
@@ -107,12 +111,12 @@ def test_every_endpoint_answers_403_and_nothing_else_without_the_tables_token(
             for headers in wrong:
                 answer = client.request(method, path, headers=headers, json={"text": "/pass"})
                 assert answer.status_code == 403, (method, path, headers, answer.text)
-                assert answer.json() == {"error": "forbidden"}
+                assert answer.json() == {"error": FORBIDDEN}
         # an unknown table is refused the same way, with a valid token of another table
         for method, path in endpoints:
             unknown = path.replace(mine, "no-such-table")
             answer = client.request(method, unknown, headers=bearer(token), json={"text": "/pass"})
-            assert answer.status_code == 403 and answer.json() == {"error": "forbidden"}
+            assert answer.status_code == 403 and answer.json() == {"error": FORBIDDEN}
         assert len(store.read_lines(mine)) <= lines_before + 50  # nothing was answered: P1 never spoke
         assert not any('"human_input"' in line for line in store.read_lines(mine))
         # with the token, the seat's view
@@ -339,3 +343,49 @@ def test_the_lobby_offers_only_the_operators_model_servers_and_refuses_others() 
         assert store.list_tables() == []
         table_id, _ = open_table(client, {**config, "base_url": allowed, "role": 2})
         assert [row.table_id for row in store.list_tables()] == [table_id]
+
+
+#: The fields of a werewolf table's form, as a refusal of an unknown one lists them.
+FIELDS = "kind, title, role, deal, human_name, narrator, rules, backend, model, base_url, aiwolf"
+
+
+def test_error_bodies_are_in_the_requesters_language(server: tuple[str, TableRuntime, MemoryStore]) -> None:
+    url, _, _ = server
+    english = {"accept-language": "en-GB,en;q=0.9,ja;q=0.5"}
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        table_id, token = open_table(client, {"kind": "werewolf", "role": 2})
+        stranger = f"/api/tables/{table_id}/view"
+        cases: list[tuple[str, str, dict[str, Any], str, str]] = [
+            ("GET", stranger, {}, FORBIDDEN, "forbidden: this table's seat token is missing or wrong; "
+             "open the table from its invitation link"),
+            ("POST", "/api/tables", {"content": b"not json"}, "送られたデータが JSON ではありません。",
+             "The data sent is not JSON."),
+            ("POST", "/api/tables", {"content": b"[1]"}, "送られたデータが正しくありません。",
+             "The data sent is not valid."),
+            ("POST", "/api/tables", {"json": {"config": {"kind": "werewolf"}, "api_key": 5}},
+             "API キーは文字列で指定してください。", "Give the API key as a string."),
+            ("POST", f"/api/tables/{table_id}/answer", {"json": {"nothing": 1}, "headers": bearer(token)},
+             "text に答えを入れて送ってください。", "Send the answer in text."),
+            ("POST", "/api/tables", {"json": {"config": {"kind": "werewolf", "role": 9, "colour": 1}}},
+             "卓の設定が正しくありません: role: 「9」は大きすぎます（6以下）。"
+             f"colour: そういう項目はありません（使える項目: {FIELDS}）",
+             "The table's settings are not valid: role: 9 is too large (at most 6); colour: no such field "
+             f"(the fields are: {FIELDS})"),
+            ("POST", "/api/tables", {"json": {"config": {"kind": "chess"}}},
+             "卓の設定が正しくありません: kind: 「chess」は選べません（選べるもの: werewolf, adventure）",
+             "The table's settings are not valid: kind: 'chess' is not a choice "
+             "(choose from werewolf, adventure)"),
+            ("POST", f"/api/tables/{table_id}/answer",
+             {"json": {"text": "x" * 2001}, "headers": bearer(token)},
+             "入力は2000文字までです。", "An answer has at most 2000 characters."),
+            ("GET", f"/api/tables/{table_id}/transcript", {"headers": bearer(token)},
+             "記録はゲームの終了後にダウンロードできます。",
+             "The transcript can be downloaded once the game is over."),
+        ]
+        for method, path, options, japanese, english_text in cases:
+            headers = dict(options.pop("headers", {}))
+            for language, expected in (({}, japanese), ({"accept-language": "ja,en;q=0.8"}, japanese),
+                                       ({"accept-language": "fr"}, japanese), (english, english_text)):
+                answer = client.request(method, path, headers={**headers, **language}, **options)
+                assert answer.status_code in (400, 403, 409), (path, answer.text)
+                assert answer.json()["error"] == expected, (path, language, answer.text)

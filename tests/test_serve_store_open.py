@@ -91,3 +91,69 @@ def test_a_postgresql_url_without_psycopg_says_what_to_install(monkeypatch: pyte
     monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
     with pytest.raises(StoreError, match=r"psycopg is not installed.*gm_engine\[postgres\]"):
         open_store("postgresql://gm@127.0.0.1:1/x")
+
+
+@pytest.mark.parametrize(
+    ("value", "japanese", "english"),
+    [
+        ("mysql://localhost/x", "--database mysql://… は gm serve が扱えるデータベースではありません",
+         "--database mysql://… is not a database gm serve knows"),
+        ("sqlite:", "--database sqlite: にはファイルのパスが必要です",
+         "--database sqlite: needs a file path"),
+        ("{tmp}", "はフォルダーで、データベースのファイルではありません",
+         "is a directory, not a database file"),
+    ],
+)
+def test_gm_serve_says_why_the_database_cannot_be_opened_in_the_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    value: str, japanese: str, english: str,
+) -> None:
+    from gm_engine.cli import main
+
+    database = value.format(tmp=tmp_path)
+    for locale, expected in (("ja", japanese), ("en", english)):
+        monkeypatch.setenv("GM_LOCALE", locale)
+        assert main(["serve", "--database", database]) == 2
+        shown = capsys.readouterr().err
+        assert shown.startswith("gm serve: ") and expected in shown, shown
+
+
+def test_a_database_of_another_schema_is_refused_in_the_players_language(tmp_path: Path) -> None:
+    import sqlite3
+
+    from gm_engine.cli._errors import error_text
+
+    old = sqlite3.connect(tmp_path / "old.db")
+    old.execute("PRAGMA user_version = 99")
+    old.close()
+    with pytest.raises(StoreError) as refused:
+        open_store(str(tmp_path / "old.db")).close()
+    assert "このデータベースは卓の保存形式99のものです" in error_text(refused.value, "ja")
+    assert "table store schema version 99, this program reads" in error_text(refused.value, "en")
+    assert str(refused.value) == error_text(refused.value, "en")
+
+
+@pytest.mark.parametrize(
+    ("argv", "japanese", "english"),
+    [
+        (["--port", "0"], "gm serve: --port 0 はポート番号ではありません（1～65535）",
+         "gm serve: --port 0 is not a port (1..65535)"),
+        (["--advertise", "ftp://x"],
+         "gm serve: --advertise ftp://x は http:// か https:// の URL ではありません",
+         "gm serve: --advertise ftp://x is not an http:// or https:// URL"),
+        (["--lease-seconds", "4", "--tick-seconds", "3"],
+         "gm serve: リース（4 秒）はティック（3 秒）の2回分以上にしてください",
+         "gm serve: a lease (4 s) must last at least two ticks (3 s)"),
+    ],
+)
+def test_gm_serves_own_argument_errors_are_in_the_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    argv: list[str], japanese: str, english: str,
+) -> None:
+    from gm_engine.cli import main
+
+    for locale, expected in (("ja", japanese), ("en", english)):
+        monkeypatch.setenv("GM_LOCALE", locale)
+        assert main(["serve", "--database", str(tmp_path / "t.db"), *argv]) == 2
+        shown = capsys.readouterr().err
+        assert shown.startswith(expected), shown

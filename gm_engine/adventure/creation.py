@@ -8,14 +8,16 @@ investigator or a The One Ring hero: the name, an occupation (calling) from the
 scenario's short list, then a few extra skills.
 
 Each :meth:`answer` returns what the engine says back (a refusal says what was wrong, in
-Japanese, and leaves the dialogue where it was); :attr:`done` tells when the character
-is made (:attr:`character` / :attr:`sheet`).
+the player's language, ``locale``, and leaves the dialogue where it was); :attr:`done`
+tells when the character is made (:attr:`character` / :attr:`sheet`). The rule terms (ranks,
+weapons, spells) stay Japanese display text in English too, and are answered as shown.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gm_engine.adventure.intent import normalise
@@ -26,6 +28,59 @@ from gm_engine.combat.equipment import ARMOURS, WEAPONS, Shield
 from gm_engine.combat.errors import CombatError
 from gm_engine.combat.ranks import Rank, at_least, stats
 from gm_engine.combat.spells import Spell
+from gm_engine.dice.result import Locale
+from gm_engine.messages.catalogue import DEFAULT_LOCALE, Message, render
+from gm_engine.messages.texts import (
+    ArmourAnswer,
+    ArmourItem,
+    ArmourQuestion,
+    ArmourTaken,
+    CallingQuestion,
+    CannotMake,
+    CharacterMade,
+    CharacterMadeSheet,
+    CharacterNameTooLong,
+    ListSeparator,
+    MadeAuto,
+    MadeUnselected,
+    ModeAnswer,
+    ModeCustom,
+    ModeQuestion,
+    NameAgain,
+    NameCommand,
+    NameConfirm,
+    NameControl,
+    NameEmpty,
+    NameNoLetters,
+    NameOnly,
+    NameQuestion,
+    NameSentence,
+    NameTaken,
+    OccupationAnswer,
+    OccupationDetail,
+    OccupationQuestion,
+    OccupationTaken,
+    RankAnswer,
+    RankQuestion,
+    RankRow,
+    RankTaken,
+    ShieldAnswer,
+    ShieldQuestion,
+    ShieldTaken,
+    ShieldTwoHandedAnswer,
+    SkillAnswer,
+    SkillsExactly,
+    SkillsQuestion,
+    SpellsAboveRank,
+    SpellsQuestion,
+    SpellsUnknownAnswer,
+    SpellTwiceAnswer,
+    TwoHandedItem,
+    WeaponAboveRank,
+    WeaponAnswer,
+    WeaponQuestion,
+    WeaponTaken,
+)
 
 #: The longest name taken.
 MAX_NAME = 16
@@ -73,46 +128,48 @@ NO = re.compile(r"^(?:いいえ|いや|違う|ちがう|no|n|nope|やめる|変�
 
 @dataclass(frozen=True)
 class NameVerdict:
-    """What a name answer is: ``ok`` (taken), ``confirm`` (asked about) or ``refuse``."""
+    """What a name answer is: ``ok`` (taken), ``confirm`` (asked about) or ``refuse``
+    (``reason`` says why, a message of the catalogue)."""
 
     kind: str
     name: str
-    reason: str = ""
+    reason: Message | None = None
 
 
 def check_name(text: str) -> NameVerdict:
     """Judge one answer to 「名前は？」 (see the module docstring)."""
     name = normalise(text).strip("「」『』\"'")
     if not name:
-        return NameVerdict("refuse", name, "名前が空です。キャラクターの名前を入力してください。")
+        return NameVerdict("refuse", name, NameEmpty())
     if any(unicodedata.category(c).startswith("C") for c in name):
-        return NameVerdict("refuse", name, "名前に制御文字は使えません。")
+        return NameVerdict("refuse", name, NameControl())
     if len(name) > MAX_NAME:
-        return NameVerdict("refuse", name, f"名前は{MAX_NAME}文字までです（{len(name)}文字）。")
+        return NameVerdict("refuse", name, CharacterNameTooLong(MAX_NAME, len(name)))
     if not any(c.isalpha() for c in name):
-        return NameVerdict("refuse", name, "名前には文字を含めてください（数字や記号だけは使えません）。")
+        return NameVerdict("refuse", name, NameNoLetters())
     if name.startswith("/") or name.startswith("[") or name.startswith("［"):
-        return NameVerdict("refuse", name, "コマンドは名前にできません。名前だけを入力してください。")
+        return NameVerdict("refuse", name, NameCommand())
     if re.search(r"[。！？!?、]|です|ます|ください|したい|だよ", name) or len(name.split()) > 3:
-        return NameVerdict("refuse", name, "文章ではなく、名前だけを入力してください（例: アリア）。")
+        return NameVerdict("refuse", name, NameSentence())
     if len(name.split()) > 1 and any(w.lower() in _NOT_NAMES for w in name.split()):
-        return NameVerdict("refuse", name, "名前だけを入力してください（ランクや装備はこのあと聞きます）。")
+        return NameVerdict("refuse", name, NameOnly())
     if name.lower() in _NOT_NAMES:
-        return NameVerdict("confirm", name, f"「{name}」を名前にしますか？（はい／いいえ）")
+        return NameVerdict("confirm", name, NameConfirm(name))
     return NameVerdict("ok", name)
 
 
 class _NameStep:
     """The name question and its confirmation, shared by both dialogues."""
 
-    def __init__(self) -> None:
+    def __init__(self, locale: Locale) -> None:
         self.name: str | None = None
         self._pending: str | None = None
+        self.locale = locale
 
     def question(self) -> str:
         if self._pending is not None:
-            return f"「{self._pending}」を名前にしますか？（はい／いいえ）"
-        return "あなたのキャラクターの名前を教えてください。"
+            return render(NameConfirm(self._pending), self.locale)
+        return render(NameQuestion(), self.locale)
 
     def answer(self, text: str) -> str:
         line = normalise(text)
@@ -120,17 +177,18 @@ class _NameStep:
             pending, self._pending = self._pending, None
             if YES.match(line):
                 self.name = pending
-                return f"名前は「{pending}」に決まりました。"
+                return render(NameTaken(pending), self.locale)
             if NO.match(line) or not line:
-                return "では、名前をもう一度どうぞ。"
+                return render(NameAgain(), self.locale)
         verdict = check_name(line)
         if verdict.kind == "refuse":
-            return verdict.reason
+            assert verdict.reason is not None
+            return render(verdict.reason, self.locale)
         if verdict.kind == "confirm":
             self._pending = verdict.name  # the next question asks about it
             return ""
         self.name = verdict.name
-        return f"名前は「{verdict.name}」に決まりました。"
+        return render(NameTaken(verdict.name), self.locale)
 
 
 _RANK_ALIASES = {
@@ -159,21 +217,27 @@ def _list_choice(line: str, names: list[str]) -> str | None:
     return line if line in names else next((n for n in names if n in line), None)
 
 
-def rank_table() -> str:
+def rank_table(locale: Locale = DEFAULT_LOCALE) -> str:
     """The ranks with HP, AP dice and slots, as the rules list them."""
     rows = []
     for i, rank in enumerate(Rank, 1):
         s = stats(rank)
-        rows.append(f"  {i}. {rank.value}: HP{s.max_hp} APダイス{s.ap_dice}d6 魔法スロット{s.slots}")
+        rows.append(render(RankRow(i, rank.value, s.max_hp, s.ap_dice, s.slots), locale))
     return "\n".join(rows)
+
+
+#: The three ways of choosing the equipment, as the player may name them in English too.
+_MODES = ["おまかせ", "未選択", "自分で選ぶ"]
+_MODE_ALIASES = {"auto": "おまかせ", "unselected": "未選択", "default": "未選択", "basic": "未選択"}
 
 
 class FantasyCreation:
     """The fast-combat character dialogue (see the module docstring)."""
 
-    def __init__(self, recommended: str = "駆け出し") -> None:
-        self._name = _NameStep()
+    def __init__(self, recommended: str = "駆け出し", locale: Locale = DEFAULT_LOCALE) -> None:
+        self._name = _NameStep(locale)
         self.recommended = recommended
+        self.locale = locale
         self.rank: Rank | None = None
         self.mode: str | None = None  # おまかせ, 未選択 or 自分で選ぶ
         self.weapon: str | None = None
@@ -190,30 +254,30 @@ class FantasyCreation:
         """What is asked now."""
         if self._name.name is None:
             return self._name.question()
+        say = self._say
         if self.rank is None:
-            return f"ランクを選んでください（おすすめ: {self.recommended}）。\n{rank_table()}"
+            return say(RankQuestion(self.recommended, rank_table(self.locale)))
         if self.mode is None:
-            return (
-                "装備と魔法の決め方を選んでください。\n  1. おまかせ（長剣・鎖帷子・小盾、魔法1〜2個）\n"
-                "  2. 未選択（短剣・革鎧、魔法なし）\n  3. 自分で選ぶ"
-            )
+            return say(ModeQuestion())
+        separator = say(ListSeparator())
         if self.weapon is None:
-            names = self._weapons()
-            return "武器を選んでください: " + "、".join(
-                f"{i}.{n}(+{WEAPONS[n].ap_bonus}{'・両手' if WEAPONS[n].two_handed else ''})"
-                for i, n in enumerate(names, 1)
-            )
+            items = [
+                say(TwoHandedItem(i, n, WEAPONS[n].ap_bonus))
+                if WEAPONS[n].two_handed
+                else f"{i}.{n}(+{WEAPONS[n].ap_bonus})"
+                for i, n in enumerate(self._weapons(), 1)
+            ]
+            return say(WeaponQuestion(separator.join(items)))
         if self.armour is None:
-            names = list(ARMOURS)
-            return "防具を選んでください: " + "、".join(
-                f"{i}.{n}(防具{ARMOURS[n].reduction})" for i, n in enumerate(names, 1)
-            )
+            items = [say(ArmourItem(i, n, ARMOURS[n].reduction)) for i, n in enumerate(ARMOURS, 1)]
+            return say(ArmourQuestion(separator.join(items)))
         if self.shield is None:
-            return "盾を選んでください: " + "、".join(f"{i}.{s.value}" for i, s in enumerate(Shield, 1))
+            return say(ShieldQuestion(separator.join(f"{i}.{s.value}" for i, s in enumerate(Shield, 1))))
         slots = stats(self.rank).slots
-        return f"覚える魔法を{slots}個まで、読点で区切って選んでください（なし も可）: " + "、".join(
-            s.value for s in Spell
-        )
+        return say(SpellsQuestion(slots, separator.join(s.value for s in Spell)))
+
+    def _say(self, message: Message) -> str:
+        return render(message, self.locale)
 
     def _weapons(self) -> list[str]:
         rank = self.rank or Rank.COMMONER
@@ -222,50 +286,50 @@ class FantasyCreation:
     def answer(self, text: str) -> str:
         """Take one answer; returns the engine's reply (a refusal says why)."""
         line = normalise(text)
+        say = self._say
         if self._name.name is None:
             return self._name.answer(line)
         if self.rank is None:
             rank = _rank_of(line)
             if rank is None:
-                return "ランクは 一般人・駆け出し・熟練・英雄 のどれか（または番号 1〜4）で答えてください。"
+                return say(RankAnswer())
             self.rank = rank
-            return f"ランクは{rank.value}です。"
+            return say(RankTaken(rank.value))
         if self.mode is None:
-            mode = _list_choice(line, ["おまかせ", "未選択", "自分で選ぶ"])
+            mode = _list_choice(line, _MODES) or _MODE_ALIASES.get(line.lower())
             if mode is None and re.search(r"自分|選ぶ|custom|choose", line, re.I):
                 mode = "自分で選ぶ"
             if mode is None:
-                return "「おまかせ」「未選択」「自分で選ぶ」のどれか（または番号 1〜3）で答えてください。"
+                return say(ModeAnswer())
             if mode == "自分で選ぶ":
                 self.mode = mode
-                return "装備を一つずつ選びましょう。"
+                return say(ModeCustom())
             make = create_auto if mode == "おまかせ" else create_unselected
             self.character = make(self._name.name, self.rank)
             self.mode = mode
-            return f"{mode}で作成しました。"
+            return say(MadeAuto() if mode == "おまかせ" else MadeUnselected())
         if self.weapon is None:
             weapon = _list_choice(line, self._weapons())
             if weapon is None:
                 if line in WEAPONS:
-                    need = WEAPONS[line].required_rank.value
-                    return f"{line}は{need}以上でないと持てません。別の武器を選んでください。"
-                return "一覧にある武器の名前か番号で答えてください。"
+                    return say(WeaponAboveRank(line, WEAPONS[line].required_rank.value))
+                return say(WeaponAnswer())
             self.weapon = weapon
-            return f"武器は{weapon}。"
+            return say(WeaponTaken(weapon))
         if self.armour is None:
             armour = _list_choice(line, list(ARMOURS))
             if armour is None:
-                return "一覧にある防具の名前か番号で答えてください。"
+                return say(ArmourAnswer())
             self.armour = armour
-            return f"防具は{armour}。"
+            return say(ArmourTaken(armour))
         if self.shield is None:
             shield = _list_choice(line, [s.value for s in Shield])
             if shield is None:
-                return "盾は なし・小盾・大盾 のどれか（または番号）で答えてください。"
+                return say(ShieldAnswer())
             if shield != Shield.NONE.value and WEAPONS[self.weapon].two_handed:
-                return f"{self.weapon}は両手武器なので盾は持てません。「なし」を選ぶか、番号 1 を。"
+                return say(ShieldTwoHandedAnswer(self.weapon))
             self.shield = shield
-            return f"盾は{shield}。"
+            return say(ShieldTaken(shield))
         return self._spells(line)
 
     def _spells(self, line: str) -> str:
@@ -278,29 +342,31 @@ class FantasyCreation:
         known = [s.value for s in Spell]
         unknown = [w for w in spells if w not in known]
         slots = stats(self.rank).slots
+        say = self._say
         if unknown:
-            return f"知らない魔法です: {'、'.join(unknown)}。一覧から選んでください。"
+            return say(SpellsUnknownAnswer(say(ListSeparator()).join(unknown)))
         if len(set(spells)) != len(spells):
-            return "同じ魔法が二度書かれています。"
+            return say(SpellTwiceAnswer())
         if len(spells) > slots:
-            return f"{self.rank.value}が覚えられる魔法は{slots}個までです（{len(spells)}個指定）。"
+            return say(SpellsAboveRank(self.rank.value, slots, len(spells)))
         try:
             self.character = create_character(
                 self._name.name, self.rank, self.weapon, self.armour, self.shield, spells
             )
         except CombatError as exc:  # a rule the steps above do not cover
             self.weapon = self.armour = self.shield = None
-            return f"この組み合わせでは作れません（{exc}）。武器から選び直してください。"
-        return "キャラクターができました。"
+            return say(CannotMake(exc.explanation()))
+        return say(CharacterMade())
 
 
 class GuidedCreation:
     """An investigator (Cthulhu7th) or a hero (The One Ring) from the scenario's choices."""
 
-    def __init__(self, system: GameSystem, creation: Creation) -> None:
+    def __init__(self, system: GameSystem, creation: Creation, locale: Locale = DEFAULT_LOCALE) -> None:
         self.system = system
         self.creation = creation
-        self._name = _NameStep()
+        self.locale = locale
+        self._name = _NameStep(locale)
         self.occupation: int | None = None
         self.sheet: Sheet | None = None
 
@@ -317,43 +383,45 @@ class GuidedCreation:
         """What is asked now."""
         if self._name.name is None:
             return self._name.question()
-        who = "職業" if self.system is GameSystem.CTHULHU7 else "生業（コーリング）"
+        say = self._say
         if self.occupation is None:
             rows = [
-                f"  {i}. {o.name}: {o.text}（"
-                + " ".join(f"{k}{v}{self._unit}" for k, v in o.skills.items())
-                + f" HP{o.hp}）"
+                f"  {i}. {o.name}: {o.text}" + say(OccupationDetail(self._skills(o.skills), o.hp))
                 for i, o in enumerate(self.creation.occupations, 1)
             ]
-            return f"{who}を選んでください。\n" + "\n".join(rows)
-        extras = "、".join(f"{i}.{s}" for i, s in enumerate(self.creation.extras, 1))
-        return (
-            f"得意な技能を{self.creation.picks}つ選んでください（{self.creation.extra_value}{self._unit}になります）。"
-            f"読点で区切って: {extras}"
-        )
+            asked = OccupationQuestion if self.system is GameSystem.CTHULHU7 else CallingQuestion
+            return say(asked("\n".join(rows)))
+        extras = say(ListSeparator()).join(f"{i}.{s}" for i, s in enumerate(self.creation.extras, 1))
+        return say(SkillsQuestion(self.creation.picks, f"{self.creation.extra_value}{self._unit}", extras))
+
+    def _say(self, message: Message) -> str:
+        return render(message, self.locale)
+
+    def _skills(self, skills: Mapping[str, int]) -> str:
+        return " ".join(f"{k}{v}{self._unit}" for k, v in skills.items())
 
     def answer(self, text: str) -> str:
         """Take one answer; returns the engine's reply (a refusal says why)."""
         line = normalise(text)
+        say = self._say
         if self._name.name is None:
             return self._name.answer(line)
         names = [o.name for o in self.creation.occupations]
         if self.occupation is None:
             chosen = _list_choice(line, names)
             if chosen is None:
-                return f"一覧の名前か番号（1〜{len(names)}）で答えてください。"
+                return say(OccupationAnswer(len(names)))
             self.occupation = names.index(chosen)
             if self.creation.picks == 0:
                 return self._finish([])
-            return f"{chosen}ですね。"
+            return say(OccupationTaken(chosen))
         words = [w for w in re.split(r"[\s、，,・]+", line) if w]
         picked = [_list_choice(w, list(self.creation.extras)) for w in words]
         if None in picked or not words:
-            return "一覧にある技能の名前か番号で答えてください。"
+            return say(SkillAnswer())
         chosen_skills = [p for p in picked if p is not None]
         if len(set(chosen_skills)) != self.creation.picks:
-            given = len(set(chosen_skills))
-            return f"違う技能をちょうど{self.creation.picks}つ選んでください（{given}つ指定）。"
+            return say(SkillsExactly(self.creation.picks, len(set(chosen_skills))))
         return self._finish(chosen_skills)
 
     def _finish(self, extras: list[str]) -> str:
@@ -369,4 +437,4 @@ class GuidedCreation:
             hp=occupation.hp,
             target_number=self.creation.target_number,
         )
-        return "キャラクターができました。\n" + self.sheet.status_line(self.system)
+        return self._say(CharacterMadeSheet(self.sheet.status_line(self.system)))

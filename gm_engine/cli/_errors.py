@@ -107,9 +107,14 @@ def os_error_text(exc: OSError, locale: Locale) -> str:
 def error_text(exc: BaseException, locale: Locale | None = None) -> str:
     """``exc`` in the player's language (``GM_LOCALE`` unless ``locale``), printable."""
     where = locale or locale_from_env()
+    from pydantic import ValidationError
+
     from gm_engine.adventure.scenario import UnknownScenarioError
+    from gm_engine.combat.errors import CombatError
     from gm_engine.dice.system import UnknownSystemError
     from gm_engine.llm.base import BackendError, ConfigurationError
+    from gm_engine.messages.validation import validation_message
+    from gm_engine.serve.store import StoreError
 
     problem = backend_problem(exc) if isinstance(exc, BackendError) else None
     text: str
@@ -128,6 +133,10 @@ def error_text(exc: BaseException, locale: Locale | None = None) -> str:
         text = render(SystemCaseDiffers(exc.system_id, exc.alike), where)
     elif isinstance(exc, UnknownSystemError) and exc.system_id:
         text = render(NoSuchSystem(exc.system_id, ", ".join(exc.known)), where)
+    elif isinstance(exc, CombatError | StoreError):  # errors that carry a catalogue reason
+        text = render(exc.explanation(), where)
+    elif isinstance(exc, ValidationError):
+        text = render(validation_message(exc), where)
     else:
         text = str(exc)
     return printable(text)

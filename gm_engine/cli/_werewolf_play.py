@@ -160,9 +160,11 @@ def play_command(args: argparse.Namespace) -> int:
     except ValidationError as exc:  # a rule option out of range
         from gm_engine.messages import render
         from gm_engine.messages.texts import OptionsInvalid
-        from gm_engine.sessions.werewolf.session import option_problems
+        from gm_engine.messages.validation import validation_message
 
-        print(f"gm werewolf play: {render(OptionsInvalid(option_problems(exc)))}", file=sys.stderr)
+        locale = locale_from_env()
+        problems = render(validation_message(exc), locale)
+        print(f"gm werewolf play: {render(OptionsInvalid(problems), locale)}", file=sys.stderr)
         return 2
     except ValueError as exc:
         print(failed("gm werewolf play", exc), file=sys.stderr)

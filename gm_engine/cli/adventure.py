@@ -78,10 +78,13 @@ def check_options(spec: SessionSpec) -> None:
         get_scenario(str(spec.options["scenario"]))
     try:
         AdventureOptions.model_validate(spec.options)
-    except ValidationError as exc:
-        from gm_engine.sessions.werewolf.session import option_problems
+    except ValidationError as exc:  # which option, what was wrong, what is accepted
+        from gm_engine.messages import locale_from_env
+        from gm_engine.messages.validation import validation_message
 
-        raise SessionError(render(OptionsInvalid(option_problems(exc)))) from None
+        locale = locale_from_env()
+        problems = render(validation_message(exc, AdventureOptions), locale)
+        raise SessionError(render(OptionsInvalid(problems), locale)) from None
 
 
 def _adventure(args: argparse.Namespace) -> int:

@@ -13,6 +13,8 @@ import sys
 import time
 from typing import Any
 
+from pydantic import ValidationError
+
 from gm_engine.cli._errors import failed
 from gm_engine.combat import (
     Battle,
@@ -41,11 +43,23 @@ from gm_engine.combat import (
 from gm_engine.combat.actions import Action
 from gm_engine.combat.balance import balance_table, format_table
 from gm_engine.combat.characters import Character, parse_rank
-from gm_engine.combat.errors import IllegalActionError
+from gm_engine.combat.errors import StorageError
 from gm_engine.dice.source import SeededSource
 from gm_engine.messages import locale_from_env
 from gm_engine.messages import render as render_message
-from gm_engine.messages.texts import CombatRefused
+from gm_engine.messages.texts import (
+    BadOptions,
+    CombatRefused,
+    FieldProblem,
+    NotAChoice,
+    NotACombatFile,
+    NotAWholeNumber,
+    SaveFileProblem,
+    SaveNotJson,
+    SimulateFights,
+    SimulateSizes,
+)
+from gm_engine.messages.validation import validation_message
 
 #: A fight that has not ended after this many rounds is stopped (none should get near it).
 MAX_ROUNDS = 30
@@ -148,11 +162,26 @@ def _print_step(step: StepResult, with_hash: str | None) -> None:
         print(f"[state {with_hash[:16]}]")
 
 
+def rule_options(text: str | None) -> CombatOptions:
+    """The rule options given as ``--options`` JSON (the defaults without).
+
+    Raises:
+        CombatError: not JSON, an option the rules do not have, or a value out of its range;
+            the reason names the option, what was wrong and what is accepted.
+    """
+    if not text:
+        return CombatOptions()
+    try:
+        return CombatOptions.model_validate_json(text)
+    except ValidationError as exc:
+        raise CombatError(BadOptions(validation_message(exc, CombatOptions))) from None
+
+
 def _demo(args: argparse.Namespace) -> int:
     try:
-        options = CombatOptions.model_validate_json(args.options) if args.options else CombatOptions()
-    except ValueError as exc:
-        print(f"gm combat demo: bad --options: {exc}", file=sys.stderr)
+        options = rule_options(args.options)
+    except CombatError as exc:
+        print(failed("gm combat demo", exc), file=sys.stderr)
         return 2
     party = demo_party()
     encounter = demo_encounter()
@@ -176,8 +205,7 @@ def _demo(args: argparse.Namespace) -> int:
             try:
                 step = battle.apply(action)
             except CombatError as exc:  # the policy is simple; show a refusal as the player would
-                why = exc.describe(locale) if isinstance(exc, IllegalActionError) else str(exc)
-                print(f"  {render_message(CombatRefused(why), locale)}")
+                print(f"  {render_message(CombatRefused(exc.describe(locale)), locale)}")
                 continue
             if step.label == "BATTLE_SETUP" and not isinstance(action, NextRound):
                 for event in step.events:
@@ -191,13 +219,13 @@ def _demo(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     try:
         ranks = [parse_rank(r.strip()) for r in args.ranks.split(",") if r.strip()]
-        sizes = [int(n) for n in args.sizes.split(",") if n.strip()]
-        kinds = [EncounterKind(k.strip()) for k in args.kind.split(",") if k.strip()] or list(EncounterKind)
-        options = CombatOptions.model_validate_json(args.options) if args.options else CombatOptions()
+        sizes = [_size(n) for n in args.sizes.split(",") if n.strip()]
+        kinds = [_fight_kind(k.strip()) for k in args.kind.split(",") if k.strip()] or list(EncounterKind)
+        options = rule_options(args.options)
         if not ranks or not sizes or not all(1 <= n <= 6 for n in sizes):
-            raise CombatError("--ranks needs a rank and --sizes party sizes of 1..6")
+            raise CombatError(SimulateSizes())
         if not 1 <= args.fights <= 100_000:
-            raise CombatError("--fights is 1..100000")
+            raise CombatError(SimulateFights())
     except ValueError as exc:  # CombatError, pydantic's ValidationError, a bad number or kind
         print(failed("gm combat simulate", exc), file=sys.stderr)
         return 2
@@ -213,12 +241,32 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _size(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise CombatError(FieldProblem("--sizes", NotAWholeNumber(text.strip()))) from None
+
+
+def _fight_kind(text: str) -> EncounterKind:
+    try:
+        return EncounterKind(text)
+    except ValueError:
+        known = ", ".join(k.value for k in EncounterKind)
+        raise CombatError(FieldProblem("--kind", NotAChoice(text, known))) from None
+
+
 def _show(args: argparse.Namespace) -> int:
     try:
         with open(args.file, encoding="utf-8") as handle:
             text = handle.read()
-        kind = json.loads(text).get("format", "") if text.strip().startswith("{") else ""
-    except (OSError, ValueError) as exc:
+        head = json.loads(text) if text.strip().startswith("{") else {}
+        kind = str(head.get("format", "")) if isinstance(head, dict) else ""
+    except json.JSONDecodeError as exc:
+        problem = StorageError(SaveFileProblem(args.file, SaveNotJson(exc.lineno, exc.colno)))
+        print(failed("gm combat show", problem), file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or JSON nested too deeply
         print(failed("gm combat show", exc), file=sys.stderr)
         return 2
     try:
@@ -235,7 +283,8 @@ def _show(args: argparse.Namespace) -> int:
             battle = storage.loads_battle(text, where=args.file)
             print(battle.current_log().text)
         else:
-            print(f"gm combat show: {args.file}: not a gm_engine.combat file", file=sys.stderr)
+            problem = StorageError(SaveFileProblem(args.file, NotACombatFile()))
+            print(failed("gm combat show", problem), file=sys.stderr)
             return 2
     except CombatError as exc:
         print(failed("gm combat show", exc), file=sys.stderr)

@@ -62,14 +62,25 @@ def serve_command(args: argparse.Namespace) -> int:
     """Run ``gm serve`` until it is interrupted."""
     import uvicorn
 
+    from gm_engine.messages import locale_from_env, render
+    from gm_engine.messages.texts import (
+        CommandFailed,
+        ServeBadAdvertise,
+        ServeBadPort,
+        ServeLeaseTooShort,
+        ServeOpenInBrowser,
+    )
     from gm_engine.serve.app import create_app
     from gm_engine.serve.bcdice_api import bcdice_api_routes
     from gm_engine.serve.store import StoreError
     from gm_engine.serve.store_open import open_store
-    from gm_engine.serve.tables import TableRuntime
+    from gm_engine.serve.tables import LEASE_SECONDS, TICK_SECONDS, TableRuntime
+
+    locale = locale_from_env()
 
     if not 0 < args.port < 65536:
-        print(f"gm serve: --port {args.port} is not a port (1..65535)", file=sys.stderr)
+        problem = render(ServeBadPort(args.port), locale)
+        print(render(CommandFailed("gm serve", problem), locale), file=sys.stderr)
         return 2
     try:
         store = open_store(args.database)
@@ -82,7 +93,8 @@ def serve_command(args: argparse.Namespace) -> int:
             f"http://{socket.gethostname() if args.host in ('0.0.0.0', '::') else host}:{args.port}"
         )
         if not advertise.startswith(("http://", "https://")) or "#" in advertise:
-            print(f"gm serve: --advertise {advertise} is not an http:// or https:// URL", file=sys.stderr)
+            problem = render(ServeBadAdvertise(advertise), locale)
+            print(render(CommandFailed("gm serve", problem), locale), file=sys.stderr)
             return 2
         # the tables and, beside them, a BCDice-API (v2) that dice bots and table tools can use
         timing = {
@@ -90,14 +102,16 @@ def serve_command(args: argparse.Namespace) -> int:
             for name, value in (("lease_seconds", args.lease_seconds), ("tick_seconds", args.tick_seconds))
             if value is not None
         }
-        try:
-            runtime = TableRuntime(store, advertise=advertise, model_servers=args.model_server, **timing)
-        except ValueError as exc:
-            print(f"gm serve: {exc}", file=sys.stderr)
+        lease = timing.get("lease_seconds", LEASE_SECONDS)
+        tick = timing.get("tick_seconds", TICK_SECONDS)
+        if not 0 < tick < float("inf") or not lease >= 2 * tick:  # TableRuntime's own rule, said here
+            problem = render(ServeLeaseTooShort(f"{lease:g}", f"{tick:g}"), locale)
+            print(render(CommandFailed("gm serve", problem), locale), file=sys.stderr)
             return 2
+        runtime = TableRuntime(store, advertise=advertise, model_servers=args.model_server, **timing)
         app = create_app(runtime, extra_routes=bcdice_api_routes())
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
-        print(f"gm serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
+        print(render(ServeOpenInBrowser(f"http://{shown}:{args.port}/"), locale), flush=True)
         # an open event stream lasts as long as its table: a stop does not wait for them long
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2)
     except OSError as exc:

@@ -80,14 +80,25 @@ from gm_engine.combat.terms import sanctuary_casters as _sanctuary_casters
 from gm_engine.combat.terms import slow_casts as _slow_casts
 from gm_engine.combat.terms import standing_enemies as _standing_enemies
 from gm_engine.dice.source import DiceError, DiceSource, SeededSource
+from gm_engine.messages.catalogue import Message
+from gm_engine.messages.catalogue import render as render_message
 from gm_engine.messages.texts import (
     AlreadyPlayedOut,
     AmountOnlyLimitBreak,
+    BattleOver,
     BonusOutOfRange,
     CannotCastDown,
+    CastAtWrongPause,
     CouldNotCarryOut,
+    DecidedTakeEnd,
     DownAddsNoAp,
     EnemyFallen,
+    ExpectEnd,
+    ExpectJudge,
+    ExpectNextRound,
+    ExpectNothing,
+    ExpectRoll,
+    ExpectSetup,
     FightRequested,
     FightWishRecorded,
     ForesightNoCheck,
@@ -99,14 +110,18 @@ from gm_engine.messages.texts import (
     LimitBreakNeedsAmount,
     MaxHpCannotPay,
     NarrativeTooLate,
+    NobodyStanding,
     NoEffectOutside,
+    NoEnemyStanding,
     NoRollToReroll,
     NoSlotsPaidAlready,
     NoSpellsKnown,
     NoSuchEnemy,
     NoSuchPc,
+    NotABattle,
     NotOverwhelming,
     NotOverwhelmingExample,
+    PcAndEnemyShareName,
     PcDown,
     ReviveNoCheckLeft,
     ReviveNotThisScene,
@@ -120,7 +135,9 @@ from gm_engine.messages.texts import (
     SpellNotKnown,
     SpellTakesNoMode,
     SpellTakesNoTarget,
+    UndecidedTakeNextRound,
     UnknownSpellName,
+    WrongPause,
 )
 
 Label = Literal["BATTLE_SETUP", "ROLL_LOG", "BATTLE_JUDGE", "NARRATIVE", "BATTLE_END"]
@@ -188,14 +205,14 @@ class Battle:
         if options.enforce_composition:
             encounter.check_composition()
         if not any(c.standing for c in members):
-            raise InvalidCharacterError("nobody in the party is standing")
+            raise InvalidCharacterError(NobodyStanding())
         enemies = list(encounter.adjusted_enemies())
         if not any(e.standing for e in enemies):
-            raise InvalidCharacterError("no enemy is standing")
+            raise InvalidCharacterError(NoEnemyStanding())
         pc_names = {c.name for c in members}
         clash = sorted(pc_names & {e.name for e in enemies})
         if clash:
-            raise InvalidCharacterError(f"a PC and an enemy share a name: {', '.join(clash)}")
+            raise InvalidCharacterError(PcAndEnemyShareName(", ".join(clash)))
         dice = source if source is not None else SeededSource(seed)
         state = BattleState(
             options=options,
@@ -222,7 +239,7 @@ class Battle:
         try:
             state = BattleState.model_validate_json(text)
         except ValidationError as exc:
-            raise CombatError(f"not a valid battle: {describe_validation_error(exc)}") from None
+            raise CombatError(NotABattle(describe_validation_error(exc, BattleState))) from None
         return cls(state, source)
 
     # -- reading ----------------------------------------------------------------------
@@ -292,7 +309,8 @@ class Battle:
     def hint(self) -> str:
         """One line for a prompt: the pause, and what may be done there."""
         state = self._state
-        return f"round {state.round}, {state.phase.value}: {_expected(state)}"
+        expected = render_message(_expected(state), "en")
+        return f"round {state.round}, {state.phase.value}: {expected}"
 
     def character(self, name: str) -> Character:
         """The PC called ``name``.
@@ -430,12 +448,11 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
     """The error ``action`` would raise now, or None when it is legal."""
     phase = state.phase.value
     if state.phase is Phase.ENDED:
-        return OutOfOrderError("the battle is over; no action is accepted", phase)
+        return OutOfOrderError(BattleOver(), phase)
     allowed = ACTION_PHASES[action.kind]
     if phase not in allowed:
         return OutOfOrderError(
-            f"{action.kind!r} is taken at {'/'.join(sorted(allowed))}; the battle is at {phase} "
-            f"(round {state.round}); expected now: {_expected(state)}",
+            WrongPause(repr(action.kind), "/".join(sorted(allowed)), phase, state.round, _expected(state)),
             phase,
         )
     try:
@@ -464,14 +481,10 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
             return _explain_cast(state, action)
         elif isinstance(action, NextRound):
             if state.outcome is not None:
-                return OutOfOrderError(
-                    f"the battle is at {phase} and decided ({state.outcome.value}); take 'end'", phase
-                )
+                return OutOfOrderError(DecidedTakeEnd(phase, state.outcome.value), phase)
         elif isinstance(action, EndBattle):
             if state.outcome is None:
-                return OutOfOrderError(
-                    f"the battle is at {phase} and both sides still stand; take 'next_round'", phase
-                )
+                return OutOfOrderError(UndecidedTakeNextRound(phase), phase)
         elif isinstance(action, ResolveByNarrative):
             return _explain_narrative(state)
         elif isinstance(action, FightItOut):
@@ -484,14 +497,15 @@ def _explain_illegal(state: BattleState, action: Action) -> CombatError | None:
     return None
 
 
-def _expected(state: BattleState) -> str:
+def _expected(state: BattleState) -> Message:
+    if state.phase is Phase.NARRATIVE:
+        return ExpectEnd() if state.outcome is not None else ExpectNextRound()
     return {
-        Phase.SETUP: "declarations, spells, or 'roll' (『戦闘開始』)",
-        Phase.ROLL: "【予見】/【治癒】/【治癒の波動】/【蘇生】, targets, or 'judge'",
-        Phase.JUDGE: "【蘇生】 or 'narrate'",
-        Phase.NARRATIVE: "'end'" if state.outcome is not None else "'next_round'",
-        Phase.ENDED: "nothing",
-    }[state.phase]
+        Phase.SETUP: ExpectSetup,
+        Phase.ROLL: ExpectRoll,
+        Phase.JUDGE: ExpectJudge,
+        Phase.ENDED: ExpectNothing,
+    }[state.phase]()
 
 
 def _explain_narrative(state: BattleState) -> CombatError | None:
@@ -538,9 +552,7 @@ def _explain_cast(state: BattleState, action: CastSpell) -> CombatError | None:
     phase = state.phase.value
     windows = CAST_WINDOWS[spell]
     if phase not in windows:
-        return OutOfOrderError(
-            f"{spell.label} is cast at {'/'.join(sorted(windows))}; the battle is at {phase}", phase
-        )
+        return OutOfOrderError(CastAtWrongPause(spell.label, "/".join(sorted(windows)), phase), phase)
     caster = _find_pc(state, action.caster)
     if not caster.standing:
         return IllegalActionError(CannotCastDown(caster.name, caster.status.value))

@@ -18,6 +18,30 @@ from gm_engine.combat.equipment import ARMOURS, WEAPONS, Armour, Shield, Weapon
 from gm_engine.combat.errors import InvalidCharacterError
 from gm_engine.combat.ranks import Rank, at_least, stats
 from gm_engine.combat.spells import Spell
+from gm_engine.messages.catalogue import Message
+from gm_engine.messages.texts import (
+    CharactersShareName,
+    CostsTookMaxHp,
+    DownWithHp,
+    HpAboveMaximum,
+    MoreSlotsThanRank,
+    NameBlank,
+    NoSuchArmour,
+    NoSuchRank,
+    NoSuchShield,
+    NoSuchWeapon,
+    PartyEmpty,
+    PartyTooLarge,
+    ShieldWithTwoHanded,
+    SlotsLeftAboveMaximum,
+    SpellListedTwice,
+    SpellsAboveSlots,
+    SpellsNotAList,
+    UnknownSpellOf,
+    WeaponNeedsRank,
+    ZeroHpStanding,
+)
+from gm_engine.messages.validation import validation_message
 
 
 class Status(StrEnum):
@@ -70,38 +94,31 @@ class Character(BaseModel):
     def _check_rules(self) -> Character:
         rank = stats(self.rank)
         if self.name != self.name.strip() or not self.name.strip():
-            raise ValueError("a name may not be blank or start/end with spaces")
+            raise InvalidCharacterError(NameBlank())
         if not at_least(self.rank, self.weapon.required_rank):
             grade = "伝説武器" if self.weapon.ap_bonus >= 5 else "名匠武器"
-            raise ValueError(
-                f"§9.2: {grade} (+{self.weapon.ap_bonus}) needs rank {self.weapon.required_rank.value} "
-                f"or higher; {self.name} is {self.rank.value}"
+            needed = self.weapon.required_rank.value
+            raise InvalidCharacterError(
+                WeaponNeedsRank(grade, self.weapon.ap_bonus, needed, self.name, self.rank.value)
             )
         if self.shield is not Shield.NONE and self.weapon.two_handed:
-            raise ValueError(
-                f"§10.1: no shield ({self.shield.value}) with a two-handed weapon ({self.weapon.name})"
-            )
+            raise InvalidCharacterError(ShieldWithTwoHanded(self.shield.value, self.weapon.name))
         if self.max_slots > rank.slots:
-            raise ValueError(
-                f"§5.1: a {self.rank.value} has at most {rank.slots} slots, not {self.max_slots}"
-            )
+            raise InvalidCharacterError(MoreSlotsThanRank(self.rank.value, rank.slots, self.max_slots))
         if self.slots_left > self.max_slots:
-            raise ValueError(f"§5.1: {self.slots_left} slots left is more than the maximum {self.max_slots}")
+            raise InvalidCharacterError(SlotsLeftAboveMaximum(self.slots_left, self.max_slots))
         if len(set(self.spells)) != len(self.spells):
-            raise ValueError("§5.1: a spell is listed twice")
+            raise InvalidCharacterError(SpellListedTwice())
         if len(self.spells) > self.max_slots:
-            raise ValueError(
-                f"§5.1: {len(self.spells)} spells known but only {self.max_slots} slots "
-                "(slots are the spells one can learn)"
-            )
+            raise InvalidCharacterError(SpellsAboveSlots(len(self.spells), self.max_slots))
         if self.max_hp < 1:
-            raise ValueError("§5.2: lasting costs have taken max HP below 1")
+            raise InvalidCharacterError(CostsTookMaxHp())
         if self.hp > self.max_hp:
-            raise ValueError(f"HP {self.hp} is above max HP {self.max_hp}")
+            raise InvalidCharacterError(HpAboveMaximum(self.hp, self.max_hp))
         if self.status is Status.OK and self.hp == 0:
-            raise ValueError("a character at 0 HP is down or dead, not 正常")
+            raise InvalidCharacterError(ZeroHpStanding())
         if self.status is not Status.OK and self.hp != 0:
-            raise ValueError(f"a {self.status.value} character has 0 HP, not {self.hp}")
+            raise InvalidCharacterError(DownWithHp(self.status.value, self.hp))
         return self
 
     @property
@@ -162,33 +179,30 @@ def _spell(value: Spell | str) -> Spell:
         return Spell(value)
     except ValueError:
         known = ", ".join(s.value for s in Spell)
-        raise InvalidCharacterError(f"unknown spell {value!r}; known: {known}", "§6.2") from None
+        raise InvalidCharacterError(UnknownSpellOf(repr(value), known), "§6.2") from None
 
 
 def _spells(values: Iterable[Spell | str]) -> tuple[Spell, ...]:
     if isinstance(values, str):
-        raise InvalidCharacterError(f"spells are a list of names, not the string {values!r}", "§6.2")
+        raise InvalidCharacterError(SpellsNotAList(repr(values)), "§6.2")
     try:
         return tuple(_spell(s) for s in values)
     except TypeError:
-        raise InvalidCharacterError(f"spells are a list of names, not {values!r}", "§6.2") from None
+        raise InvalidCharacterError(SpellsNotAList(repr(values)), "§6.2") from None
 
 
 def _build(data: dict[str, Any]) -> Character:
     try:
         return Character.model_validate(data)
     except ValidationError as exc:
-        raise InvalidCharacterError(describe_validation_error(exc)) from None
+        raise InvalidCharacterError(describe_validation_error(exc, Character)) from None
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """One readable line per problem: ``field.path: message``."""
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(record)"
-        message = str(err["msg"]).removeprefix("Value error, ")
-        parts.append(f"{where}: {message}")
-    return "; ".join(parts)
+def describe_validation_error(exc: ValidationError, model: object = None) -> Message:
+    """Every problem of ``exc`` as a catalogue message: the field, what was wrong and, for a
+    field the ``model`` does not have, the ones it has; a rule of the document broken (an
+    :class:`InvalidCharacterError` of a validator) in its own words."""
+    return validation_message(exc, model)
 
 
 def _weapon(value: Weapon | str) -> Weapon:
@@ -196,7 +210,7 @@ def _weapon(value: Weapon | str) -> Weapon:
         return value
     if isinstance(value, str) and value in WEAPONS:
         return WEAPONS[value]
-    raise InvalidCharacterError(f"no weapon {value!r} in the list; known: {', '.join(WEAPONS)}", "§9.2")
+    raise InvalidCharacterError(NoSuchWeapon(repr(value), ", ".join(WEAPONS)), "§9.2")
 
 
 def _armour(value: Armour | str) -> Armour:
@@ -204,16 +218,15 @@ def _armour(value: Armour | str) -> Armour:
         return value
     if isinstance(value, str) and value in ARMOURS:
         return ARMOURS[value]
-    raise InvalidCharacterError(f"no armour {value!r} in the list; known: {', '.join(ARMOURS)}", "§9.3")
+    raise InvalidCharacterError(NoSuchArmour(repr(value), ", ".join(ARMOURS)), "§9.3")
 
 
 def _shield(value: Shield | str) -> Shield:
     try:
         return Shield(value)
     except ValueError:
-        raise InvalidCharacterError(
-            f"no shield {value!r}; choose {', '.join(s.value for s in Shield)}", "§10.2"
-        ) from None
+        known = ", ".join(s.value for s in Shield)
+        raise InvalidCharacterError(NoSuchShield(repr(value), known), "§10.2") from None
 
 
 #: Other names the document gives the ranks: 熟練者 (§5.1), 熟練・騎士 and 英雄・伝説 (§14.1).
@@ -232,7 +245,7 @@ def parse_rank(value: Rank | str) -> Rank:
         return Rank(value)
     except ValueError:
         known = [r.value for r in Rank] + list(RANK_ALIASES)
-        raise InvalidCharacterError(f"unknown rank {value!r}; choose {', '.join(known)}", "§14.1") from None
+        raise InvalidCharacterError(NoSuchRank(repr(value), ", ".join(known)), "§14.1") from None
 
 
 _rank = parse_rank
@@ -320,11 +333,11 @@ def validate_party(party: Sequence[Character]) -> tuple[Character, ...]:
     """
     members = tuple(party)
     if not members:
-        raise InvalidCharacterError("a party needs at least one character")
+        raise InvalidCharacterError(PartyEmpty())
     if len(members) > 6:
-        raise InvalidCharacterError(f"a party has at most 6 characters, not {len(members)}")
+        raise InvalidCharacterError(PartyTooLarge(len(members)))
     names = [c.name for c in members]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise InvalidCharacterError(f"two characters share a name: {', '.join(duplicates)}")
+        raise InvalidCharacterError(CharactersShareName(", ".join(duplicates)))
     return members

@@ -21,6 +21,27 @@ from gm_engine.combat.characters import Character, describe_validation_error, va
 from gm_engine.combat.errors import InvalidCharacterError
 from gm_engine.combat.forecast import EnemyOdds, Forecast, forecast
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
+from gm_engine.messages.texts import (
+    AbilitiesNotPairs,
+    AbilityRange,
+    ApOffsetRange,
+    DifficultiesCancel,
+    DifficultyTwice,
+    EncounterEmpty,
+    EnemiesShareName,
+    FixedApTooLow,
+    ForecastNoRegeneration,
+    HinderRange,
+    HpAboveMaximum,
+    NobodyStanding,
+    NotAFightKind,
+    NotAnAbility,
+    NotAnEnemyKind,
+    RegenerationRange,
+    TooManyAbilities,
+    TooManyOfKind,
+    TooQuickHpLimit,
+)
 
 
 class EnemyKind(StrEnum):
@@ -57,12 +78,12 @@ class Ability(BaseModel):
     def _bounded(self) -> Ability:
         if self.kind is AbilityKind.REGENERATION:
             if not 1 <= self.amount <= 5:
-                raise ValueError(f"§3.1: regeneration is 1..5 per round, not {self.amount}")
+                raise InvalidCharacterError(RegenerationRange(self.amount))
         elif self.kind is AbilityKind.HINDER:
             if not 1 <= self.amount <= 2:
-                raise ValueError(f"§3.1: 状態干渉 lowers the PC side's AP by 1..2, not {self.amount}")
+                raise InvalidCharacterError(HinderRange(self.amount))
         elif self.amount == 0 or abs(self.amount) > 2:
-            raise ValueError(f"§3.1: abilities are kept to ±1..2, not {self.amount:+d}")
+            raise InvalidCharacterError(AbilityRange(f"{self.amount:+d}"))
         return self
 
     @property
@@ -101,14 +122,11 @@ class Enemy(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> Enemy:
         if self.hp > self.max_hp:
-            raise ValueError(f"HP {self.hp} is above max HP {self.max_hp}")
+            raise InvalidCharacterError(HpAboveMaximum(self.hp, self.max_hp))
         if len(self.abilities) > 2:
-            raise ValueError("§3.1: keep an enemy to at most 2 one-line abilities")
+            raise InvalidCharacterError(TooManyAbilities())
         if self.ap < -self.dice:
-            raise ValueError(
-                f"a {self.kind.value}'s fixed AP is at least {-self.dice} "
-                f"(minus its {self.dice}d6), not {self.ap}"
-            )
+            raise InvalidCharacterError(FixedApTooLow(self.kind.value, -self.dice, self.dice, self.ap))
         return self
 
     @property
@@ -150,18 +168,26 @@ def make_enemy(
         InvalidCharacterError: a value breaks §1.2/§3.1.
     """
     try:
-        built = [
-            a if isinstance(a, Ability) else Ability(kind=AbilityKind(a[0]), amount=a[1]) for a in abilities
-        ]
-        return Enemy(name=name, kind=EnemyKind(kind), ap=ap, max_hp=hp, hp=hp, abilities=tuple(built))
+        enemy_kind = EnemyKind(kind)
+    except ValueError:
+        known = ", ".join(k.value for k in EnemyKind)
+        raise InvalidCharacterError(NotAnEnemyKind(repr(kind), known), "§1.2") from None
+    try:
+        built = [a if isinstance(a, Ability) else _ability(a[0], a[1]) for a in abilities]
+        return Enemy(name=name, kind=enemy_kind, ap=ap, max_hp=hp, hp=hp, abilities=tuple(built))
     except ValidationError as exc:
-        raise InvalidCharacterError(describe_validation_error(exc)) from None
-    except ValueError as exc:
-        raise InvalidCharacterError(str(exc)) from None
+        raise InvalidCharacterError(describe_validation_error(exc, Enemy)) from None
     except (IndexError, TypeError):
-        raise InvalidCharacterError(
-            f"abilities are (kind, amount) pairs such as ('ap', 1), not {list(abilities)!r}", "§3.1"
-        ) from None
+        raise InvalidCharacterError(AbilitiesNotPairs(repr(list(abilities))), "§3.1") from None
+
+
+def _ability(kind: str, amount: int) -> Ability:
+    try:
+        ability_kind = AbilityKind(kind)
+    except ValueError:
+        known = ", ".join(k.value for k in AbilityKind)
+        raise InvalidCharacterError(NotAnAbility(repr(kind), known), "§3.1") from None
+    return Ability(kind=ability_kind, amount=amount)
 
 
 class Difficulty(StrEnum):
@@ -184,22 +210,23 @@ class Encounter(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> Encounter:
         if not self.enemies:
-            raise ValueError("an encounter needs at least one enemy")
+            raise InvalidCharacterError(EncounterEmpty())
         names = [e.name for e in self.enemies]
         if len(set(names)) != len(names):
-            raise ValueError("two enemies share a name; name them ゴブリンA, ゴブリンB, …")
+            raise InvalidCharacterError(EnemiesShareName())
         if len(set(self.difficulty)) != len(self.difficulty):
-            raise ValueError("§3.3: a difficulty adjustment is listed twice")
+            raise InvalidCharacterError(DifficultyTwice())
         if {Difficulty.WEAK, Difficulty.STRONG} <= set(self.difficulty):
-            raise ValueError("§3.3: 弱い and 強い cancel out; choose one")
+            raise InvalidCharacterError(DifficultiesCancel(Difficulty.WEAK, Difficulty.STRONG))
         if {Difficulty.DRAGS_ON, Difficulty.TOO_QUICK} <= set(self.difficulty):
-            raise ValueError("§3.3: 長引く and 瞬殺 cancel out; choose one")
+            raise InvalidCharacterError(DifficultiesCancel(Difficulty.DRAGS_ON, Difficulty.TOO_QUICK))
         if Difficulty.TOO_QUICK in self.difficulty:
             for enemy in self.enemies:
                 if _scaled(enemy.max_hp, 12) > MAX_ENEMY_HP:
-                    raise ValueError(
-                        f"§3.3: 瞬殺 (HP +20%) would give {enemy.name} HP {_scaled(enemy.max_hp, 12)}, "
-                        f"above the limit {MAX_ENEMY_HP}; give it at most {MAX_ENEMY_HP * 10 // 12} HP"
+                    raise InvalidCharacterError(
+                        TooQuickHpLimit(
+                            enemy.name, _scaled(enemy.max_hp, 12), MAX_ENEMY_HP, MAX_ENEMY_HP * 10 // 12
+                        )
                     )
         return self
 
@@ -213,7 +240,7 @@ class Encounter(BaseModel):
         for kind, limit in limits.items():
             count = sum(1 for e in self.enemies if e.kind is kind)
             if count > limit:
-                raise InvalidCharacterError(f"{count} {kind.value} in one encounter; at most {limit}", "§3.2")
+                raise InvalidCharacterError(TooManyOfKind(count, kind.value, limit), "§3.2")
 
     @property
     def ap_adjustment(self) -> int:
@@ -406,7 +433,7 @@ def forecast_encounter(
     """
     standing = [e for e in encounter.adjusted_enemies() if e.standing]
     if any(e.total(AbilityKind.REGENERATION) for e in standing):
-        raise InvalidCharacterError("the forecast does not model 再生 (regeneration)")
+        raise InvalidCharacterError(ForecastNoRegeneration())
     odds = [
         EnemyOdds(
             ap=e.ap + e.ap_modifier, dice=e.dice, hp=e.hp, armour=e.armour, hinder=e.total(AbilityKind.HINDER)
@@ -573,11 +600,14 @@ def propose_encounter(
     try:
         fight = EncounterKind(kind)
         adjustments = tuple(Difficulty(d) for d in difficulty)
-    except ValueError as exc:
-        raise InvalidCharacterError(str(exc), "§3.3") from None
+    except ValueError:
+        known = ", ".join([k.value for k in EncounterKind] + [d.value for d in Difficulty])
+        given = [kind, *difficulty]
+        wrong = next((v for v in given if v not in known.split(", ")), kind)
+        raise InvalidCharacterError(NotAFightKind(repr(wrong), known), "§3.3") from None
     standing = [c for c in members if c.standing]
     if not standing:
-        raise InvalidCharacterError("nobody in the party is standing")
+        raise InvalidCharacterError(NobodyStanding())
     basis = options.encounter_basis
     by_forecast = basis == "forecast"
     rank_dice = basis == "rank_dice" or by_forecast
@@ -585,10 +615,8 @@ def propose_encounter(
     lead = next(k for k in (EnemyKind.BOSS, EnemyKind.ELITE, EnemyKind.MOB) if k in plan)
     low, high = _AP_RANGE[lead]
     if offset is not None and not low <= offset <= high:
-        raise InvalidCharacterError(
-            f"a {lead.value}'s AP offset is {low:+d}..{high:+d}, not {offset:+d}",
-            "§2.3",
-        )
+        problem = ApOffsetRange(lead.value, f"{low:+d}", f"{high:+d}", f"{offset:+d}")
+        raise InvalidCharacterError(problem, "§2.3")
     party_ap = expected_party_ap(standing)
     per_pc = len(standing) if lead is EnemyKind.BOSS else 1
     side_offset = (offset if offset is not None else _RANK_DICE_OFFSET[lead]) * per_pc

@@ -26,6 +26,7 @@ from functools import lru_cache
 from gm_engine.combat.characters import Character
 from gm_engine.combat.errors import InvalidCharacterError
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
+from gm_engine.messages.texts import ForecastBothSides, ForecastRounds
 
 
 @dataclass(frozen=True)
@@ -119,11 +120,11 @@ def forecast(
         InvalidCharacterError: nobody stands on a side, or ``rounds`` is not 1..50.
     """
     if not 1 <= rounds <= 50:
-        raise InvalidCharacterError(f"a forecast covers 1..50 rounds, not {rounds}")
+        raise InvalidCharacterError(ForecastRounds(rounds))
     enemies = [e for e in enemies if e.hp > 0]
     pcs = [c for c in party if c.standing]
     if not enemies or not pcs:
-        raise InvalidCharacterError("a forecast needs someone standing on both sides")
+        raise InvalidCharacterError(ForecastBothSides())
     starts = [0]
     for e in enemies:
         starts.append(starts[-1] + e.hp)

@@ -10,6 +10,7 @@ half-written save.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -25,6 +26,30 @@ from gm_engine.combat.enemies import Encounter
 from gm_engine.combat.errors import CombatError, StorageError
 from gm_engine.combat.state import BattleState
 from gm_engine.dice.source import DiceError, DiceSource, SeededSource
+from gm_engine.messages.catalogue import Message
+from gm_engine.messages.texts import (
+    NoSuchPath,
+    PathForbidden,
+    PathIsFolder,
+    PathNotFolder,
+    SaveBattleParts,
+    SaveDieDiffers,
+    SaveFileProblem,
+    SaveHistoryEntry,
+    SaveHistoryNotList,
+    SaveMember,
+    SaveMissing,
+    SaveNoSeed,
+    SaveNotAnEnvelope,
+    SaveNotJson,
+    SaveNotJsonTruncated,
+    SaveNotUtf8,
+    SaveOtherKind,
+    SavePartyNotList,
+    SaveTooDeep,
+    SaveVersion,
+    SystemFault,
+)
 
 VERSION = 1
 _PREFIX = "gm_engine.combat."
@@ -56,23 +81,19 @@ def loads(text: str, kind: str, where: str = "<text>") -> Any:
     try:
         raw = json.loads(text)
     except RecursionError:
-        raise StorageError(f"{where}: not a save file: JSON nested too deeply") from None
+        raise StorageError(SaveFileProblem(where, SaveTooDeep())) from None
     except json.JSONDecodeError as exc:
-        raise StorageError(
-            f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            + (" (the file looks truncated)" if _truncated(text, exc) else "")
-        ) from None
+        not_json = SaveNotJsonTruncated if _truncated(text, exc) else SaveNotJson
+        raise StorageError(SaveFileProblem(where, not_json(exc.lineno, exc.colno))) from None
     if not isinstance(raw, dict):
-        raise StorageError(
-            f"{where}: expected a JSON object with format/version/data, got {type(raw).__name__}"
-        )
+        raise StorageError(SaveFileProblem(where, SaveNotAnEnvelope()))
     missing = [k for k in ("format", "version", "data") if k not in raw]
     if missing:
-        raise StorageError(f"{where}: missing {', '.join(missing)} (expected format/version/data)")
+        raise StorageError(SaveFileProblem(where, SaveMissing(", ".join(missing))))
     if raw["format"] != _PREFIX + kind:
-        raise StorageError(f"{where}: this is a {raw['format']!r} file, not a {_PREFIX + kind!r} file")
+        raise StorageError(SaveFileProblem(where, SaveOtherKind(repr(raw["format"]), repr(_PREFIX + kind))))
     if raw["version"] != VERSION:
-        raise StorageError(f"{where}: version {raw['version']!r} is not supported (expected {VERSION})")
+        raise StorageError(SaveFileProblem(where, SaveVersion(repr(raw["version"]), VERSION)))
     return raw["data"]
 
 
@@ -84,11 +105,23 @@ def _read(path: str | Path) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise StorageError(f"{path}: no such file") from None
+        raise StorageError(SaveFileProblem(str(path), NoSuchPath())) from None
     except UnicodeDecodeError:
-        raise StorageError(f"{path}: not UTF-8 text") from None
+        raise StorageError(SaveFileProblem(str(path), SaveNotUtf8())) from None
     except OSError as exc:
-        raise StorageError(f"{path}: cannot read ({exc.strerror})") from None
+        fault = _READ_FAULTS.get(exc.errno or 0)
+        problem = fault() if fault else SystemFault(errno.errorcode.get(exc.errno or 0, type(exc).__name__))
+        raise StorageError(SaveFileProblem(str(path), problem)) from None
+
+
+#: Why a file could not be read, in the player's words (the symbolic errno name otherwise).
+_READ_FAULTS: dict[int, type[Message]] = {
+    errno.ENOENT: NoSuchPath,
+    errno.EACCES: PathForbidden,
+    errno.EPERM: PathForbidden,
+    errno.EISDIR: PathIsFolder,
+    errno.ENOTDIR: PathNotFolder,
+}
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -98,7 +131,16 @@ def _validate(model: type[M], data: Any, where: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise StorageError(f"{where}: {describe_validation_error(exc)}") from None
+        raise StorageError(SaveFileProblem(where, describe_validation_error(exc, model))) from None
+
+
+def _member(data: Any, where: str, number: int) -> Character:
+    """Member ``number`` (1-based) of a saved party."""
+    try:
+        return Character.model_validate(data)
+    except ValidationError as exc:
+        problem = SaveMember(number, describe_validation_error(exc, Character))
+        raise StorageError(SaveFileProblem(where, problem)) from None
 
 
 # -- characters, parties, encounters -----------------------------------------------------------------
@@ -145,12 +187,12 @@ def loads_party(text: str, where: str = "<text>") -> tuple[Character, ...]:
     """
     data = loads(text, "party", where)
     if not isinstance(data, list):
-        raise StorageError(f"{where}: a party's data is a list of characters")
-    members = [_validate(Character, item, f"{where}: member {i + 1}") for i, item in enumerate(data)]
+        raise StorageError(SaveFileProblem(where, SavePartyNotList()))
+    members = [_member(item, where, i + 1) for i, item in enumerate(data)]
     try:
         return validate_party(members)
     except CombatError as exc:
-        raise StorageError(f"{where}: {exc}") from None
+        raise StorageError(SaveFileProblem(where, exc.explanation())) from None
 
 
 def save_party(path: str | Path, party: Sequence[Character]) -> None:
@@ -218,26 +260,24 @@ def loads_battle(text: str, source: DiceSource | None = None, where: str = "<tex
     """
     data = loads(text, "battle", where)
     if not isinstance(data, dict) or "state" not in data:
-        raise StorageError(f"{where}: a battle's data holds 'state' and 'source_history'")
+        raise StorageError(SaveFileProblem(where, SaveBattleParts()))
     state = _validate(BattleState, data["state"], where)
     if source is None:
         if state.seed is None:
-            raise StorageError(f"{where}: the battle has no seed; pass the dice source to continue it")
+            raise StorageError(SaveFileProblem(where, SaveNoSeed()))
         source = SeededSource(state.seed)
         history = data.get("source_history", [])
         if not isinstance(history, list):
-            raise StorageError(f"{where}: source_history is a list of [value, sides]")
+            raise StorageError(SaveFileProblem(where, SaveHistoryNotList()))
         try:
             for i, entry in enumerate(history):
                 value, sides = int(entry[0]), int(entry[1])
                 if source.roll(sides) != value:
-                    raise StorageError(
-                        f"{where}: die #{i + 1} does not match seed {state.seed!r}; was the file edited?"
-                    )
+                    raise StorageError(SaveFileProblem(where, SaveDieDiffers(i + 1, repr(state.seed))))
         except (TypeError, ValueError, IndexError, DiceError) as exc:
             if isinstance(exc, StorageError):
                 raise
-            raise StorageError(f"{where}: source_history entry is not [value, sides]: {exc}") from None
+            raise StorageError(SaveFileProblem(where, SaveHistoryEntry(repr(entry)))) from None
     return Battle.from_state(state, source)
 
 

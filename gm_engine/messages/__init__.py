@@ -9,6 +9,8 @@ against every message class). Modules:
 * :mod:`.catalogue`: :class:`Message`, :func:`render`, :func:`locale_from_env`;
 * :mod:`.texts`: the messages, grouped as the data files are (``cli``, ``roll``, ``adventure``,
   ``werewolf``), and :class:`~.texts.Reason`, why the werewolf engine refused something;
+* :mod:`.validation`: a pydantic validation error as messages (which field, what was wrong,
+  what is accepted);
 
 The package imports no game engine, so every engine may take its texts from here: the combat
 engine's refusals (``combat.refused.*``) and the werewolf renderer's sentences do. Messages

@@ -3115,3 +3115,1317 @@ class BenchWallRate(Message):
 
     key: ClassVar[str] = "bench.wall_rate"
     rate: str
+
+# ================================================================ english2 (issue 11, NAME=english2)
+# The combat engine's other errors (a character, party, enemy or encounter that breaks a rule,
+# an action at the wrong pause, a saved file that cannot be read), a pydantic validation error
+# in the player's words, ...
+
+# ---------------------------------------------------------------- combat: a clause, a file
+
+
+class WithClause(Message):
+    """A combat error's reason with the clause of the document or option it breaks."""
+
+    key: ClassVar[str] = "combat.with_clause"
+    reason: Message
+    rule: str
+
+
+class SaveFileProblem(Message):
+    """A problem of a saved file (``where``: its path, and a member of a party)."""
+
+    key: ClassVar[str] = "combat.in_file"
+    where: str
+    problem: Message
+
+
+# ---------------------------------------------------------------- combat: characters, parties
+
+
+class NameBlank(Message):
+    """A character's name that is blank or starts or ends with spaces."""
+
+    key: ClassVar[str] = "combat.invalid.name_blank"
+
+
+class WeaponNeedsRank(Message):
+    """A 名匠/伝説 weapon (``grade``) above the character's rank (§9.2)."""
+
+    key: ClassVar[str] = "combat.invalid.weapon_needs_rank"
+    grade: str
+    bonus: int
+    needed: str
+    name: str
+    rank: str
+
+
+class ShieldWithTwoHanded(Message):
+    """A shield with a two-handed weapon (§10.1)."""
+
+    key: ClassVar[str] = "combat.invalid.shield_with_two_handed"
+    shield: str
+    weapon: str
+
+
+class MoreSlotsThanRank(Message):
+    """More spell slots than the rank has (§5.1)."""
+
+    key: ClassVar[str] = "combat.invalid.more_slots_than_rank"
+    rank: str
+    most: int
+    given: int
+
+
+class SlotsLeftAboveMaximum(Message):
+    """More slots left than the maximum (§5.1)."""
+
+    key: ClassVar[str] = "combat.invalid.slots_left_above_maximum"
+    left: int
+    most: int
+
+
+class SpellListedTwice(Message):
+    """A spell in the list of spells known twice (§5.1)."""
+
+    key: ClassVar[str] = "combat.invalid.spell_listed_twice"
+
+
+class SpellsAboveSlots(Message):
+    """More spells known than slots (§5.1)."""
+
+    key: ClassVar[str] = "combat.invalid.spells_above_slots"
+    count: int
+    slots: int
+
+
+class CostsTookMaxHp(Message):
+    """Lasting costs that took the maximum HP below 1 (§5.2)."""
+
+    key: ClassVar[str] = "combat.invalid.costs_took_max_hp"
+
+
+class HpAboveMaximum(Message):
+    """HP above the maximum (a character or an enemy)."""
+
+    key: ClassVar[str] = "combat.invalid.hp_above_maximum"
+    hp: int
+    most: int
+
+
+class ZeroHpStanding(Message):
+    """A character at 0 HP whose status is 正常."""
+
+    key: ClassVar[str] = "combat.invalid.zero_hp_standing"
+
+
+class DownWithHp(Message):
+    """A character down or dead (``status``) with HP left."""
+
+    key: ClassVar[str] = "combat.invalid.down_with_hp"
+    status: str
+    hp: int
+
+
+class UnknownSpellOf(Message):
+    """A spell name no spell has, with the known ones (§6.2)."""
+
+    key: ClassVar[str] = "combat.invalid.unknown_spell"
+    given: str
+    known: str
+
+
+class SpellsNotAList(Message):
+    """Spells given as something else than a list of names (§6.2)."""
+
+    key: ClassVar[str] = "combat.invalid.spells_not_a_list"
+    given: str
+
+
+class NoSuchWeapon(Message):
+    """A weapon that is not in the list (§9.2)."""
+
+    key: ClassVar[str] = "combat.invalid.no_such_weapon"
+    given: str
+    known: str
+
+
+class NoSuchArmour(Message):
+    """Armour that is not in the list (§9.3)."""
+
+    key: ClassVar[str] = "combat.invalid.no_such_armour"
+    given: str
+    known: str
+
+
+class NoSuchShield(Message):
+    """A shield that is not one of §10.2's."""
+
+    key: ClassVar[str] = "combat.invalid.no_such_shield"
+    given: str
+    known: str
+
+
+class NoSuchRank(Message):
+    """A rank no rank or alias has (§14.1)."""
+
+    key: ClassVar[str] = "combat.invalid.no_such_rank"
+    given: str
+    known: str
+
+
+class PartyEmpty(Message):
+    """A party without a character."""
+
+    key: ClassVar[str] = "combat.invalid.party_empty"
+
+
+class PartyTooLarge(Message):
+    """A party of more than 6."""
+
+    key: ClassVar[str] = "combat.invalid.party_too_large"
+    count: int
+
+
+class CharactersShareName(Message):
+    """Two characters of a party with one name."""
+
+    key: ClassVar[str] = "combat.invalid.characters_share_name"
+    names: str
+
+
+# ---------------------------------------------------------------- combat: enemies, encounters
+
+
+class RegenerationRange(Message):
+    """再生 outside 1..5 (§3.1)."""
+
+    key: ClassVar[str] = "combat.invalid.regeneration_range"
+    amount: int
+
+
+class HinderRange(Message):
+    """状態干渉 outside 1..2 (§3.1)."""
+
+    key: ClassVar[str] = "combat.invalid.hinder_range"
+    amount: int
+
+
+class AbilityRange(Message):
+    """An ability outside ±1..2 (§3.1; ``amount`` signed)."""
+
+    key: ClassVar[str] = "combat.invalid.ability_range"
+    amount: str
+
+
+class TooManyAbilities(Message):
+    """An enemy with more than two abilities (§3.1)."""
+
+    key: ClassVar[str] = "combat.invalid.too_many_abilities"
+
+
+class FixedApTooLow(Message):
+    """An enemy's fixed AP below minus its dice."""
+
+    key: ClassVar[str] = "combat.invalid.fixed_ap_too_low"
+    kind: str
+    least: int
+    dice: int
+    ap: int
+
+
+class AbilitiesNotPairs(Message):
+    """Abilities given as something else than (kind, amount) pairs (§3.1)."""
+
+    key: ClassVar[str] = "combat.invalid.abilities_not_pairs"
+    given: str
+
+
+class NotAnEnemyKind(Message):
+    """An enemy kind that is not 雑魚, エリート or ボス (§1.2)."""
+
+    key: ClassVar[str] = "combat.invalid.not_an_enemy_kind"
+    given: str
+    known: str
+
+
+class NotAnAbility(Message):
+    """An ability kind that is not one of §3.1's."""
+
+    key: ClassVar[str] = "combat.invalid.not_an_ability"
+    given: str
+    known: str
+
+
+class EncounterEmpty(Message):
+    """An encounter without an enemy."""
+
+    key: ClassVar[str] = "combat.invalid.encounter_empty"
+
+
+class EnemiesShareName(Message):
+    """Two enemies of an encounter with one name."""
+
+    key: ClassVar[str] = "combat.invalid.enemies_share_name"
+
+
+class DifficultyTwice(Message):
+    """A difficulty adjustment listed twice (§3.3)."""
+
+    key: ClassVar[str] = "combat.invalid.difficulty_twice"
+
+
+class DifficultiesCancel(Message):
+    """Two difficulty adjustments that cancel out (§3.3)."""
+
+    key: ClassVar[str] = "combat.invalid.difficulties_cancel"
+    first: str
+    second: str
+
+
+class TooQuickHpLimit(Message):
+    """瞬殺 would take an enemy's HP above the limit (§3.3)."""
+
+    key: ClassVar[str] = "combat.invalid.too_quick_hp_limit"
+    name: str
+    hp: int
+    limit: int
+    most: int
+
+
+class TooManyOfKind(Message):
+    """More enemies of a kind than §3.2 allows."""
+
+    key: ClassVar[str] = "combat.invalid.too_many_of_kind"
+    count: int
+    kind: str
+    limit: int
+
+
+class NotAFightKind(Message):
+    """A fight kind or difficulty that is not one of §3.3's."""
+
+    key: ClassVar[str] = "combat.invalid.not_a_fight_kind"
+    given: str
+    known: str
+
+
+class ApOffsetRange(Message):
+    """An AP offset outside §2.3's range for the lead kind (signed numbers)."""
+
+    key: ClassVar[str] = "combat.invalid.ap_offset_range"
+    kind: str
+    low: str
+    high: str
+    offset: str
+
+
+class NobodyStanding(Message):
+    """A party with nobody standing."""
+
+    key: ClassVar[str] = "combat.invalid.nobody_standing"
+
+
+class NoEnemyStanding(Message):
+    """An encounter with no enemy standing."""
+
+    key: ClassVar[str] = "combat.invalid.no_enemy_standing"
+
+
+class PcAndEnemyShareName(Message):
+    """A PC and an enemy with one name."""
+
+    key: ClassVar[str] = "combat.invalid.pc_and_enemy_share_name"
+    names: str
+
+
+class ForecastNoRegeneration(Message):
+    """The forecast asked about an enemy with 再生."""
+
+    key: ClassVar[str] = "combat.invalid.forecast_no_regeneration"
+
+
+class ForecastRounds(Message):
+    """A forecast over a number of rounds outside 1..50."""
+
+    key: ClassVar[str] = "combat.invalid.forecast_rounds"
+    rounds: int
+
+
+class ForecastBothSides(Message):
+    """A forecast with nobody standing on a side."""
+
+    key: ClassVar[str] = "combat.invalid.forecast_both_sides"
+
+
+class SimulateSizes(Message):
+    """``gm combat simulate`` without a rank or with a party size outside 1..6."""
+
+    key: ClassVar[str] = "combat.invalid.simulate_sizes"
+
+
+class SimulateFights(Message):
+    """``gm combat simulate --fights`` outside 1..100000."""
+
+    key: ClassVar[str] = "combat.invalid.simulate_fights"
+
+
+# ---------------------------------------------------------------- combat: an action at the wrong pause
+
+
+class BattleOver(Message):
+    """Any action after the battle ended."""
+
+    key: ClassVar[str] = "combat.order.battle_over"
+
+
+class ExpectSetup(Message):
+    """What SETUP takes."""
+
+    key: ClassVar[str] = "combat.order.expect_setup"
+
+
+class ExpectRoll(Message):
+    """What ROLL takes."""
+
+    key: ClassVar[str] = "combat.order.expect_roll"
+
+
+class ExpectJudge(Message):
+    """What JUDGE takes."""
+
+    key: ClassVar[str] = "combat.order.expect_judge"
+
+
+class ExpectEnd(Message):
+    """What NARRATIVE takes once the battle is decided."""
+
+    key: ClassVar[str] = "combat.order.expect_end"
+
+
+class ExpectNextRound(Message):
+    """What NARRATIVE takes while both sides stand."""
+
+    key: ClassVar[str] = "combat.order.expect_next_round"
+
+
+class ExpectNothing(Message):
+    """What an ended battle takes."""
+
+    key: ClassVar[str] = "combat.order.expect_nothing"
+
+
+class WrongPause(Message):
+    """An action (``action``: its kind, quoted) taken at another pause than its own."""
+
+    key: ClassVar[str] = "combat.order.wrong_pause"
+    action: str
+    allowed: str
+    phase: str
+    round: int
+    expected: Message
+
+
+class DecidedTakeEnd(Message):
+    """``next_round`` in a battle already decided (``outcome``)."""
+
+    key: ClassVar[str] = "combat.order.decided_take_end"
+    phase: str
+    outcome: str
+
+
+class UndecidedTakeNextRound(Message):
+    """``end`` while both sides still stand."""
+
+    key: ClassVar[str] = "combat.order.undecided_take_next_round"
+    phase: str
+
+
+class CastAtWrongPause(Message):
+    """A spell cast at another pause than its windows."""
+
+    key: ClassVar[str] = "combat.order.cast_at_wrong_pause"
+    spell: str
+    windows: str
+    phase: str
+
+
+# ---------------------------------------------------------------- combat: a saved file
+
+
+class SaveTooDeep(Message):
+    """JSON nested too deeply to be a save file."""
+
+    key: ClassVar[str] = "combat.storage.too_deep"
+
+
+class SaveNotJson(Message):
+    """Not valid JSON at a place."""
+
+    key: ClassVar[str] = "combat.storage.not_json"
+    line: int
+    column: int
+
+
+class SaveNotJsonTruncated(Message):
+    """Not valid JSON at a place, and the file looks cut short."""
+
+    key: ClassVar[str] = "combat.storage.not_json_truncated"
+    line: int
+    column: int
+
+
+class SaveNotAnEnvelope(Message):
+    """JSON that is not an object with format/version/data."""
+
+    key: ClassVar[str] = "combat.storage.not_an_envelope"
+
+
+class SaveMissing(Message):
+    """An envelope that lacks some of format/version/data."""
+
+    key: ClassVar[str] = "combat.storage.missing"
+    missing: str
+
+
+class SaveOtherKind(Message):
+    """A file of another kind than the one asked for."""
+
+    key: ClassVar[str] = "combat.storage.other_kind"
+    found: str
+    wanted: str
+
+
+class SaveVersion(Message):
+    """A version this program does not read."""
+
+    key: ClassVar[str] = "combat.storage.version"
+    found: str
+    wanted: int
+
+
+class SaveNotUtf8(Message):
+    """A file that is not UTF-8 text."""
+
+    key: ClassVar[str] = "combat.storage.not_utf8"
+
+
+class SavePartyNotList(Message):
+    """A party's data that is not a list."""
+
+    key: ClassVar[str] = "combat.storage.party_not_list"
+
+
+class SaveMember(Message):
+    """A problem of a member of a saved party (``number``: 1-based)."""
+
+    key: ClassVar[str] = "combat.storage.member"
+    number: int
+    problem: Message
+
+
+class SaveBattleParts(Message):
+    """A battle's data without 'state' and 'source_history'."""
+
+    key: ClassVar[str] = "combat.storage.battle_parts"
+
+
+class SaveNoSeed(Message):
+    """A battle without a seed, loaded without a dice source."""
+
+    key: ClassVar[str] = "combat.storage.no_seed"
+
+
+class SaveHistoryNotList(Message):
+    """source_history that is not a list."""
+
+    key: ClassVar[str] = "combat.storage.history_not_list"
+
+
+class SaveDieDiffers(Message):
+    """A recorded die the seed does not reproduce."""
+
+    key: ClassVar[str] = "combat.storage.die_differs"
+    number: int
+    seed: str
+
+
+class SaveHistoryEntry(Message):
+    """A source_history entry that is not [value, sides]."""
+
+    key: ClassVar[str] = "combat.storage.history_entry"
+    given: str
+
+
+class NotACombatFile(Message):
+    """``gm combat show`` given a file that is no character, party, encounter or battle."""
+
+    key: ClassVar[str] = "combat.storage.not_a_combat_file"
+
+
+class NotABattle(Message):
+    """A battle state's text that is not valid (``problem``: the validation's)."""
+
+    key: ClassVar[str] = "combat.storage.not_a_battle"
+    problem: Message
+
+
+# ---------------------------------------------------------------- validation (pydantic's errors, in words)
+
+
+class FieldProblem(Message):
+    """A problem of a field (``field``: its path, ``options.narrative_priority_ratio``)."""
+
+    key: ClassVar[str] = "validation.field"
+    field: str
+    problem: Message
+
+
+class ProblemsAnd(Message):
+    """Two problems or more, one after the other."""
+
+    key: ClassVar[str] = "validation.and"
+    first: Message
+    rest: Message
+
+
+class ValueNotJson(Message):
+    """Text that is not JSON."""
+
+    key: ClassVar[str] = "validation.not_json"
+
+
+class ValueNotJsonAt(Message):
+    """Text that is not JSON, from a place on."""
+
+    key: ClassVar[str] = "validation.not_json_at"
+    line: int
+    column: int
+
+
+class UnknownField(Message):
+    """A field the record does not have (``accepted``: the ones it has)."""
+
+    key: ClassVar[str] = "validation.unknown_field"
+    accepted: str
+
+
+class FieldMissing(Message):
+    """A field that must be given."""
+
+    key: ClassVar[str] = "validation.missing"
+
+
+class NotTrueOrFalse(Message):
+    """A value that is not true or false."""
+
+    key: ClassVar[str] = "validation.not_bool"
+    value: str
+
+
+class NotText(Message):
+    """A value that is not a string."""
+
+    key: ClassVar[str] = "validation.not_text"
+    value: str
+
+
+class ValueAtLeast(Message):
+    """A value below its least."""
+
+    key: ClassVar[str] = "validation.at_least"
+    value: str
+    limit: str
+
+
+class ValueAbove(Message):
+    """A value not above its bound."""
+
+    key: ClassVar[str] = "validation.above"
+    value: str
+    limit: str
+
+
+class ValueAtMost(Message):
+    """A value above its most."""
+
+    key: ClassVar[str] = "validation.at_most"
+    value: str
+    limit: str
+
+
+class ValueBelow(Message):
+    """A value not below its bound."""
+
+    key: ClassVar[str] = "validation.below"
+    value: str
+    limit: str
+
+
+class TooShortText(Message):
+    """A string shorter than its least."""
+
+    key: ClassVar[str] = "validation.too_short_text"
+    value: str
+    least: int
+
+
+class TooLongText(Message):
+    """A string longer than its most."""
+
+    key: ClassVar[str] = "validation.too_long_text"
+    value: str
+    most: int
+
+
+class TooFewItems(Message):
+    """A list shorter than its least."""
+
+    key: ClassVar[str] = "validation.too_few_items"
+    least: int
+
+
+class TooManyItems(Message):
+    """A list longer than its most."""
+
+    key: ClassVar[str] = "validation.too_many_items"
+    most: int
+
+
+class NotAnObject(Message):
+    """A value that should be a JSON object."""
+
+    key: ClassVar[str] = "validation.not_an_object"
+
+
+class NotAList(Message):
+    """A value that should be a list."""
+
+    key: ClassVar[str] = "validation.not_a_list"
+
+
+class InvalidValue(Message):
+    """Any other refused value (``detail``: the check's own words)."""
+
+    key: ClassVar[str] = "validation.invalid"
+    value: str
+    detail: str
+
+
+class BadOptions(Message):
+    """``--options`` that are not valid rule options."""
+
+    key: ClassVar[str] = "validation.bad_options"
+    problem: Message
+
+
+# ---------------------------------------------------------------- adventure: character creation
+
+
+class NameQuestion(Message):
+    """The name question."""
+
+    key: ClassVar[str] = "adventure.creation.name_question"
+
+
+class NameConfirm(Message):
+    """A name that may be something else, asked about."""
+
+    key: ClassVar[str] = "adventure.creation.name_confirm"
+    name: str
+
+
+class NameTaken(Message):
+    """The name taken."""
+
+    key: ClassVar[str] = "adventure.creation.name_taken"
+    name: str
+
+
+class NameAgain(Message):
+    """A name not confirmed: asked again."""
+
+    key: ClassVar[str] = "adventure.creation.name_again"
+
+
+class NameEmpty(Message):
+    """An empty name."""
+
+    key: ClassVar[str] = "adventure.creation.name_empty"
+
+
+class NameControl(Message):
+    """A name with control characters."""
+
+    key: ClassVar[str] = "adventure.creation.name_control"
+
+
+class CharacterNameTooLong(Message):
+    """A name over the longest taken."""
+
+    key: ClassVar[str] = "adventure.creation.name_too_long"
+    most: int
+    length: int
+
+
+class NameNoLetters(Message):
+    """A name of digits or signs only."""
+
+    key: ClassVar[str] = "adventure.creation.name_no_letters"
+
+
+class NameCommand(Message):
+    """A command given as the name."""
+
+    key: ClassVar[str] = "adventure.creation.name_command"
+
+
+class NameSentence(Message):
+    """A sentence given as the name."""
+
+    key: ClassVar[str] = "adventure.creation.name_sentence"
+
+
+class NameOnly(Message):
+    """A name with a rank or equipment word in it."""
+
+    key: ClassVar[str] = "adventure.creation.name_only"
+
+
+class RankQuestion(Message):
+    """The rank question with the ranks' table."""
+
+    key: ClassVar[str] = "adventure.creation.rank_question"
+    recommended: str
+    table: str
+
+
+class RankRow(Message):
+    """A rank with its HP, AP dice and slots."""
+
+    key: ClassVar[str] = "adventure.creation.rank_row"
+    number: int
+    rank: str
+    hp: int
+    dice: int
+    slots: int
+
+
+class RankAnswer(Message):
+    """An answer that is no rank."""
+
+    key: ClassVar[str] = "adventure.creation.rank_answer"
+
+
+class RankTaken(Message):
+    """The rank taken."""
+
+    key: ClassVar[str] = "adventure.creation.rank_taken"
+    rank: str
+
+
+class ModeQuestion(Message):
+    """How the equipment and spells are chosen."""
+
+    key: ClassVar[str] = "adventure.creation.mode_question"
+
+
+class ModeAnswer(Message):
+    """An answer that is no way of choosing."""
+
+    key: ClassVar[str] = "adventure.creation.mode_answer"
+
+
+class ModeCustom(Message):
+    """The player chooses each piece."""
+
+    key: ClassVar[str] = "adventure.creation.mode_custom"
+
+
+class MadeAuto(Message):
+    """Made by おまかせ."""
+
+    key: ClassVar[str] = "adventure.creation.made_auto"
+
+
+class MadeUnselected(Message):
+    """Made by 未選択."""
+
+    key: ClassVar[str] = "adventure.creation.made_unselected"
+
+
+class WeaponQuestion(Message):
+    """The weapon question."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_question"
+    items: str
+
+
+class TwoHandedItem(Message):
+    """A two-handed weapon of the list."""
+
+    key: ClassVar[str] = "adventure.creation.two_handed_item"
+    number: int
+    name: str
+    bonus: int
+
+
+class ArmourQuestion(Message):
+    """The armour question."""
+
+    key: ClassVar[str] = "adventure.creation.armour_question"
+    items: str
+
+
+class ArmourItem(Message):
+    """Armour of the list."""
+
+    key: ClassVar[str] = "adventure.creation.armour_item"
+    number: int
+    name: str
+    reduction: int
+
+
+class ShieldQuestion(Message):
+    """The shield question."""
+
+    key: ClassVar[str] = "adventure.creation.shield_question"
+    items: str
+
+
+class SpellsQuestion(Message):
+    """The spells question."""
+
+    key: ClassVar[str] = "adventure.creation.spells_question"
+    slots: int
+    spells: str
+
+
+class WeaponAboveRank(Message):
+    """A weapon of the list above the rank."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_above_rank"
+    weapon: str
+    needed: str
+
+
+class WeaponAnswer(Message):
+    """An answer that is no weapon of the list."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_answer"
+
+
+class WeaponTaken(Message):
+    """The weapon taken."""
+
+    key: ClassVar[str] = "adventure.creation.weapon_taken"
+    weapon: str
+
+
+class ArmourAnswer(Message):
+    """An answer that is no armour of the list."""
+
+    key: ClassVar[str] = "adventure.creation.armour_answer"
+
+
+class ArmourTaken(Message):
+    """The armour taken."""
+
+    key: ClassVar[str] = "adventure.creation.armour_taken"
+    armour: str
+
+
+class ShieldAnswer(Message):
+    """An answer that is no shield."""
+
+    key: ClassVar[str] = "adventure.creation.shield_answer"
+
+
+class ShieldTwoHandedAnswer(Message):
+    """A shield with a two-handed weapon."""
+
+    key: ClassVar[str] = "adventure.creation.shield_two_handed"
+    weapon: str
+
+
+class ShieldTaken(Message):
+    """The shield taken."""
+
+    key: ClassVar[str] = "adventure.creation.shield_taken"
+    shield: str
+
+
+class SpellsUnknownAnswer(Message):
+    """Spells no spell has."""
+
+    key: ClassVar[str] = "adventure.creation.spells_unknown"
+    unknown: str
+
+
+class SpellTwiceAnswer(Message):
+    """A spell named twice."""
+
+    key: ClassVar[str] = "adventure.creation.spell_twice"
+
+
+class SpellsAboveRank(Message):
+    """More spells than the rank's slots."""
+
+    key: ClassVar[str] = "adventure.creation.spells_above_rank"
+    rank: str
+    slots: int
+    count: int
+
+
+class CannotMake(Message):
+    """A combination the rules refuse: chosen again from the weapon."""
+
+    key: ClassVar[str] = "adventure.creation.cannot_make"
+    why: Message
+
+
+class CharacterMade(Message):
+    """The character is made."""
+
+    key: ClassVar[str] = "adventure.creation.made"
+
+
+class CharacterMadeSheet(Message):
+    """The character is made, with its sheet's line."""
+
+    key: ClassVar[str] = "adventure.creation.made_sheet"
+    sheet: str
+
+
+class OccupationQuestion(Message):
+    """The occupation question (Call of Cthulhu)."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_question"
+    rows: str
+
+
+class CallingQuestion(Message):
+    """The calling question (The One Ring)."""
+
+    key: ClassVar[str] = "adventure.creation.calling_question"
+    rows: str
+
+
+class OccupationDetail(Message):
+    """An occupation's or calling's skills and HP, after its name and text."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_detail"
+    skills: str
+    hp: int
+
+
+class OccupationAnswer(Message):
+    """An answer that is none of the list."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_answer"
+    count: int
+
+
+class OccupationTaken(Message):
+    """The occupation or calling taken."""
+
+    key: ClassVar[str] = "adventure.creation.occupation_taken"
+    name: str
+
+
+class SkillsQuestion(Message):
+    """The extra skills question."""
+
+    key: ClassVar[str] = "adventure.creation.skills_question"
+    picks: int
+    value: str
+    extras: str
+
+
+class SkillAnswer(Message):
+    """An answer that is no skill of the list."""
+
+    key: ClassVar[str] = "adventure.creation.skill_answer"
+
+
+class SkillsExactly(Message):
+    """Not the number of different skills asked for."""
+
+    key: ClassVar[str] = "adventure.creation.skills_exactly"
+    picks: int
+    given: int
+
+
+class CreationHelp(Message):
+    """/help during the creation."""
+
+    key: ClassVar[str] = "adventure.creation.creation_help"
+
+
+# ---------------------------------------------------------------- recorded summaries
+
+
+class McpSummary(Message):
+    """How an MCP session ended, as its transcript records it: the calls, the adventure's
+    ending, the dice rolled."""
+
+    key: ClassVar[str] = "summary.mcp"
+    calls: int
+    ending: str
+    dice: int
+
+
+class McpUnfinished(Message):
+    """An MCP session whose adventure did not end."""
+
+    key: ClassVar[str] = "summary.mcp_unfinished"
+    calls: int
+    dice: int
+
+
+# ---------------------------------------------------------------- gm serve: error bodies
+
+
+class ServeForbidden(Message):
+    """A request without the seat's token (or another table's)."""
+
+    key: ClassVar[str] = "serve.refused.forbidden"
+
+
+class ServeTooLarge(Message):
+    """A request body over the largest read."""
+
+    key: ClassVar[str] = "serve.refused.too_large"
+
+
+class ServeNotJson(Message):
+    """A request body that is not JSON."""
+
+    key: ClassVar[str] = "serve.refused.not_json"
+
+
+class ServeBadData(Message):
+    """A request body that is not an object."""
+
+    key: ClassVar[str] = "serve.refused.bad_data"
+
+
+class ServeKeyNotText(Message):
+    """An API key that is not a string."""
+
+    key: ClassVar[str] = "serve.refused.key_not_text"
+
+
+class ServeNotDrivenHere(Message):
+    """A table no reachable server drives now."""
+
+    key: ClassVar[str] = "serve.refused.not_driven_here"
+
+
+class ServeTextMissing(Message):
+    """An answer without its text."""
+
+    key: ClassVar[str] = "serve.refused.text_missing"
+
+
+class ServeTranscriptLater(Message):
+    """The transcript asked for before the end."""
+
+    key: ClassVar[str] = "serve.refused.transcript_later"
+
+
+class TableConfigInvalid(Message):
+    """A table's form refused (``problem``: which field, what was wrong)."""
+
+    key: ClassVar[str] = "serve.table.config_invalid"
+    problem: Message
+
+
+class ConfigNoModel(Message):
+    """An OpenAI-compatible table without a model name."""
+
+    key: ClassVar[str] = "serve.table.config_no_model"
+
+
+class ConfigNoUrl(Message):
+    """An OpenAI-compatible table without the server's URL."""
+
+    key: ClassVar[str] = "serve.table.config_no_url"
+
+
+class ConfigOfflineServer(Message):
+    """An offline table naming a model or a server."""
+
+    key: ClassVar[str] = "serve.table.config_offline_server"
+
+
+class ConfigRoleAndDeal(Message):
+    """P1's role and the deal's P1 disagree."""
+
+    key: ClassVar[str] = "serve.table.config_role_and_deal"
+    role: int
+    dealt: int
+
+
+class TableInputTooLong(Message):
+    """An answer over the longest taken."""
+
+    key: ClassVar[str] = "serve.table.input_too_long"
+    limit: int
+
+
+class TableUnreadable(Message):
+    """An answer with unreadable characters."""
+
+    key: ClassVar[str] = "serve.table.unreadable"
+
+
+class TableNoQuit(Message):
+    """A quit command at a web table."""
+
+    key: ClassVar[str] = "serve.table.no_quit"
+
+
+class TableAnswerNotStored(Message):
+    """The store failed to keep an answer: the question stays, the player may send it again."""
+
+    key: ClassVar[str] = "serve.table.answer_not_stored"
+
+
+class TableOver(Message):
+    """An answer after the game's end."""
+
+    key: ClassVar[str] = "serve.table.over"
+
+
+class TableNotYourTurn(Message):
+    """An answer while nothing is asked of P1."""
+
+    key: ClassVar[str] = "serve.table.not_your_turn"
+
+
+class TableChooseShown(Message):
+    """An answer that is none of the buttons shown."""
+
+    key: ClassVar[str] = "serve.table.choose_shown"
+
+
+class TableServerNotAllowed(Message):
+    """A model server the operator did not allow."""
+
+    key: ClassVar[str] = "serve.table.server_not_allowed"
+    allowed: str
+
+
+class TableNoServerAllowed(Message):
+    """A model server, where the operator allowed none."""
+
+    key: ClassVar[str] = "serve.table.no_server_allowed"
+
+
+class TableNoScenario(Message):
+    """A scenario that cannot be read."""
+
+    key: ClassVar[str] = "serve.table.no_scenario"
+    cause: str
+
+
+class TableSessionRefused(Message):
+    """Options the session refused, in its own words."""
+
+    key: ClassVar[str] = "serve.table.session_refused"
+    text: str
+
+
+# ---------------------------------------------------------------- gm serve: the table store
+
+
+class Said(Message):
+    """A text said in its own words (an error of a program's misuse, for its developer)."""
+
+    key: ClassVar[str] = "serve.store.said"
+    text: str
+
+
+class StoreNeedsPsycopg(Message):
+    """A PostgreSQL database without psycopg installed."""
+
+    key: ClassVar[str] = "serve.store.needs_psycopg"
+    missing: str
+
+
+class StoreUnknownScheme(Message):
+    """A --database URL of an unknown kind."""
+
+    key: ClassVar[str] = "serve.store.unknown_scheme"
+    scheme: str
+
+
+class StoreNeedsPath(Message):
+    """--database sqlite: without a path."""
+
+    key: ClassVar[str] = "serve.store.needs_path"
+
+
+class StoreIsFolder(Message):
+    """--database naming a folder."""
+
+    key: ClassVar[str] = "serve.store.is_folder"
+    database: str
+    path: str
+
+
+class StoreCannotOpenPostgres(Message):
+    """A PostgreSQL database that cannot be opened (``cause``: the driver's first line)."""
+
+    key: ClassVar[str] = "serve.store.cannot_open_postgres"
+    cause: str
+
+
+class StoreOtherSchema(Message):
+    """A database of another table store schema."""
+
+    key: ClassVar[str] = "serve.store.other_schema"
+    where: str
+    found: int
+    wanted: int
+
+
+class StoreNoWal(Message):
+    """SQLite refused the WAL journal."""
+
+    key: ClassVar[str] = "serve.store.no_wal"
+    where: str
+    mode: str
+
+
+# ---------------------------------------------------------------- gm serve: the command
+
+
+class ServeBadPort(Message):
+    """``gm serve --port`` outside 1..65535."""
+
+    key: ClassVar[str] = "serve.command.bad_port"
+    port: int
+
+
+class ServeBadAdvertise(Message):
+    """``gm serve --advertise`` that is no http(s) URL."""
+
+    key: ClassVar[str] = "serve.command.bad_advertise"
+    url: str
+
+
+class ServeLeaseTooShort(Message):
+    """A lease shorter than two ticks."""
+
+    key: ClassVar[str] = "serve.command.lease_too_short"
+    lease: str
+    tick: str
+
+
+class ServeOpenInBrowser(Message):
+    """``gm serve`` is up."""
+
+    key: ClassVar[str] = "serve.command.open_in_browser"
+    url: str

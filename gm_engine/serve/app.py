@@ -61,6 +61,19 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gm_engine.dice.result import Locale
+from gm_engine.messages import DEFAULT_LOCALE, LOCALES, render
+from gm_engine.messages import Message as MessageText
+from gm_engine.messages.texts import (
+    ServeBadData,
+    ServeForbidden,
+    ServeKeyNotText,
+    ServeNotDrivenHere,
+    ServeNotJson,
+    ServeTextMissing,
+    ServeTooLarge,
+    ServeTranscriptLater,
+)
 from gm_engine.serve.aiwolf_routes import aiwolf_routes
 from gm_engine.serve.finished import FinishedTables
 from gm_engine.serve.forward import Forwarder
@@ -76,7 +89,6 @@ MAX_BODY = 16_384
 #: How many finished tables the lobby lists (the latest).
 LOBBY_FINISHED = 20
 
-_FORBIDDEN = {"error": "forbidden"}
 _ENDED = ("finished", "failed", "stopped", "error")
 
 
@@ -135,6 +147,33 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def requester_locale(request: Request) -> Locale:
+    """The language the requester reads: the one of Japanese and English its
+    ``Accept-Language`` prefers (by its q weights), Japanese when it names neither."""
+    best: tuple[float, Locale] = (0.0, DEFAULT_LOCALE)
+    for part in request.headers.get("accept-language", "").split(","):
+        tag, _, params = part.strip().partition(";")
+        language = tag.strip().lower().split("-")[0]
+        if language not in LOCALES:
+            continue
+        weight = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if weight > best[0]:
+            best = (weight, "en" if language == "en" else "ja")
+    return best[1]
+
+
+def _refusal(request: Request, message: MessageText, status: int) -> JSONResponse:
+    """An error body in the requester's language."""
+    return _error(render(message, requester_locale(request)), status)
+
+
 def _after(request: Request) -> int:
     try:
         return max(0, int(request.query_params.get("after", "0")))
@@ -145,11 +184,11 @@ def _after(request: Request) -> int:
 async def _json_body(request: Request) -> Any:
     body = await request.body()
     if len(body) > MAX_BODY:
-        raise TableError("送られたデータが大きすぎます。")
+        raise TableError(ServeTooLarge())
     try:
         return json.loads(body or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise TableError("送られたデータが JSON ではありません。") from None
+        raise TableError(ServeNotJson()) from None
 
 
 def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ()) -> Starlette:
@@ -196,14 +235,14 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         try:
             body = await _json_body(request)
             if not isinstance(body, dict):
-                raise TableError("送られたデータが正しくありません。")
+                raise TableError(ServeBadData())
             config = parse_config(body.get("config", {}))
             api_key = body.get("api_key")
             if api_key is not None and not isinstance(api_key, str):
-                raise TableError("API キーは文字列で指定してください。")
+                raise TableError(ServeKeyNotText())
             created = await run_in_threadpool(runtime.create_table, config, api_key or None)
         except TableError as exc:
-            return _error(str(exc), 400)
+            return _refusal(request, exc.reason, 400)
         join = f"/play/{created.table_id}#t={created.token}"
         return JSONResponse({"table_id": created.table_id, "token": created.token, "join": join})
 
@@ -220,7 +259,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
     def locate(request: Request) -> LiveTable | Response | str:
         """The table driven here, a response, or the base URL of the process driving it."""
         if seat(request) is None:
-            return JSONResponse(_FORBIDDEN, status_code=403)
+            return _refusal(request, ServeForbidden(), 403)
         table_id = request.path_params["table_id"]
         live = runtime.live(table_id)
         if live is not None:
@@ -238,7 +277,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
                     return address
         if row is not None and row.status == "finished":
             return finished.screen(row)  # rebuilt from the store: nobody here holds its screen
-        return _error("この卓は今このサーバーでは進んでいません。少し待って読み込み直してください。", 503)
+        return _refusal(request, ServeNotDrivenHere(), 503)
 
     async def find(request: Request) -> LiveTable | Response | str:
         """:func:`locate`, on the loop when the table is driven here and its seat is known."""
@@ -274,18 +313,18 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if isinstance(live, str):
             raw = await request.body()
             if len(raw) > MAX_BODY:
-                return _error("送られたデータが大きすぎます。", 409)
+                return _refusal(request, ServeTooLarge(), 409)
             return await forwarder.forward(request, live, raw)
         try:
             body = await _json_body(request)
             text = body.get("text") if isinstance(body, dict) else None
             if not isinstance(text, str):
-                raise TableError("text に答えを入れて送ってください。")
+                raise TableError(ServeTextMissing())
             read = time.perf_counter()
             # answered once it is stored: the player does not wait for the other tables
             done = await run_in_threadpool(live.accept, text)
         except TableError as exc:
-            return _error(str(exc), 409)
+            return _refusal(request, exc.reason, 409)
         replied = time.perf_counter()
         phases = [("locate", located - began), ("body", read - located), *done.timings]
         phases.append(("pool", max(0.0, replied - read - sum(seconds for _, seconds in done.timings))))
@@ -297,11 +336,11 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
 
     def transcript(request: Request) -> Response:
         if seat(request) is None:
-            return JSONResponse(_FORBIDDEN, status_code=403)
+            return _refusal(request, ServeForbidden(), 403)
         table_id = request.path_params["table_id"]
         data = runtime.transcript(table_id)
         if data is None:
-            return _error("記録はゲームの終了後にダウンロードできます。", 409)
+            return _refusal(request, ServeTranscriptLater(), 409)
         return Response(
             data,
             media_type="application/x-ndjson",

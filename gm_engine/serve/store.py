@@ -22,6 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from gm_engine.messages.catalogue import Message, render
+from gm_engine.messages.texts import Said
+
 __all__ = [
     "LeaseLost",
     "LineConflict",
@@ -39,7 +42,21 @@ inspection."""
 
 
 class StoreError(ValueError):
-    """A store operation was refused: unknown table, duplicate id, bad argument."""
+    """A store operation was refused: unknown table, duplicate id, bad argument.
+
+    ``reason`` is a catalogue message where an operator or a player reads the error (a
+    database that cannot be opened, the wrong schema): :meth:`message` is then shown in
+    their language; ``str(exc)`` is its English. A program's misuse of the store's API
+    (an argument of the wrong type) keeps its English text only, for its developer.
+    """
+
+    def __init__(self, reason: Message | str) -> None:
+        self.reason = reason if isinstance(reason, Message) else None
+        super().__init__(render(reason, "en") if isinstance(reason, Message) else reason)
+
+    def explanation(self) -> Message:
+        """What was wrong (:class:`~gm_engine.messages.validation.Explained`)."""
+        return self.reason if self.reason is not None else Said(str(self))
 
 
 class LeaseLost(StoreError):

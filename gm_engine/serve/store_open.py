@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gm_engine.messages.texts import StoreIsFolder, StoreNeedsPath, StoreNeedsPsycopg, StoreUnknownScheme
 from gm_engine.serve.store import StoreError, TableStore
 from gm_engine.serve.store_sqlite import SQLiteTableStore
 from gm_engine.transcripts.paths import data_dir, make_private_dir
@@ -36,10 +37,7 @@ def open_store(database: str | None = None) -> TableStore:
         try:
             from gm_engine.serve.store_postgres import PostgresTableStore
         except ImportError as missing:
-            raise StoreError(
-                f"a PostgreSQL database needs psycopg ({missing.name} is not installed):"
-                " pip install 'gm_engine[postgres]'"
-            ) from None
+            raise StoreError(StoreNeedsPsycopg(str(missing.name))) from None
         return PostgresTableStore(database)
     if database.startswith("sqlite:"):
         rest = database.removeprefix("sqlite:")
@@ -47,13 +45,13 @@ def open_store(database: str | None = None) -> TableStore:
         location = rest.removeprefix("//") if rest.startswith("///") else rest
     elif "://" in database:
         scheme = database.split("://", 1)[0]
-        raise StoreError(f"--database {scheme}://… is not a database gm serve knows (postgresql://, sqlite:)")
+        raise StoreError(StoreUnknownScheme(scheme))
     else:
         location = database
     if not location:
-        raise StoreError("--database sqlite: needs a file path (sqlite:///absolute/path or sqlite:relative)")
+        raise StoreError(StoreNeedsPath())
     path = Path(location).expanduser()
     if path.is_dir():
-        raise StoreError(f"--database {database}: {path} is a directory, not a database file")
+        raise StoreError(StoreIsFolder(database, str(path)))
     path.parent.mkdir(parents=True, exist_ok=True)
     return SQLiteTableStore(path)

@@ -50,6 +50,7 @@ import psycopg
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
+from gm_engine.messages.texts import StoreCannotOpenPostgres, StoreOtherSchema
 from gm_engine.serve.store import (
     LeaseLost,
     LineConflict,
@@ -185,7 +186,7 @@ class PostgresTableStore:
             psycopg.connect(url, connect_timeout=10).close()
         except (psycopg.OperationalError, psycopg.ProgrammingError) as failure:
             first = str(failure).strip().splitlines()[0] if str(failure).strip() else type(failure).__name__
-            raise StoreError(f"cannot open the PostgreSQL database: {first}") from None
+            raise StoreError(StoreCannotOpenPostgres(first)) from None
         self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = ConnectionPool(
             url,
             min_size=1,
@@ -210,9 +211,7 @@ class PostgresTableStore:
             if row is None:
                 db.execute("INSERT INTO gm_store_meta (version) VALUES (%s)", (SCHEMA_VERSION,))
             elif row[0] != SCHEMA_VERSION:
-                raise StoreError(
-                    f"this database holds table store schema {row[0]}; this program reads {SCHEMA_VERSION}"
-                )
+                raise StoreError(StoreOtherSchema("PostgreSQL", int(row[0]), SCHEMA_VERSION))
 
     def _now(self) -> float | None:
         return None if self._clock is None else self._clock()

@@ -56,6 +56,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from gm_engine.messages.texts import StoreNoWal, StoreOtherSchema
 from gm_engine.serve.store import (
     LeaseLost,
     LineConflict,
@@ -194,8 +195,11 @@ class SQLiteTableStore:
         try:
             mode = self._writer_db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
-                raise StoreError(f"{self._path}: SQLite refused the WAL journal (journal_mode is {mode})")
-            self._run_batch([_Job(self._create_schema)])
+                raise StoreError(StoreNoWal(str(self._path), str(mode)))
+            schema: _Job[object] = _Job(self._create_schema)
+            self._run_batch([schema])
+            if schema.error is not None:  # another schema's database: refused, not opened
+                raise schema.error
         except BaseException:
             self._writer_db.close()
             raise
@@ -205,9 +209,7 @@ class SQLiteTableStore:
     def _create_schema(self, db: sqlite3.Connection) -> None:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, SCHEMA_VERSION):
-            raise StoreError(
-                f"{self._path}: table store schema version {version}, this program reads {SCHEMA_VERSION}"
-            )
+            raise StoreError(StoreOtherSchema(str(self._path), int(version), SCHEMA_VERSION))
         if version == 0:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():

@@ -59,8 +59,29 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from gm_engine.dice.result import Locale
 from gm_engine.events import HumanInputEvent, SessionEvent, StateEvent
 from gm_engine.llm.base import BackendError, ConfigurationError, ModelBackend, ModelRequest, ModelResponse
+from gm_engine.messages import DEFAULT_LOCALE, Message, render
+from gm_engine.messages.texts import (
+    ConfigNoModel,
+    ConfigNoUrl,
+    ConfigOfflineServer,
+    ConfigRoleAndDeal,
+    TableAnswerNotStored,
+    TableChooseShown,
+    TableConfigInvalid,
+    TableInputTooLong,
+    TableNoQuit,
+    TableNoScenario,
+    TableNoServerAllowed,
+    TableNotYourTurn,
+    TableOver,
+    TableServerNotAllowed,
+    TableSessionRefused,
+    TableUnreadable,
+)
+from gm_engine.messages.validation import validation_message
 from gm_engine.safe_text import printable
 from gm_engine.serve.aiwolf_seats import AIWolfSeatsOption, AIWolfTables
 from gm_engine.serve.seat_view import Panel, adventure_panel, question_buttons, werewolf_panel
@@ -123,7 +144,29 @@ _UNREADABLE = re.compile("[\ud800-\udfff\x00]")
 
 
 class TableError(ValueError):
-    """A table request was refused; the text says why, in Japanese, for the player."""
+    """A table request was refused. ``reason`` says why, a catalogue message: the requester
+    reads :meth:`describe` in their language; ``str(exc)`` is the Japanese text."""
+
+    def __init__(self, reason: Message) -> None:
+        super().__init__(render(reason, DEFAULT_LOCALE))
+        self.reason = reason
+
+    def describe(self, locale: Locale) -> str:
+        """Why, in ``locale``."""
+        return render(self.reason, locale)
+
+
+class ConfigConflict(ValueError):
+    """Options of a table's form that disagree (raised by the configuration's validators;
+    :func:`parse_config` says it in the form's words)."""
+
+    def __init__(self, reason: Message) -> None:
+        super().__init__(render(reason, DEFAULT_LOCALE))
+        self.reason = reason
+
+    def explanation(self) -> Message:
+        """What disagrees (:class:`~gm_engine.messages.validation.Explained`)."""
+        return self.reason
 
 
 # --------------------------------------------------------------------------- configuration
@@ -134,11 +177,11 @@ def _check_model_server(backend: str, model: str | None, base_url: str | None) -
     filed without them would stop on its first turn, and go on stopping)."""
     if backend == "openai":
         if not model or not model.strip():
-            raise ValueError("モデル名がありません（OpenAI 互換サーバーの卓にはモデル名が必要です）")
+            raise ConfigConflict(ConfigNoModel())
         if not base_url or not base_url.strip():
-            raise ValueError("サーバーのURLがありません（OpenAI 互換サーバーの卓にはURLが必要です）")
+            raise ConfigConflict(ConfigNoUrl())
     elif model is not None or base_url is not None:
-        raise ValueError("オフラインの卓にはモデル名やサーバーのURLを指定できません")
+        raise ConfigConflict(ConfigOfflineServer())
 
 
 def normal_server_url(url: str) -> str:
@@ -170,7 +213,7 @@ class WerewolfTableConfig(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> WerewolfTableConfig:
         if self.role is not None and self.deal and self.deal[0] != self.role:
-            raise ValueError(f"P1 の役職（{self.role}）と配役の P1（{self.deal[0]}）が食い違っています")
+            raise ConfigConflict(ConfigRoleAndDeal(self.role, self.deal[0]))
         _check_model_server(self.backend, self.model, self.base_url)
         return self
 
@@ -235,21 +278,21 @@ def parse_config(data: object) -> WerewolfTableConfig | AdventureTableConfig:
     """A table's configuration from JSON-ready data (a form, the store's ``config_json``).
 
     Raises:
-        TableError: a field is unknown or out of range (said in Japanese, with the field).
+        TableError: a field is unknown or out of range (which field, what was wrong, what is
+            accepted; the requester reads it in their language).
     """
+    kind = data.get("kind") if isinstance(data, dict) else None
     try:
+        # a known kind is validated by its own model, so a problem names the form's field
+        # (``role``), not the union's branch (``werewolf.role``)
+        if kind == "werewolf":
+            return WerewolfTableConfig.model_validate(data)
+        if kind == "adventure":
+            return AdventureTableConfig.model_validate(data)
         return _CONFIG.validate_python(data)
     except ValidationError as exc:
-        problems = "、".join(_problem(err) for err in exc.errors())
-        raise TableError(f"卓の設定が正しくありません: {problems}") from None
-
-
-def _problem(error: Any) -> str:
-    """One validation error as the player reads it: the field, or our own sentence for a
-    check of several fields (never pydantic's English)."""
-    if error.get("type") == "value_error" and isinstance(error.get("ctx", {}).get("error"), ValueError):
-        return str(error["ctx"]["error"])
-    return ".".join(str(part) for part in error["loc"]) or "設定"
+        model = WerewolfTableConfig if kind == "werewolf" else AdventureTableConfig if kind else None
+        raise TableError(TableConfigInvalid(validation_message(exc, model))) from None
 
 
 def token_digest(token: str) -> str:
@@ -670,21 +713,19 @@ class LiveTable:
         began = time.perf_counter()
         limit = self.config.input_limit()
         if not isinstance(text, str) or len(text) > limit:
-            raise TableError(f"入力は{limit}文字までです。")
+            raise TableError(TableInputTooLong(limit))
         if _UNREADABLE.search(text):
-            raise TableError("読み取れない文字が含まれています。")
+            raise TableError(TableUnreadable())
         if text.strip() in _QUIT:
-            raise TableError(
-                "ウェブの卓では終了コマンドは使えません。ページを閉じれば、あとで続きから遊べます。"
-            )
+            raise TableError(TableNoQuit())
         with self._cond:
             question = self.question
             if self.status == "finished":
-                raise TableError("このゲームは終了しました。入力は受け付けていません。")
+                raise TableError(TableOver())
             if self.status != "running" or question is None or self._pending is not None:
-                raise TableError("今は入力を受け付けていません（ほかの参加者の番です）。")
+                raise TableError(TableNotYourTurn())
             if not question["free_text"] and text not in {b["send"] for b in question["buttons"]}:
-                raise TableError("表示されている選択肢から選んでください。")
+                raise TableError(TableChooseShown())
             # from here a second answer is refused: this one is being stored
             pending = _Pending(text=text, mark=len(self.lines), began=began)
             self._pending = pending
@@ -698,7 +739,7 @@ class LiveTable:
                 with self._cond:
                     if self._pending is pending:
                         self._pending = None
-                raise TableError("答えを保存できませんでした。もう一度送ってください。") from None
+                raise TableError(TableAnswerNotStored()) from None
         pending.stamp("store")
         with self._cond:
             if self._pending is pending:  # else the table ended meanwhile: a resumed one takes it
@@ -1029,11 +1070,8 @@ class TableRuntime:
             TableError: the options are refused (the session's own words, in Japanese).
         """
         if config.base_url is not None and normal_server_url(config.base_url) not in self.model_servers:
-            allowed = "、".join(sorted(self.model_servers)) or "なし"
-            raise TableError(
-                "このサーバーで使えるモデルのサーバーは、運営者が gm serve --model-server で"
-                f"許可したものだけです（許可されているもの: {allowed}）"
-            )
+            allowed = ", ".join(sorted(self.model_servers))
+            raise TableError(TableServerNotAllowed(allowed) if allowed else TableNoServerAllowed())
         seed = self.seeds()
         spec = config.spec(seed)
         self._check(spec)
@@ -1080,18 +1118,17 @@ class TableRuntime:
                 session_options(spec)
             else:
                 from gm_engine.adventure.scenario import ScenarioError, UnknownScenarioError, get_scenario
-                from gm_engine.messages import render
                 from gm_engine.sessions.adventure import adventure_options
 
                 adventure_options(spec)
                 try:
                     get_scenario(str(spec.options.get("scenario", "")))
                 except UnknownScenarioError as exc:
-                    raise TableError(render(exc.message)) from None
+                    raise TableError(exc.message) from None
                 except ScenarioError as exc:
-                    raise TableError(f"シナリオがありません: {exc}") from None
+                    raise TableError(TableNoScenario(str(exc))) from None
         except SessionError as exc:
-            raise TableError(str(exc)) from None
+            raise TableError(TableSessionRefused(str(exc))) from None
 
     def claim(self, table_id: str) -> LiveTable | None:
         """Drive the table here now if it is running and its lease is free or expired (a

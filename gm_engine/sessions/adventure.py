@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gm_engine.combat.actions import CastSpell
 from gm_engine.combat.characters import Character, Status
-from gm_engine.combat.errors import IllegalActionError
+from gm_engine.combat.errors import CombatError, IllegalActionError
 from gm_engine.combat.ranks import Rank
 from gm_engine.combat.spells import Spell
 from gm_engine.combat.state import Phase
@@ -78,7 +78,6 @@ from gm_engine.messages.texts import (
     CharacterDead,
     MoreSpellsThanSlots,
     NoCharacterYet,
-    SpellRule,
     SpellsUnknown,
     SpellTwice,
 )
@@ -317,8 +316,8 @@ class Adventure:
             self.table.change_spells(name, spells)
         except IllegalActionError as exc:
             self.io.show(render(CannotChangeSpells(exc.reason), locale))
-        except ValueError as exc:  # a rule of §5.1/§6.2 the checks above do not cover
-            self.io.show(render(CannotChangeSpells(SpellRule(str(exc))), locale))
+        except CombatError as exc:  # a rule of §5.1/§6.2 the checks above do not cover
+            self.io.show(render(CannotChangeSpells(exc.explanation()), locale))
 
     def window(self) -> list[JsonDict]:
         """The conversation sent to the GM: the system prompt, then everything since the start

@@ -51,7 +51,7 @@ from gm_engine.llm.ledger import MeteredBackend
 from gm_engine.llm.offline import register_offline_decider
 from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import render
-from gm_engine.messages.texts import NarrationWithheld
+from gm_engine.messages.texts import CreationHelp, NarrationWithheld
 from gm_engine.sessions.adventure import (
     QUIT_WORDS,
     Adventure,
@@ -69,9 +69,6 @@ _NOT_OFFERED = frozenset({"create_character", "create_character_preset", "start_
 
 #: A skill the character does not have: Cthulhu7th's rough base chance, no success dice.
 _BASE_SKILL = {GameSystem.CTHULHU7: 20, GameSystem.ONE_RING2: 0, GameSystem.FAST_COMBAT: 0}
-
-CREATION_HELP = "質問に答えてキャラクターを作ります。番号でも名前でも答えられます。/quit で終了。"
-
 
 class _FactSink:
     """Passes events on and keeps this turn's accepted tool results for the guard."""
@@ -292,10 +289,10 @@ class ScenarioAdventure(Adventure):
         """The creation dialogue: True when made, False when the turns ran out, None on /quit."""
         wizard: FantasyCreation | GuidedCreation
         if self.system is GameSystem.FAST_COMBAT:
-            wizard = FantasyCreation(self.scenario.recommended_rank)
+            wizard = FantasyCreation(self.scenario.recommended_rank, self.options.locale)
         else:
             assert self.scenario.creation is not None  # the schema requires it
-            wizard = GuidedCreation(self.system, self.scenario.creation)
+            wizard = GuidedCreation(self.system, self.scenario.creation, self.options.locale)
         answers = 0
         while not wizard.done:
             if answers >= self.options.max_turns:
@@ -308,7 +305,7 @@ class ScenarioAdventure(Adventure):
             self._sink().emit(HumanInputEvent(prompt=self.prompt, text=text))
             answers += 1
             if text.strip() in ("/help", "/status"):
-                self.io.show(CREATION_HELP)
+                self.io.show(render(CreationHelp(), self.options.locale))
                 continue
             reply = wizard.answer(text)
             if reply:

@@ -101,12 +101,16 @@ class SessionOutcome(BaseModel):
 
     ``finished`` is False when the session stopped before its end (the player's
     ``/quit`` in a game): its transcript is left without an end line, so the seed stays
-    secret and ``gm resume`` can continue it.
+    secret and ``gm resume`` can continue it. ``earlier_summaries``: the words earlier
+    versions recorded for this same outcome (an English summary before it followed the
+    player's language); a replay of their transcripts accepts them, the figures still
+    compared exactly.
     """
 
     summary: str
     figures: dict[str, float] = {}
     finished: bool = True
+    earlier_summaries: tuple[str, ...] = ()
 
 
 SessionRunner = Callable[[SessionSpec, SessionIO], SessionOutcome]

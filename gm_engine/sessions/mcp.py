@@ -48,6 +48,8 @@ from gm_engine.llm.base import (
     system_message,
 )
 from gm_engine.llm.prompts import render_prompt
+from gm_engine.messages import render
+from gm_engine.messages.texts import McpSummary, McpUnfinished
 from gm_engine.sessions.adventure import Adventure, AdventureOptions
 from gm_engine.sessions.adventure_scenario import ScenarioAdventure
 from gm_engine.sessions.base import (
@@ -315,12 +317,21 @@ class McpGame:
 
     def outcome(self) -> SessionOutcome:
         """How the session ended."""
-        ending = self.adventure.ending or "the adventure was not finished"
         rolled = len(self.adventure.source.history)
+        ending = self.adventure.ending
+        # recorded in Japanese, the default locale (an MCP session has no player's locale)
+        calls = self.calls - 1
+        summary = McpSummary(calls, ending, rolled) if ending else McpUnfinished(calls, rolled)
         return SessionOutcome(
-            summary=f"{self.calls - 1} calls; {ending}; {rolled} dice rolled",
-            figures={"calls": float(self.calls - 1), "dice": float(rolled)},
+            summary=render(summary),
+            earlier_summaries=(_EARLIER_SUMMARY.format(calls, ending or _EARLIER_UNFINISHED, rolled),),
+            figures={"calls": float(calls), "dice": float(rolled)},
         )
+
+
+#: How a session's end was recorded before the summary was in the player's language.
+_EARLIER_SUMMARY = "{} calls; {}; {} dice rolled"
+_EARLIER_UNFINISHED = "the adventure was not finished"
 
 
 def _state_of(value: object) -> object:

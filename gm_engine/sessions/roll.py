@@ -291,12 +291,14 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
         io.sink.emit(StateEvent(hash=session.state_hash(), step=session.steps))
         io.show(step.screen)
     rolled = len(session.source.history)
-    io.show(session.say(RollSummary(session.commands, session.refused, rolled, session.system_id)))
+    summary = session.say(RollSummary(session.commands, session.refused, rolled, session.system_id))
+    io.show(summary)
     return SessionOutcome(
-        # the summary as transcripts record it (compared on replay); the player saw the line above
-        summary=(
+        # transcripts record the line the player saw, in the player's language (compared on replay)
+        summary=summary,
+        earlier_summaries=(
             f"{session.commands} dice commands ({session.refused} lines refused), {rolled} dice rolled; "
-            f"last system {session.system_id}"
+            f"last system {session.system_id}",
         ),
         figures={
             "steps": session.steps,
