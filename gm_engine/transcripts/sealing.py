@@ -94,6 +94,19 @@ PAD = 32
 #: to the next power of two that holds it (:func:`padded_size`).
 BASE_SIZE = 8192
 
+#: Format 7: every sealed line holds one chunk of the game's private stream in a box of this
+#: many bytes (after its nonce), whatever the chunk holds (:mod:`.format`, ``docs/transcripts.md``).
+CHUNK_SIZE = 2048
+
+#: The first byte of a chunk's text: the stream goes on (``CONTINUES``), or a resumed game
+#: starts it again after the last whole event (``RESTARTS``: what the stream held after
+#: that event, a write cut short, is dropped).
+CONTINUES = b"C"
+RESTARTS = b"R"
+
+#: How many bytes of the stream one chunk holds: its size less the sealed length and the flag.
+CHUNK_ROOM = CHUNK_SIZE - 4 - 16 - 1
+
 #: What every box's associated data begins with: ties a box to this use.
 CONTEXT = b"gm_engine sealed line v1\n"
 
@@ -293,6 +306,12 @@ def write_place(seed_sha256: str, seq: int) -> bytes:
     with the blob lines it introduces); another place than :func:`event_place`, so that a
     format-4 box never opens as a format-6 one."""
     return f"{seed_sha256}\nwrite {seq}".encode("ascii")
+
+
+def chunk_place(seed_sha256: str, line: int) -> bytes:
+    """The associated data of the sealed chunk on the ``line``-th line after the header (format 7);
+    another place than :func:`write_place`, so that no format-6 box opens as a chunk."""
+    return f"{seed_sha256}\nchunk {line}".encode("ascii")
 
 
 def rounded_size(length: int) -> int:
