@@ -160,6 +160,35 @@ def test_a_werewolf_game_cut_off_mid_call_resumes_to_the_same_end(
     assert replay_transcript(read_transcript(cut)).ok
 
 
+def test_a_resumed_file_has_the_lines_the_uninterrupted_one_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed while events wait for their chunks, then resumed: the resumed writer numbers
+    the public points from the start again and writes a chunk only past the file's, so the
+    file has the lines, of the lengths, an uninterrupted recording has (before the end's
+    last chunks and packing, which follow the game's end)."""
+    from gm_engine.llm.offline import OfflineBackend
+    from gm_engine.sessions.base import SessionSpec
+    from gm_engine.transcripts.record import record_session
+    from gm_engine.transcripts.resume import resume_session
+
+    monkeypatch.setenv("GM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr("gm_engine.transcripts.format.pack_transcript", lambda *_, **__: False)
+    spec = SessionSpec(kind="werewolf", seed=31, options={"role": 5}, backend="offline")
+    whole = tmp_path / "whole.jsonl"
+    record_session(spec, _auto_io(31, OfflineBackend()), whole, durable=False, pack=False)
+    cut = tmp_path / "cut.jsonl"
+    with pytest.raises(_Killed):
+        record_session(spec, _auto_io(31, _KilledAt(OfflineBackend(), 40)), cut, durable=False)
+    cut_lines = len(cut.read_bytes().splitlines())
+    resume_session(cut, _auto_io(31, OfflineBackend()), shadow_human=True, durable=False)
+    lengths = [[len(row) for row in path.read_bytes().splitlines()[1:]] for path in (whole, cut)]
+    running = len(lengths[0]) - 4  # the end's chunks and its line aside
+    assert 10 < cut_lines < running
+    assert lengths[0][:running] == lengths[1][:running]
+    assert content(cut) == content(whole)
+
+
 # ------------------------------------------------ a reworded prompt: strict fails, tolerant passes
 
 

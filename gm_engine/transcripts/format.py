@@ -2,16 +2,24 @@
 its private lines sealed, packed once it is finished. The whole picture, and why the file
 written during a game tells the player nothing the screen does not: ``docs/transcripts.md``.
 
-Format 6 is what a session writes while it runs: format 4 (below) but that each private
-event is ONE sealed line, ``{"type": "sealed", "seq", "chain"?, "box"}``, whose box holds
-the lines the unsealed writer would write for it (the new blob lines it needs, then the
-event line without ``seq`` and ``chain``, joined by ``\n``) padded with spaces to a size
-of a fixed ladder (:func:`~.sealing.padded_size`), bound to the event's number
-(:func:`~.sealing.write_place`); a public line (``human_input``) stores no blob and refers
-to none; no blob line stands outside a box. The running hash and its checkpoints cover the
-lines as written, as in format 3.
+Format 7 is what a session writes while it runs: for a sealed session, the header, then
+only chunk lines ``{"type": "sealed", "seq", "chain"?, "box"}`` (``seq`` numbers the
+chunks, every 16th carries the running hash), then the end line (its ``seq`` after the
+chunks'). Every event, P1's inputs too, goes into one private stream, the lines the
+unsealed writer would write for it (its new blob lines, then its event line without
+``seq``); a box holds a flag (:data:`~.sealing.CONTINUES`, or :data:`~.sealing.RESTARTS`
+where a resumed game starts the stream again after its last whole event) and the next
+piece of the stream, bound to the chunk's number (:func:`~.sealing.chunk_place`). A file's
+writer writes one chunk of :data:`~.sealing.CHUNK_SIZE` at each public point
+(:meth:`TranscriptWriter.public_point`), the rest at the end; see ``docs/transcripts.md``
+for why. An unsealed session's lines are laid out as in format 3.
 
-Format 5 is a finished format-6 (or format-4) file packed (:mod:`.packing`): once the end line reveals
+Format 6 (written by earlier versions, read and replayed) was format 4 (below) but that
+each private event was ONE sealed line whose box held the event's lines padded to a ladder
+of sizes (:func:`~.sealing.padded_size`), bound to the event's number
+(:func:`~.sealing.write_place`), and public lines (``human_input``) in the clear.
+
+Format 5 is a finished format-7 (or 6, or 4) file packed (:mod:`.packing`): once the end line reveals
 the seed and the game's key, :meth:`TranscriptWriter.finish` reads the file back (checked
 as :class:`TranscriptStream` checks any), writes its events again in the clear, as the
 format-3 writer lays them out, and deflates each write into one line of a deflate stream
@@ -19,9 +27,9 @@ that runs through the file; the header (``format`` 5) and the end line (with
 ``packed_sha256``, the digest of the packed lines) stay in the clear. The running hash,
 the checkpoints and the signature cover the lines as they inflate, and through
 ``packed_sha256`` every packed byte. Nothing is compressed while it is secret: why, in
-:mod:`.packing`. A session that was cut off stays in format 6 until its end (``gm
-resume`` goes on from it); the reader reads every format from 1 to 6 (a cut-off format-4
-file is read and replayed, not continued).
+:mod:`.packing`. A session that was cut off stays in format 7 until its end (``gm
+resume`` goes on from it); the reader reads every format from 1 to 7 (a cut-off format-4
+or format-6 file is read and replayed, not continued).
 
 Format 4 (written by earlier versions) is format 3 (below) with the lines P1 may not read
 yet sealed (:mod:`.sealing`):
