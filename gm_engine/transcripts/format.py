@@ -1037,7 +1037,9 @@ class TranscriptStream:
                 elif flag != CONTINUES:
                     raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
                 digest = hashlib.blake2b(raw, digest_size=16).digest()
-                spans.append(_Span(start + len(pending), len(plain) - 1, offset - len(chunk), len(raw), number, line, digest))
+                began = start + len(pending)
+                where_from = offset - len(chunk)
+                spans.append(_Span(began, len(plain) - 1, where_from, len(raw), number, line, digest))
                 scan = len(pending)
                 pending += memoryview(plain)[1:]
                 self.good_length = offset
