@@ -19,9 +19,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from gm_engine.transcripts.format import WHOLE_WRITES
+from gm_engine.transcripts.format import STREAMED, WHOLE_WRITES
 from gm_engine.transcripts.packing import PACKED_FORMAT, LineUnpacker
-from gm_engine.transcripts.sealing import GameKey, blob_place, event_place, write_place
+from gm_engine.transcripts.sealing import GameKey, blob_place, chunk_place, event_place, write_place
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,10 @@ def measure(
     sealing = header.get("sealing") if header.get("format") != PACKED_FORMAT else None
     key = GameKey.from_hex(sealing["key_id"], end["key"]) if sealing else None
     commitment = header["seed_sha256"]
-    whole = header.get("format", 0) >= WHOLE_WRITES  # a sealed line holds an event and its blobs
+    whole = header.get("format", 0) == WHOLE_WRITES  # a sealed line holds an event and its blobs
+    if key is not None and header.get("format", 0) >= STREAMED:  # chunks of one stream
+        _measure_stream(rows, key, commitment, disk, clear, lines, fields)
+        return
     for raw, on_disk in [(rows[0], len(rows[0]) + 1), *middle, (rows[-1], len(rows[-1]) + 1)]:
         obj: dict[str, Any] = json.loads(raw)
         kind = obj["type"]
@@ -80,6 +83,36 @@ def measure(
         lines[label] += 1
         for name, value in content.items():
             fields[f"{kind}.{name}"] += _size(value)
+
+
+def _measure_stream(
+    rows: list[bytes],
+    key: GameKey,
+    commitment: str,
+    disk: Counter[str],
+    clear: Counter[str],
+    lines: Counter[str],
+    fields: Counter[str],
+) -> None:
+    """A running format-7 file: the chunks' bytes on disk, the stream's lines in the clear."""
+    header, end = rows[0], rows[-1]
+    for label, raw in (("header", header), ("end", end)):
+        disk[label] += len(raw) + 1
+        clear[label] += len(raw) + 1
+        lines[label] += 1
+    stream = b""
+    for row in rows[1:-1]:
+        obj = json.loads(row)
+        disk["(chunks)"] += len(row) + 1
+        lines["(chunks)"] += 1
+        stream += key.open_padded(obj["box"], chunk_place(commitment, obj["seq"]))[1:]
+    for text in stream.split(b"\n")[:-1]:
+        inner = json.loads(text)
+        label = f"{inner['type']} (in the stream)"
+        clear[label] += len(text) + 1
+        lines[label] += 1
+        for name, value in inner.items():
+            fields[f"{inner['type']}.{name}"] += _size(value)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -215,6 +215,8 @@ def build_server(house: GameHouse) -> Server[GameHouse]:
             before = _listing(game)
             outcome = await game.call(params.name, dict(params.arguments or {}))
             after = _listing(game)
+            if live.writer is not None:  # the answer is what the client sees: a public point
+                live.writer.public_point()
         if not outcome.ok:
             allowed = ", ".join(spec.name for spec in after)
             text = f"{outcome.text}\n(nothing changed; phase now: {game.phase()}; allowed now: {allowed})"

@@ -27,6 +27,7 @@ from gm_engine.transcripts.format import (
     CHECKPOINT_EVERY,
     CHECKPOINT_LENGTH,
     FORMAT_VERSION,
+    STREAMED,
     WHOLE_WRITES,
     TranscriptStream,
     TranscriptWriter,
@@ -34,8 +35,12 @@ from gm_engine.transcripts.format import (
 )
 from gm_engine.transcripts.packing import PACKED_FORMAT, LinePacker, LineUnpacker
 from gm_engine.transcripts.sealing import (
+    CHUNK_ROOM,
+    CHUNK_SIZE,
+    CONTINUES,
     GameKey,
     blob_place,
+    chunk_place,
     event_place,
     is_public,
     padded_size,
@@ -56,8 +61,22 @@ def opened(path: Path) -> list[dict[str, Any]]:
         return objs
     assert key is not None
     out: list[dict[str, Any]] = []
+    if header.format >= STREAMED:  # the stream's lines, each event numbered as it comes
+        texts = b"".join(
+            key.open_padded(obj["box"], chunk_place(header.seed_sha256, obj["seq"]))[1:]
+            for obj in objs[1:]
+            if obj["type"] == "sealed"
+        )
+        seq = 0
+        for text in texts.split(b"\n")[:-1]:
+            inner = json.loads(text)
+            if inner["type"] != "blob":
+                seq += 1
+                inner = {"type": inner.pop("type"), "seq": seq, **inner}
+            out.append(inner)
+        return [objs[0], *out, *objs[-1:]] if objs[-1]["type"] == "end" else [objs[0], *out]
     for obj in objs:
-        if obj["type"] == "sealed" and header.format >= WHOLE_WRITES:
+        if obj["type"] == "sealed" and header.format == WHOLE_WRITES:
             plain = key.open_padded(obj["box"], write_place(header.seed_sha256, obj["seq"]))
             *blobs, last = plain.split(b"\n")
             out.extend(json.loads(blob) for blob in blobs)
@@ -97,7 +116,9 @@ def sealed(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return objs
     key = GameKey.from_hex(header["sealing"]["key_id"], end["key"])
     commitment = header["seed_sha256"]
-    whole = header.get("format", 0) >= WHOLE_WRITES
+    if header.get("format", 0) >= STREAMED:
+        return _chunked(objs, key, commitment)
+    whole = header.get("format", 0) == WHOLE_WRITES
     out: list[dict[str, Any]] = [header]
     blobs: list[str] = []
     for obj in objs[1:-1]:
@@ -127,6 +148,25 @@ def sealed(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append(obj)
     out.append(end)
     return out
+
+
+def _chunked(objs: list[dict[str, Any]], key: GameKey, commitment: str) -> list[dict[str, Any]]:
+    """Opened lines of a format-7 file (header, stream lines, end) as its lines: the stream cut
+    into chunks of the writer's size, the end numbered after them."""
+    lines = []
+    for obj in objs[1:-1]:
+        inner = {name: value for name, value in obj.items() if name not in ("seq", "chain")}
+        lines.append(dumps(inner).encode() + b"\n")
+    stream = b"".join(lines)
+    out: list[dict[str, Any]] = [objs[0]]
+    while stream or len(out) == 1:
+        piece, stream = stream[:CHUNK_ROOM], stream[CHUNK_ROOM:]
+        place = chunk_place(commitment, len(out))
+        box = key.seal_padded(CONTINUES + piece, place, CHUNK_SIZE)
+        out.append({"type": "sealed", "seq": len(out), "box": box})
+    end = dict(objs[-1])
+    end["seq"] = len(out)
+    return [*out, end]
 
 
 def rechain(
@@ -235,11 +275,12 @@ def as_recorded(path: Path, sign: Callable[[str], str | None]) -> bytes:
         out = _Memory()
         writer = TranscriptWriter(path, out, seq=0, game_key=key, seed_sha256=header.seed_sha256, ladder=True)
         writer._write([dumps(header.model_copy(update={"format": FORMAT_VERSION}).model_dump(mode="json"))])
-        for event in stream:
+        for event in stream:  # as if a line were shown after every event: one chunk each
             writer.write_event(event.type, event.payload)
+            writer.public_point()
         assert stream.end is not None
         end = stream.end
-    writer._write_end(end.seed, SessionOutcome(summary=end.summary, figures=end.figures), key)
+    writer.finish(end.seed, SessionOutcome(summary=end.summary, figures=end.figures))
     *lines, last = out.data.split(b"\n")[:-1]
     obj = json.loads(last)
     signature = sign(obj["hash"])

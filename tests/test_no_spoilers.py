@@ -42,7 +42,7 @@ from gm_engine.transcripts.format import (
     read_transcript,
 )
 from gm_engine.transcripts.replay import replay_transcript
-from gm_engine.transcripts.sealing import BASE_SIZE, keys_dir
+from gm_engine.transcripts.sealing import CHUNK_SIZE, GameKey, keep_key, key_file, keys_dir
 from gm_engine.transcripts.signing import load_or_create_key, sign_end
 from gm_engine.werewolf import Game
 from tests.forge_chain import as_recorded, opened, rechain
@@ -266,60 +266,49 @@ def test_gm_replay_reports_a_sealed_file_in_the_players_language(
 
 
 @pytest.mark.usefixtures("english_messages")
-def test_a_running_file_keeps_every_private_event_in_one_sealed_line_of_one_length(
+def test_a_running_file_is_chunks_of_one_length(
     finished: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Format 6: no blob line outside a box, every sealed line padded to the first size of the
-    ladder (the offline game's events all fit it), public lines with no reference; a file
-    that breaks any of these is refused at the line that does."""
+    """Format 7: every line between the header and the end is a sealed chunk of one size,
+    P1's inputs too; a file that breaks this is refused at the line that does."""
     monkeypatch.setenv("GM_DATA_DIR", str(finished[1]))
     source = sealed_copy(finished, tmp_path)
     rows = source.read_bytes().splitlines()
     objs = [json.loads(row) for row in rows]
-    assert objs[0]["format"] == 6
-    assert {obj["type"] for obj in objs[1:-1]} == {"sealed", "human_input"}
-    assert not any("refs" in obj for obj in objs if obj["type"] == "human_input")
-    lengths = {len(obj["box"]) for obj in objs if obj["type"] == "sealed"}
-    assert lengths == {len(base64.b64encode(bytes(12 + BASE_SIZE + 16)))}
+    assert objs[0]["format"] == 7
+    assert {obj["type"] for obj in objs[1:-1]} == {"sealed"}
+    lengths = [len(obj["box"]) for obj in objs[1:-2]]  # the last chunk, written at the end, is the rest
+    assert set(lengths) == {len(base64.b64encode(bytes(12 + CHUNK_SIZE + 16)))}
     assert replay_transcript(read_transcript(source)).ok
 
     path = tmp_path / "edited.jsonl"
+    # an input written in the clear in place of a chunk (its hashes and numbers made good)
     opened_objs = opened(source)
-    public = next(i for i, obj in enumerate(opened_objs) if obj["type"] == "human_input")
-    # a blob line left in the clear (before a public line, so no box takes it in), hashes recomputed
-    blob = {"type": "blob", "id": 1, "body": "x" * 300}
-    path.write_bytes(rechain([*opened_objs[:public], blob, *opened_objs[public:]]))
-    with pytest.raises(TranscriptFormatError, match=f"line {public + 1}: a blob event in the clear"):
-        read_transcript(path)
-    # a public line that refers to a blob
-    rows = source.read_bytes().splitlines()
-    number = next(i for i, row in enumerate(rows) if row.startswith(b'{"type":"human_input"'))
-    line = json.loads(rows[number])
-    line["refs"] = [["text", 1]]
-    path.write_bytes(_lines([*rows[:number], dumps(line).encode(), *rows[number + 1 :]]))
-    with pytest.raises(TranscriptFormatError, match=f"line {number + 1}: a line that stores long text"):
-        read_transcript(path)
-    # a private event written in the clear
-    number = next(
-        i for i, row in enumerate(rows) if row.startswith(b'{"type":"sealed"') and b'"chain"' not in row
-    )
-    seq = objs[number]["seq"]
-    clear = next(obj for obj in opened(source) if obj["type"] != "blob" and obj.get("seq") == seq)
+    public = next(obj for obj in opened_objs if obj["type"] == "human_input")
+    number = next(i for i, row in enumerate(rows) if i and b'"chain"' not in row)
+    clear = {"type": "human_input", "seq": objs[number]["seq"], **{k: public[k] for k in ("prompt", "text")}}
     path.write_bytes(_lines([*rows[:number], dumps(clear).encode(), *rows[number + 1 :]]))
-    kind = clear["type"]
-    with pytest.raises(TranscriptFormatError, match=f"line {number + 1}: a {kind} event in the clear"):
+    with pytest.raises(TranscriptFormatError, match=f"line {number + 1}: a human_input event in the clear"):
         read_transcript(path)
-    # a byte of a box's filler changed (which no cipher checks): the running hash does
+    # a byte of a box changed: its tag or, in its filler, the running hash catches it
     line = json.loads(rows[number])
     line["box"] = line["box"][:-40] + ("A" if line["box"][-40] != "A" else "B") + line["box"][-39:]
     path.write_bytes(_lines([*rows[:number], dumps(line).encode(), *rows[number + 1 :]]))
-    with pytest.raises(TranscriptTampered, match="the running hash"):
+    with pytest.raises(TranscriptTampered):
         read_transcript(path)
-    # cut in the middle of a sealed line: set aside, the events before it kept
+    # cut in the middle of a chunk: set aside, the events of the lines before it kept (read
+    # with the game's key file, as while the game runs)
+    key = GameKey.from_hex(objs[0]["sealing"]["key_id"], objs[-1]["key"])
+    if not key_file(key.key_id).exists():
+        keep_key(key, None)
     cut = tmp_path / "cut.jsonl"
-    cut.write_bytes(_lines(rows[:number]) + rows[number][:5000])
+    cut.write_bytes(_lines(rows[: number + 1]))
+    whole_lines = read_transcript(cut, require_end=False)
+    cut.write_bytes(_lines(rows[: number + 1]) + rows[number + 1][:1000])
     transcript = read_transcript(cut, require_end=False)
-    assert transcript.partial_line == rows[number][:5000] and len(transcript.events) == number - 1
+    assert transcript.partial_line == rows[number + 1][:1000]
+    assert len(transcript.events) == len(whole_lines.events) > 0
+    assert transcript.lines == number
 
 
 def _lines(rows: list[bytes]) -> bytes:
@@ -344,7 +333,7 @@ def test_a_format_4_file_is_still_read_and_replayed(
 
 
 def test_only_a_file_is_padded_to_the_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A file (which P1 may open) gets every sealed line padded to 8 KiB; a server's store,
+    """A file (which P1 may open) gets every chunk padded to its size; a server's store,
     which no player reads and which keeps the key beside the lines, 32 bytes only; both read
     back the same events."""
     from gm_engine.events import StateEvent
@@ -371,6 +360,7 @@ def test_only_a_file_is_padded_to_the_ladder(tmp_path: Path, monkeypatch: pytest
     ]
     for writer in writers:
         writer.emit(StateEvent(hash="ab" * 32, step="deal"))
+        writer.public_point()  # the file's chunk (the store's went out with the event)
         writer.close()
     (tmp_path / "table.jsonl").write_bytes(store.data)
     boxes = []
@@ -380,4 +370,4 @@ def test_only_a_file_is_padded_to_the_ladder(tmp_path: Path, monkeypatch: pytest
         events = read_transcript(tmp_path / name, require_end=False).events
         assert [(e.type, e.payload) for e in events] == [("state", {"hash": "ab" * 32, "step": "deal"})]
     assert boxes[0] % 32 == 0 and boxes[0] < 256
-    assert boxes[1] == BASE_SIZE
+    assert boxes[1] == CHUNK_SIZE

@@ -22,6 +22,8 @@ from gm_engine.serve.store import TableStore
 from gm_engine.serve.store_open import open_store
 from gm_engine.serve.store_sqlite import SQLiteTableStore
 from gm_engine.serve.tables import TableRuntime, token_digest
+from gm_engine.transcripts.format import dumps
+from tests.forge_chain import opened, written
 from tests.memory_store import MemoryStore
 from tests.postgres_server import PostgresServer
 from tests.serve_client import ServeClient, TableSeat
@@ -159,8 +161,12 @@ def test_lines_that_no_longer_replay_give_a_screen_that_says_so(tmp_path: Path) 
     assert row is not None
     lines = store.read_lines(table_id)
     assert screen(rebuild_screen(row, lines).view()) == screen(final)
-    # one recorded answer of P1 changed: the replay no longer matches, the end is still known
-    broken = [line.replace("依頼を断って村を去る", "長老と話す") for line in lines]
+    # one recorded answer of P1 changed (in its sealed chunk, opened with the key the end line
+    # reveals, sealed again): the replay no longer matches, the end is still known
+    copy = tmp_path / "lines.jsonl"
+    copy.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    objs = [json.loads(dumps(obj).replace("依頼を断って村を去る", "長老と話す")) for obj in opened(copy)]
+    broken = written(objs).decode("utf-8").splitlines()
     assert broken != lines
     rebuilt = rebuild_screen(row, broken).view()
     assert rebuilt["status"] == "finished" and rebuilt["lines"] == []

@@ -426,8 +426,8 @@ def test_a_step_of_the_session_is_stored_in_one_transaction_before_it_is_shown(
         # one transaction per line shown (the personas' words appear as they come), per
         # answer taken, per question: a few lines each, where one commit per line was the rule
         assert len(appends) * 4 <= len(lines), (len(appends), answers, len(lines))
-        for count in stored_when_asked:
-            assert json.loads(lines[count])["type"] in ("human_input", "blob"), lines[count][:80]
+        for count in stored_when_asked:  # each event, P1's answers too, a sealed chunk (format 7)
+            assert json.loads(lines[count])["type"] == "sealed", lines[count][:80]
     finally:
         runtime.close()
 

@@ -99,7 +99,7 @@ def test_recording_layout_and_chain(tmp_path: Path) -> None:
     assert lines[-1] == b""
     objs = [json.loads(line) for line in lines[:-1]]
     header = objs[0]
-    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 6
+    assert header["type"] == "header" and header["kind"] == "roll" and header["format"] == 7
     assert header["seed_sha256"] == hashlib.sha256(b"42").hexdigest()
     assert set(header) == {
         "type", "format", "engine", "kind", "system", "options", "backend", "model", "assets", "seed_sha256",

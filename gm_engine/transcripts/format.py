@@ -2,16 +2,24 @@
 its private lines sealed, packed once it is finished. The whole picture, and why the file
 written during a game tells the player nothing the screen does not: ``docs/transcripts.md``.
 
-Format 6 is what a session writes while it runs: format 4 (below) but that each private
-event is ONE sealed line, ``{"type": "sealed", "seq", "chain"?, "box"}``, whose box holds
-the lines the unsealed writer would write for it (the new blob lines it needs, then the
-event line without ``seq`` and ``chain``, joined by ``\n``) padded with spaces to a size
-of a fixed ladder (:func:`~.sealing.padded_size`), bound to the event's number
-(:func:`~.sealing.write_place`); a public line (``human_input``) stores no blob and refers
-to none; no blob line stands outside a box. The running hash and its checkpoints cover the
-lines as written, as in format 3.
+Format 7 is what a session writes while it runs: for a sealed session, the header, then
+only chunk lines ``{"type": "sealed", "seq", "chain"?, "box"}`` (``seq`` numbers the
+chunks, every 16th carries the running hash), then the end line (its ``seq`` after the
+chunks'). Every event, P1's inputs too, goes into one private stream, the lines the
+unsealed writer would write for it (its new blob lines, then its event line without
+``seq``); a box holds a flag (:data:`~.sealing.CONTINUES`, or :data:`~.sealing.RESTARTS`
+where a resumed game starts the stream again after its last whole event) and the next
+piece of the stream, bound to the chunk's number (:func:`~.sealing.chunk_place`). A file's
+writer writes one chunk of :data:`~.sealing.CHUNK_SIZE` at each public point
+(:meth:`TranscriptWriter.public_point`), the rest at the end; see ``docs/transcripts.md``
+for why. An unsealed session's lines are laid out as in format 3.
 
-Format 5 is a finished format-6 (or format-4) file packed (:mod:`.packing`): once the end line reveals
+Format 6 (written by earlier versions, read and replayed) was format 4 (below) but that
+each private event was ONE sealed line whose box held the event's lines padded to a ladder
+of sizes (:func:`~.sealing.padded_size`), bound to the event's number
+(:func:`~.sealing.write_place`), and public lines (``human_input``) in the clear.
+
+Format 5 is a finished format-7 (or 6, or 4) file packed (:mod:`.packing`): once the end line reveals
 the seed and the game's key, :meth:`TranscriptWriter.finish` reads the file back (checked
 as :class:`TranscriptStream` checks any), writes its events again in the clear, as the
 format-3 writer lays them out, and deflates each write into one line of a deflate stream
@@ -19,9 +27,9 @@ that runs through the file; the header (``format`` 5) and the end line (with
 ``packed_sha256``, the digest of the packed lines) stay in the clear. The running hash,
 the checkpoints and the signature cover the lines as they inflate, and through
 ``packed_sha256`` every packed byte. Nothing is compressed while it is secret: why, in
-:mod:`.packing`. A session that was cut off stays in format 6 until its end (``gm
-resume`` goes on from it); the reader reads every format from 1 to 6 (a cut-off format-4
-file is read and replayed, not continued).
+:mod:`.packing`. A session that was cut off stays in format 7 until its end (``gm
+resume`` goes on from it); the reader reads every format from 1 to 7 (a cut-off format-4
+or format-6 file is read and replayed, not continued).
 
 Format 4 (written by earlier versions) is format 3 (below) with the lines P1 may not read
 yet sealed (:mod:`.sealing`):
@@ -110,6 +118,7 @@ import json
 import os
 import secrets
 import sys
+import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -169,16 +178,20 @@ from gm_engine.transcripts.packing import (
 )
 from gm_engine.transcripts.paths import keep_seed, make_private_dir, seed_commitment
 from gm_engine.transcripts.sealing import (
+    CHUNK_ROOM,
+    CHUNK_SIZE,
+    CONTINUES,
+    RESTARTS,
     GameKey,
     KeptGame,
     SealError,
     blob_place,
+    chunk_place,
     event_place,
     find_key,
     is_public,
     keep_key,
     key_file,
-    padded_size,
     rounded_size,
     seals,
     write_place,
@@ -194,15 +207,22 @@ from gm_engine.transcripts.signing import (
 
 #: Version of the file layout written while a session runs (and continued by ``gm resume``);
 #: a finished one is packed into :data:`~.packing.PACKED_FORMAT` (:mod:`.packing`).
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 
-#: The first format whose sealed lines each hold a whole write (an event with its blobs).
+#: The format whose sealed lines each hold a whole write (an event with its blobs), read only.
 WHOLE_WRITES = 6
+
+#: The first format whose sealed lines are chunks of one private stream (:data:`FORMAT_VERSION`).
+STREAMED = 7
 
 #: Versions this reader reads (format 1: no blobs, no signature; format 2: a ``prev`` link
 #: on every line and blobs named by their hash; format 4: sealed line by line; format 5: a
 #: finished transcript packed).
-READABLE_FORMATS = frozenset({1, 2, 3, 4, PACKED_FORMAT, FORMAT_VERSION})
+READABLE_FORMATS = frozenset({1, 2, 3, 4, PACKED_FORMAT, WHOLE_WRITES, STREAMED})
+
+#: The most stream bytes a chunk holds where its size tells nothing (a chunk written at the
+#: end, or to a store no player reads): what a reader opens at once stays small.
+LAST_CHUNKS = 1 << 16
 
 #: Keys every event line carries besides its payload; a payload may not use them.
 RESERVED_KEYS = frozenset({"type", "seq", "prev", "refs", "chain"})
@@ -515,7 +535,8 @@ class Transcript:
     running SHA-256 over every byte kept (format 3, a ``hashlib`` object to go on with);
     ``blob_keys`` the keys of the blobs kept; ``authenticity`` what the signature showed;
     ``key`` the game key that opened its sealed lines (format 4) and ``kept_seed`` the
-    seed its key file holds, if it was found.
+    seed its key file holds, if it was found; ``lines`` how many whole chunk lines a sealed
+    format-7 file holds (what a resumed writer numbers its chunks on from).
     """
 
     path: Path
@@ -530,6 +551,7 @@ class Transcript:
     authenticity: Authenticity = Authenticity("open")
     key: GameKey | None = None
     kept_seed: int | None = None
+    lines: int = 0
 
     @property
     def complete(self) -> bool:
@@ -595,6 +617,21 @@ def _last_line(read_at: Callable[[int, int], bytes], size: int) -> bytes | None:
     return b"".join(reversed(pieces)) if position == 0 else None
 
 
+@dataclass(frozen=True)
+class _Span:
+    """A format-7 chunk line as a reader finds it again: where its text begins in the stream
+    (``begin``) and how long it is (``size``), where its line is in the file (``offset``,
+    ``length``), its line number and chunk number, and the digest of its bytes."""
+
+    begin: int
+    size: int
+    offset: int
+    length: int
+    number: int
+    seq: int
+    digest: bytes
+
+
 class TranscriptStream:
     """A transcript read as a stream: the header at once, then each event verified as it
     is read (:meth:`__iter__`, once), so that memory grows with the largest event, not
@@ -653,6 +690,7 @@ class TranscriptStream:
         self.chain: Any = None
         self.blob_keys: frozenset[str | int] = frozenset()
         self.events_read = 0
+        self.lines = 0
         self.done = False
         self._started = False
         self._blob_digests: dict[object, bytes] = {}
@@ -731,6 +769,7 @@ class TranscriptStream:
             blob_keys=self.blob_keys,
             key=self.key,
             kept_seed=self.kept_seed,
+            lines=self.lines,
         )
 
     def require_end(self) -> None:
@@ -773,8 +812,24 @@ class TranscriptStream:
             return self.data[offset : offset + length]
         return os.pread(self._file.fileno(), length, offset)
 
+    def _reload_chunked(self, spans: tuple[_Span, ...], begin: int, size: int) -> bytes:
+        """The ``size`` bytes of a format-7 stream that begin at ``begin``, read again from
+        the chunk lines ``spans`` (each checked against what was read the first time)."""
+        parts: list[bytes] = []
+        for span in spans:
+            raw = self._read_at(span.length, span.offset)
+            if hashlib.blake2b(raw, digest_size=16).digest() != span.digest:
+                raise BlobError(f"line {span.number} changed while the transcript was being read")
+            place = chunk_place(self.header.seed_sha256, span.seq)
+            parts.append(self._open_plain(_parse(raw, span.number), place, span.number, padded=True)[1:])
+        first = begin - spans[0].begin
+        return b"".join(parts)[first : first + size]
+
     def _reload_blob(self, where: object) -> Mapping[str, Any]:
         assert isinstance(where, tuple)
+        if where[0] == "chunks":
+            _, spans, begin, size = where
+            return _parse(self._reload_chunked(spans, begin, size), spans[-1].number)
         offset, length, number = where[:3]
         raw = self._read_at(length, offset)
         if hashlib.blake2b(raw, digest_size=16).digest() != self._blob_digests[where]:
@@ -800,6 +855,9 @@ class TranscriptStream:
         return self._events()
 
     def _events(self) -> Iterator[Event]:
+        if self.header.sealing is not None and self.header.format >= STREAMED:
+            yield from self._streamed_events()
+            return
         header, first = self.header, self._first
         version = header.format
         packed = version == PACKED_FORMAT
@@ -913,6 +971,126 @@ class TranscriptStream:
         self.chain = kept_running if version >= 3 else None
         self.blob_keys = frozenset(blobs.values).difference(tail_keys)
         self.done = True
+
+    def _streamed_events(self) -> Iterator[Event]:
+        """The events of a sealed format-7 file: every line after the header is a chunk of the
+        private stream (numbered 1, 2, ... by ``seq``, every 16th with its checkpoint), then
+        the end line. The stream is the chunks' texts after their flag, one after the other:
+        the lines the unsealed writer would write (blob lines, then an event line without
+        ``seq``), so an event is given out once its line is whole, with the blob lines of its
+        write; a chunk flagged :data:`~.sealing.RESTARTS` (a resumed game's first) drops
+        what came after the last whole event. Every whole line of the file is kept (a
+        resumed writer goes on after it); what the stream holds after the last whole event
+        belongs to a write the game makes again when it goes on."""
+        header, first = self.header, self._first
+        blobs = BlobTable(header.format, reload=self._reload_blob)
+        running = hashlib.sha256(first)
+        before = running.copy()
+        checked = 1
+        offset = len(first)
+        pending = bytearray()  # the stream after its last whole line
+        write: list[tuple[bytes, object]] = []  # the blob lines of the write under way
+        # the chunk lines the pending bytes come from (where each begins in the stream, and
+        # how to read it again: a long text is not kept, but read again from its chunks)
+        spans: list[_Span] = []
+        start = 0  # where in the stream the pending bytes begin
+        number, line = 1, 0
+        for chunk, _ in self._lines():
+            number += 1
+            if not chunk.endswith(b"\n"):
+                if self.end is not None:
+                    raise TranscriptTampered(Problem(Fault.BYTES_AFTER_END), number)
+                self.partial_line = chunk
+                break
+            raw = chunk[:-1]
+            obj = _parse(raw, number)
+            if self.end is not None:
+                raise TranscriptTampered(Problem(Fault.LINE_AFTER_END), number)
+            kind = obj.get("type")
+            if not isinstance(kind, str) or not kind:
+                raise TranscriptFormatError(Problem(Fault.NO_TYPE), number)
+            before = running.copy()
+            running.update(chunk)
+            offset += len(chunk)
+            line += 1
+            if obj.get("seq") != line:
+                raise TranscriptTampered(WrongEventNumber(found=repr(obj.get("seq")), expected=line), number)
+            if kind == "end":
+                if pending or write:
+                    raise TranscriptFormatError(Problem(Fault.BLOBS_BEFORE_END), number)
+                self.end = _end_record(obj, raw, number, header, before, checked)
+                self._check_revealed_key(obj, number)
+            elif kind == "header":
+                raise TranscriptFormatError(Problem(Fault.SECOND_HEADER), number)
+            elif kind != "sealed":
+                raise TranscriptFormatError(SealedInClear(kind=kind), number)
+            else:
+                if _check_point(obj.pop("chain", None), before, line, number, checked):
+                    checked = number
+                if set(obj) != {"type", "seq", "box"}:
+                    raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
+                plain = self._open_plain(obj, chunk_place(header.seed_sha256, line), number, padded=True)
+                flag = plain[:1]
+                if flag == RESTARTS:
+                    start += len(pending)
+                    pending, write, spans = bytearray(), [], []
+                elif flag != CONTINUES:
+                    raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+                digest = hashlib.blake2b(raw, digest_size=16).digest()
+                began = start + len(pending)
+                where_from = offset - len(chunk)
+                spans.append(_Span(began, len(plain) - 1, where_from, len(raw), number, line, digest))
+                scan = len(pending)
+                pending += memoryview(plain)[1:]
+                self.good_length = offset
+                self.chain = running.copy()
+                self.lines = line
+                cut = pending.find(b"\n", scan)
+                while cut >= 0:
+                    text = bytes(pending[:cut])
+                    where: object = None
+                    if len(text) >= SPILL_CHARS:
+                        kept = tuple(span for span in spans if span.begin < start + cut)
+                        where = ("chunks", kept, start, cut)
+                    del pending[: cut + 1]
+                    start += cut + 1
+                    spans = [span for span in spans if span.begin + span.size > start]
+                    cut = pending.find(b"\n")
+                    if text.startswith(b'{"type":"blob"'):
+                        write.append((text, where))
+                        continue
+                    event = self._stream_event(text, write, blobs, number)
+                    write = []
+                    self.events_read += 1
+                    yield Event(seq=self.events_read, type=event[0], payload=event[1], line=number)
+            self.good_length = offset
+            self.chain = running.copy()
+            self.lines = line
+        self.blob_keys = frozenset(blobs.values)
+        self.done = True
+
+    def _stream_event(
+        self, text: bytes, write: list[tuple[bytes, object]], blobs: BlobTable, number: int
+    ) -> tuple[str, dict[str, Any]]:
+        """The event whose line ``text`` ends a write of the stream (format 7), the blob lines
+        ``write`` before it stored in ``blobs`` first (each with where to read it again, if it
+        is long); ``number`` is the file's line it ends on."""
+        for raw, where in write:
+            try:
+                blobs.add(_parse(raw, number), raw, where)
+            except BlobError as exc:  # its own words are for the developer: the cause
+                raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
+        inner = _parse(text, number)
+        kind = inner.pop("type", None)
+        if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
+            raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+        refs = inner.pop("refs", None)
+        if refs is not None:
+            try:
+                blobs.resolve(inner, refs)
+            except BlobError as exc:
+                raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
+        return kind, inner
 
     def _lines(self) -> Iterator[tuple[bytes, tuple[int, bytes] | None]]:
         """The transcript's lines after the header, as they read (a packed file's inflated,
@@ -1225,6 +1403,7 @@ class TranscriptWriter:
         seed_sha256: str = "",
         pack: bool = False,
         ladder: bool | None = None,
+        lines: int = 0,
     ) -> None:
         self.path = path
         # a finished transcript is rewritten packed (:mod:`.packing`)
@@ -1240,6 +1419,14 @@ class TranscriptWriter:
         # (``ladder`` says otherwise, for a copy of a file written elsewhere first)
         self._ladder = isinstance(self._out, FileOutput) if ladder is None else ladder
         self._seq = seq
+        # a sealed file's private stream (format 7): the text of the events not written yet,
+        # the chunk lines written so far, and whether the next chunk starts the stream again
+        # after a resume (see :meth:`public_point`)
+        self._stream = bytearray()
+        self._chunks = lines
+        self._restart = lines > 0
+        # a person's answers are read on a worker thread, whose screen lines are public points
+        self._lock = threading.Lock()
         # the running SHA-256 over every byte written (format 3), continued on resume
         self._chain = chain if chain is not None else hashlib.sha256()
         self._durable = durable
@@ -1387,8 +1574,6 @@ class TranscriptWriter:
             )
         if payloads is None:
             payloads = ((e.type, e.payload) for e in transcript.events)
-        if sealing is not None:  # a public line of a sealed file stores no blob (:meth:`write_event`)
-            payloads = ((kind, payload) for kind, payload in payloads if not is_public(kind))
         try:
             packer = BlobPacker.rebuild((payload for _, payload in payloads), transcript.blob_keys)
         except BlobError as exc:
@@ -1410,6 +1595,7 @@ class TranscriptWriter:
             game_key=transcript.key if transcript.header.sealing is not None else None,
             seed_sha256=transcript.header.seed_sha256,
             pack=pack and isinstance(fd, int),  # packing reads the file back: a file output only
+            lines=transcript.lines if sealing is not None else 0,
         )
 
     @property
@@ -1438,51 +1624,93 @@ class TranscriptWriter:
         if clash:
             raise TranscriptError(f"a {event_type} payload may not use the reserved keys {sorted(clash)}")
         key = self._game_key
+        if key is not None:
+            self._stream_event(event_type, payload)
+            return
         seq = self._seq + 1
         obj: dict[str, Any] = {"type": event_type, "seq": seq}
         if seq % CHECKPOINT_EVERY == 0:
             obj["chain"] = self._chain.hexdigest()[:CHECKPOINT_LENGTH]
-        if key is not None and is_public(event_type):
-            # whole, with no blob: a blob number would tell how many private blobs came before
-            try:
-                obj.update(normalize(dict(payload)))
-            except (TypeError, ValueError) as exc:
-                raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
-            self._write([dumps(obj)])
-            self._seq += 1
-            return
         try:
             packed, refs, blobs = self._packer.pack(normalize(dict(payload)))
         except (TypeError, ValueError) as exc:
             raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
         lines = [dumps({"type": "blob", **blob}) for blob in blobs]
-        if key is None:
-            if blobs and "chain" in obj:  # the checkpoint covers the blob lines before its line
-                running = self._chain.copy()
-                for line in lines:
-                    running.update(line.encode("utf-8") + b"\n")
-                obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
-            obj.update(packed)
-            if refs:
-                obj["refs"] = refs
-            lines.append(dumps(obj))
-        else:  # one line, its blobs inside, padded to a size of the ladder (:mod:`.sealing`)
-            inner: dict[str, Any] = {"type": event_type, **packed}
-            if refs:
-                inner["refs"] = refs
-            plain = "\n".join([*lines, dumps(inner)]).encode("utf-8")
-            place = write_place(self._seed_sha256, seq)
-            obj["type"] = "sealed"
-            size = padded_size(len(plain)) if self._ladder else rounded_size(len(plain))
-            obj["box"] = key.seal_padded(plain, place, size)
-            lines = [dumps(obj)]
+        if blobs and "chain" in obj:  # the checkpoint covers the blob lines before its line
+            running = self._chain.copy()
+            for line in lines:
+                running.update(line.encode("utf-8") + b"\n")
+            obj["chain"] = running.hexdigest()[:CHECKPOINT_LENGTH]
+        obj.update(packed)
+        if refs:
+            obj["refs"] = refs
+        lines.append(dumps(obj))
         self._write(lines)
         self._packer.commit()
         self._seq += 1
 
+    def _stream_event(self, event_type: str, payload: Mapping[str, Any]) -> None:
+        """Add one event to the private stream (format 7): the blob lines it introduces, then
+        its line without ``seq``, as the unsealed writer would write them; a file gets them
+        at the next public points (:meth:`public_point`), another output at once, in a chunk
+        of their own."""
+        try:
+            packed, refs, blobs = self._packer.pack(normalize(dict(payload)))
+        except (TypeError, ValueError) as exc:
+            raise TranscriptError(f"cannot record the {event_type} event: {exc}") from None
+        inner: dict[str, Any] = {"type": event_type, **packed}
+        if refs:
+            inner["refs"] = refs
+        lines = [dumps({"type": "blob", **blob}) for blob in blobs]
+        lines.append(dumps(inner))
+        text = "".join(line + "\n" for line in lines).encode("utf-8")
+        if text.count(b"\n") != len(lines):  # json.dumps escapes newlines; a raw one would split
+            raise TranscriptError("a transcript line may not contain a raw newline")
+        with self._lock:
+            self._stream += text
+            self._packer.commit()
+            self._seq += 1
+            while not self._ladder and self._stream:  # no player reads this output: nothing to hide
+                self._write_chunk(LAST_CHUNKS, None)
+
+    def public_point(self) -> None:
+        """A public point of the session (a line shown to P1): a file's sealed writer writes
+        exactly one chunk of the private stream, :data:`~.sealing.CHUNK_SIZE` bytes whatever
+        it holds (the stream's next :data:`~.sealing.CHUNK_ROOM` bytes, or what there is and
+        filler), so that the file grows by one line of one length at every public point and
+        at no other time. What does not fit waits for the next point; :meth:`finish` writes
+        what is left. Other writers (no sealing, or an output no player reads) do nothing."""
+        if self._game_key is None or not self._ladder:
+            return
+        with self._lock:
+            self._write_chunk(CHUNK_ROOM, CHUNK_SIZE)
+
+    def _write_chunk(self, room: int, size: int | None) -> None:
+        """Write one chunk line holding the stream's next ``room`` bytes, sealed in a box of
+        ``size`` (None: the chunk's own size, rounded, :func:`~.sealing.rounded_size`)."""
+        key = self._game_key
+        assert key is not None
+        flag = RESTARTS if self._restart else CONTINUES
+        plain = flag + bytes(self._stream[:room])
+        del self._stream[:room]
+        self._restart = False
+        self._chunks += 1
+        obj: dict[str, Any] = {"type": "sealed", "seq": self._chunks}
+        if self._chunks % CHECKPOINT_EVERY == 0:
+            obj["chain"] = self._chain.hexdigest()[:CHECKPOINT_LENGTH]
+        place = chunk_place(self._seed_sha256, self._chunks)
+        obj["box"] = key.seal_padded(plain, place, rounded_size(len(plain)) if size is None else size)
+        self._write([dumps(obj)])
+
     def finish(self, seed: int, outcome: SessionOutcome) -> None:
         """Write the end line (revealing ``seed``, signing the chain's end) and close the file,
         then (if the writer packs) rewrite it packed (:func:`pack_transcript`)."""
+        if self._game_key is not None:
+            # the game is over, and the chunks' sizes tell nothing any more: what is left of
+            # the stream, in chunks of their own sizes (small enough to be read one by one)
+            with self._lock:
+                while self._stream or self._restart:
+                    self._write_chunk(LAST_CHUNKS, None)
         self._write_end(seed, outcome, self._game_key)
         try:
             if self._pack:
@@ -1494,7 +1722,8 @@ class TranscriptWriter:
         self, seed: int, outcome: SessionOutcome, key: GameKey | None, extra: Mapping[str, Any] | None = None
     ) -> None:
         end = EndEvent(seed=seed, summary=outcome.summary, figures=normalize(outcome.figures))
-        body: dict[str, Any] = {"type": end.type, "seq": self._seq + 1, **end.payload()}
+        number = self._chunks + 1 if self._game_key is not None else self._seq + 1  # format 7 numbers lines
+        body: dict[str, Any] = {"type": end.type, "seq": number, **end.payload()}
         if key is not None:  # the game is over: its secrets are not secret any more
             body = {"type": end.type, "seq": body["seq"], "seed": seed, "key": key.key.hex(),
                     **{name: value for name, value in body.items() if name not in ("type", "seq", "seed")}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from gm_engine.sessions.base import (
 from gm_engine.sessions.registry import get_runner
 from gm_engine.transcripts.format import TranscriptWriter
 from gm_engine.transcripts.paths import default_transcript_path
-from gm_engine.transcripts.sealing import GameKey
+from gm_engine.transcripts.sealing import GameKey, is_public
 
 
 class TeeSink:
@@ -33,6 +34,35 @@ class TeeSink:
 def with_sink(io: SessionIO, sink: EventSink) -> SessionIO:
     """``io`` with ``sink`` added (the existing sink, if any, still gets every event)."""
     return replace(io, sink=sink if isinstance(io.sink, NullSink) else TeeSink(sink, io.sink))
+
+
+class PointingSink:
+    """An event sink that passes every event on to ``sink`` and, after each of P1's inputs
+    (:func:`~.sealing.is_public`), calls ``point``: an answer P1 typed is a public point."""
+
+    def __init__(self, sink: EventSink, point: Callable[[], None]) -> None:
+        self.sink = sink
+        self.point = point
+
+    def emit(self, event: SessionEvent) -> None:
+        """Pass the event on; a public point after an input."""
+        self.sink.emit(event)
+        if is_public(event.type):
+            self.point()
+
+
+def with_public_points(io: SessionIO, point: Callable[[], None]) -> SessionIO:
+    """``io`` whose public points call ``point`` (a sealed file's writer then writes its one
+    chunk, :meth:`~.format.TranscriptWriter.public_point`): each line shown, before it is
+    shown, and each of P1's inputs, once ``io.sink`` has it. What P1 sees and types is
+    public, so the file grows only when the screen does or P1 answers."""
+    show = io.show
+
+    def shown(text: str) -> None:
+        point()
+        show(text)
+
+    return replace(io, show=shown, sink=PointingSink(io.sink, point))
 
 
 def record_session(
@@ -78,7 +108,7 @@ def record_session(
         target, spec, durable=durable, remember_seed=remember_seed, game_key=game_key, pack=pack
     )
     try:
-        outcome = run(spec, with_sink(io, writer))
+        outcome = run(spec, with_public_points(with_sink(io, writer), writer.public_point))
     except BaseException:
         writer.close()
         raise

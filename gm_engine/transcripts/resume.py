@@ -47,7 +47,7 @@ from gm_engine.transcripts.format import (
     signing_key_for,
 )
 from gm_engine.transcripts.paths import find_seed, seed_commitment, seed_file
-from gm_engine.transcripts.record import TeeSink
+from gm_engine.transcripts.record import TeeSink, with_public_points
 from gm_engine.transcripts.replay import (
     CheckingSink,
     DivergenceLog,
@@ -105,6 +105,14 @@ class _LazyWriter:
         self.fd: int | LineOutput | None = fd
         self.writer: TranscriptWriter | None = None
         self.count = 0
+        # public points (lines shown) seen since the session started again, and how many of
+        # them the file's chunk lines stand for already (format 7: one chunk per point, see
+        # :meth:`public_point`); points past those owed while the stream is still read
+        self.points = 0
+        # (a store's writer writes each event at once, and an unsealed file has no chunks)
+        self.counts_points = stream.header.sealing is not None and isinstance(fd, int)
+        self.recorded_points = _whole_lines(stream) - 1 if self.counts_points else 0
+        self.owed = 0
 
     def open(self) -> TranscriptWriter:
         if self.writer is None:
@@ -122,7 +130,26 @@ class _LazyWriter:
                     events=stream.events_read,
                 )
             self.fd = None
+            for _ in range(self.owed):
+                self.writer.public_point()
+            self.owed = 0
         return self.writer
+
+    def public_point(self) -> None:
+        """A line shown again: the resumed session's public points are the first run's, in
+        the same order, and the file's chunk lines already stand for the first
+        :attr:`recorded_points` of them; each point after those writes its chunk, as the
+        uninterrupted writer would have (a point that comes before the recorded file is read
+        to its end is owed until the writer opens)."""
+        if not self.counts_points:
+            return
+        self.points += 1
+        if self.points <= self.recorded_points:
+            return
+        if self.writer is None and not self.stream.done:
+            self.owed += 1
+            return
+        self.open().public_point()
 
     def emit(self, event: SessionEvent) -> None:
         self.count += 1
@@ -136,6 +163,17 @@ class _LazyWriter:
         elif self.fd is not None:
             self.fd.close()
         self.fd = None
+
+
+def _whole_lines(stream: TranscriptStream) -> int:
+    """How many whole lines (ending with a newline) the file or data of ``stream`` holds."""
+    if stream.data is not None:
+        return stream.data.count(b"\n")
+    count = 0
+    with stream.path.open("rb") as file:
+        while block := file.read(1 << 20):
+            count += block.count(b"\n")
+    return count
 
 
 def resolve_seed(transcript: Transcript | TranscriptStream, seed: int | None) -> int:
@@ -305,9 +343,13 @@ def _resume(
     backend = ReplayBackend(feed, fallback=io.backend, shadow=shadow_backend, log=log)
     human = ReplayHuman(feed, fallback=io.human, shadow=shadow_human, log=log)
     asked: HumanInput = human if echo is None else _EchoedHuman(human, echo)
-    sink = CheckingSink(feed, then=then, log=log)
+    checking = CheckingSink(feed, then=then, log=log)
+    # the first run's public points again (the replayed part's too): the writer goes on
+    # with the chunks of those past the file's
+    replayed = SessionIO(backend=backend, human=asked, sink=checking, show=io.show)
+    replayed = with_public_points(replayed, lazy.public_point)
     try:
-        outcome = run(spec, SessionIO(backend=backend, human=asked, sink=sink, show=io.show))
+        outcome = run(spec, replayed)
     except ReplayMismatch as exc:
         lazy.close()
         raise ResumeError(ResumeDiverged(str(stream.path), str(exc))) from None
@@ -319,9 +361,9 @@ def _resume(
     if feed.error is not None:
         lazy.close()
         raise feed.error
-    if log.first is not None or not sink.exhausted:
+    if log.first is not None or not checking.exhausted:
         lazy.close()
-        problem = log.first or sink.missing()
+        problem = log.first or checking.missing()
         raise ResumeError(ResumeDiverged(str(stream.path), str(problem)))
     if stream.end is not None:  # an end line the first look missed
         lazy.close()

@@ -35,17 +35,17 @@ kind of session whatever its events say.
 
 What a sealed line still shows: its number, that it is sealed, and its length. In format 4
 the length was the line's own, rounded up to 32 bytes, and a blob line stood apart for
-each new text: two deals P1 could not tell apart gave files with other line lengths and
-other blob lines. Format 6 writes each private event as ONE sealed line that holds the
-event and the blob lines it introduces (:func:`write_place`), padded to a size of a
-fixed ladder (:func:`padded_size`: :data:`BASE_SIZE` bytes, or the next power of two
-above it that holds it), so the length says only which rung the event's content
-reached; in the engine's own games every private event stays under the first rung, so
-every sealed line has one length. (That is for a file; a ``gm serve`` store, which no
-player reads, gets 32-byte padding only: :class:`~.format.TranscriptWriter`.) Why this
-hides what it hides, and what it does not (a private event larger than :data:`BASE_SIZE`,
-and how many private events a step has), is argued in ``docs/transcripts.md``. Lengths
-are why nothing sealed is compressed (:mod:`.packing`).
+each new text; format 6 wrote each private event as ONE sealed line padded to a ladder of
+sizes (:func:`padded_size`: :data:`BASE_SIZE`, or the next power of two that holds it),
+which hid the content's length but not how many private events a step had (a night with
+a dead 占い師 has fewer), nor an event's size class above 8 KiB. Format 7 (written now)
+puts every event, P1's inputs too, into one stream and writes the file one chunk of
+:data:`CHUNK_SIZE` at each public point (:meth:`~.format.TranscriptWriter.public_point`),
+each box bound to its line (:func:`chunk_place`), so that the file's shape follows the
+screen alone. (That is for a file; a ``gm serve`` store, which no player reads, gets each
+event at once in a chunk of its own size, rounded to 32 bytes.) Why this hides what it
+hides is argued in ``docs/transcripts.md``. Lengths are why nothing sealed is compressed
+(:mod:`.packing`).
 The key file is readable by the user who plays, as the seed file is: it keeps the key
 out of sight, not out of reach of someone who goes looking for it.
 
@@ -93,6 +93,19 @@ PAD = 32
 #: Format 6: a sealed write is padded with spaces to this many bytes, or, when it is longer,
 #: to the next power of two that holds it (:func:`padded_size`).
 BASE_SIZE = 8192
+
+#: Format 7: every sealed line holds one chunk of the game's private stream in a box of this
+#: many bytes (after its nonce), whatever the chunk holds (:mod:`.format`, ``docs/transcripts.md``).
+CHUNK_SIZE = 2048
+
+#: The first byte of a chunk's text: the stream goes on (``CONTINUES``), or a resumed game
+#: starts it again after the last whole event (``RESTARTS``: what the stream held after
+#: that event, a write cut short, is dropped).
+CONTINUES = b"C"
+RESTARTS = b"R"
+
+#: How many bytes of the stream one chunk holds: its size less the sealed length and the flag.
+CHUNK_ROOM = CHUNK_SIZE - 4 - 16 - 1
 
 #: What every box's associated data begins with: ties a box to this use.
 CONTEXT = b"gm_engine sealed line v1\n"
@@ -293,6 +306,12 @@ def write_place(seed_sha256: str, seq: int) -> bytes:
     with the blob lines it introduces); another place than :func:`event_place`, so that a
     format-4 box never opens as a format-6 one."""
     return f"{seed_sha256}\nwrite {seq}".encode("ascii")
+
+
+def chunk_place(seed_sha256: str, line: int) -> bytes:
+    """The associated data of the sealed chunk on the ``line``-th line after the header (format 7);
+    another place than :func:`write_place`, so that no format-6 box opens as a chunk."""
+    return f"{seed_sha256}\nchunk {line}".encode("ascii")
 
 
 def rounded_size(length: int) -> int:
