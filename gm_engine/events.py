@@ -48,7 +48,8 @@ class EventFormatError(ValueError):
 class _Event(BaseModel):
     # a NaN or infinity stays one in the payload (and the transcript writer refuses it),
     # rather than turning into null unseen
-    model_config = ConfigDict(frozen=True, extra="forbid", ser_json_inf_nan="constants")
+    # (built when an event of the type is first made or read: a session emits a few kinds)
+    model_config = ConfigDict(frozen=True, extra="forbid", ser_json_inf_nan="constants", defer_build=True)
 
     def payload(self) -> JsonDict:
         """The event as JSON, without its ``type``: what a transcript line holds after

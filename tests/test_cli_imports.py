@@ -67,7 +67,9 @@ LIVE_ONLY = (
 NOT_FOR_REPLAY = (
     "mcp", "starlette", "uvicorn", "websockets", "psycopg", "openai", "httpx", "rich", "tenacity",
     "gm_engine.serve", "gm_engine.aiwolf", "gm_engine.mcp_server", "gm_engine.combat",
-    "gm_engine.dice.engine", "gm_engine.dice.systems", "gm_engine.dice.commands", *LIVE_ONLY,
+    "gm_engine.dice.engine", "gm_engine.dice.systems", "gm_engine.dice.commands",
+    # the offline seats' phrase books: the recorded answers are replayed, no offline words composed
+    "gm_engine.sessions.voices", "gm_engine.sessions.narration", *LIVE_ONLY,
 )
 
 _SHIPPED = Path(__file__).resolve().parents[1] / "transcripts"
@@ -137,7 +139,13 @@ def test_the_transcripts_package_gives_every_name_it_lists() -> None:
 #: session, the scenarios' data models, their story engine and offline GM, the story tools.
 NOT_FOR_A_FIGHT = (
     "gm_engine.sessions.adventure_scenario", "gm_engine.adventure.scenario", "gm_engine.adventure.story",
-    "gm_engine.adventure.offline_gm", "gm_engine.tools.story", *LIVE_ONLY,
+    "gm_engine.adventure.offline_gm", "gm_engine.tools.story",
+    # the common dice commands the fight never rolled (it adds dice: add_dice alone is loaded)
+    *(f"gm_engine.dice.commands.{name}" for name in (
+        "barabara_dice", "tally_dice", "calc", "choice", "d66_dice", "repeat", "reroll_dice", "upper_dice",
+        "version",
+    )),
+    *LIVE_ONLY,
 )
 
 
@@ -149,3 +157,19 @@ def test_replaying_a_fight_imports_no_scenario_code() -> None:
     assert "gm_engine.sessions.adventure" in modules and "gm_engine.combat.battle" in modules
     loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in NOT_FOR_A_FIGHT)]
     assert loaded == [], f"gm replay of a fight imported {loaded}"
+
+
+def test_replaying_a_fight_builds_no_model_it_does_not_use() -> None:
+    """The tools', events' and dice details' pydantic models are built when first used
+    (``defer_build``), so a replay pays for the schemas of what it reads and checks only."""
+    path = _SHIPPED / "adventure_fight_novice.jsonl"
+    probe = _PROBE.replace('["roll", "--seed", "1", "1D6"]', f"[\"replay\", {str(path)!r}]").replace(
+        '"modules": sorted(sys.modules)',
+        '"modules": [name for name, model in [(n, getattr(sys.modules["gm_engine.tools.combat"], n)) '
+        'for n in ("FleeTool", "Rest", "StartBattle", "CreateCharacter", "ShowStatus")] '
+        "if model.__pydantic_complete__]",
+    )
+    status, built, printed = _modules_after(probe)
+    assert status == 0 and f"{path}: 一致" in printed
+    assert "ShowStatus" in built  # the probe sees a model the fight did use
+    assert [name for name in built if name != "ShowStatus"] == [], f"a fight's replay built {built}"

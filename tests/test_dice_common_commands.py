@@ -7,6 +7,8 @@ BCDice 3.16's texts; the vectors of these commands (tests/data/bcdice) run in fu
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -514,3 +516,29 @@ def test_pool_commands_share_the_arithmetic_of_calc() -> None:
     huge = "9" * 400
     assert text(f"(1/{huge}U)B6", []) == "(0B6) ＞ "
     assert text(f"C(1/{huge}U)", []) == f"c(1/{huge}C) ＞ 0"
+
+
+def test_the_registry_repeats_each_command_modules_prefix() -> None:
+    """The registry tests a line against a command's prefix before importing its module,
+    so its copy must be the module's own ``PREFIX``."""
+    import importlib
+
+    for command in COMMON_COMMANDS:
+        module = importlib.import_module(f"gm_engine.dice.commands.{command.evaluate.__name__.lstrip('_')}")
+        assert command.prefix.pattern == module.PREFIX, command.name
+        assert command.prefix.flags & re.IGNORECASE
+
+
+def test_a_common_command_module_is_imported_when_a_line_first_needs_it() -> None:
+    probe = (
+        "import sys; from gm_engine.dice.engine import evaluate\n"
+        "assert evaluate('1D6+2', seed=1) is not None\n"
+        "print(sorted(m for m in sys.modules if m.startswith('gm_engine.dice.commands.')))\n"
+        "assert evaluate('2B6', seed=1) is not None\n"
+        "print('gm_engine.dice.commands.barabara_dice' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded, barabara = out.strip().splitlines()
+    assert loaded == str(["gm_engine.dice.commands._arith", "gm_engine.dice.commands.add_dice",
+                          "gm_engine.dice.commands.registry"])
+    assert barabara == "True"

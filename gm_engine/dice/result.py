@@ -21,7 +21,10 @@ class Detail(BaseModel):
     name when a result is read back from JSON.
     """
 
-    model_config = ConfigDict(frozen=True)
+    # built when a detail of the class is first validated or serialised, not when the class is
+    # defined: the engine makes details without validation (model_builder), and a session
+    # rolls a few of the commands whose details are declared
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: str
     _registry: ClassVar[dict[str, type[Detail]]] = {}

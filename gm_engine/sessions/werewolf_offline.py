@@ -26,23 +26,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import offline_calls, register_offline_decider
 from gm_engine.sessions.base import HumanDefaults
-from gm_engine.sessions.narration import load_narrator, narration
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
-from gm_engine.sessions.voices import (
-    MAX_REASON_CHARS,
-    Composer,
-    Line,
-    default_phrases_dir,
-    load_book,
-    load_clauses,
-    stable_pick,
-    unsaid,
-)
 from gm_engine.tools.werewolf import seat_label
 from gm_engine.werewolf.actions import (
     Action,
@@ -62,6 +51,13 @@ from gm_engine.werewolf.grounds import Grounds
 from gm_engine.werewolf.log import PublicEntry
 from gm_engine.werewolf.records import Role
 from gm_engine.werewolf.views import Observation
+
+if TYPE_CHECKING:
+    from gm_engine.sessions.voices import Composer, Line
+
+# The phrase books (gm_engine.sessions.voices, .narration) are imported by the functions that
+# compose words, when an offline seat or a fallback first speaks: a session whose seats are all
+# played by a model (and the replay of one) never reads them.
 
 TaskKind = Literal["discussion", "answer", "vote", "night", "pre_divination"]
 
@@ -99,6 +95,8 @@ class NarratorContext:
 
 def _pick(lines: Sequence[str], *key: object) -> str:
     """One of ``lines``, chosen by a stable hash of ``key`` (same game, same words)."""
+    from gm_engine.sessions.voices import stable_pick
+
     return stable_pick(lines, *key)
 
 
@@ -120,6 +118,8 @@ def composer_for(
     Call it after the agent chose this turn's action from ``obs`` (see
     :meth:`OfflineAgent.suspicion`). A 人狼's partner is passed only while its own role is 人狼.
     """
+    from gm_engine.sessions.voices import Composer, default_phrases_dir, load_book, load_clauses
+
     directory = phrases if phrases is not None else default_phrases_dir()
     scores = agent.suspicion(obs)
     trusts = {seat: agent.trusts(seat) for seat, _ in obs.claims}
@@ -144,11 +144,15 @@ def _composer(ctx: PersonaTurnContext) -> Composer:
 
 def speech_line(compose: Composer) -> Line:
     """A free-talk line not said before in this game, with the facts it cites."""
+    from gm_engine.sessions.voices import unsaid
+
     return unsaid(compose, compose.speech, compose.grounds.spoken_texts)
 
 
 def vote_line(compose: Composer, vote: Vote) -> Line:
     """A vote reason for ``vote`` not given before in this game, with the facts it cites."""
+    from gm_engine.sessions.voices import MAX_REASON_CHARS, unsaid
+
     focus = "票" in vote.reason  # the agent concentrates the village's votes
     return unsaid(
         compose,
@@ -164,6 +168,8 @@ def speech_for(ctx: PersonaTurnContext) -> str:
 
 
 def _said(compose: Composer, kind: str, **values: str) -> Line:
+    from gm_engine.sessions.voices import unsaid
+
     return unsaid(compose, lambda: compose.plain(kind, **values), compose.grounds.spoken_texts)
 
 
@@ -249,6 +255,9 @@ GAME_START_EVENT = "ゲーム開始。役職が配られました。"
 
 def decide_narration(request: ModelRequest, context: object | None) -> ModelResponse:
     """The offline GM narrator: what P1 can see, in a line or two that steers nothing."""
+    from gm_engine.sessions.narration import load_narrator, narration
+    from gm_engine.sessions.voices import default_phrases_dir
+
     if not isinstance(context, NarratorContext) or not context.names:
         day = context.day if isinstance(context, NarratorContext) else request.day
         return ModelResponse(

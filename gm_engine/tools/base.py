@@ -167,7 +167,9 @@ class Tool(BaseModel):
     class docstring. Instances are the validated arguments of one call.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # built when a tool is first validated or described, not when its class is defined: a
+    # session offers a few of the tools a module declares, and a replay validates fewer
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     tool_name: ClassVar[str] = ""
     tool_description: ClassVar[str] = ""
