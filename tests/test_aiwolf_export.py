@@ -75,7 +75,7 @@ def test_export_command_writes_both_logs(tmp_path: Path, capsys: pytest.CaptureF
     game_log = path.with_suffix(".log").read_text(encoding="utf-8")
     assert game_log == export_transcript(path, start_ms=1_700_000_000_000).game_log
     assert json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["agents"][0]["name"] == "human"
-    assert "AIWolf game log" in capsys.readouterr().out
+    assert "AIWolf のゲームログ: " in capsys.readouterr().out
 
 
 def test_export_refuses_what_is_not_a_finished_werewolf_game(tmp_path: Path) -> None:

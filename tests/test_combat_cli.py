@@ -20,9 +20,17 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_demo_plays_a_whole_fight_round_by_round(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "combat", "demo", "--seed", "4")
     assert code == 0
-    for label in ("===== BATTLE_SETUP (round 1)", "===== ROLL_LOG (round 1)", "===== BATTLE_JUDGE (round 1)",
-                  "===== NARRATIVE (round 1)", "===== BATTLE_SETUP (round 2)", "===== BATTLE_END"):
+    labels = (
+        "===== BATTLE_SETUP（第1ラウンド）",
+        "===== ROLL_LOG（第1ラウンド）",
+        "===== BATTLE_JUDGE（第1ラウンド）",
+        "===== NARRATIVE（第1ラウンド）",
+        "===== BATTLE_SETUP（第2ラウンド）",
+        "===== BATTLE_END",
+    )
+    for label in labels:
         assert label in out
+    assert "振ったダイス: " in out.splitlines()[-1] and "状態ハッシュ: " in out.splitlines()[-1]
     assert "【キャラクターマスターデータ】" in out
     assert "【火弾】" in out and "【戦闘終了】" in out
     assert out.count("[SYSTEM: PAUSE FOR USER INPUT]") >= 4
@@ -59,7 +67,7 @@ def test_simulate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     cells = [line for line in lines if line.startswith("雑魚戦")]
     assert len(cells) == 4 and all(line.endswith(" ok") or "✗" in line for line in cells)
     assert f"目標を満たすセル: {sum(line.endswith(' ok') for line in cells)} / 4" in out
-    assert "20 fights (5 per cell, seeds 0..4)" in out
+    assert "20戦（1マスあたり5戦、シード 0〜4）、CPU " in out
     for bad in (["--ranks", "大魔王"], ["--sizes", "7"], ["--kind", "竜退治"], ["--fights", "0"],
                 ["--options", '{"nope": 1}']):
         code, _, err = run(capsys, "combat", "simulate", *bad)

@@ -86,18 +86,27 @@ def add_deadline_argument(parser: argparse.ArgumentParser) -> None:
     request may take), ``--request-timeout`` (seconds per read) and ``--max-concurrent``
     (requests sent to the server at once)."""
     parser.add_argument(
-        "--request-deadline", type=request_deadline, default=None, metavar="SECONDS",
+        "--request-deadline",
+        type=request_deadline,
+        default=None,
+        metavar="SECONDS",
         help="seconds one model request may take in all, retries included, its wait for a free "
         "slot not counted (default: $GM_REQUEST_DEADLINE, else twice the timeout, at least 120); "
         "--backend openai only",
     )
     parser.add_argument(
-        "--request-timeout", type=request_timeout, default=None, metavar="SECONDS",
+        "--request-timeout",
+        type=request_timeout,
+        default=None,
+        metavar="SECONDS",
         help="seconds the client waits for each read (default: $GM_REQUEST_TIMEOUT, else 60 for "
         "openai and 300 for a local server's profile); --backend openai only",
     )
     parser.add_argument(
-        "--max-concurrent", type=max_concurrent, default=None, metavar="N",
+        "--max-concurrent",
+        type=max_concurrent,
+        default=None,
+        metavar="N",
         help="model requests sent to the server at once, 0 for no limit (default: "
         "$GM_MAX_CONCURRENT, else 1 for ollama, llamacpp and lmstudio, no limit otherwise); "
         "--backend openai only",

@@ -105,10 +105,20 @@ def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
         "`--backend offline` (the default) needs no key. Type /help at your turn, /quit to leave.",
     )
     parser.add_argument("--auto", action="store_true", help="P1 is played by an offline agent (no input)")
-    parser.add_argument("--role", type=int, choices=range(1, 7), metavar="N",
-                        help="P1's role: 1 人狼, 2 村人, 3 占い師, 4 狩人, 5 霊媒師, 6 狂人")
-    parser.add_argument("--deal", type=parse_deal, default=None, metavar="R1,...,R9",
-                        help="every seat's role, P1 first (a fixed deal)")
+    parser.add_argument(
+        "--role",
+        type=int,
+        choices=range(1, 7),
+        metavar="N",
+        help="P1's role: 1 人狼, 2 村人, 3 占い師, 4 狩人, 5 霊媒師, 6 狂人",
+    )
+    parser.add_argument(
+        "--deal",
+        type=parse_deal,
+        default=None,
+        metavar="R1,...,R9",
+        help="every seat's role, P1 first (a fixed deal)",
+    )
     parser.add_argument(
         "--seed", type=int, default=None, help="seed of the deal and the agents (default: random)"
     )
@@ -120,7 +130,9 @@ def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--no-narrator", action="store_true", help="no GM narrator lines")
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
-        "--record", metavar="FILE", default=None,
+        "--record",
+        metavar="FILE",
+        default=None,
         help="record the transcript to FILE (default: a new file in the user data directory)",
     )
     where.add_argument("--no-record", action="store_true", help="do not record the game")
@@ -171,9 +183,7 @@ def play_command(args: argparse.Namespace) -> int:
         return 2
     try:
         options = session_options(spec)
-        backend = make_backend(
-            args.backend, model=args.model, profile=args.profile, **backend_settings(args)
-        )
+        backend = make_backend(args.backend, model=args.model, profile=args.profile, **backend_settings(args))
         human, show = werewolf_seat(
             auto=bool(args.auto), seed=seed, plain=bool(args.plain), locale=options.locale
         )

@@ -36,14 +36,17 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
     parser.add_argument("--system", default="DiceBot", help="game system of the dice tool (see `gm systems`)")
     parser.add_argument(
-        "--scenario", default="goblin_shrine",
+        "--scenario",
+        default="goblin_shrine",
         help="the scenario to play: goblin_shrine (fast combat), manor_diary (Cthulhu7th), "
         "grey_pass (TheOneRing2nd); `none` for a free-form adventure the GM makes up",
     )
     parser.add_argument("--max-turns", type=int, default=80, help="stop after this many GM turns")
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
-        "--record", metavar="FILE", default=None,
+        "--record",
+        metavar="FILE",
+        default=None,
         help="record the transcript to FILE (default: a new file in the user data directory)",
     )
     where.add_argument("--no-record", action="store_true", help="do not record the session")

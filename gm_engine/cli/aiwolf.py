@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine.cli._errors import error_text, failed
+from gm_engine.messages import locale_from_env, render
+from gm_engine.messages.texts import AIWolfJsonWritten, AIWolfLogWritten, AIWolfSeatsRange
 
 __all__ = ["register"]
 
@@ -211,8 +213,9 @@ def _export(args: argparse.Namespace) -> int:
     except (ExportError, OSError, ValueError) as exc:
         print(failed("gm aiwolf export", exc), file=sys.stderr)
         return 2
-    print(f"AIWolf game log: {out}")
-    print(f"AIWolf JSON log: {json_path}")
+    locale = locale_from_env()
+    print(render(AIWolfLogWritten(str(out)), locale))
+    print(render(AIWolfJsonWritten(str(json_path)), locale))
     return 0
 
 
@@ -223,7 +226,7 @@ def _agent(args: argparse.Namespace) -> int:
     from gm_engine.llm.base import BackendError
 
     if args.seats < 1 or args.seats > 9:
-        print("gm aiwolf agent: --seats は 1〜9 です", file=sys.stderr)
+        print(render(AIWolfSeatsRange(), locale_from_env()), file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     try:

@@ -49,7 +49,11 @@ from gm_engine.messages import locale_from_env
 from gm_engine.messages import render as render_message
 from gm_engine.messages.texts import (
     BadOptions,
+    CombatDemoEnd,
+    CombatDemoRound,
+    CombatDemoStopped,
     CombatRefused,
+    CombatSimulateTotal,
     FieldProblem,
     NotAChoice,
     NotACombatFile,
@@ -88,7 +92,7 @@ def register(subparsers: Any) -> None:
     simulate.add_argument("--fights", type=int, default=200, help="fights per cell (default 200)")
     simulate.add_argument("--seed", type=int, default=0, help="seed of the first fight (then +1 each)")
     simulate.add_argument(
-        "--options", default=None, help="rule options as JSON, e.g. '{\"encounter_basis\": \"side_total\"}'"
+        "--options", default=None, help='rule options as JSON, e.g. \'{"encounter_basis": "side_total"}\''
     )
     simulate.set_defaults(handler=_simulate)
     show = sub.add_parser("show", help="show a saved character, party or encounter file")
@@ -156,7 +160,7 @@ def choose(battle: Battle) -> list[Action]:
 def _print_step(step: StepResult, with_hash: str | None) -> None:
     for event in step.events:
         print(f"  > {event}")
-    print(f"\n===== {step.label} (round {step.round}) =====")
+    print(render_message(CombatDemoRound(step.label, step.round), locale_from_env()))
     print(step.text)
     if with_hash:
         print(f"[state {with_hash[:16]}]")
@@ -198,7 +202,7 @@ def _demo(args: argparse.Namespace) -> int:
     _print_step(battle.current_log(), battle.state_hash() if args.hash else None)
     while not battle.is_over:
         if battle.round_number > MAX_ROUNDS:
-            print(f"\n(stopped after {MAX_ROUNDS} rounds)")
+            print(render_message(CombatDemoStopped(MAX_ROUNDS), locale))
             return 1
         for action in choose(battle):
             print(f"\n>>> {action.model_dump_json(exclude_none=True)}")
@@ -212,7 +216,7 @@ def _demo(args: argparse.Namespace) -> int:
                     print(f"  > {event}")
                 continue
             _print_step(step, battle.state_hash() if args.hash else None)
-    print(f"\ndice rolled: {len(source.history)}; state hash: {battle.state_hash()}")
+    print(render_message(CombatDemoEnd(len(source.history), battle.state_hash()), locale))
     return 0
 
 
@@ -236,8 +240,9 @@ def _simulate(args: argparse.Namespace) -> int:
     elapsed = time.process_time() - started
     print(format_table(cells))
     total = args.fights * len(cells)
-    print(f"{total} fights ({args.fights} per cell, seeds {args.seed}..{args.seed + args.fights - 1}), "
-          f"{elapsed:.1f} s CPU")
+    last = args.seed + args.fights - 1
+    summary = CombatSimulateTotal(total, args.fights, args.seed, last, f"{elapsed:.1f}")
+    print(render_message(summary, locale_from_env()))
     return 0
 
 

@@ -34,14 +34,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "quirks found; the profile it recommends; and each configuration error with its fix. "
         "Exit status: 0 usable, 1 a configuration error or no tool call at all, 2 unreachable.",
     )
-    parser.add_argument("--profile", choices=profile_names(), default=None,
-                        help="the profile configured (default: $GM_LLM_PROFILE, else openai): its "
-                        "default URL, and what it says against what is measured")
+    parser.add_argument(
+        "--profile",
+        choices=profile_names(),
+        default=None,
+        help="the profile configured (default: $GM_LLM_PROFILE, else openai): its "
+        "default URL, and what it says against what is measured",
+    )
     parser.add_argument("--base-url", default=None, help="the server (default: $OPENAI_BASE_URL)")
-    parser.add_argument("--model", default=None,
-                        help="the model (default: $GM_MODEL, else the first the server lists)")
-    parser.add_argument("--request-timeout", type=request_timeout, default=None, metavar="SECONDS",
-                        help="seconds to wait for each read (default: the profile's)")
+    parser.add_argument(
+        "--model", default=None, help="the model (default: $GM_MODEL, else the first the server lists)"
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=request_timeout,
+        default=None,
+        metavar="SECONDS",
+        help="seconds to wait for each read (default: the profile's)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -52,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
     model = args.model or os.environ.get("GM_MODEL") or os.environ.get("OPENAI_MODEL")
     try:
         backend = OpenAIBackend(
-            model=model or UNNAMED_MODEL, base_url=base_url, profile=profile, timeout=args.request_timeout,
+            model=model or UNNAMED_MODEL,
+            base_url=base_url,
+            profile=profile,
+            timeout=args.request_timeout,
             max_attempts=1,
         )
         findings = asyncio.run(_probe(backend, named=model is not None))

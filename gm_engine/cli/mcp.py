@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from gm_engine.cli._errors import failed
+from gm_engine.messages import locale_from_env, render
+from gm_engine.messages.texts import McpServing, McpTranscript
 
 #: The port of ``--http`` when none is given.
 DEFAULT_PORT = 8765
@@ -43,12 +45,17 @@ def register(subparsers: Any) -> None:
         "--port", type=_port, default=DEFAULT_PORT, help=f"port of --http (default {DEFAULT_PORT})"
     )
     parser.add_argument(
-        "--seed", type=int, default=None,
+        "--seed",
+        type=int,
+        default=None,
         help="seed of the first session's dice (the next sessions get the next numbers; default: random)",
     )
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
-        "--transcripts", metavar="DIR", type=Path, default=None,
+        "--transcripts",
+        metavar="DIR",
+        type=Path,
+        default=None,
         help="record each session's transcript in DIR (default: the user data directory)",
     )
     where.add_argument("--no-record", action="store_true", help="do not record the sessions")
@@ -69,7 +76,8 @@ def _mcp(args: argparse.Namespace) -> int:
     house = GameHouse(seed=args.seed, record=not args.no_record, transcripts=args.transcripts)
     try:
         if args.http:
-            print(f"gm mcp: serving http://{args.host}:{args.port}/mcp", file=sys.stderr)
+            url = f"http://{args.host}:{args.port}/mcp"
+            print(render(McpServing(url), locale_from_env()), file=sys.stderr)
             anyio.run(lambda: serve_http(house, host=args.host, port=args.port))
         else:
             anyio.run(serve_stdio, house)
@@ -79,5 +87,5 @@ def _mcp(args: argparse.Namespace) -> int:
     finally:
         for live in house.finished:
             if live.path is not None:
-                print(f"gm mcp: transcript {live.path}", file=sys.stderr)
+                print(render(McpTranscript(str(live.path)), locale_from_env()), file=sys.stderr)
     return 0

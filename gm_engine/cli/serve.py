@@ -29,29 +29,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     parser.add_argument(
-        "--database", default=None, metavar="URL",
+        "--database",
+        default=None,
+        metavar="URL",
         help="where the tables are kept: a SQLite file (default: serve/tables.sqlite3 in the data "
         "directory; sqlite:PATH or a path) or postgresql://… (the postgres extra)",
     )
     parser.add_argument(
-        "--advertise", default=None, metavar="URL",
+        "--advertise",
+        default=None,
+        metavar="URL",
         help="the base URL at which the other gm serve processes on the same database reach this one "
         "(default http://HOST:PORT, this machine's name for 0.0.0.0): a table's requests that reach a "
         "process not driving it are passed on to the one that does, so any load balancer works",
     )
     parser.add_argument(
-        "--model-server", action="append", default=[], metavar="URL",
+        "--model-server",
+        action="append",
+        default=[],
+        metavar="URL",
         help="an OpenAI-compatible server (its base URL, e.g. http://127.0.0.1:11434/v1) that a table "
         "opened in the lobby may use; repeat for several. Without it every table plays on the offline "
         "model: a lobby visitor never makes this server send requests to a host of their choosing",
     )
     parser.add_argument(
-        "--lease-seconds", type=float, default=None, metavar="SECONDS",
+        "--lease-seconds",
+        type=float,
+        default=None,
+        metavar="SECONDS",
         help="how long a table stays this process's without a renewal: another process on the same "
         "database takes it over that long after this one died (default 15)",
     )
     parser.add_argument(
-        "--tick-seconds", type=float, default=None, metavar="SECONDS",
+        "--tick-seconds",
+        type=float,
+        default=None,
+        metavar="SECONDS",
         help="how often the leases are renewed and the free tables claimed (default 3; the lease "
         "must last at least two ticks)",
     )

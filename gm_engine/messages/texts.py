@@ -4429,3 +4429,74 @@ class ServeOpenInBrowser(Message):
 
     key: ClassVar[str] = "serve.command.open_in_browser"
     url: str
+
+
+# ---------------------------------------------------------------- gm combat, gm aiwolf and gm mcp lines
+
+
+class CombatDemoRound(Message):
+    """A step's heading in ``gm combat demo``."""
+
+    key: ClassVar[str] = "combat_demo.round"
+    label: str
+    round: int
+
+
+class CombatDemoStopped(Message):
+    """The demo stopped at its round limit."""
+
+    key: ClassVar[str] = "combat_demo.stopped"
+    rounds: int
+
+
+class CombatDemoEnd(Message):
+    """The demo's last line: the dice rolled and the state hash."""
+
+    key: ClassVar[str] = "combat_demo.end"
+    dice: int
+    state: str
+
+
+class CombatSimulateTotal(Message):
+    """How many fights ``gm combat simulate`` ran, on which seeds, in how long."""
+
+    key: ClassVar[str] = "combat_simulate.total"
+    total: int
+    per_cell: int
+    first: int
+    last: int
+    seconds: str
+
+
+class AIWolfLogWritten(Message):
+    """Where ``gm aiwolf export`` wrote the AIWolf game log."""
+
+    key: ClassVar[str] = "aiwolf_export.game_log"
+    path: str
+
+
+class AIWolfJsonWritten(Message):
+    """Where ``gm aiwolf export`` wrote the JSON log."""
+
+    key: ClassVar[str] = "aiwolf_export.json_log"
+    path: str
+
+
+class AIWolfSeatsRange(Message):
+    """``gm aiwolf agent --seats`` outside 1..9."""
+
+    key: ClassVar[str] = "aiwolf_export.seats_range"
+
+
+class McpServing(Message):
+    """Where ``gm mcp --http`` serves."""
+
+    key: ClassVar[str] = "mcp_cli.serving"
+    url: str
+
+
+class McpTranscript(Message):
+    """A transcript ``gm mcp`` wrote."""
+
+    key: ClassVar[str] = "mcp_cli.transcript"
+    path: str
