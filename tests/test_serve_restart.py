@@ -8,13 +8,16 @@ changed), and the whole screen at the end is the one the same game shows when no
 interrupts it (the same seed, read from the store, played in this process by the same
 scripted P1); the downloaded transcript replays with ``gm replay``'s checks.
 
-A restarted server has a new lease holder, so it takes the table over once the killed
-one's lease expires (the runtime's ``LEASE_SECONDS``): each restart waits that long.
+A server started again at the killed one's address (its port) takes that one's tables over
+at once: the first request after the restart is served, not refused with 503 until the
+killed process's lease runs out. Another process (the two-server tests) takes a killed
+one's tables over once their leases expire.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import signal
@@ -108,6 +111,30 @@ def play_after_takeover(seat: TableSeat, client: ServeClient) -> dict[str, Any]:
     return seat.play(client, timeout=WAIT)
 
 
+def holder_of(database: str, table_id: str) -> str | None:
+    store: TableStore = open_store(database)
+    try:
+        return store.lease_holder(table_id)
+    finally:
+        store.close()
+
+
+def restart_at_once(database: str, killed: ServeProcess, seat: TableSeat, log: Path) -> ServeProcess:
+    """Start a server at ``killed``'s address and check that it drives the table from its
+    first request on: the table's lease is the new process's at once (the killed one's
+    has not run out), and the first view is served, not refused with 503."""
+    old_holder = holder_of(database, seat.table_id)
+    assert old_holder is not None and old_holder.startswith(f"{killed.client.base}#")
+    again = start_serve(database, log, port=killed.port)
+    status, data = again.client.request("GET", f"/api/tables/{seat.table_id}/view", token=seat.token)
+    assert status == 200, data[:300]
+    assert json.loads(data)["status"] in ("starting", "running")
+    new_holder = holder_of(database, seat.table_id)
+    assert new_holder is not None and new_holder.startswith(f"{again.client.base}#")
+    assert new_holder != old_holder
+    return again
+
+
 @pytest.mark.parametrize("part_played", [0.2, 0.8])
 def test_a_killed_server_started_again_resumes_the_table_and_loses_nothing_shown(
     database: str,
@@ -125,7 +152,7 @@ def test_a_killed_server_started_again_resumes_the_table_and_loses_nothing_shown
     shown_before = list(seat.lines)
     first.kill()
 
-    second = start_serve(database, tmp_path / "second.log")
+    second = restart_at_once(database, first, seat, tmp_path / "second.log")
     servers.append(second)
     final = play_after_takeover(seat, second.client)
     assert final["status"] == "finished", final["message"]
@@ -161,7 +188,7 @@ def test_a_server_killed_while_an_answer_is_in_flight_loses_no_game(
     in_flight.join(60)
     shown_before = list(seat.lines)
 
-    second = start_serve(database, tmp_path / "second.log")
+    second = restart_at_once(database, first, seat, tmp_path / "second.log")
     servers.append(second)
     final = play_after_takeover(seat, second.client)
     assert final["status"] == "finished", final["message"]
