@@ -21,6 +21,8 @@ import json
 import os
 import secrets
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,12 +217,23 @@ def test_two_servers_on_one_postgresql_the_survivor_takes_the_table_over(
     assert seat.table_id in {table["table_id"] for table in lobby["tables"]}
     seat.play(left.client, answers=answers // 2, timeout=WAIT)
     shown_before = list(seat.lines)
+    killed_holder = holder_of(database, seat.table_id)
+    assert killed_holder is not None and killed_holder.startswith(f"{left.client.base}#")
     left.kill()
 
     final = play_after_takeover(seat, right.client)
     assert final["status"] == "finished", final["message"]
     assert seat.lines[: len(shown_before)] == shown_before
     assert seat.lines == expected
+    # the survivor carried it to its end: the store says so, under the survivor's lease
+    holder = holder_of(database, seat.table_id)
+    assert holder is None or holder.startswith(f"{right.client.base}#")
+    store = open_store(database)
+    try:
+        row = store.get_table(seat.table_id)
+        assert row is not None and row.status == "finished"
+    finally:
+        store.close()
     check_transcript(right.client, seat, tmp_path)
 
 
@@ -273,3 +286,30 @@ def test_a_paused_holder_keeps_its_tables_and_a_killed_one_loses_them_to_the_oth
         check_transcript(right.client, seats[0], tmp_path)
     finally:
         store.close()
+
+
+def test_a_second_server_started_on_a_taken_port_stops_before_it_takes_a_lease(
+    database: str, servers: list[ServeProcess], tmp_path: Path
+) -> None:
+    """Only a process that listens at the address takes over the leases held under it: a
+    second ``gm serve`` started on the port a live one listens at stops (exit status 2)
+    without taking the live one's table, which goes on."""
+    first = start_serve(database, tmp_path / "first.log")
+    servers.append(first)
+    seat = first.client.create_table(CONFIG)
+    seat.play(first.client, answers=1, timeout=WAIT)
+    holder = holder_of(database, seat.table_id)
+    assert holder is not None and holder.startswith(f"{first.client.base}#")
+    gm = Path(sys.executable).with_name("gm")
+    second = subprocess.run(
+        [str(gm), "serve", "--port", str(first.port), "--database", database],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        env={**os.environ, "GM_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert second.returncode == 2, second.stderr
+    assert second.stderr.startswith("gm serve: ") and "EADDRINUSE" in second.stderr
+    assert holder_of(database, seat.table_id) == holder
+    view = seat.play(first.client, answers=1, timeout=WAIT)
+    assert view["status"] == "running", view["message"]

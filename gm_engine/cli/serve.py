@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--lease-seconds", type=float, default=None, metavar="SECONDS",
         help="how long a table stays this process's without a renewal: another process on the same "
-        "database takes it over that long after this one died (default 15)",
+        "database takes it over that long after this one died (default 15); a gm serve started again "
+        "at this one's address takes its tables over at once",
     )
     parser.add_argument(
         "--tick-seconds", type=float, default=None, metavar="SECONDS",
