@@ -34,6 +34,11 @@ class ServeProcess:
     client: ServeClient
     log: Path
 
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        return int(self.client.base.rsplit(":", 1)[1])
+
     def kill(self) -> None:
         """``kill -9``: no shutdown, no lease given up, nothing flushed."""
         if self.process.poll() is None:
@@ -56,8 +61,11 @@ def start_serve(
     *,
     environment: dict[str, str] | None = None,
     options: Sequence[str] = (),
+    port: int | None = None,
 ) -> ServeProcess:
-    """``gm serve --database DATABASE [OPTIONS]`` on a free port, once it answers HTTP.
+    """``gm serve --database DATABASE [OPTIONS]`` on ``port`` (a free one when None: a
+    server started again at a killed one's address is given that one's), once it answers
+    HTTP.
 
     Raises:
         RuntimeError: it exited or did not answer within two minutes (its log in the message).
@@ -68,16 +76,16 @@ def start_serve(
         if gm.exists()
         else [sys.executable, "-c", "import sys; from gm_engine.cli import main; sys.exit(main())"]
     )
-    for _attempt in range(3):  # the free port may be taken between the probe and the bind
-        port = free_port()
+    for _attempt in range(3 if port is None else 1):  # a free port may be taken before the bind
+        chosen = free_port() if port is None else port
         with log.open("ab") as sink:
             process = subprocess.Popen(
-                [*command, "serve", "--port", str(port), "--database", database, *options],
+                [*command, "serve", "--port", str(chosen), "--database", database, *options],
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, **(environment or {})},
             )
-        started = ServeProcess(process, ServeClient(f"http://127.0.0.1:{port}"), log)
+        started = ServeProcess(process, ServeClient(f"http://127.0.0.1:{chosen}"), log)
         deadline = time.monotonic() + 120
         while process.poll() is None and time.monotonic() < deadline:
             status, _ = started.client.request("GET", "/api/tables")

@@ -8,16 +8,21 @@ changed), and the whole screen at the end is the one the same game shows when no
 interrupts it (the same seed, read from the store, played in this process by the same
 scripted P1); the downloaded transcript replays with ``gm replay``'s checks.
 
-A restarted server has a new lease holder, so it takes the table over once the killed
-one's lease expires (the runtime's ``LEASE_SECONDS``): each restart waits that long.
+A server started again at the killed one's address (its port) takes that one's tables over
+at once: the first request after the restart is served, not refused with 503 until the
+killed process's lease runs out. Another process (the two-server tests) takes a killed
+one's tables over once their leases expire.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,6 +113,30 @@ def play_after_takeover(seat: TableSeat, client: ServeClient) -> dict[str, Any]:
     return seat.play(client, timeout=WAIT)
 
 
+def holder_of(database: str, table_id: str) -> str | None:
+    store: TableStore = open_store(database)
+    try:
+        return store.lease_holder(table_id)
+    finally:
+        store.close()
+
+
+def restart_at_once(database: str, killed: ServeProcess, seat: TableSeat, log: Path) -> ServeProcess:
+    """Start a server at ``killed``'s address and check that it drives the table from its
+    first request on: the table's lease is the new process's at once (the killed one's
+    has not run out), and the first view is served, not refused with 503."""
+    old_holder = holder_of(database, seat.table_id)
+    assert old_holder is not None and old_holder.startswith(f"{killed.client.base}#")
+    again = start_serve(database, log, port=killed.port)
+    status, data = again.client.request("GET", f"/api/tables/{seat.table_id}/view", token=seat.token)
+    assert status == 200, data[:300]
+    assert json.loads(data)["status"] in ("starting", "running")
+    new_holder = holder_of(database, seat.table_id)
+    assert new_holder is not None and new_holder.startswith(f"{again.client.base}#")
+    assert new_holder != old_holder
+    return again
+
+
 @pytest.mark.parametrize("part_played", [0.2, 0.8])
 def test_a_killed_server_started_again_resumes_the_table_and_loses_nothing_shown(
     database: str,
@@ -125,7 +154,7 @@ def test_a_killed_server_started_again_resumes_the_table_and_loses_nothing_shown
     shown_before = list(seat.lines)
     first.kill()
 
-    second = start_serve(database, tmp_path / "second.log")
+    second = restart_at_once(database, first, seat, tmp_path / "second.log")
     servers.append(second)
     final = play_after_takeover(seat, second.client)
     assert final["status"] == "finished", final["message"]
@@ -161,7 +190,7 @@ def test_a_server_killed_while_an_answer_is_in_flight_loses_no_game(
     in_flight.join(60)
     shown_before = list(seat.lines)
 
-    second = start_serve(database, tmp_path / "second.log")
+    second = restart_at_once(database, first, seat, tmp_path / "second.log")
     servers.append(second)
     final = play_after_takeover(seat, second.client)
     assert final["status"] == "finished", final["message"]
@@ -188,12 +217,23 @@ def test_two_servers_on_one_postgresql_the_survivor_takes_the_table_over(
     assert seat.table_id in {table["table_id"] for table in lobby["tables"]}
     seat.play(left.client, answers=answers // 2, timeout=WAIT)
     shown_before = list(seat.lines)
+    killed_holder = holder_of(database, seat.table_id)
+    assert killed_holder is not None and killed_holder.startswith(f"{left.client.base}#")
     left.kill()
 
     final = play_after_takeover(seat, right.client)
     assert final["status"] == "finished", final["message"]
     assert seat.lines[: len(shown_before)] == shown_before
     assert seat.lines == expected
+    # the survivor carried it to its end: the store says so, under the survivor's lease
+    holder = holder_of(database, seat.table_id)
+    assert holder is None or holder.startswith(f"{right.client.base}#")
+    store = open_store(database)
+    try:
+        row = store.get_table(seat.table_id)
+        assert row is not None and row.status == "finished"
+    finally:
+        store.close()
     check_transcript(right.client, seat, tmp_path)
 
 
@@ -246,3 +286,30 @@ def test_a_paused_holder_keeps_its_tables_and_a_killed_one_loses_them_to_the_oth
         check_transcript(right.client, seats[0], tmp_path)
     finally:
         store.close()
+
+
+def test_a_second_server_started_on_a_taken_port_stops_before_it_takes_a_lease(
+    database: str, servers: list[ServeProcess], tmp_path: Path
+) -> None:
+    """Only a process that listens at the address takes over the leases held under it: a
+    second ``gm serve`` started on the port a live one listens at stops (exit status 2)
+    without taking the live one's table, which goes on."""
+    first = start_serve(database, tmp_path / "first.log")
+    servers.append(first)
+    seat = first.client.create_table(CONFIG)
+    seat.play(first.client, answers=1, timeout=WAIT)
+    holder = holder_of(database, seat.table_id)
+    assert holder is not None and holder.startswith(f"{first.client.base}#")
+    gm = Path(sys.executable).with_name("gm")
+    second = subprocess.run(
+        [str(gm), "serve", "--port", str(first.port), "--database", database],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        env={**os.environ, "GM_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert second.returncode == 2, second.stderr
+    assert second.stderr.startswith("gm serve: ") and "EADDRINUSE" in second.stderr
+    assert holder_of(database, seat.table_id) == holder
+    view = seat.play(first.client, answers=1, timeout=WAIT)
+    assert view["status"] == "running", view["message"]

@@ -1,5 +1,6 @@
 """The :class:`~gm_engine.serve.store.TableStore` contract, run against every backend: SQLite
-(always) and PostgreSQL (a real server from tests/postgres_server.py; skipped without one).
+(always), PostgreSQL (a real server from tests/postgres_server.py; skipped without one) and
+the runtime tests' memory store (tests/memory_store.py; not where a second process is needed).
 
 Time is a fake clock the test steps, so a lease expires without anyone sleeping. The
 concurrency tests race real threads and real processes on one database and check what
@@ -21,6 +22,7 @@ import pytest
 
 from gm_engine.serve.store import LeaseLost, LineConflict, SeatGrant, StoreError, TableRow, TableStore
 from gm_engine.serve.store_sqlite import SQLiteTableStore
+from tests.memory_store import MemoryData, MemoryStore
 from tests.postgres_server import PostgresServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,10 +49,14 @@ class Backend:
     target: str
     """The SQLite file or the PostgreSQL URL."""
     opened: list[TableStore]
+    memory: MemoryData | None = None
+    """The memory store's "database", shared by the stores opened on it."""
 
     def open(self, clock: Callable[[], float] | None = None) -> TableStore:
         store: TableStore
-        if self.name == "sqlite":
+        if self.memory is not None:
+            store = MemoryStore(self.memory, clock=clock) if clock else MemoryStore(self.memory)
+        elif self.name == "sqlite":
             store = SQLiteTableStore(self.target, clock=clock) if clock else SQLiteTableStore(self.target)
         else:
             from gm_engine.serve.store_postgres import PostgresTableStore
@@ -60,9 +66,11 @@ class Backend:
         return store
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "memory"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    if request.param == "sqlite":
+    if request.param == "memory":
+        made = Backend("memory", "", [], MemoryData())
+    elif request.param == "sqlite":
         made = Backend("sqlite", str(tmp_path / "tables.sqlite3"), [])
     else:
         server: PostgresServer = request.getfixturevalue("postgres_server")
@@ -538,6 +546,8 @@ def test_threads_racing_to_append_never_lose_or_repeat_a_line(backend: Backend) 
 
 
 def _worker(backend: Backend, role: str, *arguments: str) -> subprocess.Popen[str]:
+    if backend.memory is not None:
+        pytest.skip("a memory store lives in one process")
     return subprocess.Popen(
         [sys.executable, "-m", "tests.serve_store_worker", backend.name, backend.target, role, *arguments],
         cwd=ROOT,
@@ -675,3 +685,53 @@ def test_the_lease_holder_is_named_while_its_lease_runs(backend: Backend, clock:
     assert store.lease_holder("t1") == "b"
     store.release_lease("t1", "b")
     assert store.lease_holder("t1") is None
+
+
+def test_a_process_started_again_takes_over_its_earlier_incarnations_leases_at_once(
+    backend: Backend, clock: FakeClock
+) -> None:
+    """A server killed and started at the same address (the identity before the ``#``) takes
+    every running table its earlier incarnation held at once, not after the lease: nobody
+    else's, not a finished one, and the earlier incarnation can write nothing afterwards."""
+    old, new = "http://127.0.0.1:8001#host:1:aa", "http://127.0.0.1:8001#host:2:bb"
+    first, second = backend.open(clock), backend.open(clock)
+    for number, table_id in enumerate(["mine", "mine too", "done", "other", "prefix", "free"]):
+        new_table(first, table_id, created_at=float(number))
+    for table_id in ("mine", "mine too", "done"):
+        assert first.acquire_lease(table_id, old, 30)
+    first.append_lines("mine", 0, ["header"], holder=old)
+    first.set_status("done", "finished", holder=old)
+    assert first.acquire_lease("other", "http://127.0.0.1:8002#host:3:cc", 30)
+    assert first.acquire_lease("prefix", "http://127.0.0.1:80011#host:4:dd", 30)  # not the address
+
+    assert second.take_over_leases(new, 30) == {"mine", "mine too"}
+    assert second.lease_holder("mine") == new and second.lease_holder("mine too") == new
+    assert second.lease_holder("done") == old  # a finished table's lease runs out on its own
+    assert second.lease_holder("other") == "http://127.0.0.1:8002#host:3:cc"
+    assert second.lease_holder("prefix") == "http://127.0.0.1:80011#host:4:dd"
+    assert second.lease_holder("free") is None
+    assert second.claimable_tables(new) == ["mine", "mine too", "free"]
+    # the earlier incarnation, were it alive, is refused every write from now on
+    with pytest.raises(LeaseLost):
+        first.append_lines("mine", 1, ["stale"], holder=old)
+    assert first.renew_leases(old, ["mine", "mine too"], 30) == set()
+    with pytest.raises(LeaseLost):
+        first.set_status("mine too", "failed", holder=old)
+    second.append_lines("mine", 1, ["event"], holder=new)
+    assert second.read_lines("mine") == ["header", "event"]
+    clock.advance(29)
+    assert second.lease_holder("mine") == new  # a fresh lease from the takeover
+    assert second.take_over_leases(new, 30) == set()  # its own leases are not taken again
+
+
+def test_a_holder_without_an_identity_takes_over_nothing(backend: Backend, clock: FakeClock) -> None:
+    store = backend.open(clock)
+    new_table(store)
+    assert store.acquire_lease("t1", "plain-a", 30)
+    assert store.take_over_leases("plain-b", 30) == set()
+    assert store.take_over_leases("#b", 30) == set()
+    assert store.lease_holder("t1") == "plain-a"
+    with pytest.raises(StoreError, match="lease holder"):
+        store.take_over_leases("", 30)
+    with pytest.raises(StoreError, match="positive, finite"):
+        store.take_over_leases("http://x#y", 0)

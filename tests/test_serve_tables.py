@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from gm_engine.llm.base import ConfigurationError, ModelRequest, ModelResponse, TransientBackendError
+from gm_engine.llm.base import (
+    BackendError,
+    ConfigurationError,
+    ModelRequest,
+    ModelResponse,
+    TransientBackendError,
+)
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.serve.store import TableRow, TableStore
 from gm_engine.serve.store_sqlite import SQLiteTableStore
@@ -305,24 +311,32 @@ def test_a_table_on_an_openai_compatible_server_sends_its_key_there_only(store: 
             runtime.close()
 
 
-class _FailingOnce(OfflineBackend):
-    """The offline model, but its first requests fail as an unreachable server's would."""
+class _FailingServer(OfflineBackend):
+    """The offline model behind a failing server: its first ``times`` requests (every one
+    when None) raise ``failure``; ``calls`` (shared by the backends a runtime makes for one
+    table, one a drive) counts the requests that failed."""
 
-    def __init__(self, failures: list[int]) -> None:
+    def __init__(self, failure: BackendError, calls: list[int], times: int | None = None) -> None:
         super().__init__()
-        self.failures = failures
+        self.failure = failure
+        self.calls = calls
+        self.times = times
 
     async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
-        if self.failures:
-            self.failures.pop()
-            raise TransientBackendError("connection refused (test)")
+        if self.times is None or len(self.calls) < self.times:
+            self.calls.append(1)
+            raise self.failure
         return await super().complete(request, context)
 
 
 def test_a_table_whose_model_server_fails_says_so_and_goes_on_later(store: TableStore) -> None:
-    failures = [1, 1, 1]  # three turns in a row: two go to their fallbacks, the third stops the table
+    failures: list[int] = []
+    refused = TransientBackendError("connection refused (test)")
     runtime = TableRuntime(
-        store, seeds=fixed_seeds(), retry_seconds=0.0, backend=lambda config, key: _FailingOnce(failures)
+        store,
+        seeds=fixed_seeds(),
+        retry_seconds=0.0,
+        backend=lambda config, key: _FailingServer(refused, failures, times=3),  # 2 fallbacks, then the stop
     )
     try:
         created = runtime.create_table(WerewolfTableConfig(role=2))
@@ -525,22 +539,16 @@ def test_a_speech_as_long_as_the_rules_allow_is_taken(store: TableStore) -> None
         runtime.close()
 
 
-class _Misconfigured(OfflineBackend):
-    """A server that answers every request as one started without ``--jinja`` does."""
-
-    def __init__(self, calls: list[int]) -> None:
-        super().__init__()
-        self.calls = calls
-
-    async def complete(self, request: ModelRequest, context: object | None = None) -> ModelResponse:
-        self.calls.append(1)
-        raise ConfigurationError("the server was started without --jinja (test)", kind="no_jinja", status=500)
-
-
 def test_a_table_whose_model_server_is_misconfigured_fails_and_is_not_retried(store: TableStore) -> None:
     calls: list[int] = []
+    no_jinja = ConfigurationError(
+        "the server was started without --jinja (test)", kind="no_jinja", status=500
+    )
     runtime = TableRuntime(
-        store, seeds=fixed_seeds(), retry_seconds=0.0, backend=lambda config, key: _Misconfigured(calls)
+        store,
+        seeds=fixed_seeds(),
+        retry_seconds=0.0,
+        backend=lambda config, key: _FailingServer(no_jinja, calls),
     )
     try:
         created = runtime.create_table(WerewolfTableConfig(role=2))
@@ -683,8 +691,18 @@ def test_a_lease_shorter_than_two_ticks_is_refused(lease: float, tick: float) ->
 
 
 def _inputs(store: TableStore, table_id: str) -> int:
-    """How many answers of P1's the table's stored lines record."""
-    return sum(json.loads(line)["type"] == "human_input" for line in store.read_lines(table_id))
+    """How many answers of P1's the table's stored lines record (opened with the table's key:
+    format 7 seals P1's answers too)."""
+    from gm_engine.transcripts.format import TranscriptStream
+    from gm_engine.transcripts.sealing import GameKey, KeptGame
+
+    key_text = store.get_secret(table_id, "game_key")
+    assert key_text is not None
+    key_obj = json.loads(key_text.decode("ascii"))
+    kept = KeptGame(key=GameKey.from_hex(str(key_obj["key_id"]), key_obj["key"]), seed=None)
+    data = b"".join(line.encode("utf-8") + b"\n" for line in store.read_lines(table_id))
+    with TranscriptStream(f"table-{table_id}.jsonl", data=data, kept=kept) as stream:
+        return sum(event.type == "human_input" for event in stream)
 
 
 @pytest.mark.parametrize("way", ["accept", "submit"])

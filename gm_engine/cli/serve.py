@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="SECONDS",
         help="how long a table stays this process's without a renewal: another process on the same "
-        "database takes it over that long after this one died (default 15)",
+        "database takes it over that long after this one died (default 15); a gm serve started again "
+        "at this one's address takes its tables over at once",
     )
     parser.add_argument(
         "--tick-seconds",
@@ -101,6 +102,15 @@ def serve_command(args: argparse.Namespace) -> int:
         print(failed("gm serve", exc), file=sys.stderr)
         return 2
     try:
+        # The port is bound before the tables are: the runtime takes over at once the tables of
+        # an earlier process at this address (killed, restarted), which is only right once this
+        # process is the one listening there (a second server started on a taken port stops here).
+        listener = _listen(args.host, args.port)
+    except OSError as exc:
+        store.close()
+        print(failed("gm serve", exc), file=sys.stderr)
+        return 2
+    try:
         host = f"[{args.host}]" if ":" in args.host else args.host
         advertise = args.advertise or (
             f"http://{socket.gethostname() if args.host in ('0.0.0.0', '::') else host}:{args.port}"
@@ -126,10 +136,27 @@ def serve_command(args: argparse.Namespace) -> int:
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
         print(render(ServeOpenInBrowser(f"http://{shown}:{args.port}/"), locale), flush=True)
         # an open event stream lasts as long as its table: a stop does not wait for them long
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2)
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
+        uvicorn.Server(config).run(sockets=[listener])
     except OSError as exc:
         print(failed("gm serve", exc), file=sys.stderr)
         return 2
     finally:
+        listener.close()
         store.close()
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (uvicorn listens on it). ``SO_REUSEADDR`` as
+    uvicorn sets it: a server started again at once after a kill binds its port although
+    connections of the killed one linger in TIME_WAIT."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except OSError:
+        listener.close()
+        raise
+    return listener

@@ -192,6 +192,23 @@ class TableStore(Protocol):
         """
         ...
 
+    def take_over_leases(self, holder: str, ttl_seconds: float) -> set[str]:
+        """Give ``holder`` for ``ttl_seconds`` the lease of every running table held by an
+        earlier incarnation of the same process: a holder named ``IDENTITY#…`` with
+        ``holder``'s identity (the advertised address before the ``#``) that is not
+        ``holder``; the ids taken. A holder without an identity takes nothing.
+
+        A server calls it once it listens at its address, as it starts: the process that
+        held these leases had that address, so it is gone, and a table it drove answers
+        at once instead of waiting out the lease. Were it alive all the same, it could not
+        write after the takeover: an append, a renewal and a status change are allowed to
+        the recorded holder only, so two processes never both write a table.
+
+        Raises:
+            StoreError: an empty holder or a bad time-to-live.
+        """
+        ...
+
     def release_lease(self, table_id: str, holder: str) -> None:
         """Give the lease up (nothing happens if ``holder`` does not hold it)."""
         ...

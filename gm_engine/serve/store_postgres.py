@@ -8,7 +8,7 @@ Choices, and why:
 
 * **The lease is a row** (holder and expiry in the table's row), taken and renewed by one
   conditional ``UPDATE`` and checked by every append under ``SELECT … FOR UPDATE``, in the
-  transaction that writes the lines (``gm_append_lines``, below). An advisory lock would
+  transaction that writes the lines (``gm_append_lines_v2``, below). An advisory lock would
   free the table the instant its holder's connection died, but it belongs to one
   connection: through a pool, the lock and the append run on different connections, and a
   holder whose connection dropped (and with it the lock) learns that only when some later
@@ -16,14 +16,9 @@ Choices, and why:
   the row, the check and the write are one transaction: a holder that lost its lease
   cannot append, whatever its connections did. The price is that a dead holder's tables
   wait for its lease to expire (the time-to-live the runtime picks).
-* **Holding a lease is being its recorded holder.** The expiry says when another
-  process may take the lease, not when its holder must stop: an append, a status change
-  and a renewal are refused once another holder is written in the row (or the lease was
-  given up), and allowed to the recorded holder even after the expiry passed. Nobody
-  else can have written meanwhile (taking the lease writes the new holder first), so this
-  is as safe, and a holder slowed past its expiry on a loaded machine (a hundred leases
-  renewed one after another, a long pause) keeps its tables unless another process did
-  take them over.
+* **The rules are written once**, in :mod:`gm_engine.serve.store_base` (the checks, who
+  may take, hold and renew a lease, why a write is refused); this module holds only the
+  statements that apply them.
 * **Lease times are the database server's clock** (``clock_timestamp()``, seconds since
   the epoch), not each process's: the processes may run on different machines whose
   clocks disagree, and the server is the one clock they all read. ``clock_timestamp()``
@@ -32,8 +27,8 @@ Choices, and why:
   ``clock`` to step time without sleeping.
 * **One statement, one round trip, per call.** The pool's connections are in autocommit
   and every method is a single statement, which PostgreSQL runs as its own transaction:
-  an append is one call of the ``gm_append_lines`` function (created with the schema),
-  which locks the row, checks holder, expiry, status and count, and writes. Without it an
+  an append is one call of the ``gm_append_lines_v2`` function (created with the schema),
+  which locks the row, checks holder, status and count, and writes. Without it an
   append took five round trips (BEGIN, SELECT … FOR UPDATE, INSERT, UPDATE, COMMIT), and
   on a loaded machine each one waits for the server process to be scheduled.
 * **A connection pool** (``psycopg_pool``), sized for the web layer's worker threads; it
@@ -43,34 +38,17 @@ Choices, and why:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import psycopg
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
 from gm_engine.messages.texts import StoreCannotOpenPostgres, StoreOtherSchema
-from gm_engine.serve.store import (
-    LeaseLost,
-    LineConflict,
-    SeatGrant,
-    StoreError,
-    TableRow,
-    TableStatus,
-)
-from gm_engine.serve.store_checks import (
-    check_created_at,
-    check_holder,
-    check_lines,
-    check_name,
-    check_seat,
-    check_status,
-    check_table_id,
-    check_text,
-    check_token_digest,
-    check_ttl,
-)
+from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
+from gm_engine.serve.store_base import ROW_COLUMNS, LeaseRecord, SeatInsert, TableStoreBase, sql_may_take
 
 __all__ = ["SCHEMA_VERSION", "PostgresTableStore"]
 
@@ -111,57 +89,39 @@ _SCHEMA = (
         table_id text NOT NULL REFERENCES game_tables (table_id),
         seat integer NOT NULL
     )""",
-    # The append, in one statement: the row locked first, then the same checks in the same
-    # order as the SQLite store (the recorded holder, the status, the count). It answers 'ok', 'no table',
-    # 'lease lost', 'status <status>' or 'count <line count>'.
-    """CREATE OR REPLACE FUNCTION gm_append_lines(
+    # The append, in one statement: the row locked, then the lines written if and only if
+    # the rules let them in (store_base.append_refusal: the recorded holder, the status, the
+    # count). It answers what the row said, [status, line_count, lease_holder] as JSON (NULL:
+    # no such table), and the caller says why a refused append was refused. A new name for a
+    # new answer: a database set up by an earlier version keeps its own function.
+    """CREATE OR REPLACE FUNCTION gm_append_lines_v2(
         p_table text, p_first integer, p_lines text[], p_holder text
     ) RETURNS text LANGUAGE plpgsql AS $$
     DECLARE
         found_row record;
     BEGIN
-        SELECT status, line_count, lease_holder, lease_expires INTO found_row
+        SELECT status, line_count, lease_holder INTO found_row
             FROM game_tables WHERE table_id = p_table FOR UPDATE;
         IF NOT FOUND THEN
-            RETURN 'no table';
+            RETURN NULL;
         END IF;
-        IF found_row.lease_holder IS DISTINCT FROM p_holder THEN
-            RETURN 'lease lost';
+        IF found_row.lease_holder = p_holder AND found_row.status = 'running'
+                AND found_row.line_count = p_first THEN
+            INSERT INTO table_lines (table_id, line_index, line)
+                SELECT p_table, p_first + given.ordinal::integer - 1, given.line
+                FROM unnest(p_lines) WITH ORDINALITY AS given (line, ordinal);
+            UPDATE game_tables SET line_count = p_first + cardinality(p_lines) WHERE table_id = p_table;
         END IF;
-        IF found_row.status <> 'running' THEN
-            RETURN 'status ' || found_row.status;
-        END IF;
-        IF found_row.line_count <> p_first THEN
-            RETURN 'count ' || found_row.line_count;
-        END IF;
-        INSERT INTO table_lines (table_id, line_index, line)
-            SELECT p_table, p_first + given.ordinal::integer - 1, given.line
-            FROM unnest(p_lines) WITH ORDINALITY AS given (line, ordinal);
-        UPDATE game_tables SET line_count = p_first + cardinality(p_lines) WHERE table_id = p_table;
-        RETURN 'ok';
+        RETURN json_build_array(found_row.status, found_row.line_count, found_row.lease_holder)::text;
     END
     $$""",
 )
 
 # The lease clock: the caller's when the store was given one, else the server's.
 _NOW = "COALESCE(%(now)s::double precision, extract(epoch FROM clock_timestamp())::double precision)"
-_ROW = "table_id, kind, title, status, created_at, config_json, line_count"
 
 
-def _table_row(row: tuple[Any, ...]) -> TableRow:
-    table_id, kind, title, status, created_at, config_json, line_count = row
-    return TableRow(
-        table_id=str(table_id),
-        kind=str(kind),
-        title=str(title),
-        status=check_status(str(status)),
-        created_at=float(created_at),
-        config_json=str(config_json),
-        line_count=int(line_count),
-    )
-
-
-class PostgresTableStore:
+class PostgresTableStore(TableStoreBase):
     """A :class:`~gm_engine.serve.store.TableStore` in a PostgreSQL database (see the module doc).
 
     Args:
@@ -223,169 +183,79 @@ class PostgresTableStore:
             row: tuple[Any, ...] | None = db.execute(query, parameters).fetchone()
             return row
 
-    def _refuse(self, table_id: str, holder: str) -> NoReturn:
-        """Why a write under ``holder``'s lease changed no row: no such table, or not its lease."""
-        if self._one("SELECT 1 FROM game_tables WHERE table_id = %s", (table_id,)) is None:
-            raise StoreError(f"no table {table_id!r}")
-        raise LeaseLost(f"{holder!r} does not hold the lease of table {table_id!r}")
+    def _all(self, query: str, parameters: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row of one statement (its own transaction)."""
+        with self._pool.connection() as db:
+            rows: list[tuple[Any, ...]] = db.execute(query, parameters).fetchall()
+            return rows
 
-    def _exists_or_refuse(self, table_id: str) -> None:
-        if (
-            "\x00" in table_id
-            or self._one("SELECT 1 FROM game_tables WHERE table_id = %s", (table_id,)) is None
-        ):
-            raise StoreError(f"no table {table_id!r}")
+    # the statements (the contract and its checks are TableStoreBase's)
 
-    # tables
-
-    def create_table(
+    def _insert_table(
         self,
         table_id: str,
         kind: str,
         title: str,
         config_json: str,
         created_at: float,
-        *,
-        holder: str | None = None,
-        ttl_seconds: float | None = None,
-    ) -> TableRow:
-        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`);
-        with ``holder`` (and ``ttl_seconds``), its lease is ``holder``'s from the start, so no
-        other process (nor another thread's claim) can take the table between its creation
-        and its first lines.
+        holder: str | None,
+        ttl_seconds: float,
+    ) -> bool:
+        inserted = self._one(
+            "INSERT INTO game_tables"
+            " (table_id, kind, title, status, created_at, config_json, lease_holder, lease_expires)"
+            " VALUES (%(table_id)s, %(kind)s, %(title)s, 'running', %(created)s, %(config)s, %(holder)s,"
+            f" CASE WHEN %(holder)s::text IS NULL THEN 0 ELSE {_NOW} + %(ttl)s END)"
+            " ON CONFLICT (table_id) DO NOTHING RETURNING 1",
+            {
+                "table_id": table_id,
+                "kind": kind,
+                "title": title,
+                "created": created_at,
+                "config": config_json,
+                "holder": holder,
+                "ttl": ttl_seconds,
+                "now": self._now(),
+            },
+        )
+        return inserted is not None
 
-        Raises:
-            StoreError: ``table_id`` is taken, an argument is empty, or ``holder`` comes
-                without a good ``ttl_seconds``.
-        """
-        check_table_id(table_id)
-        check_name("a table kind", kind)
-        check_text("a table title", title)
-        check_text("a table's options", config_json)
-        created = check_created_at(created_at)
-        if holder is not None:
-            check_holder(holder)
-            check_ttl(ttl_seconds)  # type: ignore[arg-type]  # None is refused there, with its reason
-        try:
-            self._one(
-                "INSERT INTO game_tables"
-                " (table_id, kind, title, status, created_at, config_json, lease_holder, lease_expires)"
-                " VALUES (%(table_id)s, %(kind)s, %(title)s, 'running', %(created)s, %(config)s, %(holder)s,"
-                f" CASE WHEN %(holder)s::text IS NULL THEN 0 ELSE {_NOW} + %(ttl)s END) RETURNING 1",
-                {
-                    "table_id": table_id,
-                    "kind": kind,
-                    "title": title,
-                    "created": created,
-                    "config": config_json,
-                    "holder": holder,
-                    "ttl": float(ttl_seconds or 0),
-                    "now": self._now(),
-                },
+    def _select_table(self, table_id: str) -> Sequence[object] | None:
+        return self._one(f"SELECT {ROW_COLUMNS} FROM game_tables WHERE table_id = %s", (table_id,))
+
+    def _select_tables(self, status: TableStatus | None) -> list[Sequence[object]]:
+        if status is None:
+            return list(self._all(f"SELECT {ROW_COLUMNS} FROM game_tables ORDER BY created_at, seq", ()))
+        return list(
+            self._all(
+                f"SELECT {ROW_COLUMNS} FROM game_tables WHERE status = %s ORDER BY created_at, seq", (status,)
             )
-        except errors.UniqueViolation:
-            raise StoreError(f"table {table_id!r} exists already") from None
-        return TableRow(table_id, kind, title, "running", created, config_json, 0)
+        )
 
-    def get_table(self, table_id: str) -> TableRow | None:
-        """The table, or None when there is none with that id."""
-        if "\x00" in table_id:  # no table has one (check_table_id), and libpq cannot send it
-            return None
-        row = self._one(f"SELECT {_ROW} FROM game_tables WHERE table_id = %s", (table_id,))
-        return None if row is None else _table_row(row)
-
-    def list_tables(self, status: TableStatus | None = None) -> list[TableRow]:
-        """Every table (of ``status`` when given), oldest first."""
-        with self._pool.connection() as db:
-            if status is None:
-                rows = db.execute(f"SELECT {_ROW} FROM game_tables ORDER BY created_at, seq").fetchall()
-            else:
-                rows = db.execute(
-                    f"SELECT {_ROW} FROM game_tables WHERE status = %s ORDER BY created_at, seq",
-                    (check_status(status),),
-                ).fetchall()
-        return [_table_row(row) for row in rows]
-
-    def set_status(self, table_id: str, status: TableStatus, *, holder: str) -> None:
-        """Mark the table ``status``.
-
-        Raises:
-            LeaseLost: ``holder`` does not hold the table's lease.
-            StoreError: no such table, or an unknown status.
-        """
-        checked = check_status(status)
-        check_text("a table id", table_id)
-        check_text("a lease holder", holder)
+    def _update_status(self, table_id: str, status: TableStatus, holder: str) -> bool:
         changed = self._one(
-            "UPDATE game_tables SET status = %(status)s WHERE table_id = %(table_id)s"
-            " AND lease_holder = %(holder)s RETURNING 1",
-            {"status": checked, "table_id": table_id, "holder": holder, "now": self._now()},
+            "UPDATE game_tables SET status = %s WHERE table_id = %s AND lease_holder = %s RETURNING 1",
+            (status, table_id, holder),
         )
-        if changed is None:
-            self._refuse(table_id, holder)
+        return changed is not None
 
-    # lines
-
-    def append_lines(self, table_id: str, first_index: int, lines: Sequence[str], *, holder: str) -> None:
-        """Append ``lines`` at ``first_index`` in one transaction, committed (its WAL
-        flushed) when it returns.
-
-        Raises:
-            LeaseLost: ``holder`` does not hold the table's lease.
-            LineConflict: the table does not have exactly ``first_index`` lines.
-            StoreError: no such table, the table is no longer running, or a line is not one
-                line of text.
-        """
-        checked = check_lines(first_index, lines)
-        check_text("a lease holder", holder)
+    def _append(self, table_id: str, first_index: int, lines: list[str], holder: str) -> LeaseRecord | None:
         row = self._one(
-            "SELECT gm_append_lines(%s, %s, %s::text[], %s)",
-            (table_id, first_index, checked, holder),
+            "SELECT gm_append_lines_v2(%s, %s, %s::text[], %s)", (table_id, first_index, lines, holder)
         )
-        answer = "" if row is None else str(row[0])
-        if answer == "ok":
-            return
-        if answer == "no table":
-            raise StoreError(f"no table {table_id!r}")
-        if answer == "lease lost":
-            raise LeaseLost(f"{holder!r} does not hold the lease of table {table_id!r}")
-        if answer.startswith("status "):
-            raise StoreError(f"table {table_id!r} is {answer.removeprefix('status ')}: no more lines")
-        if answer.startswith("count "):
-            raise LineConflict(
-                f"table {table_id!r} has {answer.removeprefix('count ')} lines;"
-                f" lines cannot go at index {first_index}"
-            )
-        raise StoreError(f"gm_append_lines answered {answer!r}")  # a function from another version
+        if row is None or row[0] is None:
+            return None
+        status, line_count, found_holder = json.loads(str(row[0]))
+        return LeaseRecord(str(status), int(line_count), None if found_holder is None else str(found_holder))
 
-    def read_lines(self, table_id: str) -> list[str]:
-        """All of the table's lines, in order.
-
-        Raises:
-            StoreError: there is no such table.
-        """
-        if "\x00" in table_id:
-            raise StoreError(f"no table {table_id!r}")
-        with self._pool.connection() as db:
-            rows = db.execute(
-                "SELECT line FROM table_lines WHERE table_id = %s ORDER BY line_index", (table_id,)
-            ).fetchall()
-        if not rows:  # a table has its lines from its start: no line, maybe no table
-            self._exists_or_refuse(table_id)
+    def _select_lines(self, table_id: str) -> list[str] | None:
+        rows = self._all("SELECT line FROM table_lines WHERE table_id = %s ORDER BY line_index", (table_id,))
+        # a table has its lines from its start: no line, maybe no table
+        if not rows and self._one("SELECT 1 FROM game_tables WHERE table_id = %s", (table_id,)) is None:
+            return None
         return [str(row[0]) for row in rows]
 
-    # secrets and seats
-
-    def put_secret(self, table_id: str, name: str, value: bytes) -> None:
-        """Keep (or replace) a secret of the table.
-
-        Raises:
-            StoreError: no such table, an empty name, or a value that is not bytes.
-        """
-        check_name("a secret's name", name)
-        check_text("a table id", table_id)
-        if not isinstance(value, bytes):
-            raise StoreError(f"a secret is bytes, not {type(value).__name__}")
+    def _upsert_secret(self, table_id: str, name: str, value: bytes) -> bool:
         try:
             self._one(
                 "INSERT INTO table_secrets (table_id, name, value) VALUES (%s, %s, %s)"
@@ -393,136 +263,83 @@ class PostgresTableStore:
                 (table_id, name, value),
             )
         except errors.ForeignKeyViolation:
-            raise StoreError(f"no table {table_id!r}") from None
+            return False
+        return True
 
-    def get_secret(self, table_id: str, name: str) -> bytes | None:
-        """The secret kept under ``name``, or None."""
-        if "\x00" in table_id or "\x00" in name:
-            return None
+    def _select_secret(self, table_id: str, name: str) -> bytes | None:
         row = self._one("SELECT value FROM table_secrets WHERE table_id = %s AND name = %s", (table_id, name))
         return None if row is None else bytes(row[0])
 
-    def add_seat(self, table_id: str, seat: int, token_digest: str) -> None:
-        """Grant ``seat`` to the token whose SHA-256 hex digest is ``token_digest``.
-
-        Raises:
-            StoreError: the digest is already granted, no such table, or a malformed digest
-                or seat.
-        """
-        check_seat(seat)
-        check_token_digest(token_digest)
-        check_text("a table id", table_id)
+    def _insert_seat(self, table_id: str, seat: int, token_digest: str) -> SeatInsert:
         try:
-            self._one(
-                "INSERT INTO seats (token_digest, table_id, seat) VALUES (%s, %s, %s) RETURNING 1",
+            inserted = self._one(
+                "INSERT INTO seats (token_digest, table_id, seat) VALUES (%s, %s, %s)"
+                " ON CONFLICT (token_digest) DO NOTHING RETURNING 1",
                 (token_digest, table_id, seat),
             )
         except errors.ForeignKeyViolation:
-            raise StoreError(f"no table {table_id!r}") from None
-        except errors.UniqueViolation:
-            raise StoreError("that seat token is already granted") from None
+            return "no table"
+        return "granted" if inserted is not None else "taken"
 
-    def find_seat(self, token_digest: str) -> SeatGrant | None:
-        """The seat a token's digest opens, or None."""
-        if "\x00" in token_digest:
-            return None
+    def _select_seat(self, token_digest: str) -> SeatGrant | None:
         row = self._one("SELECT table_id, seat FROM seats WHERE token_digest = %s", (token_digest,))
         return None if row is None else SeatGrant(table_id=str(row[0]), seat=int(row[1]))
 
-    # leases
-
-    def acquire_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
-        """Take the lease for ``ttl_seconds`` if it is free, expired or ``holder``'s.
-
-        Raises:
-            StoreError: no such table, an empty holder, or a bad time-to-live.
-        """
-        check_holder(holder)
-        check_ttl(ttl_seconds)
-        check_text("a table id", table_id)
+    def _take(self, table_id: str, holder: str, ttl_seconds: float) -> bool | None:
         taken = self._one(
             f"UPDATE game_tables SET lease_holder = %(holder)s, lease_expires = {_NOW} + %(ttl)s"
-            f" WHERE table_id = %(table_id)s AND (lease_holder IS NULL OR lease_expires <= {_NOW}"
-            " OR lease_holder = %(holder)s) RETURNING 1",
-            {"holder": holder, "ttl": float(ttl_seconds), "table_id": table_id, "now": self._now()},
+            f" WHERE table_id = %(table_id)s AND {sql_may_take(_NOW, '%(holder)s')} RETURNING 1",
+            {"holder": holder, "ttl": ttl_seconds, "table_id": table_id, "now": self._now()},
         )
-        if taken is None:
-            self._exists_or_refuse(table_id)
-        return taken is not None
+        if taken is not None:
+            return True
+        return (
+            None if self._one("SELECT 1 FROM game_tables WHERE table_id = %s", (table_id,)) is None else False
+        )
 
-    def renew_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
-        """Extend ``holder``'s lease to ``ttl_seconds`` from now, even if it expired while
-        nobody took it over; False when another process took it (or it was given up).
-
-        Raises:
-            StoreError: no such table, an empty holder, or a bad time-to-live.
-        """
-        check_holder(holder)
-        check_ttl(ttl_seconds)
-        check_text("a table id", table_id)
-        renewed = self._one(
+    def _renew(self, holder: str, table_ids: list[str], ttl_seconds: float) -> set[str]:
+        rows = self._all(
             f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
-            " WHERE table_id = %(table_id)s AND lease_holder = %(holder)s"
-            " RETURNING 1",
-            {"holder": holder, "ttl": float(ttl_seconds), "table_id": table_id, "now": self._now()},
+            " WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s) RETURNING table_id",
+            {"holder": holder, "ttl": ttl_seconds, "ids": table_ids, "now": self._now()},
         )
-        if renewed is None:
-            self._exists_or_refuse(table_id)
-        return renewed is not None
-
-    def renew_leases(self, holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
-        """Extend ``holder``'s leases of ``table_ids`` in one statement; the ids renewed (see
-        :meth:`~gm_engine.serve.store.TableStore.renew_leases`).
-
-        Raises:
-            StoreError: an empty holder or a bad time-to-live.
-        """
-        check_holder(holder)
-        check_ttl(ttl_seconds)
-        check_text("a lease holder", holder)
-        wanted = [str(table_id) for table_id in dict.fromkeys(table_ids) if "\x00" not in str(table_id)]
-        if not wanted:
-            return set()
-        with self._pool.connection() as db:
-            rows = db.execute(
-                f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
-                " WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s) RETURNING table_id",
-                {"holder": holder, "ttl": float(ttl_seconds), "ids": wanted, "now": self._now()},
-            ).fetchall()
         return {str(row[0]) for row in rows}
 
-    def release_lease(self, table_id: str, holder: str) -> None:
-        """Give the lease up (nothing happens if ``holder`` does not hold it)."""
-        if "\x00" in table_id or "\x00" in holder:
-            return
-        with self._pool.connection() as db:
-            db.execute(
-                "UPDATE game_tables SET lease_holder = NULL, lease_expires = 0"
-                " WHERE table_id = %s AND lease_holder = %s",
-                (table_id, holder),
-            )
+    def _take_over(self, holder: str, prefix: str, ttl_seconds: float) -> set[str]:
+        rows = self._all(
+            f"UPDATE game_tables SET lease_holder = %(holder)s, lease_expires = {_NOW} + %(ttl)s"
+            " WHERE status = 'running' AND lease_holder <> %(holder)s"
+            " AND left(lease_holder, %(length)s) = %(prefix)s RETURNING table_id",
+            {
+                "holder": holder,
+                "ttl": ttl_seconds,
+                "length": len(prefix),
+                "prefix": prefix,
+                "now": self._now(),
+            },
+        )
+        return {str(row[0]) for row in rows}
 
-    def lease_holder(self, table_id: str) -> str | None:
-        """Who holds the table's lease now; None when it is free, expired or there is no table."""
-        check_text("a table id", table_id)
-        with self._pool.connection() as db:
-            row = db.execute(
-                "SELECT lease_holder FROM game_tables"
-                f" WHERE table_id = %(table_id)s AND lease_expires > {_NOW}",
-                {"table_id": table_id, "now": self._now()},
-            ).fetchone()
+    def _release(self, table_id: str, holder: str) -> None:
+        self._all(
+            "UPDATE game_tables SET lease_holder = NULL, lease_expires = 0"
+            " WHERE table_id = %s AND lease_holder = %s RETURNING 1",
+            (table_id, holder),
+        )
+
+    def _current_holder(self, table_id: str) -> str | None:
+        row = self._one(
+            f"SELECT lease_holder FROM game_tables WHERE table_id = %(table_id)s AND lease_expires > {_NOW}",
+            {"table_id": table_id, "now": self._now()},
+        )
         return None if row is None or row[0] is None else str(row[0])
 
-    def claimable_tables(self, holder: str) -> list[str]:
-        """Ids of running tables whose lease is free, expired or ``holder``'s, oldest first."""
-        check_text("a lease holder", holder)
-        with self._pool.connection() as db:
-            rows = db.execute(
-                "SELECT table_id FROM game_tables WHERE status = 'running'"
-                f" AND (lease_holder IS NULL OR lease_expires <= {_NOW} OR lease_holder = %(holder)s)"
-                " ORDER BY created_at, seq",
-                {"holder": holder, "now": self._now()},
-            ).fetchall()
+    def _claimable(self, holder: str) -> list[str]:
+        rows = self._all(
+            "SELECT table_id FROM game_tables WHERE status = 'running'"
+            f" AND {sql_may_take(_NOW, '%(holder)s')} ORDER BY created_at, seq",
+            {"holder": holder, "now": self._now()},
+        )
         return [str(row[0]) for row in rows]
 
     def close(self) -> None:

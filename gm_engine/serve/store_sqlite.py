@@ -25,14 +25,9 @@ Choices, and why:
 * **Reads on a connection per thread**: an :mod:`sqlite3` connection must not be used by
   two threads at once, and WAL readers run side by side; a caller's write is committed
   before its call returns, so its next read sees it.
-* **Holding a lease is being its recorded holder.** The expiry says when another
-  process may take the lease, not when its holder must stop: an append, a status change
-  and a renewal are refused once another holder is written in the row (or the lease was
-  given up), and allowed to the recorded holder even after the expiry passed. Nobody
-  else can have written meanwhile (taking the lease writes the new holder first), so this
-  is as safe, and a holder slowed past its expiry on a loaded machine (a hundred leases
-  renewed one after another, a long pause) keeps its tables unless another process did
-  take them over.
+* **The rules are written once**, in :mod:`gm_engine.serve.store_base` (the checks, who
+  may take, hold and renew a lease, why a write is refused); this module holds only the
+  statements that apply them.
 * **Lease times are wall-clock seconds** (``time.time()``, injectable for tests). They are
   stored in the file and compared by other processes and by the same server after a
   restart: :func:`time.monotonic` is not comparable between processes (Python promises
@@ -57,25 +52,14 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from gm_engine.messages.texts import StoreNoWal, StoreOtherSchema
-from gm_engine.serve.store import (
-    LeaseLost,
-    LineConflict,
-    SeatGrant,
-    StoreError,
-    TableRow,
-    TableStatus,
-)
-from gm_engine.serve.store_checks import (
-    check_created_at,
-    check_holder,
-    check_lines,
-    check_name,
-    check_seat,
-    check_status,
-    check_table_id,
-    check_text,
-    check_token_digest,
-    check_ttl,
+from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
+from gm_engine.serve.store_base import (
+    ROW_COLUMNS,
+    LeaseRecord,
+    SeatInsert,
+    TableStoreBase,
+    append_refusal,
+    sql_may_take,
 )
 
 __all__ = ["SCHEMA_VERSION", "SQLiteTableStore"]
@@ -115,8 +99,6 @@ CREATE TABLE IF NOT EXISTS seats (
 ) WITHOUT ROWID;
 """
 
-_ROW = "table_id, kind, title, status, created_at, config_json, line_count"
-
 MAX_BATCH = 256
 """The most jobs one commit takes: a bound on how long the first caller of a batch waits."""
 
@@ -135,22 +117,6 @@ class _Job(Generic[_Result]):
         self.error: BaseException | None = None
 
 
-def _table_row(row: tuple[object, ...]) -> TableRow:
-    table_id, kind, title, status, created_at, config_json, line_count = row
-    assert isinstance(table_id, str) and isinstance(kind, str) and isinstance(title, str)
-    assert isinstance(status, str) and isinstance(config_json, str)
-    assert isinstance(created_at, int | float) and isinstance(line_count, int)
-    return TableRow(
-        table_id=table_id,
-        kind=kind,
-        title=title,
-        status=check_status(status),
-        created_at=float(created_at),
-        config_json=config_json,
-        line_count=line_count,
-    )
-
-
 def _make_owner_only(path: Path) -> None:
     """Create the database file readable by its owner only (SQLite gives its ``-wal`` and
     ``-shm`` files the database's mode): it holds every running table's game key, so any
@@ -166,7 +132,7 @@ def _make_owner_only(path: Path) -> None:
                 part.chmod(0o600)
 
 
-class SQLiteTableStore:
+class SQLiteTableStore(TableStoreBase):
     """A :class:`~gm_engine.serve.store.TableStore` in one SQLite file (see the module doc).
 
     Args:
@@ -314,176 +280,105 @@ class SQLiteTableStore:
         finally:
             db.execute("COMMIT")
 
-    def _require_table(self, db: sqlite3.Connection, table_id: str) -> tuple[str, int, str | None, float]:
-        """The table's status, line count, lease holder and lease expiry, or a refusal."""
-        row = db.execute(
-            "SELECT status, line_count, lease_holder, lease_expires FROM game_tables WHERE table_id = ?",
-            (table_id,),
-        ).fetchone()
-        if row is None:
-            raise StoreError(f"no table {table_id!r}")
-        status, line_count, holder, expires = row
-        return str(status), int(line_count), holder, float(expires)
+    # the statements (the contract and its checks are TableStoreBase's)
 
-    def _require_lease(self, db: sqlite3.Connection, table_id: str, holder: str) -> tuple[str, int]:
-        """The table's status and line count when ``holder`` is its lease's recorded holder
-        (see the module doc)."""
-        status, line_count, current, _expires = self._require_table(db, table_id)
-        if current != holder:
-            raise LeaseLost(f"{holder!r} does not hold the lease of table {table_id!r}")
-        return status, line_count
-
-    # tables
-
-    def create_table(
+    def _insert_table(
         self,
         table_id: str,
         kind: str,
         title: str,
         config_json: str,
         created_at: float,
-        *,
-        holder: str | None = None,
-        ttl_seconds: float | None = None,
-    ) -> TableRow:
-        """File a new running table with no lines (see :class:`~gm_engine.serve.store.TableStore`);
-        with ``holder`` (and ``ttl_seconds``), its lease is ``holder``'s from the start, so no
-        other process (nor another thread's claim) can take the table between its creation
-        and its first lines.
-
-        Raises:
-            StoreError: ``table_id`` is taken, an argument is empty, or ``holder`` comes
-                without a good ``ttl_seconds``.
-        """
-        check_table_id(table_id)
-        check_name("a table kind", kind)
-        check_text("a table title", title)
-        check_text("a table's options", config_json)
-        created = check_created_at(created_at)
-        if holder is not None:
-            check_holder(holder)
-            check_ttl(ttl_seconds)  # type: ignore[arg-type]  # None is refused there, with its reason
-
-        def work(db: sqlite3.Connection) -> None:
-            expires = 0.0 if holder is None else self._clock() + float(ttl_seconds or 0)
-            db.execute(
-                "INSERT INTO game_tables"
-                " (table_id, kind, title, status, created_at, config_json, lease_holder, lease_expires)"
-                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
-                (table_id, kind, title, created, config_json, holder, expires),
+        holder: str | None,
+        ttl_seconds: float,
+    ) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            expires = 0.0 if holder is None else self._clock() + ttl_seconds
+            return (
+                db.execute(
+                    "INSERT INTO game_tables"
+                    " (table_id, kind, title, status, created_at, config_json, lease_holder, lease_expires)"
+                    " VALUES (?, ?, ?, 'running', ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING",
+                    (table_id, kind, title, created_at, config_json, holder, expires),
+                ).rowcount
+                == 1
             )
 
-        try:
-            self._write(work)
-        except sqlite3.IntegrityError:
-            raise StoreError(f"table {table_id!r} exists already") from None
-        return TableRow(table_id, kind, title, "running", float(created_at), config_json, 0)
+        return self._write(work)
 
-    def get_table(self, table_id: str) -> TableRow | None:
-        """The table, or None when there is none with that id."""
-        row = (
+    def _select_table(self, table_id: str) -> Sequence[object] | None:
+        row: tuple[object, ...] | None = (
             self._connection()
-            .execute(f"SELECT {_ROW} FROM game_tables WHERE table_id = ?", (table_id,))
+            .execute(f"SELECT {ROW_COLUMNS} FROM game_tables WHERE table_id = ?", (table_id,))
             .fetchone()
         )
-        return None if row is None else _table_row(row)
+        return row
 
-    def list_tables(self, status: TableStatus | None = None) -> list[TableRow]:
-        """Every table (of ``status`` when given), oldest first."""
+    def _select_tables(self, status: TableStatus | None) -> list[Sequence[object]]:
         db = self._connection()
         if status is None:
-            rows = db.execute(f"SELECT {_ROW} FROM game_tables ORDER BY created_at, seq").fetchall()
-        else:
-            rows = db.execute(
-                f"SELECT {_ROW} FROM game_tables WHERE status = ? ORDER BY created_at, seq",
-                (check_status(status),),
-            ).fetchall()
-        return [_table_row(row) for row in rows]
-
-    def set_status(self, table_id: str, status: TableStatus, *, holder: str) -> None:
-        """Mark the table ``status``.
-
-        Raises:
-            LeaseLost: ``holder`` does not hold the table's lease.
-            StoreError: no such table, or an unknown status.
-        """
-        checked = check_status(status)
-
-        def work(db: sqlite3.Connection) -> None:
-            self._require_lease(db, table_id, holder)
-            db.execute("UPDATE game_tables SET status = ? WHERE table_id = ?", (checked, table_id))
-
-        self._write(work)
-
-    # lines
-
-    def append_lines(self, table_id: str, first_index: int, lines: Sequence[str], *, holder: str) -> None:
-        """Append ``lines`` at ``first_index`` in one transaction, on the disk when it returns.
-
-        Raises:
-            LeaseLost: ``holder`` does not hold the table's lease.
-            LineConflict: the table does not have exactly ``first_index`` lines.
-            StoreError: no such table, the table is no longer running, or a line is not one
-                line of text.
-        """
-        checked = check_lines(first_index, lines)
-
-        def work(db: sqlite3.Connection) -> None:
-            status, line_count = self._require_lease(db, table_id, holder)
-            if status != "running":
-                raise StoreError(f"table {table_id!r} is {status}: no more lines")
-            if line_count != first_index:
-                raise LineConflict(
-                    f"table {table_id!r} has {line_count} lines; lines cannot go at index {first_index}"
-                )
-            db.executemany(
-                "INSERT INTO table_lines (table_id, line_index, line) VALUES (?, ?, ?)",
-                [(table_id, first_index + offset, line) for offset, line in enumerate(checked)],
-            )
+            return list(db.execute(f"SELECT {ROW_COLUMNS} FROM game_tables ORDER BY created_at, seq"))
+        return list(
             db.execute(
-                "UPDATE game_tables SET line_count = ? WHERE table_id = ?",
-                (first_index + len(checked), table_id),
+                f"SELECT {ROW_COLUMNS} FROM game_tables WHERE status = ? ORDER BY created_at, seq", (status,)
+            )
+        )
+
+    def _update_status(self, table_id: str, status: TableStatus, holder: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            return (
+                db.execute(
+                    "UPDATE game_tables SET status = ? WHERE table_id = ? AND lease_holder = ?",
+                    (status, table_id, holder),
+                ).rowcount
+                == 1
             )
 
-        self._write(work)
+        return self._write(work)
 
-    def read_lines(self, table_id: str) -> list[str]:
-        """All of the table's lines, in order.
+    def _append(self, table_id: str, first_index: int, lines: list[str], holder: str) -> LeaseRecord | None:
+        def work(db: sqlite3.Connection) -> LeaseRecord | None:
+            # the writer's transaction is BEGIN IMMEDIATE: nobody writes between this read and the insert
+            row = db.execute(
+                "SELECT status, line_count, lease_holder FROM game_tables WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            found = None if row is None else LeaseRecord(str(row[0]), int(row[1]), row[2])
+            if append_refusal(table_id, found, holder, first_index) is None:
+                db.executemany(
+                    "INSERT INTO table_lines (table_id, line_index, line) VALUES (?, ?, ?)",
+                    [(table_id, first_index + offset, line) for offset, line in enumerate(lines)],
+                )
+                db.execute(
+                    "UPDATE game_tables SET line_count = ? WHERE table_id = ?",
+                    (first_index + len(lines), table_id),
+                )
+            return found
 
-        Raises:
-            StoreError: there is no such table.
-        """
+        return self._write(work)
+
+    def _select_lines(self, table_id: str) -> list[str] | None:
         with self._read() as db:
-            self._require_table(db, table_id)
+            if db.execute("SELECT 1 FROM game_tables WHERE table_id = ?", (table_id,)).fetchone() is None:
+                return None
             rows = db.execute(
                 "SELECT line FROM table_lines WHERE table_id = ? ORDER BY line_index", (table_id,)
             ).fetchall()
         return [str(row[0]) for row in rows]
 
-    # secrets and seats
-
-    def put_secret(self, table_id: str, name: str, value: bytes) -> None:
-        """Keep (or replace) a secret of the table.
-
-        Raises:
-            StoreError: no such table, an empty name, or a value that is not bytes.
-        """
-        check_name("a secret's name", name)
-        if not isinstance(value, bytes):
-            raise StoreError(f"a secret is bytes, not {type(value).__name__}")
-
-        def work(db: sqlite3.Connection) -> None:
-            self._require_table(db, table_id)
+    def _upsert_secret(self, table_id: str, name: str, value: bytes) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            if db.execute("SELECT 1 FROM game_tables WHERE table_id = ?", (table_id,)).fetchone() is None:
+                return False
             db.execute(
                 "INSERT INTO table_secrets (table_id, name, value) VALUES (?, ?, ?)"
                 " ON CONFLICT (table_id, name) DO UPDATE SET value = excluded.value",
                 (table_id, name, value),
             )
+            return True
 
-        self._write(work)
+        return self._write(work)
 
-    def get_secret(self, table_id: str, name: str) -> bytes | None:
-        """The secret kept under ``name``, or None."""
+    def _select_secret(self, table_id: str, name: str) -> bytes | None:
         row = (
             self._connection()
             .execute("SELECT value FROM table_secrets WHERE table_id = ? AND name = ?", (table_id, name))
@@ -491,30 +386,20 @@ class SQLiteTableStore:
         )
         return None if row is None else bytes(row[0])
 
-    def add_seat(self, table_id: str, seat: int, token_digest: str) -> None:
-        """Grant ``seat`` to the token whose SHA-256 hex digest is ``token_digest``.
-
-        Raises:
-            StoreError: the digest is already granted, no such table, or a malformed digest
-                or seat.
-        """
-        check_seat(seat)
-        check_token_digest(token_digest)
-
-        def work(db: sqlite3.Connection) -> None:
-            self._require_table(db, table_id)
-            db.execute(
-                "INSERT INTO seats (token_digest, table_id, seat) VALUES (?, ?, ?)",
+    def _insert_seat(self, table_id: str, seat: int, token_digest: str) -> SeatInsert:
+        def work(db: sqlite3.Connection) -> SeatInsert:
+            if db.execute("SELECT 1 FROM game_tables WHERE table_id = ?", (table_id,)).fetchone() is None:
+                return "no table"
+            inserted = db.execute(
+                "INSERT INTO seats (token_digest, table_id, seat) VALUES (?, ?, ?)"
+                " ON CONFLICT (token_digest) DO NOTHING",
                 (token_digest, table_id, seat),
-            )
+            ).rowcount
+            return "granted" if inserted == 1 else "taken"
 
-        try:
-            self._write(work)
-        except sqlite3.IntegrityError:
-            raise StoreError("that seat token is already granted") from None
+        return self._write(work)
 
-    def find_seat(self, token_digest: str) -> SeatGrant | None:
-        """The seat a token's digest opens, or None."""
+    def _select_seat(self, token_digest: str) -> SeatGrant | None:
         row = (
             self._connection()
             .execute("SELECT table_id, seat FROM seats WHERE token_digest = ?", (token_digest,))
@@ -522,67 +407,23 @@ class SQLiteTableStore:
         )
         return None if row is None else SeatGrant(table_id=str(row[0]), seat=int(row[1]))
 
-    # leases
-
-    def acquire_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
-        """Take the lease for ``ttl_seconds`` if it is free, expired or ``holder``'s.
-
-        Raises:
-            StoreError: no such table, an empty holder, or a bad time-to-live.
-        """
-        check_holder(holder)
-        check_ttl(ttl_seconds)
-
-        def work(db: sqlite3.Connection) -> bool:
-            self._require_table(db, table_id)
+    def _take(self, table_id: str, holder: str, ttl_seconds: float) -> bool | None:
+        def work(db: sqlite3.Connection) -> bool | None:
             now = self._clock()
-            return (
-                db.execute(
-                    "UPDATE game_tables SET lease_holder = ?, lease_expires = ?"
-                    " WHERE table_id = ?"
-                    " AND (lease_holder IS NULL OR lease_expires <= ? OR lease_holder = ?)",
-                    (holder, now + ttl_seconds, table_id, now, holder),
-                ).rowcount
-                == 1
-            )
+            taken = db.execute(
+                "UPDATE game_tables SET lease_holder = :holder, lease_expires = :until"
+                f" WHERE table_id = :table_id AND {sql_may_take(':now', ':holder')}",
+                {"holder": holder, "until": now + ttl_seconds, "table_id": table_id, "now": now},
+            ).rowcount
+            if taken == 1:
+                return True
+            exists = db.execute("SELECT 1 FROM game_tables WHERE table_id = ?", (table_id,)).fetchone()
+            return None if exists is None else False
 
         return self._write(work)
 
-    def renew_lease(self, table_id: str, holder: str, ttl_seconds: float) -> bool:
-        """Extend ``holder``'s lease to ``ttl_seconds`` from now, even if it expired while
-        nobody took it over; False when another process took it (or it was given up).
-
-        Raises:
-            StoreError: no such table, an empty holder, or a bad time-to-live.
-        """
-        check_holder(holder)
-        check_ttl(ttl_seconds)
-
-        def work(db: sqlite3.Connection) -> bool:
-            self._require_table(db, table_id)
-            now = self._clock()
-            return (
-                db.execute(
-                    "UPDATE game_tables SET lease_expires = ? WHERE table_id = ? AND lease_holder = ?",
-                    (now + ttl_seconds, table_id, holder),
-                ).rowcount
-                == 1
-            )
-
-        return self._write(work)
-
-    def renew_leases(self, holder: str, table_ids: Sequence[str], ttl_seconds: float) -> set[str]:
-        """Extend ``holder``'s leases of ``table_ids`` in one statement; the ids renewed (see
-        :meth:`~gm_engine.serve.store.TableStore.renew_leases`).
-
-        Raises:
-            StoreError: an empty holder or a bad time-to-live.
-        """
-        check_holder(holder)
-        check_ttl(ttl_seconds)
-        wanted = json.dumps(list(dict.fromkeys(str(table_id) for table_id in table_ids)))
-        if wanted == "[]":
-            return set()
+    def _renew(self, holder: str, table_ids: list[str], ttl_seconds: float) -> set[str]:
+        wanted = json.dumps(table_ids)
 
         def work(db: sqlite3.Connection) -> set[str]:
             rows = db.execute(
@@ -595,9 +436,24 @@ class SQLiteTableStore:
 
         return self._write(work)
 
-    def release_lease(self, table_id: str, holder: str) -> None:
-        """Give the lease up (nothing happens if ``holder`` does not hold it)."""
+    def _take_over(self, holder: str, prefix: str, ttl_seconds: float) -> set[str]:
+        def work(db: sqlite3.Connection) -> set[str]:
+            rows = db.execute(
+                "UPDATE game_tables SET lease_holder = :holder, lease_expires = :until"
+                " WHERE status = 'running' AND lease_holder <> :holder"
+                " AND substr(lease_holder, 1, :length) = :prefix RETURNING table_id",
+                {
+                    "holder": holder,
+                    "until": self._clock() + ttl_seconds,
+                    "length": len(prefix),
+                    "prefix": prefix,
+                },
+            ).fetchall()
+            return {str(row[0]) for row in rows}
 
+        return self._write(work)
+
+    def _release(self, table_id: str, holder: str) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(
                 "UPDATE game_tables SET lease_holder = NULL, lease_expires = 0"
@@ -607,8 +463,7 @@ class SQLiteTableStore:
 
         self._write(work)
 
-    def lease_holder(self, table_id: str) -> str | None:
-        """Who holds the table's lease now; None when it is free, expired or there is no table."""
+    def _current_holder(self, table_id: str) -> str | None:
         row = (
             self._connection()
             .execute(
@@ -619,15 +474,13 @@ class SQLiteTableStore:
         )
         return None if row is None or row[0] is None else str(row[0])
 
-    def claimable_tables(self, holder: str) -> list[str]:
-        """Ids of running tables whose lease is free, expired or ``holder``'s, oldest first."""
+    def _claimable(self, holder: str) -> list[str]:
         rows = (
             self._connection()
             .execute(
                 "SELECT table_id FROM game_tables WHERE status = 'running'"
-                " AND (lease_holder IS NULL OR lease_expires <= ? OR lease_holder = ?)"
-                " ORDER BY created_at, seq",
-                (self._clock(), holder),
+                f" AND {sql_may_take(':now', ':holder')} ORDER BY created_at, seq",
+                {"now": self._clock(), "holder": holder},
             )
             .fetchall()
         )

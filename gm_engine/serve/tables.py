@@ -7,8 +7,9 @@ The API (stable; the web app, the benchmark and the durability tests use it):
   the store whose lease is free (``claimable_tables`` / ``acquire_lease``), resumes it, and
   from then on every :data:`TICK_SECONDS` renews the leases of the tables it drives (a table
   whose renewal fails is no longer driven here: another process took it over) and claims
-  the tables whose holder died. ``runtime.close()`` stops every table (unfinished, resumable)
-  and gives its lease up.
+  the tables whose holder died; a process started again at the address of a killed one
+  takes that one's tables over at once (``take_over_leases``). ``runtime.close()`` stops
+  every table (unfinished, resumable) and gives its lease up.
 * ``runtime.create_table(config, api_key=None) -> CreatedTable``: a new table
   (:class:`WerewolfTableConfig` or :class:`AdventureTableConfig`), its seed and sealing key
   kept in the store's secrets, P1's seat granted to a fresh token (only its SHA-256 is
@@ -1000,7 +1001,15 @@ class TableRuntime:
     # -- life ---------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Claim and resume the store's free tables now, then keep doing it in the background."""
+        """Take over the tables an earlier incarnation of this process drove (the same
+        advertised address: it was killed, and this process listens there now), claim and
+        resume them and the store's free tables now, then keep claiming in the background.
+
+        Without the takeover a table driven before a restart would answer 503 until the
+        dead incarnation's lease ran out; with it, the first request after the restart is
+        served. The store refuses the earlier incarnation's writes from then on (it is not
+        the recorded holder), so even a process that was not dead could not write after."""
+        self.store.take_over_leases(self.holder, self.lease_seconds)
         self.tick()
         self._ticker = threading.Thread(target=self._tick_loop, name="gm-serve-leases", daemon=True)
         self._ticker.start()
