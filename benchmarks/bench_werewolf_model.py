@@ -177,7 +177,7 @@ class Recording:
 #: the public record, then the turn's own part (phase, who is alive, own facts, notes, task).
 USER_PARTS = {
     "【これまでの経過】": "record", "【今日の議論】": "record", "【公開情報】": "record",
-    "【生存者】": "turn", "【あなただけが知っていること】": "turn",
+    "【生存者】": "turn", "【あなただけが知っていること】": "turn", "【自分だけの情報】": "turn",
     "【あなたのメモ】": "turn", "【指示】": "turn", "【出来事】": "turn", "【退席者】": "turn",
 }
 

@@ -53,8 +53,10 @@ class VerboseModel(BackendDefaults):
 @pytest.mark.parametrize("pack", [False, True], ids=["as written while it ran", "packed at its end"])
 def test_replaying_a_large_transcript_holds_a_small_part_of_it(tmp_path: Path, pack: bool) -> None:
     path = tmp_path / "verbose.jsonl"
-    spec = SessionSpec(kind="werewolf", seed=5, options={"auto": True, "role": 2}, backend="offline")
-    human = AutoHuman(OfflineAgent(1, SeededSource("5/human")))
+    # a long game (118 model calls): the peak is a few events and long texts whatever the
+    # length, so the game must be long enough for that to be a small part of the file
+    spec = SessionSpec(kind="werewolf", seed=7, options={"auto": True, "role": 2}, backend="offline")
+    human = AutoHuman(OfflineAgent(1, SeededSource("7/human")))
     model = VerboseModel()
     io = SessionIO(backend=model, human=human, show=lambda _: None)
     record_session(spec, io, path, durable=False, remember_seed=False, pack=pack)

@@ -134,3 +134,21 @@ def test_a_name_with_spaces_around_it_is_stripped_not_refused() -> None:
     battle.handler(battle.validate({"kind": "雑魚戦", "difficulty": [], "enemy_name": "\u3000ゴブリン"}))
     assert table.battle is not None
     assert all(not enemy.name.startswith(("\u3000", " ")) for enemy in table.battle.state.enemies)
+
+
+def test_an_optional_field_is_written_as_what_it_holds_and_null_still_passes() -> None:
+    """A field that may be left out is written without "or null" and without its default (a
+    claim's optional result cost a fifth of a discussion turn's tools); an explicit null, which
+    the schema no longer shows, is still accepted, and leaving it out means none as before."""
+    from gm_engine.tools.werewolf import ClaimTool
+
+    spec = ClaimTool.narrowed(role=["占い師", "狩人"], target=["P2", "P3"], result=["白", "黒"]).spec()
+    target = spec.parameters["properties"]["target"]
+    assert target == {"enum": ["P2", "P3"], "type": "string", "description": "結果の対象"}
+    assert "default" not in spec.parameters["properties"]["text"]
+    assert spec.parameters["required"] == ["role"]
+    model = ClaimTool.narrowed(role=["占い師", "狩人"], target=["P2", "P3"], result=["白", "黒"])
+    given_null = model.model_validate({"role": "狩人", "target": None, "result": None})
+    assert isinstance(given_null, ClaimTool) and given_null.target is None and given_null.result is None
+    left_out = model.model_validate({"role": "狩人"})
+    assert isinstance(left_out, ClaimTool) and left_out.target is None and left_out.result is None

@@ -60,8 +60,9 @@ class FaultyModel(BackendDefaults):
         if not request.tools:
             return ModelResponse(content="さあ、続けましょう。")
         attempt = sum(1 for m in request.messages if m.get("role") == "assistant")
-        # the rounds there are few of (one 事前占い turn, a runoff now and then) fault on each turn
-        share = _key(request) % (2 if request.phase in ("pre_divination", "runoff") else 4)
+        # the rounds there are few turns of (one 事前占い turn, a runoff now and then, two or three
+        # night choices a night over a few nights) fault more often
+        share = _key(request) % (2 if request.phase in ("pre_divination", "runoff", "night") else 4)
         if share == 0 or (share == 1 and attempt == 0):
             return self.faulty(request)
         return self.good(request)

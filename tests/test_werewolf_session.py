@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -273,8 +274,8 @@ def test_notes_are_capped_and_fed_back() -> None:
 
 
 def test_notes_are_offered_where_a_persona_forms_its_view() -> None:
-    """update_notes comes with a discussion turn and a vote, not with a CO要求 answer or a
-    night choice (its schema would cost each such prompt for notes the next speech keeps)."""
+    """update_notes comes with a discussion turn, not with a CO要求 answer, a vote or a night
+    choice (its schema would cost each such prompt for notes the next speech keeps)."""
     backend = FirstChoiceBackend()
     io, _sink, _ = auto_io(21, backend)
     run_werewolf(spec(21, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
@@ -283,8 +284,8 @@ def test_notes_are_offered_where_a_persona_forms_its_view() -> None:
         if request.tools:
             notes = any(t.name == "update_notes" for t in request.tools)
             offered.setdefault(request.phase, set()).add(notes)
-    assert offered["discussion"] == offered["vote"] == {True}
-    assert offered["night"] == offered["pre_divination"] == {False}
+    assert offered["discussion"] == {True}
+    assert offered["vote"] == offered["night"] == offered["pre_divination"] == {False}
     assert offered.get("answer", {False}) == {False}
 
 
@@ -477,3 +478,22 @@ def test_the_library_leaves_the_garbage_collector_alone() -> None:
     before = gc.get_freeze_count()
     run_werewolf(spec(4, narrator=False), io)
     assert frozen_during and set(frozen_during) == {before}
+
+
+def test_a_day_with_six_seats_or_fewer_left_has_one_discussion_round() -> None:
+    """WerewolfOptions.one_round_at: a day that starts with six living seats or fewer has one
+    discussion round (the default two before), so each persona speaks once that day."""
+    backend = FirstChoiceBackend()
+    io, _, _ = auto_io(6, backend)
+    run_werewolf(spec(6, role=2, narrator=False), io)
+    seen: dict[int, int] = {}
+    for day in sorted({r.day for r in backend.requests}):
+        talks = [r for r in backend.requests if r.day == day and r.phase in ("discussion", "answer")]
+        if not talks:
+            continue
+        living = str(talks[0].messages[1]["content"]).split("【生存者】")[1].splitlines()[0]
+        count = 9 if living == "全員" else len(living.split(","))
+        turns = Counter(r.actor for r in talks)
+        seen[count] = max(turns.values())
+    assert any(count <= 6 for count in seen) and any(count > 6 for count in seen), seen
+    assert all(most == (1 if count <= 6 else 2) for count, most in seen.items()), seen

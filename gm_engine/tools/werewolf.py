@@ -109,7 +109,7 @@ SpokenText = Annotated[OneLineText, AfterValidator(_silence_if_blank)]
 
 
 class SpeakTool(Tool):
-    """議論で発言する（公開）。"""
+    """発言する。"""
 
     tool_name: ClassVar[str] = "speak"
     text: SpokenText = Field(min_length=1, max_length=MAX_SPEECH_CHARS)
@@ -117,7 +117,7 @@ class SpeakTool(Tool):
 
 
 class ClaimTool(Tool):
-    """役職をCOする（公開）。占い師・霊媒師は結果を一つ添える。"""
+    """役職をCOする。占い師・霊媒師は結果を添える。"""
 
     tool_name: ClassVar[str] = "claim"
     role: str
@@ -128,7 +128,7 @@ class ClaimTool(Tool):
 
 
 class ClaimWithResultTool(ClaimTool):
-    """役職をCOし、結果を一つ添える（公開）。"""
+    """役職をCOし、結果を添える。"""
 
     # Offered when every legal claim carries a result: the fields are required, so that a
     # server that builds a grammar from the schema cannot leave the result out (the rules
@@ -138,7 +138,7 @@ class ClaimWithResultTool(ClaimTool):
 
 
 class ClaimRoleOnlyTool(ClaimTool):
-    """役職をCOする（公開）。"""
+    """役職をCOする。"""
 
     # Offered when no legal claim carries a result (a 狩人, a 霊媒師 before any execution):
     # the schema has no result fields for a grammar to fill
@@ -147,7 +147,7 @@ class ClaimRoleOnlyTool(ClaimTool):
 
 
 class RequestClaimTool(Tool):
-    """CO要求: その役職の人に名乗り出を求める。"""
+    """その役職の人に名乗り出を求める。"""
 
     tool_name: ClassVar[str] = "request_claim"
     role: str
@@ -156,7 +156,7 @@ class RequestClaimTool(Tool):
 
 
 class StateResultTool(Tool):
-    """CO済みの占い師・霊媒師が結果を一つ公表する（公開）。"""
+    """結果を一つ公表する。"""
 
     tool_name: ClassVar[str] = "state_result"
     target: str = Field(description="結果の対象")
@@ -174,7 +174,7 @@ class DeclineTool(Tool):
 
 
 class VoteTool(Tool):
-    """退席させたい相手に投票する（理由も公開）。"""
+    """投票する（理由も公開）。"""
 
     tool_name: ClassVar[str] = "vote"
     target: str
@@ -183,28 +183,28 @@ class VoteTool(Tool):
 
 
 class AttackTool(Tool):
-    """人狼として今夜の襲撃先を選ぶ。"""
+    """今夜の襲撃先を選ぶ。"""
 
     tool_name: ClassVar[str] = "attack"
     target: str
 
 
 class DivineTool(Tool):
-    """占い師として占う相手を選ぶ（結果はあなただけに届く）。"""
+    """占う相手を選ぶ。"""
 
     tool_name: ClassVar[str] = "divine"
     target: str
 
 
 class GuardTool(Tool):
-    """狩人として今夜守る相手を選ぶ。"""
+    """今夜守る相手を選ぶ。"""
 
     tool_name: ClassVar[str] = "guard"
     target: str
 
 
 class UpdateNotesTool(Tool):
-    """自分用のメモを丸ごと書き換える（行動より先に）。"""
+    """メモを丸ごと書き換える（行動ではない）。"""
 
     tool_name: ClassVar[str] = "update_notes"
     uses_action: ClassVar[bool] = False  # keeping notes never costs the turn its action

@@ -1371,7 +1371,10 @@ class Game:
         # the living seats in seat order, starting at P(day)
         start = (day - 1) % 9 + 1
         living = [s for s in self._living if s >= start] + [s for s in self._living if s < start]
-        self._turns = living * self.options.discussion_rounds
+        rounds = self.options.discussion_rounds
+        if len(living) <= self.options.one_round_at:
+            rounds = 1  # a short day (WerewolfOptions.one_round_at)
+        self._turns = living * rounds
         self._turn_index = 0
         self._responses = []
         self._response_role = None

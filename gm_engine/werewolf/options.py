@@ -51,6 +51,13 @@ class WerewolfOptions(BaseModel):
     discussion_rounds: int = Field(default=2, ge=1, le=10)
     """Discussion turns each living player gets per day (the document leaves the length open)."""
 
+    one_round_at: int = Field(default=6, ge=0, le=9)
+    """A day that starts with this many living seats or fewer has one discussion round, whatever
+    ``discussion_rounds`` says (0: never). The count is public, so every seat knows the day's
+    length: with few seats left each has less to weigh, a second round mostly repeats the
+    first, and the record every later prompt carries stays short (issue 12: a long game within
+    120,000 prompt tokens)."""
+
     answer_takes_turn: bool = True
     """On (the default): a CO要求 answer (a claim or a decline, with words) is the answering
     seat's next discussion turn of the day, which it then does not get again; the caller's own

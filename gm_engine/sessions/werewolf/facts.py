@@ -71,7 +71,7 @@ def fact_lines(private: PrivateView, pub: PublicView, *, today_only: bool = Fals
     reaches a prompt it may not reach. ``today_only`` drops the seat's own earlier choices
     (its earlier votes are public by now), which keeps prompts bounded.
     """
-    me = who(pub, private.seat)
+    me = seat_label(private.seat)
     lines: list[str] = []
     divined = 0
     votes_by_day: dict[int, int] = {}
@@ -96,12 +96,11 @@ def _fact(
     pre: bool = False,
     runoff: bool = False,
 ) -> list[str]:
+    # seats by their label alone: the roster of the system prompt names them once, and a
+    # katakana name costs a tokenizer three times a seat label (this is every prompt's tail)
     if isinstance(entry, RoleDealt):
-        lines = [f"{me}の役職: {entry.role.label}"]
-        for partner in entry.partners:
-            lines.append(f"{who(pub, partner)}の役職: 人狼")
-            lines.append(f"仲間の人狼: {who(pub, partner)}")
-        return lines
+        partners = "・".join(seat_label(p) for p in entry.partners)
+        return [f"{me}の役職: {entry.role.label}" + (f"（仲間の人狼 {partners}）" if partners else "")]
     if isinstance(entry, ActionTaken):
         if today_only and entry.day != pub.day:
             return []
@@ -112,22 +111,20 @@ def _fact(
             when = f"{entry.day}日目の決選投票" if runoff else f"{entry.day}日目"
         else:
             when = f"{entry.day}日目の夜"
-        return [f"{me}の{when}の{ABILITY_LABELS[entry.ability]}: {who(pub, entry.target)}"]
+        return [f"{me}の{when}の{ABILITY_LABELS[entry.ability]}: {seat_label(entry.target)}"]
     if isinstance(entry, DivineResult):
         when = "事前占い" if entry.pre else f"{entry.day}日目の朝"
-        return [f"{me}の占い結果（{when}）: {who(pub, entry.target)}は{entry.colour.label}"]
+        return [f"{me}の占い結果（{when}）: {seat_label(entry.target)}は{entry.colour.label}"]
     if isinstance(entry, MediumResult):
         when = f"{entry.executed_day}日目の退席者"
-        return [f"{me}の霊媒結果（{when}）: {who(pub, entry.target)}は{entry.colour.label}"]
+        return [f"{me}の霊媒結果（{when}）: {seat_label(entry.target)}は{entry.colour.label}"]
     if isinstance(entry, AttackResolved):
         outcome = "成功" if entry.killed else "護衛されて失敗"
-        return [
-            f"{entry.day}日目の朝に判明した襲撃: {who(pub, entry.target)}"
-            f"（{who(pub, entry.decided_by)}の決定、{outcome}）"
-        ]
+        target, decider = seat_label(entry.target), seat_label(entry.decided_by)
+        return [f"{entry.day}日目の朝の襲撃: {target}（{decider}の決定、{outcome}）"]
     if isinstance(entry, GuardResolved):
         outcome = "襲撃を防いだ" if entry.success else "襲撃はなかった"
-        return [f"{me}の護衛（{entry.day}日目の朝に判明）: {who(pub, entry.target)}（{outcome}）"]
+        return [f"{me}の護衛（{entry.day}日目の朝）: {seat_label(entry.target)}（{outcome}）"]
     return []
 
 
@@ -139,10 +136,10 @@ def public_info(pub: PublicView) -> str:
     medium = [r for r in pub.stated_results if r.role is Role.MEDIUM]
 
     def results(stated: Sequence[StatedResult]) -> str:
-        texts = [f"{pub.name(r.speaker)}→{pub.name(r.target)} {r.colour.label}" for r in stated]
+        texts = [f"{seat_label(r.speaker)}→{seat_label(r.target)} {r.colour.label}" for r in stated]
         return "、".join(texts)
 
-    claimed = [f"{who(pub, s.seat)} {s.claim.label}" for s in pub.seats if s.claim is not None]
+    claimed = [f"{seat_label(s.seat)} {s.claim.label}" for s in pub.seats if s.claim is not None]
     rows = [
         ("占い結果", results(divine)),
         ("霊媒結果", results(medium)),
@@ -154,79 +151,101 @@ def public_info(pub: PublicView) -> str:
 
 
 def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
-    """One entry of today's log as a prompt line (None: not worth a line). Speakers go by
-    name alone: the roster of the system prompt says their seats once for the whole game."""
+    """One entry of today's log as a prompt line (None: not worth a line). Seats go by their
+    label: the roster of the system prompt names them once for the whole game, the tools name
+    them so too, and a label costs a third of a katakana name's tokens."""
+    p = seat_label
     if isinstance(entry, Speech):
-        return f"{pub.name(entry.speaker)}: {entry.text or '（パス）'}"
+        return f"{p(entry.speaker)}: {entry.text or '（パス）'}"
     if isinstance(entry, ClaimMade):
         result = ""
         if entry.target is not None and entry.colour is not None:
-            result = f" {pub.name(entry.target)}は{entry.colour.label}"
-        return f"{pub.name(entry.speaker)} 【{entry.role.label}CO{result}】 {entry.text}".rstrip()
+            result = f" {p(entry.target)}は{entry.colour.label}"
+        return f"{p(entry.speaker)} 【{entry.role.label}CO{result}】 {entry.text}".rstrip()
     if isinstance(entry, ResultStated):
-        return (
-            f"{pub.name(entry.speaker)} 【結果発表 {pub.name(entry.target)}は{entry.colour.label}】"
-            f" {entry.text}"
-        ).rstrip()
+        stated = f"{p(entry.target)}は{entry.colour.label}"
+        return f"{p(entry.speaker)} 【結果発表 {stated}】 {entry.text}".rstrip()
     if isinstance(entry, ClaimRequested):
-        return f"{pub.name(entry.speaker)} 【CO要求 {entry.role.label}は名乗り出ろ】 {entry.text}".rstrip()
+        return f"{p(entry.speaker)} 【CO要求 {entry.role.label}は名乗り出ろ】 {entry.text}".rstrip()
     if isinstance(entry, Declined):
-        return f"{pub.name(entry.speaker)} 【名乗り出ない】 {entry.text}".rstrip()
+        return f"{p(entry.speaker)} 【名乗り出ない】 {entry.text}".rstrip()
     if isinstance(entry, MorningReport):
         if entry.victim is None:
             return "朝: 襲撃による退席者はいませんでした"
-        return f"朝: {who(pub, entry.victim)}が襲撃されて退席しました"
+        return f"朝: {p(entry.victim)}が襲撃されて退席しました"
     if isinstance(entry, VoteTally):
         label = "決選投票" if entry.runoff else "投票"
-        votes = "、".join(f"{pub.name(v.voter)}→{pub.name(v.target)}（{v.reason}）" for v in entry.votes)
+        votes = "、".join(f"{p(v.voter)}→{p(v.target)}（{v.reason}）" for v in entry.votes)
         return f"【{label}結果】{votes}"
     if isinstance(entry, Executed):
-        return f"【{pub.name(entry.seat)}が退席しました】"
+        return f"【{p(entry.seat)}が退席しました】"
     if isinstance(entry, NoExecution):
         return "決選投票も同票のため、退席者はいません"
     return None
 
 
-def day_summary(day: int, entries: Sequence[PublicEntry], pub: PublicView) -> str:
-    """One line for a past day: morning, claims, stated results, requests, votes, departure."""
+def day_summary(day: int, entries: Sequence[PublicEntry], pub: PublicView, *, brief: bool = False) -> str:
+    """One line for a past day: morning, claims, stated results, requests, votes, departure.
+
+    ``brief``: a day further back, as the morning's death and who left with who voted them
+    out (its claims and results are in 【公開情報】 already, its requests are spent), so that
+    the record of a long game grows by a few tokens a day, not by a day's whole vote."""
+    p = seat_label
     parts: list[str] = []
     for entry in entries:
         if isinstance(entry, MorningReport):
-            victim = "なし" if entry.victim is None else f" {pub.name(entry.victim)}"
-            parts.append(f"朝 襲撃死{victim}")
+            parts.append("朝 襲撃死なし" if entry.victim is None else f"朝 襲撃死 {p(entry.victim)}")
+        elif brief:
+            if isinstance(entry, Executed):
+                parts.append(f"退席 {_voted_out(entries, entry.seat)}")
+            elif isinstance(entry, NoExecution):
+                parts.append("退席なし")
         elif isinstance(entry, ClaimMade):
             result = ""
             if entry.target is not None and entry.colour is not None:
-                result = f"（{pub.name(entry.target)} {entry.colour.label}）"
-            parts.append(f"{pub.name(entry.speaker)} {entry.role.label}CO{result}")
+                result = f"（{p(entry.target)} {entry.colour.label}）"
+            parts.append(f"{p(entry.speaker)} {entry.role.label}CO{result}")
         elif isinstance(entry, ResultStated):
-            parts.append(f"{pub.name(entry.speaker)} 結果 {pub.name(entry.target)} {entry.colour.label}")
+            parts.append(f"{p(entry.speaker)} 結果 {p(entry.target)} {entry.colour.label}")
         elif isinstance(entry, ClaimRequested):
-            parts.append(f"{pub.name(entry.speaker)} {entry.role.label}CO要求")
+            parts.append(f"{p(entry.speaker)} {entry.role.label}CO要求")
         elif isinstance(entry, VoteTally):
             label = "決選" if entry.runoff else "投票"
-            parts.append(f"{label} {_votes_by_target(entry, pub)}")
+            parts.append(f"{label} {_votes_by_target(entry)}")
         elif isinstance(entry, Executed):
-            parts.append(f"退席 {pub.name(entry.seat)}")
+            parts.append(f"退席 {p(entry.seat)}")
         elif isinstance(entry, NoExecution):
             parts.append("退席なし")
     return f"{day}日目: " + (" / ".join(parts) if parts else "特になし")
 
 
-def _votes_by_target(tally: VoteTally, pub: PublicView) -> str:
-    """``アオト←トウダ・ヒミヤ（2） ハイオ←アオト（1）``: who voted for whom, most votes first
-    (shorter than one arrow per voter, and it reads as the count)."""
+def _voted_out(entries: Sequence[PublicEntry], seat: int) -> str:
+    """``P3←P2,P4,P5``: the seat executed and who voted for it in the vote that decided."""
+    tallies = [e for e in entries if isinstance(e, VoteTally)]
+    if not tallies:
+        return seat_label(seat)
+    voters = [seat_label(v.voter) for v in tallies[-1].votes if v.target == seat]
+    return f"{seat_label(seat)}←{','.join(voters)}"
+
+
+def _votes_by_target(tally: VoteTally) -> str:
+    """``P4←P2,P3（2） P8←P4（1）``: who voted for whom, most votes first (shorter than one
+    arrow per voter, and it reads as the count)."""
     voters: dict[int, list[str]] = {}
     for vote in tally.votes:
-        voters.setdefault(vote.target, []).append(pub.name(vote.voter))
+        voters.setdefault(vote.target, []).append(seat_label(vote.voter))
     ranked = sorted(voters.items(), key=lambda item: (-len(item[1]), item[0]))
-    return " ".join(f"{pub.name(target)}←{'・'.join(names)}（{len(names)}）" for target, names in ranked)
+    return " ".join(f"{seat_label(target)}←{','.join(names)}（{len(names)}）" for target, names in ranked)
 
 
 #: Today's record is folded in blocks of this many lines: once it holds two blocks and more,
 #: every whole block but the last one is one summary line. The text before the newest lines
 #: then changes once a block, not once a line, so a server's prefix cache keeps serving it.
-FOLD_BLOCK = 6
+FOLD_BLOCK = 3
+
+#: The past days given in full (claims, requests, every vote); the days before them are one
+#: short line each (:func:`day_summary` with ``brief``).
+RECENT_DAYS = 2
 
 
 def today_lines(entries: Sequence[PublicEntry], pub: PublicView) -> list[str]:
@@ -249,56 +268,63 @@ def _fold(entries: Sequence[PublicEntry], pub: PublicView) -> str:
     spoke: list[str] = []
     for entry in entries:
         if isinstance(entry, Declined):
-            declined.append(pub.name(entry.speaker))
+            declined.append(seat_label(entry.speaker))
         elif isinstance(entry, Speech):
-            spoke.append(pub.name(entry.speaker))
+            spoke.append(seat_label(entry.speaker))
         else:
             summary = day_summary(entry.day, [entry], pub).split(": ", 1)[1]
             if summary != "特になし":
                 parts.append(summary)
     if declined:
-        parts.append(f"名乗り出ない {'・'.join(declined)}")
+        parts.append(f"名乗り出ない {','.join(declined)}")
     if spoke:
-        parts.append(f"発言 {'・'.join(spoke)}")
+        parts.append(f"発言 {','.join(spoke)}")
     return " / ".join(parts)
 
 
-def table_vars(pub: PublicView) -> dict[str, Any]:
-    """The public part of every prompt: phase, who is alive, 【公開情報】, past days, today."""
+def table_vars(pub: PublicView, *, facts_only: bool = False) -> dict[str, Any]:
+    """The public part of every prompt: phase, who is alive, 【公開情報】, past days, today.
+
+    ``facts_only`` (a vote): today's talk as one line of its facts, like a past day's, and none
+    of its speeches. At night the day's talk is over and is given so too."""
     by_day: dict[int, list[PublicEntry]] = {}
     for entry in pub.log:
         by_day.setdefault(entry.day, []).append(entry)
-    # at night the day's talk is over: its facts (claims, results, votes, who left) are what a
-    # night choice rests on, so the day is summarised like a past one and its speeches left out
+    # a night choice, or a vote, rests on the day's facts (claims, results, requests, votes, who
+    # left), and on the reader's own notes of the talk; the speeches would cost every one of
+    # those prompts the whole day again
     night = pub.time is TimeOfDay.NIGHT
-    last = pub.day if night else pub.day - 1
-    past = [day_summary(day, by_day[day], pub) for day in sorted(by_day) if 1 <= day <= last]
-    today = [] if night else today_lines(by_day.get(pub.day, []), pub)
+    summarised = night or facts_only or pub.stage == "pre_divination"
+    last = pub.day if summarised else pub.day - 1
+    days = [day for day in sorted(by_day) if 1 <= day <= last]
+    recent = set(days[-RECENT_DAYS:])
+    past = [day_summary(day, by_day[day], pub, brief=day not in recent) for day in days]
+    today = [] if summarised else today_lines(by_day.get(pub.day, []), pub)
     gone = [f"{who(pub, s)}（{d}日目 追放）" for d, s in pub.executed]
     gone += [f"{who(pub, s)}（{d}日目の朝 襲撃）" for d, s in pub.victims]
     return {
         "day": pub.day,
         "phase": f"{pub.day}日目・{pub.time.label}・{pub.step.label}",
-        # names alone: the roster of the system prompt gives their seats once
         "alive": [pub.name(s.seat) for s in pub.seats if s.alive],
+        "alive_seats": [seat_label(s.seat) for s in pub.seats if s.alive],
         "gone": gone,
         "public_info": public_info(pub),
         "past_days": past,
         "today": today,
-        "night": night,
+        "night": summarised,
     }
 
 
 def persona_vars(persona: Persona, *, werewolf: bool, samples: bool = True) -> dict[str, Any]:
     """The persona part of a prompt; the werewolf manner only when its role is 人狼, the sample
-    lines only where the persona speaks (``samples``: a night choice says nothing)."""
+    lines only where the persona speaks at length (``samples``: a speech turn; a vote's reason
+    is one sentence in the manner's voice, a night choice says nothing)."""
     voice = persona.voice
     filler = {"target": "〇〇", "role": "占い師", "color": "白"}
-    # two lines give the voice (the shortest of their kind: every line of a kind is in it);
-    # more cost every prompt of the game without saying more
-    lines = [min(voice.suspect, key=len), min(voice.defend, key=len)]
-    if werewolf:
-        lines.append(min(voice.werewolf_cover, key=len))
+    # one line gives the voice (the shortest of its kind: every line of a kind is in it): a
+    # 人狼's cover line, everyone else's suspicion; more cost every speech prompt of the game
+    # without saying more
+    lines = [min(voice.werewolf_cover if werewolf else voice.suspect, key=len)]
     return {
         "name": persona.name,
         "label": persona.label,
@@ -333,7 +359,7 @@ def persona_system_prompt(
     return render_prompt(
         "persona_system.j2",
         kind=kind,
-        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF, samples=kind != "night"),
+        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF, samples=kind == "talk"),
         roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
         rules={
             "madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF,
@@ -353,7 +379,7 @@ def persona_task_prompt(
     """A persona's user message for one turn, from its own view and notes only.
 
     ``table`` may pass :func:`table_vars` of ``view.public`` already computed (it is the
-    same for every reader at the same moment)."""
+    same for every reader at the same moment; a vote's is computed with ``facts_only``)."""
     return render_prompt(
         template,
         persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF),

@@ -236,7 +236,7 @@ class WerewolfSession:
             s: OfflineAgent(s, SeededSource(f"{spec.seed}/fallback/{s}")) for s in self.personas
         }
         self._system: dict[tuple[int, RulesKind], str] = {}
-        self._table_key: tuple[int, str] | None = None
+        self._table_key: tuple[int, str, bool] | None = None
         self._table: dict[str, Any] = {}
         self._turn = 0
         self._shown_public = 0
@@ -355,9 +355,10 @@ class WerewolfSession:
         if system is None:
             system = persona_system_prompt(self.personas[seat], view, self.game.options, rules)
             self._system[(seat, rules)] = system
-        key = (len(self.game.public_log), self.game.phase.text())
+        facts_only = rules == "vote"  # a vote rests on the day's facts and the reader's notes
+        key = (len(self.game.public_log), self.game.phase.text(), facts_only)
         if self._table_key != key:
-            self._table_key, self._table = key, table_vars(view.public)
+            self._table_key, self._table = key, table_vars(view.public, facts_only=facts_only)
         user = persona_task_prompt(template, self.personas[seat], self.notes[seat], view, task, self._table)
         return [system_message(system), user_message(user)]
 
@@ -381,10 +382,11 @@ class WerewolfSession:
         return tool.model_validate(arguments)
 
     def _notes_offers(self, turn: _Turn, task: TaskKind) -> list[Offer[Any]]:
-        """``update_notes`` in the turns where a persona forms its view (a discussion turn, a
-        vote), none elsewhere: a CO要求 answer or a night choice comes with the next speech's
-        notes, and its schema would cost every such prompt a hundred tokens and more."""
-        if task not in ("discussion", "vote"):
+        """``update_notes`` in a discussion turn, where a persona forms its view, and nowhere
+        else: a CO要求 answer, a vote or a night choice comes with the notes its last speech
+        wrote (a vote's reason states its view in public), and the tool's schema would cost
+        every such prompt a hundred tokens and more."""
+        if task != "discussion":
             return []
 
         def update(args: UpdateNotesTool) -> ToolOutput:
@@ -464,9 +466,8 @@ class WerewolfSession:
             claims = [a for a in legal if isinstance(a, Claim | StateResult) and a.target is not None]
             hint = ""
             if must and claims:
-                pub = player_view(self.game, seat).public
                 hint = "、".join(
-                    f"{who(pub, c.target)}は{c.colour.label}" for c in claims if c.target and c.colour
+                    f"{seat_label(c.target)}は{c.colour.label}" for c in claims if c.target and c.colour
                 )
             task: TaskKind = "answer"
             template = "claim.j2"
@@ -515,7 +516,7 @@ class WerewolfSession:
         pub = player_view(self.game, HUMAN_SEAT).public
         for entry in reversed(pub.log):
             if isinstance(entry, ClaimRequested):
-                return who(pub, entry.speaker)
+                return seat_label(entry.speaker)
         return "誰か"
 
     # ------------------------------------------------------------ concurrent rounds
