@@ -429,11 +429,12 @@ def test_the_sealed_file_is_laid_out_alike_for_deals_p1_cannot_tell_apart(
 #: screens part before such a death: none was found in 150 games searched.)
 CASES: dict[str, tuple[list[int], list[int], int, bool, bool, int]] = {
     # the 狩人 (P9) is executed on day 1 in the first deal, a 村人 in the second, whose 狩人
-    # (P4) guards every night after: 30 public steps alike, two nights after the death
-    "hunter-executed-human": ([2, 1, 1, 2, 2, 3, 5, 6, 4], [2, 1, 1, 4, 2, 3, 5, 6, 2], 7, False, True, 30),
+    # (P4) guards every night after: 26 public steps alike (to day 3's vote: one discussion
+    # round once six seats or fewer live), two nights after the death
+    "hunter-executed-human": ([2, 1, 1, 2, 2, 3, 5, 6, 4], [2, 1, 1, 4, 2, 3, 5, 6, 2], 7, False, True, 26),
     "hunter-executed-auto": ([2, 1, 1, 2, 2, 3, 5, 6, 4], [2, 1, 1, 4, 2, 3, 5, 6, 2], 7, True, True, 10),
     # the 占い師 (P9) is executed on day 1 in the first deal; in the second it divines every night
-    "seer-executed-human": ([2, 1, 1, 2, 2, 4, 5, 6, 3], [2, 1, 1, 3, 2, 4, 5, 6, 2], 7, False, True, 30),
+    "seer-executed-human": ([2, 1, 1, 2, 2, 4, 5, 6, 3], [2, 1, 1, 3, 2, 4, 5, 6, 2], 7, False, True, 26),
     "seer-executed-auto": ([2, 1, 1, 2, 2, 4, 5, 6, 3], [2, 1, 1, 3, 2, 4, 5, 6, 2], 7, True, True, 10),
 }
 NIGHT_ROLE_DIES = [
