@@ -143,13 +143,14 @@ def test_every_claim_a_mixed_schema_allows_is_played_not_refused() -> None:
             return ToolOutput("ok")
 
         claim = {o.name: o for o in discussion_offers(seat, legal, apply)}.get("claim")
-        properties = claim.spec().parameters["properties"] if claim is not None else {}
-        if claim is not None and "anyOf" in properties.get("target", {}):
+        parameters = claim.spec().parameters if claim is not None else {}
+        properties = parameters.get("properties", {})
+        if claim is not None and "target" in properties and "target" not in parameters.get("required", []):
             # the roles a wolf may claim without a result (a 占い師's claim needs its result,
             # which no normalising can make up: that pair is the schema's to say)
             roles = sorted({a.role.label for a in legal if isinstance(a, Claim) and a.target is None})
-            target = properties["target"]["anyOf"][0]["enum"][0]
-            colour = properties["result"]["anyOf"][0]["enum"][0]
+            target = properties["target"]["enum"][0]  # an optional field holds its enum (no null)
+            colour = properties["result"]["enum"][0]
             for role in roles:
                 for arguments in ({"role": role}, {"role": role, "target": target},
                                   {"role": role, "result": colour},
