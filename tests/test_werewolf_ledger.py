@@ -140,7 +140,10 @@ def test_the_ledger_at_a_stop_by_the_server_with_fallbacks_by_cause(tmp_path: Pa
     assert calls == 13
     # every fallback by its cause; the ledger counts those of a concurrent round the stop cut
     # off too (spent, though not recorded: the resumed game plays that round again)
-    line = r"^  代わりにオフラインのエージェントが指した手番: (\d+)回（" r"言い直しを頼んでもツールを呼ばない答え (\d+)回）$"
+    line = (
+        r"^  代わりにオフラインのエージェントが指した手番: (\d+)回（"
+        r"言い直しを頼んでもツールを呼ばない答え (\d+)回）$"
+    )
     shown = re.search(line, out, re.M)
     assert shown is not None, out
     assert shown.group(1) == shown.group(2) and int(shown.group(1)) >= len(fallbacks)
