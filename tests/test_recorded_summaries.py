@@ -14,6 +14,7 @@ import pytest
 from gm_engine.cli import main
 from gm_engine.transcripts.format import read_transcript
 
+
 def _end_summary(path: Path) -> str:
     return str(read_transcript(path).end.summary)  # type: ignore[union-attr]
 
