@@ -17,6 +17,7 @@ import pytest
 from gm_engine.llm.base import ModelBackend, ModelRequest, ModelResponse
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.serve.tables import AdventureTableConfig, TableRuntime, WerewolfTableConfig
+from gm_engine.transcripts.packing import PACKED_FORMAT
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.werewolf.records import PERSONA_NAMES, Role
 from tests.memory_store import MemoryStore
@@ -272,6 +273,9 @@ def test_no_hidden_fact_is_pushed_to_p1_before_the_end(
     path = tmp_path / "game.jsonl"
     path.write_bytes(data.content)
     assert replay_file(path).ok
+    # packed as a finished file on disk is (the store keeps every line as it was written)
+    assert json.loads(data.content.split(b"\n", 1)[0])["format"] == PACKED_FORMAT
+    assert len(data.content) * 2 < sum(len(line) + 1 for line in store.read_lines(table_id))
 
 
 def test_a_speech_with_markup_is_recorded_and_shown_as_typed(

@@ -50,6 +50,7 @@ import re
 import secrets
 import socket
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -928,6 +929,24 @@ def _server_trouble(exc: BackendError) -> str:
     return render(ServerRefused(str(exc)), "ja")
 
 
+def _packed(data: bytes) -> bytes:
+    """A finished transcript as ``gm`` leaves one on disk: packed (format 5's compaction of a
+    sealed file, which a store keeps as written) when its end is signed by this installation's
+    key or by none; else as the store holds it (it replays all the same, only larger)."""
+    from gm_engine.transcripts.format import TranscriptStream, pack_transcript, signing_key_for
+
+    with tempfile.TemporaryDirectory(prefix="gm-serve-pack-") as folder:
+        path = Path(folder) / "table.jsonl"
+        path.write_bytes(data)
+        try:
+            with TranscriptStream(path) as stream:
+                key = signing_key_for(stream.header)  # another installation's: kept as it is
+            packed = pack_transcript(path, key, durable=False)
+        except (TranscriptError, OSError, ValueError):
+            return data
+        return path.read_bytes() if packed else data
+
+
 def holder_address(holder: str) -> str | None:
     """The base URL a lease holder advertised (see :class:`TableRuntime`), or None."""
     address, mark, _name = holder.partition("#")
@@ -1204,7 +1223,7 @@ class TableRuntime:
         lines = self.store.read_lines(table_id)
         if not lines or not _is_end_line(lines[-1]):
             return None
-        return "".join(f"{line}\n" for line in lines).encode("utf-8")
+        return _packed("".join(f"{line}\n" for line in lines).encode("utf-8"))
 
     # -- driving ------------------------------------------------------------------------------------
 
