@@ -632,6 +632,16 @@ class _Span:
     digest: bytes
 
 
+def _sealed_kind(inner: dict[str, Any], number: int) -> str:
+    """The type of the event a sealed line (of line ``number``) holds, taken out of
+    ``inner``; a box that holds no event (a reserved type, or its own ``seq`` or ``chain``)
+    is refused."""
+    kind = inner.pop("type", None)
+    if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
+        raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+    return kind
+
+
 class TranscriptStream:
     """A transcript read as a stream: the header at once, then each event verified as it
     is read (:meth:`__iter__`, once), so that memory grows with the largest event, not
@@ -1081,9 +1091,7 @@ class TranscriptStream:
             except BlobError as exc:  # its own words are for the developer: the cause
                 raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
         inner = _parse(text, number)
-        kind = inner.pop("type", None)
-        if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
-            raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+        kind = _sealed_kind(inner, number)
         refs = inner.pop("refs", None)
         if refs is not None:
             try:
@@ -1136,9 +1144,7 @@ class TranscriptStream:
         if self.header.sealing is None or set(obj) != {"type", "seq", "box"}:
             raise TranscriptFormatError(Problem(Fault.SEALED_LINE_SHAPE), number)
         inner = self._open(obj, event_place(self.header.seed_sha256, seq), number)
-        kind = inner.pop("type", None)
-        if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
-            raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+        kind = _sealed_kind(inner, number)
         if is_public(kind):
             raise TranscriptFormatError(PublicSealed(kind=kind), number)
         return kind, inner
@@ -1180,9 +1186,7 @@ class TranscriptStream:
             except BlobError as exc:  # its own words are for the developer: the cause
                 raise TranscriptFormatError(Problem(Fault.BLOB), number) from exc
         inner = _parse(last, number)
-        kind = inner.pop("type", None)
-        if not isinstance(kind, str) or kind in RESERVED_TYPES or "seq" in inner or "chain" in inner:
-            raise TranscriptFormatError(Problem(Fault.SEALED_NO_EVENT), number)
+        kind = _sealed_kind(inner, number)
         if is_public(kind):
             raise TranscriptFormatError(PublicSealed(kind=kind), number)
         return kind, inner
