@@ -230,6 +230,7 @@ class WerewolfTableConfig(BaseModel):
             "human_name": self.human_name,
             "narrator": self.narrator,
             "rules": self.rules.model_dump(mode="json"),
+            "web": True,
         }
         if self.role is not None:
             options["role"] = self.role

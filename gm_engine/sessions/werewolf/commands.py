@@ -4,8 +4,20 @@
 
 from __future__ import annotations
 
+from gm_engine.dice.result import Locale
 from gm_engine.messages import Message, render
-from gm_engine.messages.texts import DiscussionHelp, UnknownCommand, UsageClaim, UsageRequest, UsageResult
+from gm_engine.messages.texts import (
+    DiscussionHelp,
+    HelpHelpCommand,
+    HelpLeaveThePage,
+    HelpLogCommand,
+    HelpQuitCommand,
+    HelpVotesCommand,
+    UnknownCommand,
+    UsageClaim,
+    UsageRequest,
+    UsageResult,
+)
 from gm_engine.tools.werewolf import (
     COLOUR_BY_LABEL,
     ROLE_BY_LABEL,
@@ -25,8 +37,34 @@ from gm_engine.werewolf.phrases import Table, meaning_action, read_line
 QUIT_WORDS = frozenset({"/quit", "/exit", "/end"})
 
 
-#: The discussion's help (the catalogue's, in the default locale).
-HUMAN_HELP = render(DiscussionHelp())
+#: How wide the command column of a help is: the discussion's, whose commands take arguments,
+#: and every other question's.
+DISCUSSION_COLUMN = 26
+QUESTION_COLUMN = 8
+
+
+def help_commands(locale: Locale, *, web: bool, column: int = QUESTION_COLUMN) -> str:
+    """The last lines of every question's help: the commands each question takes (``/log``,
+    ``/votes``, ``/help``, and ``/quit`` at a terminal), each padded to ``column``.
+
+    A web table takes no ``/quit`` (the page is closed instead, and the table waits), so
+    there the line saying so takes its place.
+    """
+    rows: list[tuple[str, Message]] = [
+        ("/log", HelpLogCommand()),
+        ("/votes", HelpVotesCommand()),
+        ("/help", HelpHelpCommand()),
+    ]
+    if not web:
+        rows.append(("/quit", HelpQuitCommand()))
+    lines = [f"  {command.ljust(column)}{render(text, locale)}" for command, text in rows]
+    if web:
+        lines.append(render(HelpLeaveThePage(), locale))
+    return "\n".join(lines)
+
+
+#: The discussion's help at a terminal (the catalogue's, in the default locale).
+HUMAN_HELP = render(DiscussionHelp(help_commands("ja", web=False, column=DISCUSSION_COLUMN)))
 
 
 class CommandError(ValueError):
