@@ -4566,3 +4566,22 @@ class DoctorProfileOfTheServer(Message):
 
     key: ClassVar[str] = "doctor_more.profile_of_the_server"
     names: str
+
+
+# --- a packed transcript cut short, a finished one verified before its end is quoted
+
+
+class TranscriptPackedCut(Message):
+    """A packed transcript (only a finished game is packed) that ends after ``events``
+    events without its end line: the file is damaged; there is nothing to continue."""
+
+    key: ClassVar[str] = "transcript_more.packed_cut"
+    path: str
+    events: int
+
+
+class ResumePackedCut(Message):
+    """``gm resume`` on a packed transcript cut short: damaged, not a stopped session."""
+
+    key: ClassVar[str] = "transcript_more.resume_packed_cut"
+    path: str
