@@ -15,8 +15,9 @@ from gm_engine.serve.tables import WerewolfTableConfig
 from gm_engine.sessions.base import HumanDefaults, ListSink, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.werewolf import HumanSeat, run_werewolf
-from gm_engine.sessions.werewolf.commands import DISCUSSION_COLUMN, help_commands
-from gm_engine.werewolf import Divine, Game, Vote, WerewolfOptions
+from gm_engine.sessions.werewolf.commands import DISCUSSION_COLUMN, help_commands, parse_discussion
+from gm_engine.werewolf import Claim, Divine, Game, RequestClaim, StateResult, Vote, WerewolfOptions
+from gm_engine.werewolf.records import Colour, Role
 
 DEAL = (3, 1, 1, 2, 2, 2, 4, 5, 6)  # P1 占い師, P2 P3 人狼, P7 狩人, P8 霊媒師, P9 狂人
 #: The lines that end every help at a terminal.
@@ -209,3 +210,10 @@ def test_no_python_or_engine_english_reaches_the_screen_whatever_is_typed() -> N
         leaked = LEAKS.findall(shown)
         assert not leaked, (seed, leaked, shown[-3000:])
         assert "発言が長すぎます。" in shown  # the overlong line was refused in the player's words
+
+
+def test_commands_take_the_english_names_of_roles_and_colours() -> None:
+    assert parse_discussion("/co Seer P5 white", 1) == parse_discussion("/co 占い師 P5 白", 1)
+    assert parse_discussion("/co seer P5 white", 1) == Claim(1, Role.SEER, 5, Colour.WHITE, "")
+    assert parse_discussion("/result p4 BLACK", 1) == StateResult(1, 4, Colour.BLACK, "")
+    assert parse_discussion("/request medium 出てきて", 1) == RequestClaim(1, Role.MEDIUM, "出てきて")
