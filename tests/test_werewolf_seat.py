@@ -11,7 +11,6 @@ from gm_engine.dice.source import SeededSource
 from gm_engine.llm.offline import OfflineBackend
 from gm_engine.messages import render
 from gm_engine.messages.texts import ChoiceHelp, DiscussionHelp, EmptyReason, ReasonHelp, RoleHelp
-from gm_engine.serve.tables import WerewolfTableConfig
 from gm_engine.sessions.base import HumanDefaults, ListSink, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.werewolf import HumanSeat, run_werewolf
@@ -66,10 +65,6 @@ def test_on_a_web_page_every_help_says_how_to_stop_there_instead_of_quit() -> No
     discussion = render(DiscussionHelp(seat.commands(discussion=True)))
     assert "/quit" not in discussion and discussion.endswith(leave), discussion
     assert "  /votes                    これまでの投票（日ごと）" in discussion
-
-
-def test_a_web_table_plays_its_seat_as_on_a_web_page() -> None:
-    assert WerewolfTableConfig().spec(1).options["web"] is True
 
 
 def test_every_target_form_names_its_seat() -> None:

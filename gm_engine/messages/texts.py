@@ -326,9 +326,11 @@ class AdventurePrompt(Message):
 
 
 class AdventureHelp(Message):
-    """The adventure's /help."""
+    """The adventure's /help (``stop``: how to stop, :class:`AdventureQuitLine` at a terminal,
+    :class:`HelpLeaveThePage` on a web page)."""
 
     key: ClassVar[str] = "adventure.help"
+    stop: str
 
 
 class GmSays(Message):
@@ -4165,9 +4167,11 @@ class SkillsExactly(Message):
 
 
 class CreationHelp(Message):
-    """/help during the creation."""
+    """/help during the creation (``stop``: how to stop, :class:`CreationQuitHint` at a
+    terminal, :class:`HelpLeaveThePage` on a web page)."""
 
     key: ClassVar[str] = "adventure.creation.creation_help"
+    stop: str
 
 
 # ---------------------------------------------------------------- recorded summaries
@@ -4585,3 +4589,18 @@ class ResumePackedCut(Message):
 
     key: ClassVar[str] = "transcript_more.resume_packed_cut"
     path: str
+
+
+# --- how to stop an adventure, at a terminal (a web page is closed instead)
+
+
+class AdventureQuitLine(Message):
+    """The adventure help's ``/quit`` line at a terminal."""
+
+    key: ClassVar[str] = "adventure_stop.quit_line"
+
+
+class CreationQuitHint(Message):
+    """The creation help's word on ``/quit`` at a terminal."""
+
+    key: ClassVar[str] = "adventure_stop.creation_quit"
