@@ -57,18 +57,13 @@ CASES: list[tuple[tuple[Quirk, ...], tuple[str, ...], str | None]] = [
     (("drops_tools",), ("tools dropped silently (HTTP 200, plain text)",), None),
     (("calls_in_content",), ("calls written in the text",), None),
     (("calls_in_code_block",), ("calls written in the text",), None),
+    (("pads_strings",), ("free strings padded with white space",), "openai"),
 ]
-
-
-#: The quirks gm doctor has nothing to say about: a free string that starts with a space is
-#: the engine's to normalise (a name is stripped), whatever the server; no setting changes it
-#: (tests/test_server_quirks.py plays it).
-NOT_A_SERVER_SETTING = {"pads_strings"}
 
 
 def test_every_quirk_has_a_case() -> None:
     covered = {q for quirks, _, _ in CASES for q in quirks}
-    assert covered | {"needs_jinja"} | NOT_A_SERVER_SETTING == set(QUIRKS)
+    assert covered | {"needs_jinja"} == set(QUIRKS)
 
 
 @pytest.mark.parametrize(("quirks", "named", "profile"), CASES)
@@ -172,6 +167,19 @@ def test_a_configuration_error_in_japanese(
     assert "（サーバーの返答: " in problems[0] and "restart it" not in out
 
 
+def test_a_refusal_quotes_the_server_inside_the_players_language(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GM_LOCALE", "ja")
+    with FakeChatServer.with_quirks("rejects_named_choice") as server:
+        status, out = doctor(server, capsys)
+    assert status == 0, out
+    named = next(line for line in out.splitlines() if line.startswith("ツールを名指しした tool_choice: "))
+    expected = "ツールを名指しした tool_choice: 断られました（HTTP 400）: Invalid tool_choice"
+    assert named.startswith(expected), named
+    assert "request refused" not in out  # the client's English is not shown
+
+
 NO_CALL_AT_ALL = "the server never sent a tool call as a call, so no probe could show it"
 DROPPED = "the server dropped the tools, so no probe could show it"
 ALL_FLAGS = (
@@ -221,11 +229,15 @@ QUIRK_CASES: dict[Quirk, tuple[str, dict[str, bool], dict[str, str], str | None]
         "argument schemas enforced only with strict (vLLM)",
         {"strict_any_schema": True, "supports_strict_schema": True}, {}, "vllm",
     ),
+    "pads_strings": (
+        "free strings padded with white space (a grammar built from a schema without a pattern)",
+        {"supports_tool_choice_required": True}, {}, "openai",
+    ),
 }
 
 
 def test_every_quirk_of_the_issue_has_its_own_doctor_case() -> None:
-    assert set(QUIRK_CASES) | {"needs_jinja"} | NOT_A_SERVER_SETTING == set(QUIRKS)
+    assert set(QUIRK_CASES) | {"needs_jinja"} == set(QUIRKS)
 
 
 @pytest.mark.parametrize("quirk", sorted(QUIRK_CASES))
@@ -251,7 +263,12 @@ def test_gm_doctor_names_the_quirk_and_only_what_was_shown(
     for flag, why in unknown.items():
         assert said_unknown.get(flag) == why, (flag, said_unknown)
     if profile is None:
-        assert "recommended profile: none can be told from these answers" in lines
+        # no setting could be measured, and the calls in the text are read under every profile
+        assert (
+            "recommended profile: none can be told from these answers; the calls come written in the "
+            "text, which gm reads under every profile: choose the one of your server "
+            "(llamacpp, lmstudio, ollama, openai, vllm)"
+        ) in lines
         assert not shown_flags  # nothing a server-side setting shapes was seen
     else:
         assert any(line.startswith(f"recommended profile: {profile} ") for line in lines), out

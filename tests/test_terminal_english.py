@@ -30,7 +30,7 @@ TABLE_WORDS = re.compile(r"^(?:\S+「.*」|GM: .*)$")
 #: The game's terms an English sentence may hold (the seats' names and their readings, role
 #: names, colours, teams, the claim words).
 TERMS = sorted(
-    {*PERSONA_NAMES.values(), *(fold(n) for n in PERSONA_NAMES.values()), "プレイヤー",
+    {*PERSONA_NAMES.values(), *(fold(n) for n in PERSONA_NAMES.values()),
      *(r.label for r in Role), *(c.label for c in Colour),
      *(t.value for t in Team), "CO要求", "事前占い"},
     key=len,
@@ -68,7 +68,8 @@ def test_an_english_game_speaks_english_but_the_records(tmp_path: Path) -> None:
         if prompt.startswith("Your turn to speak"):
             discussions += 1
             if not typed["claim"]:
-                typed["claim"], line = True, "/co 占い師"  # a 村人 may not claim: refused
+                # the role in English, as the English help allows; a 村人 may not claim: refused
+                typed["claim"], line = True, "/co Seer"
             elif not typed["help"]:
                 typed["help"], line = True, "/help"
             elif not typed["empty"]:
@@ -109,7 +110,8 @@ def test_an_english_game_speaks_english_but_the_records(tmp_path: Path) -> None:
     assert re.search(r"Morning of day 2\. ", screen)
     # the records keep the rule document's format
     assert "【投票結果】" in screen and "【投票集計】" in screen and "【公開情報】" in screen
-    assert "プレイヤー → " in screen and "(too quiet)" in screen
+    # P1 is "Player" at an English table (プレイヤー at a Japanese one)
+    assert "Player → " in screen and "(too quiet)" in screen and "プレイヤー" not in screen
     # the stop: English, with the command that goes on
     assert "You left the game (no role is revealed)" in screen
     assert f"— left on day 2. The session is saved; continue it with `gm resume {path}`" in screen

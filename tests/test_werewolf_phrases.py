@@ -69,6 +69,11 @@ REQUESTS: list[tuple[str, Role]] = [
     ("占いCOある人いますか", SEER),
     ("霊媒COある人いる？", MEDIUM),
     ("占い師COする人は？", SEER),
+    # a role asked for its result
+    ("霊媒師さん、結果を教えて", MEDIUM),
+    ("占い師は結果を言ってください", SEER),
+    ("霊媒の結果を教えてほしい", MEDIUM),
+    ("占い師さん結果出して！", SEER),
 ]
 
 CLAIMS: list[tuple[str, Table, RoleClaim]] = [
@@ -195,6 +200,9 @@ SPEECH: list[str] = [
     "占い師がいたら出てくるはず",
     "霊媒師いたらCOしてたと思う",
     "狩人がいれば今夜は安心だね",
+    # a result talked about, not asked for
+    "霊媒師の結果を見てから考えよう",
+    "占い師の結果を教えてもらったけど信じられない",
 ]
 
 

@@ -14,17 +14,21 @@ from gm_engine.messages.texts import ChoiceHelp, DiscussionHelp, EmptyReason, Re
 from gm_engine.sessions.base import HumanDefaults, ListSink, SessionIO, SessionSpec
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.werewolf import HumanSeat, run_werewolf
-from gm_engine.werewolf import Divine, Game, Vote, WerewolfOptions
+from gm_engine.sessions.werewolf.commands import DISCUSSION_COLUMN, help_commands, parse_discussion
+from gm_engine.werewolf import Claim, Divine, Game, RequestClaim, StateResult, Vote, WerewolfOptions
+from gm_engine.werewolf.records import Colour, Role
 
 DEAL = (3, 1, 1, 2, 2, 2, 4, 5, 6)  # P1 占い師, P2 P3 人狼, P7 狩人, P8 霊媒師, P9 狂人
+#: The lines that end every help at a terminal.
+TERMINAL_COMMANDS = help_commands("ja", web=False)
 
 
-def _seat(lines: Sequence[str]) -> tuple[HumanSeat, list[str], list[tuple[str, str]]]:
+def _seat(lines: Sequence[str], *, web: bool = False) -> tuple[HumanSeat, list[str], list[tuple[str, str]]]:
     game = Game.from_deal(DEAL, WerewolfOptions(), "プレイヤー")
     screen: list[str] = []
     recorded: list[tuple[str, str]] = []
     seat = HumanSeat(game, ScriptedHuman(lines, when_done=None), screen.append,
-                     lambda prompt, text: recorded.append((prompt, text)))
+                     lambda prompt, text: recorded.append((prompt, text)), web=web)
     return seat, screen, recorded
 
 
@@ -35,13 +39,32 @@ def test_a_vote_by_reading_after_help_votes_and_empty_lines_with_no_reason() -> 
     assert seat.choose_target("投票先", legal) == Vote(1, 7, "（理由なし）")
     shown = "\n".join(screen)
     assert shown.startswith("何も入力されていません。選べる相手: P2 トウダ")  # the empty line: the forms
-    help_text = render(ChoiceHelp())
-    assert help_text in screen and "/quit" in help_text and "/votes" in help_text and "/log" in help_text
+    help_text = render(ChoiceHelp(TERMINAL_COMMANDS))
+    assert help_text in screen and help_text.endswith(
+        "  /log    これまでの公開記録\n  /votes  これまでの投票（日ごと）\n"
+        "  /help   このヘルプ\n  /quit   中断（役職は公開されません）"
+    )
     assert "（まだ投票はありません）" in screen
     assert "「シセンは怪しいかも」に当たる参加者がいません。" in shown
-    assert render(EmptyReason()) in screen and render(ReasonHelp()) in screen
+    # the reason's help lists the same commands, /votes by day as everywhere
+    assert render(EmptyReason()) in screen and render(ReasonHelp(TERMINAL_COMMANDS)) in screen
+    assert render(ReasonHelp(TERMINAL_COMMANDS)).endswith(TERMINAL_COMMANDS)
     assert [text for _, text in recorded] == lines  # every line typed
     assert [prompt for prompt, _ in recorded][-3:] == ["投票理由を一言どうぞ"] * 3
+
+
+def test_on_a_web_page_every_help_says_how_to_stop_there_instead_of_quit() -> None:
+    seat, screen, _ = _seat(["/help", "P7", "/help", "/pass"], web=True)
+    legal = [Vote(1, target, "") for target in range(2, 10)]
+    assert seat.choose_target("投票先", legal) == Vote(1, 7, "（理由なし）")
+    leave = "中断するときはページを閉じてください。卓はこの質問で待っていて、同じリンクで続きから遊べます。"
+    helps = [line for line in screen if "/help   このヘルプ" in line]
+    assert len(helps) == 2, screen  # the vote's and the reason's
+    for text in helps:
+        assert "/quit" not in text and text.endswith("  /help   このヘルプ\n" + leave), text
+    discussion = render(DiscussionHelp(seat.commands(discussion=True)))
+    assert "/quit" not in discussion and discussion.endswith(leave), discussion
+    assert "  /votes                    これまでの投票（日ごと）" in discussion
 
 
 def test_every_target_form_names_its_seat() -> None:
@@ -71,7 +94,7 @@ def test_the_role_by_name_or_number_and_help_at_the_role_question() -> None:
     seat.choose_role()
     assert int(game.role_of(1)) == 3
     menu = "1 人狼、2 村人、3 占い師、4 狩人、5 霊媒師、6 狂人"
-    assert screen[0] == render(RoleHelp(menu))
+    assert screen[0] == render(RoleHelp(menu, TERMINAL_COMMANDS))
     assert screen[1] == "何も入力されていません。役職を番号（1～6）で選んでください"
     assert screen[2] == "「占い師になりたい」は役職番号ではありません。1～6の数字で選んでください"
     assert recorded == ["/help", "", "占い師になりたい", "うらない"]
@@ -117,7 +140,9 @@ def test_an_unsure_reading_is_confirmed_before_it_becomes_the_action() -> None:
     )
     assert human.prompts.count(question) == 2  # asked again after an answer that is neither
     assert "「はい」か「いいえ」で答えてください" in screen
-    assert "\n".join(render(DiscussionHelp()).splitlines()) in "\n".join(screen)
+    discussion_help = render(DiscussionHelp(help_commands("ja", web=False, column=DISCUSSION_COLUMN)))
+    assert "\n".join(discussion_help.splitlines()) in "\n".join(screen)
+    assert "  /quit                     中断（役職は公開されません）" in discussion_help
     assert "プレイヤー「占い師さんいますか？」" in screen and "（CO要求：占い師）" in screen
     typed = [p["text"] for kind, p in sink.payloads() if kind == "human_input"]
     assert typed[:4] == ["/help", "占い師さんいますか？", "うーん", "はい"]
@@ -180,3 +205,10 @@ def test_no_python_or_engine_english_reaches_the_screen_whatever_is_typed() -> N
         leaked = LEAKS.findall(shown)
         assert not leaked, (seed, leaked, shown[-3000:])
         assert "発言が長すぎます。" in shown  # the overlong line was refused in the player's words
+
+
+def test_commands_take_the_english_names_of_roles_and_colours() -> None:
+    assert parse_discussion("/co Seer P5 white", 1) == parse_discussion("/co 占い師 P5 白", 1)
+    assert parse_discussion("/co seer P5 white", 1) == Claim(1, Role.SEER, 5, Colour.WHITE, "")
+    assert parse_discussion("/result p4 BLACK", 1) == StateResult(1, 4, Colour.BLACK, "")
+    assert parse_discussion("/request medium 出てきて", 1) == RequestClaim(1, Role.MEDIUM, "出てきて")

@@ -14,6 +14,7 @@ from gm_engine.llm.doctor import (
     Findings,
     ProbeAnswer,
     UnknownWhy,
+    any_profile_reads,
     equally_fitting,
     found_quirks,
     measured_flags,
@@ -21,6 +22,7 @@ from gm_engine.llm.doctor import (
     read_flags,
     recommend,
 )
+from gm_engine.llm.profiles import profiles
 from gm_engine.messages import Message, render
 from gm_engine.messages.texts import (
     DoctorACall,
@@ -51,10 +53,12 @@ from gm_engine.messages.texts import (
     DoctorParallelOff,
     DoctorPlain,
     DoctorProblem,
+    DoctorProfileOfTheServer,
     DoctorQuirk,
     DoctorReask,
     DoctorRecommended,
     DoctorRefused,
+    DoctorRefusedByServer,
     DoctorRequired,
     DoctorServer,
     DoctorSlots,
@@ -66,6 +70,7 @@ from gm_engine.messages.texts import (
     DoctorUsageReported,
     QuirkCallsInText,
     QuirkNamedRefused,
+    QuirkPaddedStrings,
     QuirkRequiredEmpty,
     QuirkSeveralCalls,
     QuirkStrictOnly,
@@ -94,6 +99,7 @@ QUIRKS: dict[str, Message] = {
     "named_refused": QuirkNamedRefused(),
     "several_calls": QuirkSeveralCalls(),
     "strict_only": QuirkStrictOnly(),
+    "padded_strings": QuirkPaddedStrings(),
 }
 
 
@@ -119,6 +125,9 @@ def _answer(answer: ProbeAnswer | None, problems: list[str], *, plain: bool = Fa
     if answer.kind == "empty":
         return DoctorEmpty()
     if answer.kind == "refused":
+        # the server's own words quoted; the client's English around them is not shown
+        if answer.status is not None:
+            return DoctorRefusedByServer(answer.status, answer.said)
         return DoctorRefused(answer.error)
     if answer.error in problems:  # a configuration error: said once, in words, below
         return DoctorFailedOnProblem()
@@ -188,7 +197,9 @@ def report(findings: Findings, chosen: ServerProfile | None, locale: Locale) -> 
         if flag in unknown:
             add(DoctorUnknown(flag, render(UNKNOWN[unknown[flag]], locale)))
     best, differs = recommend(findings)
-    if best is None:
+    if best is None and any_profile_reads(findings):
+        add(DoctorProfileOfTheServer(", ".join(p.name for p in profiles())))
+    elif best is None:
         add(DoctorNoRecommendation())
     else:
         add(DoctorRecommended(best.name))

@@ -126,7 +126,9 @@ def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--model", default=None, help="model name for --backend openai (default: $GM_MODEL)")
     parser.add_argument("--profile", default=None, help="server profile for --backend openai")
     add_deadline_argument(parser)
-    parser.add_argument("--name", default="プレイヤー", help="your name at the table (default: プレイヤー)")
+    parser.add_argument(
+        "--name", default=None, help="your name at the table (default: プレイヤー; Player with GM_LOCALE=en)"
+    )
     parser.add_argument("--no-narrator", action="store_true", help="no GM narrator lines")
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
@@ -142,11 +144,16 @@ def add_play_command(werewolf_subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
+#: P1's name at the table when ``--name`` is not given, by the player's locale.
+DEFAULT_NAMES: dict[Locale, str] = {"ja": "プレイヤー", "en": "Player"}
+
+
 def spec_from_args(args: argparse.Namespace, seed: int) -> SessionSpec:
     """The session spec the arguments describe."""
+    locale = locale_from_env()
     options: dict[str, Any] = {
         "auto": bool(args.auto),
-        "human_name": args.name,
+        "human_name": args.name or DEFAULT_NAMES[locale],
         "narrator": not args.no_narrator,
         "rules": options_from_args(args).model_dump(mode="json"),
     }
@@ -154,7 +161,6 @@ def spec_from_args(args: argparse.Namespace, seed: int) -> SessionSpec:
         options["role"] = args.role
     if args.deal is not None:
         options["deal"] = list(args.deal)
-    locale = locale_from_env()
     if locale != "ja":  # the default is not written, so that a Japanese game's header stays as it was
         options["locale"] = locale
     return SessionSpec(kind="werewolf", seed=seed, options=options, backend=args.backend, model=args.model)

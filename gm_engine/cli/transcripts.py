@@ -22,7 +22,6 @@ from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import (
     RecordingRefused,
     Resumed,
-    ResumeEnded,
     SessionEnded,
     TranscriptAt,
 )
@@ -38,7 +37,7 @@ from gm_engine.transcripts.format import (
 )
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
-from gm_engine.transcripts.resume import ResumeError, resolve_seed, resume_session
+from gm_engine.transcripts.resume import refuse_a_finished_file, resolve_seed, resume_session
 
 if TYPE_CHECKING:
     from gm_engine.dice.result import Locale
@@ -114,9 +113,8 @@ def _resume(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
         with TranscriptStream(path) as transcript:  # the header (and a sealed game's kept seed) only
-            if transcript.peeked_end is not None:  # a finished game: say so, not that its seed is unknown
-                summary = str(transcript.peeked_end.get("summary"))
-                raise ResumeError(ResumeEnded(str(path), summary))
+            # a finished game: say so (once verified), not that its seed is unknown
+            refuse_a_finished_file(transcript)
             seed = resolve_seed(transcript, args.seed)
         backend = live_backend(transcript.header, args)
         human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)

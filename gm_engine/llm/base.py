@@ -49,6 +49,17 @@ class ConfigurationError(BackendError):
         self.model = model
 
 
+class RefusedRequestError(BackendError):
+    """The server refused the request with a 4xx that is no known configuration error:
+    ``status`` is the HTTP status and ``said`` the server's own words (for a report that
+    quotes them inside the player's language)."""
+
+    def __init__(self, message: str, *, status: int, said: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.said = said
+
+
 class TransientBackendError(BackendError):
     """A failure worth retrying: connection lost, timeout, rate limit (429) or server error (5xx).
 

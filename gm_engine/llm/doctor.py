@@ -36,6 +36,7 @@ from gm_engine.llm.base import (
     ConfigurationError,
     JsonDict,
     MalformedAnswerError,
+    RefusedRequestError,
     ToolCall,
     ToolSpec,
     TransientBackendError,
@@ -55,15 +56,22 @@ PROBE_TOOL = ToolSpec(
     description="Vote for the seat you want to leave the table.",
     parameters={
         "type": "object",
-        "properties": {"target": {"type": "string", "enum": list(SEATS), "description": "the seat"}},
-        "required": ["target"],
+        "properties": {
+            "target": {"type": "string", "enum": list(SEATS), "description": "the seat"},
+            # a free string: a grammar built from a schema without a pattern may pad it
+            "reason": {"type": "string", "maxLength": 40, "description": "a word on why"},
+        },
+        "required": ["target", "reason"],
         "additionalProperties": False,
     },
 )
 
 _SYSTEM = "You are testing a tool. Answer only by calling the tool you are given."
-_ASK_ONE = "Call the tool vote with target P3."
-_ASK_TWO = "Call the tool vote twice in this one answer: once with target P3 and once with target P4."
+_ASK_ONE = "Call the tool vote with target P3 and reason quiet."
+_ASK_TWO = (
+    "Call the tool vote twice in this one answer: once with target P3 and once with target P4, "
+    "each with reason quiet."
+)
 
 #: How an answer to a tool probe came back.
 AnswerKind = Literal["call", "call_in_text", "text", "empty", "refused", "failed"]
@@ -79,6 +87,10 @@ class ProbeAnswer:
     text: str | None = None
     error: str = ""
     latency_s: float = 0.0
+    status: int | None = None
+    """A refusal's HTTP status."""
+    said: str = ""
+    """A refusal's own words from the server (``error`` is the client's English around them)."""
 
     @property
     def called(self) -> bool:
@@ -196,7 +208,8 @@ async def probe_server(backend: OpenAIBackend) -> Findings:
 
         findings.parallel_false = await _ask(backend, asked(_ASK_TWO, parallel=False), findings)
         findings.parallel_left_out = await _ask(backend, asked(_ASK_TWO), findings)
-        ask_outside = "Call the tool vote with target P7."  # outside the enum: only a grammar keeps it in
+        # outside the enum: only a grammar keeps it in
+        ask_outside = "Call the tool vote with target P7 and reason quiet."
         findings.loose = await _ask(backend, asked(ask_outside), findings)
         findings.strict = await _ask(backend, asked(ask_outside, strict=True), findings)
     finally:
@@ -270,6 +283,8 @@ async def _ask(backend: OpenAIBackend, body: JsonDict, findings: Findings) -> Pr
         if exc.status is None:  # no answer at all: the server is not there
             findings.unreachable = str(exc)
         return ProbeAnswer("failed", error=str(exc))
+    except RefusedRequestError as exc:
+        return ProbeAnswer("refused", error=str(exc), status=exc.status, said=exc.said)
     except BackendError as exc:
         return ProbeAnswer("refused", error=str(exc))
     findings.latencies.append(latency)
@@ -294,12 +309,25 @@ def probe_target(call: ToolCall) -> object:
     return _target(call)
 
 
-def _target(call: ToolCall) -> object:
+def _argument(call: ToolCall, name: str) -> object:
     try:
         arguments = json.loads(call.arguments)
     except json.JSONDecodeError:
         return None
-    return arguments.get("target") if isinstance(arguments, dict) else None
+    return arguments.get(name) if isinstance(arguments, dict) else None
+
+
+def _target(call: ToolCall) -> object:
+    return _argument(call, "target")
+
+
+def _padded_strings(findings: Findings) -> bool:
+    """Whether a call's free string (``reason``, no enum, no pattern) came with white space
+    around it, as a grammar built from such a schema may write it."""
+    answers = (findings.required, findings.reask, findings.named, findings.parallel_false,
+               findings.parallel_left_out, findings.loose, findings.strict)
+    reasons = [_argument(call, "reason") for a in answers if a is not None for call in a.calls]
+    return any(isinstance(r, str) and r != r.strip() for r in reasons)
 
 
 #: The profile flags :func:`recommend` reads from the findings, in the order it lists them.
@@ -425,6 +453,13 @@ def recommend(findings: Findings) -> tuple[ServerProfile | None, dict[str, bool]
     return best, {k: v for k, v in flags.items() if getattr(best, k) != v}
 
 
+def any_profile_reads(findings: Findings) -> bool:
+    """Whether the probes got calls only written in the text (or after the re-ask that
+    describes the tools in words): no server setting shows then, and gm reads such calls
+    under every profile, so the profile is the server's kind, not a measured fit."""
+    return not findings.tools_work and (findings.calls_in_text or findings.tools_dropped)
+
+
 def equally_fitting(findings: Findings) -> list[str]:
     """The other profiles that agree with what was measured as well as the recommended one
     (what the probes saw cannot choose between them)."""
@@ -470,6 +505,8 @@ def _answer_text(answer: ProbeAnswer | None) -> str:
     if answer.kind == "empty":
         return "an empty reply"
     if answer.kind == "refused":
+        if answer.status is not None:
+            return f"refused (HTTP {answer.status}): {answer.said}"
         return f"refused: {answer.error}"
     return f"failed: {answer.error}"
 
@@ -520,7 +557,13 @@ def report_lines(findings: Findings, chosen: ServerProfile | None = None) -> lis
         if flag in unknown:
             lines.append(f"unknown: {flag} ({UNKNOWN_TEXTS[unknown[flag]]})")
     best, differs = recommend(findings)
-    if best is None:
+    if best is None and any_profile_reads(findings):
+        lines.append(
+            "recommended profile: none can be told from these answers; the calls come written in "
+            "the text, which gm reads under every profile: choose the one of your server "
+            f"({', '.join(p.name for p in profiles())})"
+        )
+    elif best is None:
         lines.append("recommended profile: none can be told from these answers")
     else:
         lines.append(f"recommended profile: {best.name} (--profile {best.name}, or GM_LLM_PROFILE)")
@@ -553,6 +596,10 @@ QUIRK_TEXTS: dict[str, str] = {
     "named_refused": "a tool_choice naming a function refused (LM Studio): never send one",
     "several_calls": "several calls when parallel_tool_calls is left out (llama.cpp): send false explicitly",
     "strict_only": "argument schemas enforced only with strict (vLLM): send every tool strict",
+    "padded_strings": (
+        "free strings padded with white space (a grammar built from a schema without a pattern): "
+        "gm strips a name rather than refuse it"
+    ),
 }
 
 
@@ -579,6 +626,8 @@ def found_quirks(findings: Findings) -> list[str]:
     strict, loose = findings.strict, findings.loose
     if strict is not None and loose is not None and strict.in_enum and loose.called and not loose.in_enum:
         found.append("strict_only")
+    if _padded_strings(findings):
+        found.append("padded_strings")
     return found
 
 

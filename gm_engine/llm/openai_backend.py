@@ -62,6 +62,7 @@ from gm_engine.llm.base import (
     MalformedAnswerError,
     ModelRequest,
     ModelResponse,
+    RefusedRequestError,
     ToolCall,
     TransientBackendError,
     Usage,
@@ -401,7 +402,10 @@ class OpenAIBackend(BackendDefaults):
                     retry_after=parse_retry_after(exc.response.headers),
                     status=exc.status_code,
                 ) from exc
-            raise BackendError(f"request refused ({exc.status_code}): {_message(exc)}") from exc
+            said = _message(exc)
+            raise RefusedRequestError(
+                f"request refused ({exc.status_code}): {said}", status=exc.status_code, said=said[:200]
+            ) from exc
         except openai.OpenAIError as exc:
             raise BackendError(f"the openai client failed: {exc}") from exc
 

@@ -326,9 +326,11 @@ class AdventurePrompt(Message):
 
 
 class AdventureHelp(Message):
-    """The adventure's /help."""
+    """The adventure's /help (``stop``: how to stop, :class:`AdventureQuitLine` at a terminal,
+    :class:`HelpLeaveThePage` on a web page)."""
 
     key: ClassVar[str] = "adventure.help"
+    stop: str
 
 
 class GmSays(Message):
@@ -398,34 +400,42 @@ class NoReason(Message):
 
 
 class DiscussionHelp(Message):
-    """/help at the discussion: plain words and every command."""
+    """/help at the discussion: plain words and every command (``commands``: the lines of
+    the commands every question takes, see ``help_commands``)."""
 
     key: ClassVar[str] = "werewolf.discussion_help"
+    commands: str
 
 
 class ChoiceHelp(Message):
-    """/help at a vote, night or 事前占い question."""
+    """/help at a vote, night or 事前占い question (``commands`` as in :class:`DiscussionHelp`)."""
 
     key: ClassVar[str] = "werewolf.choice_help"
+    commands: str
 
 
 class RoleHelp(Message):
-    """``/help`` at the role question (``menu``: the roles by number)."""
+    """``/help`` at the role question (``menu``: the roles by number; ``commands`` as in
+    :class:`DiscussionHelp`)."""
 
     key: ClassVar[str] = "werewolf.help.role"
     menu: str
+    commands: str
 
 
 class ReasonHelp(Message):
-    """``/help`` at the vote-reason question."""
+    """``/help`` at the vote-reason question (``commands`` as in :class:`DiscussionHelp`)."""
 
     key: ClassVar[str] = "werewolf.help.reason"
+    commands: str
 
 
 class ConfirmHelp(Message):
-    """``/help`` at the confirmation of an unsure reading."""
+    """``/help`` at the confirmation of an unsure reading (``commands`` as in
+    :class:`DiscussionHelp`)."""
 
     key: ClassVar[str] = "werewolf.help.confirm"
+    commands: str
 
 
 class EmptyRole(Message):
@@ -4157,9 +4167,11 @@ class SkillsExactly(Message):
 
 
 class CreationHelp(Message):
-    """/help during the creation."""
+    """/help during the creation (``stop``: how to stop, :class:`CreationQuitHint` at a
+    terminal, :class:`HelpLeaveThePage` on a web page)."""
 
     key: ClassVar[str] = "adventure.creation.creation_help"
+    stop: str
 
 
 # ---------------------------------------------------------------- recorded summaries
@@ -4500,3 +4512,95 @@ class McpTranscript(Message):
 
     key: ClassVar[str] = "mcp_cli.transcript"
     path: str
+
+
+# --- the commands every werewolf question takes, as its help lists them
+
+
+class HelpLogCommand(Message):
+    """What ``/log`` does, in a help's command list."""
+
+    key: ClassVar[str] = "werewolf.help_list.log"
+
+
+class HelpVotesCommand(Message):
+    """What ``/votes`` does, in a help's command list."""
+
+    key: ClassVar[str] = "werewolf.help_list.votes"
+
+
+class HelpHelpCommand(Message):
+    """What ``/help`` does, in a help's command list."""
+
+    key: ClassVar[str] = "werewolf.help_list.help"
+
+
+class HelpQuitCommand(Message):
+    """What ``/quit`` does, in a help's command list (at a terminal)."""
+
+    key: ClassVar[str] = "werewolf.help_list.quit"
+
+
+class HelpLeaveThePage(Message):
+    """How to stop on a web table, in place of ``/quit`` (which a web table does not take)."""
+
+    key: ClassVar[str] = "werewolf.help_list.leave_the_page"
+
+
+# --- gm doctor: a refusal quoted, padded strings, a profile when calls come as text
+
+
+class DoctorRefusedByServer(Message):
+    """A probe the server refused with an HTTP status (``said``: the server's own words)."""
+
+    key: ClassVar[str] = "doctor_more.refused_by_server"
+    status: int
+    said: str
+
+
+class QuirkPaddedStrings(Message):
+    """The quirk: free strings come padded with white space."""
+
+    key: ClassVar[str] = "doctor_more.quirk_padded_strings"
+
+
+class DoctorProfileOfTheServer(Message):
+    """No profile can be measured, since the calls come written in the text, which gm reads
+    under every profile (``names``: the profiles to choose from by the server's kind)."""
+
+    key: ClassVar[str] = "doctor_more.profile_of_the_server"
+    names: str
+
+
+# --- a packed transcript cut short, a finished one verified before its end is quoted
+
+
+class TranscriptPackedCut(Message):
+    """A packed transcript (only a finished game is packed) that ends after ``events``
+    events without its end line: the file is damaged; there is nothing to continue."""
+
+    key: ClassVar[str] = "transcript_more.packed_cut"
+    path: str
+    events: int
+
+
+class ResumePackedCut(Message):
+    """``gm resume`` on a packed transcript cut short: damaged, not a stopped session."""
+
+    key: ClassVar[str] = "transcript_more.resume_packed_cut"
+    path: str
+
+
+# --- how to stop an adventure, at a terminal (a web page is closed instead)
+
+
+class AdventureQuitLine(Message):
+    """The adventure help's ``/quit`` line at a terminal."""
+
+    key: ClassVar[str] = "adventure_stop.quit_line"
+
+
+class CreationQuitHint(Message):
+    """The creation help's word on ``/quit`` at a terminal."""
+
+    key: ClassVar[str] = "adventure_stop.creation_quit"

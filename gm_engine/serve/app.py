@@ -181,14 +181,27 @@ def _after(request: Request) -> int:
         return 0
 
 
+class _BadBody(Exception):
+    """A request body the server does not read: the HTTP status and the reason it gives.
+
+    Not a :class:`TableError`: nothing about the table refused it, so the answer is a 4xx of
+    the request (413 too large, 400 not a JSON object of the expected shape), never a 409.
+    """
+
+    def __init__(self, reason: MessageText, status: int) -> None:
+        super().__init__(status)
+        self.reason = reason
+        self.status = status
+
+
 async def _json_body(request: Request) -> Any:
     body = await request.body()
     if len(body) > MAX_BODY:
-        raise TableError(ServeTooLarge())
+        raise _BadBody(ServeTooLarge(), 413)
     try:
         return json.loads(body or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise TableError(ServeNotJson()) from None
+        raise _BadBody(ServeNotJson(), 400) from None
 
 
 def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ()) -> Starlette:
@@ -235,12 +248,14 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         try:
             body = await _json_body(request)
             if not isinstance(body, dict):
-                raise TableError(ServeBadData())
+                raise _BadBody(ServeBadData(), 400)
             config = parse_config(body.get("config", {}))
             api_key = body.get("api_key")
             if api_key is not None and not isinstance(api_key, str):
-                raise TableError(ServeKeyNotText())
+                raise _BadBody(ServeKeyNotText(), 400)
             created = await run_in_threadpool(runtime.create_table, config, api_key or None)
+        except _BadBody as exc:
+            return _refusal(request, exc.reason, exc.status)
         except TableError as exc:
             return _refusal(request, exc.reason, 400)
         join = f"/play/{created.table_id}#t={created.token}"
@@ -313,16 +328,18 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if isinstance(live, str):
             raw = await request.body()
             if len(raw) > MAX_BODY:
-                return _refusal(request, ServeTooLarge(), 409)
+                return _refusal(request, ServeTooLarge(), 413)
             return await forwarder.forward(request, live, raw)
         try:
             body = await _json_body(request)
             text = body.get("text") if isinstance(body, dict) else None
             if not isinstance(text, str):
-                raise TableError(ServeTextMissing())
+                raise _BadBody(ServeTextMissing(), 400)
             read = time.perf_counter()
             # answered once it is stored: the player does not wait for the other tables
             done = await run_in_threadpool(live.accept, text)
+        except _BadBody as exc:
+            return _refusal(request, exc.reason, exc.status)
         except TableError as exc:
             return _refusal(request, exc.reason, 409)
         replied = time.perf_counter()

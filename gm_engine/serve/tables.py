@@ -230,6 +230,7 @@ class WerewolfTableConfig(BaseModel):
             "human_name": self.human_name,
             "narrator": self.narrator,
             "rules": self.rules.model_dump(mode="json"),
+            "web": True,
         }
         if self.role is not None:
             options["role"] = self.role
@@ -266,7 +267,7 @@ class AdventureTableConfig(BaseModel):
 
     def spec(self, seed: int) -> SessionSpec:
         """The session spec of this table (the options ``gm adventure`` would write)."""
-        options = {"system": "DiceBot", "max_turns": self.max_turns, "scenario": self.scenario}
+        options = {"system": "DiceBot", "max_turns": self.max_turns, "scenario": self.scenario, "web": True}
         return SessionSpec(
             kind="adventure", seed=seed, options=options, backend=self.backend, model=self.model
         )

@@ -73,9 +73,11 @@ from gm_engine.messages.texts import (
     AdventureLeft,
     AdventureOutOfTurns,
     AdventurePrompt,
+    AdventureQuitLine,
     CannotChangeSpells,
     CannotRest,
     CharacterDead,
+    HelpLeaveThePage,
     MoreSpellsThanSlots,
     NoCharacterYet,
     SpellsUnknown,
@@ -122,6 +124,14 @@ class AdventureOptions(BaseModel):
     locale: Locale = "ja"
     """The language of what the engine itself tells the player (its refusals); the
     scenario, the GM's words and the engine's logs stay in the scenario's language."""
+    web: bool = False
+    """The player is on a web page (``gm serve``), which is closed instead of ``/quit``: the
+    helps say so. Recorded with the options, so a replay shows the same helps."""
+
+    def stop_hint(self, at_terminal: Message) -> str:
+        """How the player stops, as a help says it: ``at_terminal`` at a terminal, and on a
+        web page that the page is closed (the table waits at its question)."""
+        return render(HelpLeaveThePage() if self.web else at_terminal, self.locale)
 
     @field_validator("system")
     @classmethod
@@ -259,7 +269,8 @@ class Adventure:
             if command == "/status":
                 self.io.show(self.status_text())
             elif command == "/help":
-                self.io.show(render(AdventureHelp(), self.options.locale))
+                stop = self.options.stop_hint(AdventureQuitLine())
+                self.io.show(render(AdventureHelp(stop), self.options.locale))
             elif command == "/rest":
                 self._player_rest()
             elif spell_change is not None:

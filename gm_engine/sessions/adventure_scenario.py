@@ -51,7 +51,7 @@ from gm_engine.llm.ledger import MeteredBackend
 from gm_engine.llm.offline import register_offline_decider
 from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import render
-from gm_engine.messages.texts import CreationHelp, NarrationWithheld
+from gm_engine.messages.texts import CreationHelp, CreationQuitHint, NarrationWithheld
 from gm_engine.sessions.adventure import (
     QUIT_WORDS,
     Adventure,
@@ -305,7 +305,8 @@ class ScenarioAdventure(Adventure):
             self._sink().emit(HumanInputEvent(prompt=self.prompt, text=text))
             answers += 1
             if text.strip() in ("/help", "/status"):
-                self.io.show(render(CreationHelp(), self.options.locale))
+                stop = self.options.stop_hint(CreationQuitHint())
+                self.io.show(render(CreationHelp(stop), self.options.locale))
                 continue
             reply = wizard.answer(text)
             if reply:

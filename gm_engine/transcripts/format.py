@@ -161,6 +161,7 @@ from gm_engine.messages.texts import (
     TranscriptCutMidLine,
     TranscriptCutOff,
     TranscriptHeaderCut,
+    TranscriptPackedCut,
     UnknownFormat,
     UnsignedNoKey,
     UnsignedOldFormat,
@@ -792,7 +793,11 @@ class TranscriptStream:
             return
         partial = self.partial_line
         message: Message = TranscriptCutOff(path=str(self.path), events=self.events_read)
-        if partial is not None:
+        if self.header.format == PACKED_FORMAT:
+            # only a finished game is packed: a packed file without its end is damaged,
+            # not a session that stopped (there is nothing to resume)
+            message = TranscriptPackedCut(path=str(self.path), events=self.events_read)
+        elif partial is not None:
             message = TranscriptCutMidLine(path=str(self.path), events=self.events_read, size=len(partial))
         raise TranscriptTruncated(message)
 

@@ -32,6 +32,7 @@ from gm_engine.messages.texts import (
     ResumeNoSeedInKey,
     ResumeNoSigner,
     ResumeOldFormat,
+    ResumePackedCut,
     ResumeWrongSeed,
 )
 from gm_engine.sessions.base import HumanInput, SessionIO, SessionOutcome, SessionRunner
@@ -46,6 +47,7 @@ from gm_engine.transcripts.format import (
     open_for_append,
     signing_key_for,
 )
+from gm_engine.transcripts.packing import PACKED_FORMAT
 from gm_engine.transcripts.paths import find_seed, seed_commitment, seed_file
 from gm_engine.transcripts.record import TeeSink, with_public_points
 from gm_engine.transcripts.replay import (
@@ -67,6 +69,25 @@ class ResumeError(TranscriptError):
     def __init__(self, message: Message) -> None:
         super().__init__(render(message, locale_from_env()))
         self.message = message
+
+
+def refuse_a_finished_file(stream: TranscriptStream) -> None:
+    """Refuse to continue ``stream`` when it holds a finished game, or a packed one (only a
+    finished game is packed) cut short. The summary of the end is said only once every line
+    has been verified, so a rewritten file's claimed result is never repeated as the game's.
+
+    Raises:
+        ResumeError: the game ended (with its verified summary), or the packed file is cut.
+        TranscriptError: the verification found the file rewritten or damaged (what
+            ``gm replay`` says of it).
+    """
+    if stream.peeked_end is None and stream.header.format != PACKED_FORMAT:
+        return
+    for _ in stream:
+        pass
+    if stream.end is None:
+        raise ResumeError(ResumePackedCut(str(stream.path)))
+    raise ResumeError(ResumeEnded(str(stream.path), str(stream.end.summary)))
 
 
 @dataclass
@@ -323,9 +344,7 @@ def _resume(
     shadow_human: bool,
     echo: Echo | None = None,
 ) -> ResumeResult:
-    if stream.peeked_end is not None:
-        summary = stream.peeked_end.get("summary")
-        raise ResumeError(ResumeEnded(str(stream.path), str(summary)))
+    refuse_a_finished_file(stream)
     if stream.header.format != FORMAT_VERSION:
         raise ResumeError(ResumeOldFormat(str(stream.path), stream.header.format, FORMAT_VERSION))
     try:

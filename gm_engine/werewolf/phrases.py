@@ -264,6 +264,20 @@ PATTERNS: tuple[Pattern, ...] = (
         sure=False,
         questions=True,
     ),
+    # 「霊媒師さん、結果を教えて」: a role asked for its result is asked to come out with it
+    Pattern(
+        "request",
+        "{role}{honorific}?"
+        + _WHO
+        + "[はの、]?"
+        + _IF_THERE
+        + _SOON
+        + "(?:の)?結果(?:を|は)?"
+        + _any("教えて 聞かせて 言って 出して 見せて 発表して")
+        + _POLITE
+        + "{stop}",
+        questions=True,
+    ),
     Pattern("request", "{role}(?:の)?CO要求"),
     Pattern("request", "CO要求[:、]?{role}"),
     Pattern(

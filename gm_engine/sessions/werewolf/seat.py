@@ -53,7 +53,15 @@ from gm_engine.messages.texts import (
     VotesNone,
 )
 from gm_engine.sessions.base import HumanInput
-from gm_engine.sessions.werewolf.commands import QUIT_WORDS, CommandError, claim_command, parse_discussion
+from gm_engine.sessions.werewolf.commands import (
+    DISCUSSION_COLUMN,
+    QUESTION_COLUMN,
+    QUIT_WORDS,
+    CommandError,
+    claim_command,
+    help_commands,
+    parse_discussion,
+)
 from gm_engine.sessions.werewolf.wording import confirm_reading, render_refusal, target_hint
 from gm_engine.tools.werewolf import seat_label
 from gm_engine.werewolf import (
@@ -119,12 +127,16 @@ class HumanSeat:
         show: Callable[[str], None],
         record: Callable[[str, str], None],
         locale: Locale = "ja",
+        *,
+        web: bool = False,
     ) -> None:
         self.game = game
         self.human = human
         self.show = show
         self.record = record
         self.locale = locale
+        self.web = web
+        """P1 plays on a web page: the helps say how to stop there instead of ``/quit``."""
 
     def say(self, message: Message) -> None:
         """Show a catalogue message."""
@@ -133,6 +145,11 @@ class HumanSeat:
     def text(self, message: Message) -> str:
         """A catalogue message's text."""
         return render(message, self.locale)
+
+    def commands(self, *, discussion: bool = False) -> str:
+        """The command lines that end this seat's helps (see :func:`help_commands`)."""
+        column = DISCUSSION_COLUMN if discussion else QUESTION_COLUMN
+        return help_commands(self.locale, web=self.web, column=column)
 
     # ------------------------------------------------------------ asking
 
@@ -205,7 +222,8 @@ class HumanSeat:
         menu = self.text(ListSeparator()).join(f"{int(r)} {r.label}" for r in Role)
         prompt = self.text(ChooseRolePrompt(menu))
         while True:
-            text = self.ask(prompt, RoleHelp(menu), EmptyRole(), [str(int(r)) for r in Role]).strip()
+            numbers = [str(int(r)) for r in Role]
+            text = self.ask(prompt, RoleHelp(menu, self.commands()), EmptyRole(), numbers).strip()
             role = _role_named(text)
             if role is None:
                 self.say(NotARole(text))
@@ -236,7 +254,7 @@ class HumanSeat:
         else:
             prompt = self.text(DiscussionPrompt())
         while True:
-            text = self.ask(prompt, DiscussionHelp(), EmptyLine())
+            text = self.ask(prompt, DiscussionHelp(self.commands(discussion=True)), EmptyLine())
             try:
                 action = self._discussion_action(text)
             except CommandError as exc:
@@ -275,7 +293,8 @@ class HumanSeat:
     def _confirm(self, question: str) -> bool:
         """はい or いいえ to ``question`` (asked again until it is one of them)."""
         while True:
-            answer = fold(self.ask(question, ConfirmHelp(), ConfirmAgain())).lower().rstrip("。!.")
+            typed = self.ask(question, ConfirmHelp(self.commands()), ConfirmAgain())
+            answer = fold(typed).lower().rstrip("。!.")
             if answer in YES_WORDS:
                 return True
             if answer in NO_WORDS:
@@ -298,14 +317,14 @@ class HumanSeat:
         prompt = self.text(TargetPrompt(label, menu))
         while True:
             empty = target_hint(TargetMiss("", "empty", tuple(seats)), names, self.locale)
-            text = self.ask(prompt, ChoiceHelp(), empty, [seat_label(s) for s in seats])
+            text = self.ask(prompt, ChoiceHelp(self.commands()), empty, [seat_label(s) for s in seats])
             found = read_target(text, names, seats)
             if isinstance(found, TargetFound):
                 action = next(a for a in options if a.target == found.seat)
                 break
             self.show(target_hint(found, names, self.locale))
         if isinstance(action, Vote):
-            reason = self.ask(self.text(VoteReasonPrompt()), ReasonHelp(), EmptyReason())
+            reason = self.ask(self.text(VoteReasonPrompt()), ReasonHelp(self.commands()), EmptyReason())
             words = " ".join(reason.split())
             if words == "/pass":
                 words = ""

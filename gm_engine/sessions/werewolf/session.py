@@ -146,6 +146,9 @@ class WerewolfSessionOptions(BaseModel):
     retry_budget: int = Field(default=2, ge=0, le=10)
     locale: Locale = "ja"
     """The language of the player's messages (the game's own texts stay Japanese)."""
+    web: bool = False
+    """P1 plays on a web page (``gm serve``), where the page is closed instead of ``/quit``:
+    the helps say so. Recorded with the options, so a replay shows the same helps."""
     seat_agents: dict[int, str] = {}
     """Who plays a seat from outside the table, by seat (an AIWolf agent's name, see
     gm_engine.aiwolf): recorded with the options; the game does not read it."""
@@ -243,7 +246,9 @@ class WerewolfSession:
         self._shown_private = 0
         self._dice_mark = self.source.mark()
         self._narration: asyncio.Task[tuple[BufferSink, str | None]] | None = None
-        self.seat = HumanSeat(self.game, io.human, self.show, self._record_answer, options.locale)
+        self.seat = HumanSeat(
+            self.game, io.human, self.show, self._record_answer, options.locale, web=options.web
+        )
 
     # ------------------------------------------------------------ output
 
