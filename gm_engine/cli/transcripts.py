@@ -23,6 +23,7 @@ from gm_engine.messages.texts import (
     RecordingRefused,
     Resumed,
     ResumeEnded,
+    ResumePackedNow,
     SessionEnded,
     TranscriptAt,
 )
@@ -38,7 +39,7 @@ from gm_engine.transcripts.format import (
 )
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
-from gm_engine.transcripts.resume import ResumeError, resolve_seed, resume_session
+from gm_engine.transcripts.resume import ResumeError, pack_finished, resolve_seed, resume_session
 
 if TYPE_CHECKING:
     from gm_engine.dice.result import Locale
@@ -114,10 +115,15 @@ def _resume(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
         with TranscriptStream(path) as transcript:  # the header (and a sealed game's kept seed) only
-            if transcript.peeked_end is not None:  # a finished game: say so, not that its seed is unknown
-                summary = str(transcript.peeked_end.get("summary"))
-                raise ResumeError(ResumeEnded(str(path), summary))
-            seed = resolve_seed(transcript, args.seed)
+            ended = transcript.peeked_end
+            if ended is None:
+                seed = resolve_seed(transcript, args.seed)
+        if ended is not None:  # a finished game: say so, not that its seed is unknown
+            summary = str(ended.get("summary"))
+            if pack_finished(path):  # its recorder stopped between the end line and the packing
+                safe_print(render(ResumePackedNow(str(path), summary), locale_from_env()))
+                return 0
+            raise ResumeError(ResumeEnded(str(path), summary))
         backend = live_backend(transcript.header, args)
         human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)
     except (OSError, TranscriptError, SessionError, BackendError) as exc:
