@@ -12,7 +12,9 @@ where a resumed game starts the stream again after its last whole event) and the
 piece of the stream, bound to the chunk's number (:func:`~.sealing.chunk_place`). A file's
 writer writes one chunk of :data:`~.sealing.CHUNK_SIZE` at each public point
 (:meth:`TranscriptWriter.public_point`), the rest at the end; see ``docs/transcripts.md``
-for why. An unsealed session's lines are laid out as in format 3.
+for why. What waits for a later point is also in the game's tail journal beside its key
+file (:mod:`.journal`), so a stop or a kill loses none of it. An unsealed session's lines
+are laid out as in format 3.
 
 Format 6 (written by earlier versions, read and replayed) was format 4 (below) but that
 each private event was ONE sealed line whose box held the event's lines padded to a ladder

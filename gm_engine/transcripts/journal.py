@@ -85,6 +85,9 @@ class TailJournal:
         self._seed_sha256 = seed_sha256
         self._durable = durable
         self._unsynced = False
+        # nothing appended since it was created or last emptied (a resumed game's journal
+        # may hold the events it recovered: it counts as not empty)
+        self._empty = False
 
     @classmethod
     def open(cls, key: GameKey, seed_sha256: str, *, durable: bool, new: bool) -> TailJournal:
@@ -98,7 +101,9 @@ class TailJournal:
         make_private_dir(path.parent)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_EXCL if new else 0)
         fd = os.open(path, flags, 0o600)
-        return cls(fd, path, key, seed_sha256, durable)
+        journal = cls(fd, path, key, seed_sha256, durable)
+        journal._empty = new
+        return journal
 
     def add(self, number: int, text: bytes) -> None:
         """Append event ``number``'s stream text, in one write."""
@@ -111,6 +116,7 @@ class TailJournal:
         while written < len(line):
             written += os.write(self._fd, line[written:])
         self._unsynced = True
+        self._empty = False
 
     def sync(self) -> None:
         """Make what was appended durable (a durable journal only)."""
@@ -120,9 +126,10 @@ class TailJournal:
 
     def clear(self) -> None:
         """Empty it: the file holds every event so far."""
-        if self._fd is not None:
+        if self._fd is not None and not self._empty:
             os.ftruncate(self._fd, 0)
             self._unsynced = self._durable
+            self._empty = True
 
     def close(self) -> None:
         """Sync and close it; it stays for ``gm resume``."""
