@@ -316,3 +316,35 @@ def test_the_end_of_a_game_removes_its_journal(data: Path) -> None:
     writer.finish(3, SessionOutcome(summary="done"))
     assert not journal_file(key_id).exists()
     assert [event.type for event in read_transcript(path).events] == ["tool_result"]
+
+
+# ------------------------------------------------ gm adventure records in format 7 too
+
+
+@pytest.mark.parametrize("at", [3, 8, 15])
+def test_an_adventure_stopped_keeps_every_event_it_made(data: Path, at: int) -> None:
+    """``gm adventure`` is sealed the same way (format 7, a chunk a public point): Ctrl-C as
+    its ``at``-th line reaches the screen, and every event the session had made reads back
+    from the cut-off file and its journal, in order, as the session emitted it."""
+    from gm_engine.llm.offline import OfflineBackend
+    from gm_engine.sessions.base import ListSink
+    from gm_engine.sessions.humans import ScriptedHuman
+    from gm_engine.transcripts.format import normalize
+    from gm_engine.transcripts.record import record_session
+
+    shown: list[str] = []
+
+    def show(text: str) -> None:
+        shown.append(text)
+        if len(shown) == at:
+            raise KeyboardInterrupt
+
+    sink = ListSink()
+    human = ScriptedHuman(["レン 熟練 おまかせ"], when_done="次へ")
+    io = SessionIO(backend=OfflineBackend(), human=human, sink=sink, show=show)
+    path = data.parent / "adventure.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        record_session(SessionSpec(kind="adventure", seed=4), io, path, durable=False)
+    made = [(kind, normalize(payload)) for kind, payload in sink.payloads()]
+    assert made
+    assert [(event.type, event.payload) for event in read_transcript(path, require_end=False).events] == made
