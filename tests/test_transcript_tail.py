@@ -348,3 +348,26 @@ def test_an_adventure_stopped_keeps_every_event_it_made(data: Path, at: int) -> 
     made = [(kind, normalize(payload)) for kind, payload in sink.payloads()]
     assert made
     assert [(event.type, event.payload) for event in read_transcript(path, require_end=False).events] == made
+
+
+def test_a_game_stopped_twice_keeps_what_both_runs_showed(server: FakeChatServer, data: Path) -> None:
+    """``kill -9`` at the 32nd line, ``gm resume`` stopped by Ctrl-C at the 75th (its live
+    part held back answers too, in the same journal), then ``gm resume`` to the end: the last
+    run's replayed screen is what the first two showed."""
+    seed = 4
+    path = data.parent / "game.jsonl"
+    first, _ = _killed_game(path, seed, server.base_url, "show", 32, data)
+    second: list[str] = []
+
+    def show(text: str) -> None:
+        second.append(text)
+        if len(second) == 75:
+            raise KeyboardInterrupt
+
+    io = SessionIO(backend=backend_for(server.base_url), human=auto_p1(seed), show=show)
+    with pytest.raises(KeyboardInterrupt):
+        resume_session(path, io, shadow_human=True, durable=False)
+    assert second[:32] == first
+    again = _resumed_screen(path, seed, server.base_url)
+    assert again[:75] == second
+    _finished_and_checked(path)
