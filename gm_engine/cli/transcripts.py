@@ -22,6 +22,7 @@ from gm_engine.messages import locale_from_env, render
 from gm_engine.messages.texts import (
     RecordingRefused,
     Resumed,
+    ResumePackedNow,
     SessionEnded,
     TranscriptAt,
 )
@@ -37,7 +38,13 @@ from gm_engine.transcripts.format import (
 )
 from gm_engine.transcripts.paths import default_transcript_path
 from gm_engine.transcripts.record import play_session
-from gm_engine.transcripts.resume import refuse_a_finished_file, resolve_seed, resume_session
+from gm_engine.transcripts.resume import (
+    ResumeError,
+    pack_finished,
+    refuse_a_finished_file,
+    resolve_seed,
+    resume_session,
+)
 
 if TYPE_CHECKING:
     from gm_engine.dice.result import Locale
@@ -113,9 +120,20 @@ def _resume(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
         with TranscriptStream(path) as transcript:  # the header (and a sealed game's kept seed) only
-            # a finished game: say so (once verified), not that its seed is unknown
-            refuse_a_finished_file(transcript)
-            seed = resolve_seed(transcript, args.seed)
+            finished: ResumeError | None = None
+            try:
+                # a finished game: say so (once every line is verified), not that its seed is unknown
+                refuse_a_finished_file(transcript)
+            except ResumeError as refusal:
+                finished = refusal
+            else:
+                seed = resolve_seed(transcript, args.seed)
+        if finished is not None:
+            end = transcript.end
+            if end is not None and pack_finished(path):  # its recorder stopped before the packing
+                safe_print(render(ResumePackedNow(str(path), str(end.summary)), locale_from_env()))
+                return 0
+            raise finished
         backend = live_backend(transcript.header, args)
         human, show, shadow_human = live_seat(transcript.header, seed, plain=args.plain)
     except (OSError, TranscriptError, SessionError, BackendError) as exc:

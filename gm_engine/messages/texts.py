@@ -881,6 +881,8 @@ class Fault(StrEnum):
     FILE_NOT_FOUND = "file_not_found"
     FILE_FORBIDDEN = "file_forbidden"
     FILE_IS_FOLDER = "file_is_folder"
+    JOURNAL_LINE = "journal_line"
+    JOURNAL_MISMATCH = "journal_mismatch"
 
 
 class Problem(Message):
@@ -1307,6 +1309,15 @@ class ResumeEnded(Message):
     """The transcript's session ended already: there is nothing to continue."""
 
     key: ClassVar[str] = "resume.ended"
+    path: str
+    summary: str
+
+
+class ResumePackedNow(Message):
+    """The transcript's session had ended, but its file was left unpacked (the process
+    stopped between its end line and the packing): it is packed now."""
+
+    key: ClassVar[str] = "resume.packed_now"
     path: str
     summary: str
 

@@ -12,7 +12,9 @@ where a resumed game starts the stream again after its last whole event) and the
 piece of the stream, bound to the chunk's number (:func:`~.sealing.chunk_place`). A file's
 writer writes one chunk of :data:`~.sealing.CHUNK_SIZE` at each public point
 (:meth:`TranscriptWriter.public_point`), the rest at the end; see ``docs/transcripts.md``
-for why. An unsealed session's lines are laid out as in format 3.
+for why. What waits for a later point is also in the game's tail journal beside its key
+file (:mod:`.journal`), so a stop or a kill loses none of it. An unsealed session's lines
+are laid out as in format 3.
 
 Format 6 (written by earlier versions, read and replayed) was format 4 (below) but that
 each private event was ONE sealed line whose box held the event's lines padded to a ladder
@@ -112,6 +114,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import glob
 import hashlib
 import io
 import json
@@ -170,6 +173,7 @@ from gm_engine.messages.texts import (
 )
 from gm_engine.sessions.base import SessionOutcome, SessionSpec
 from gm_engine.transcripts.blobs import SPILL_CHARS, BlobError, BlobPacker, BlobTable
+from gm_engine.transcripts.journal import JournalError, TailJournal, drop_journal, read_journal
 from gm_engine.transcripts.packing import (
     PACKED_FORMAT,
     LinePacker,
@@ -537,7 +541,9 @@ class Transcript:
     ``blob_keys`` the keys of the blobs kept; ``authenticity`` what the signature showed;
     ``key`` the game key that opened its sealed lines (format 4) and ``kept_seed`` the
     seed its key file holds, if it was found; ``lines`` how many whole chunk lines a sealed
-    format-7 file holds (what a resumed writer numbers its chunks on from).
+    format-7 file holds (what a resumed writer numbers its chunks on from); ``recovered`` the
+    stream text of the events read from the game's tail journal after the file's
+    (:mod:`.journal`), which a resumed writer's stream begins with.
     """
 
     path: Path
@@ -553,6 +559,7 @@ class Transcript:
     key: GameKey | None = None
     kept_seed: int | None = None
     lines: int = 0
+    recovered: bytes = b""
 
     @property
     def complete(self) -> bool:
@@ -702,6 +709,7 @@ class TranscriptStream:
         self.blob_keys: frozenset[str | int] = frozenset()
         self.events_read = 0
         self.lines = 0
+        self.recovered = b""
         self.done = False
         self._started = False
         self._blob_digests: dict[object, bytes] = {}
@@ -781,6 +789,7 @@ class TranscriptStream:
             key=self.key,
             kept_seed=self.kept_seed,
             lines=self.lines,
+            recovered=self.recovered,
         )
 
     def require_end(self) -> None:
@@ -1081,8 +1090,45 @@ class TranscriptStream:
             self.good_length = offset
             self.chain = running.copy()
             self.lines = line
+        if self.end is None and self.key is not None and self.data is None:
+            # what the chunks hold of the next event: its whole blob lines, then the rest
+            begun = b"".join(raw + b"\n" for raw, _ in write) + bytes(pending)
+            yield from self._journal_events(begun, blobs, number)
         self.blob_keys = frozenset(blobs.values)
         self.done = True
+
+    def _journal_events(self, pending: bytes, blobs: BlobTable, number: int) -> Iterator[Event]:
+        """The events of a running format-7 file's tail journal (:mod:`.journal`) that follow
+        its last whole event, in order, as recorded events: what the writer held back when
+        the process stopped. ``pending``, the bytes of the next event the file's chunks hold,
+        must begin the first one's text; ``number`` is the file's last line (where errors point)."""
+        assert self.key is not None
+        recovered = bytearray()
+        expected = self.events_read + 1
+        try:
+            for seq, text in read_journal(self.key, self.header.seed_sha256):
+                if seq < expected:
+                    continue  # in the file already
+                if seq > expected:
+                    break  # a gap (a journal not written to the end): what follows has no place
+                if not recovered and not text.startswith(pending):
+                    raise TranscriptTampered(Problem(Fault.JOURNAL_MISMATCH), number)
+                lines = text.split(b"\n")
+                if lines[-1] or len(lines) < 2:
+                    raise TranscriptTampered(Problem(Fault.JOURNAL_LINE), number)
+                write: list[tuple[bytes, object]] = [
+                    (raw, None) for raw in lines[:-2] if raw.startswith(b'{"type":"blob"')
+                ]
+                if len(write) != len(lines) - 2:
+                    raise TranscriptTampered(Problem(Fault.JOURNAL_LINE), number)
+                event = self._stream_event(lines[-2], write, blobs, number)
+                recovered += text
+                self.recovered = bytes(recovered)
+                self.events_read += 1
+                expected += 1
+                yield Event(seq=self.events_read, type=event[0], payload=event[1], line=number)
+        except JournalError as exc:
+            raise TranscriptTampered(Problem(Fault.JOURNAL_LINE), number) from exc
 
     def _stream_event(
         self, text: bytes, write: list[tuple[bytes, object]], blobs: BlobTable, number: int
@@ -1413,6 +1459,8 @@ class TranscriptWriter:
         pack: bool = False,
         ladder: bool | None = None,
         lines: int = 0,
+        journal: TailJournal | None = None,
+        recovered: bytes = b"",
     ) -> None:
         self.path = path
         # a finished transcript is rewritten packed (:mod:`.packing`)
@@ -1430,8 +1478,11 @@ class TranscriptWriter:
         self._seq = seq
         # a sealed file's private stream (format 7): the text of the events not written yet,
         # the chunk lines written so far, and whether the next chunk starts the stream again
-        # after a resume (see :meth:`public_point`)
-        self._stream = bytearray()
+        # after a resume (see :meth:`public_point`); a resumed writer's stream begins with the
+        # events its tail journal kept (:mod:`.journal`), which the file does not hold whole
+        self._stream = bytearray(recovered)
+        # where every event of the stream goes at once, so that a stop loses none (:mod:`.journal`)
+        self._journal = journal
         self._chunks = lines
         self._restart = lines > 0
         # a person's answers are read on a worker thread, whose screen lines are public points
@@ -1486,6 +1537,7 @@ class TranscriptWriter:
             os.close(fd)
             raise
         key = signing_key_or_none() if sign else None
+        journal: TailJournal | None = None
         if seal if seal is not None else seals(spec.kind):
             game_key = game_key or GameKey.generate()
             try:
@@ -1496,6 +1548,8 @@ class TranscriptWriter:
                     "be replayed or resumed",
                     file=sys.stderr,
                 )
+            else:  # without the key file nothing could be resumed, the journal's events neither
+                journal = _open_journal(game_key, seed_commitment(spec.seed), durable=durable, new=True)
         else:
             game_key = None
             if remember_seed:  # nothing is hidden in this kind of session: the seed may be kept on its own
@@ -1504,7 +1558,9 @@ class TranscriptWriter:
                 except OSError as exc:  # resuming will need --seed then; the session itself is not at stake
                     print(f"note: cannot keep the seed for `gm resume` ({exc})", file=sys.stderr)
         out = FileOutput(fd, durable)
-        return cls.start(out, path, spec, signing_key=key, game_key=game_key, assets=assets, pack=pack)
+        return cls.start(
+            out, path, spec, signing_key=key, game_key=game_key, assets=assets, pack=pack, journal=journal
+        )
 
     @classmethod
     def start(
@@ -1517,20 +1573,22 @@ class TranscriptWriter:
         game_key: GameKey | None,
         assets: Mapping[str, str] | None = None,
         pack: bool = False,
+        journal: TailJournal | None = None,
     ) -> TranscriptWriter:
         """Start a new transcript on ``out`` (named ``path`` in messages) and write its
         header: its end signed with ``signing_key``, its private lines sealed with
         ``game_key`` (None: nothing sealed). The caller keeps the key and the seed
         (:meth:`create` in the key file; ``gm serve`` in its store). With ``pack``, :meth:`finish`
         rewrites the finished file packed (:mod:`.packing`): for a file output only, since it
-        reads the file back by ``path``."""
+        reads the file back by ``path``. ``journal`` gets every event of the private stream
+        at once (:mod:`.journal`)."""
         sealing = None
         if game_key is not None:
             sealing = Sealing(key_id=game_key.key_id, key_sha256=game_key.commitment)
         commitment = seed_commitment(spec.seed)
         writer = cls(
             path, out, seq=0, signing_key=signing_key, game_key=game_key, seed_sha256=commitment, pack=pack,
-            durable=out.durable if isinstance(out, FileOutput) else True,
+            durable=out.durable if isinstance(out, FileOutput) else True, journal=journal,
         )
         signer = public_key_text(signing_key) if signing_key is not None else None
         header = TranscriptHeader.for_spec(spec, assets=assets, signer=signer, sealing=sealing)
@@ -1593,6 +1651,9 @@ class TranscriptWriter:
             os.ftruncate(fd, transcript.good_length)
             os.lseek(fd, transcript.good_length, os.SEEK_SET)
         seq = len(transcript.events) if events is None else events
+        journal = None
+        if isinstance(fd, int) and transcript.key is not None and sealing is not None:
+            journal = _open_journal(transcript.key, transcript.header.seed_sha256, durable=durable, new=False)
         return cls(
             transcript.path,
             fd,
@@ -1605,6 +1666,8 @@ class TranscriptWriter:
             seed_sha256=transcript.header.seed_sha256,
             pack=pack and isinstance(fd, int),  # packing reads the file back: a file output only
             lines=transcript.lines if sealing is not None else 0,
+            journal=journal,
+            recovered=transcript.recovered if sealing is not None else b"",
         )
 
     @property
@@ -1679,6 +1742,8 @@ class TranscriptWriter:
             self._stream += text
             self._packer.commit()
             self._seq += 1
+            if self._journal is not None:
+                self._journal.add(self._seq, text)
             while not self._ladder and self._stream:  # no player reads this output: nothing to hide
                 self._write_chunk(LAST_CHUNKS, None)
 
@@ -1693,6 +1758,12 @@ class TranscriptWriter:
             return
         with self._lock:
             self._write_chunk(CHUNK_ROOM, CHUNK_SIZE)
+            # what is held back is in the journal, durable before P1 sees the line (:mod:`.journal`)
+            if self._journal is not None:
+                if self._stream:
+                    self._journal.sync()
+                else:
+                    self._journal.clear()
 
     def _write_chunk(self, room: int, size: int | None) -> None:
         """Write one chunk line holding the stream's next ``room`` bytes, sealed in a box of
@@ -1721,6 +1792,9 @@ class TranscriptWriter:
                 while self._stream or self._restart:
                     self._write_chunk(LAST_CHUNKS, None)
         self._write_end(seed, outcome, self._game_key)
+        if self._journal is not None:  # the file holds every event now, the end line too
+            self._journal.remove()
+            self._journal = None
         try:
             if self._pack:
                 pack_transcript(self.path, self._signing_key, durable=self._durable)
@@ -1745,7 +1819,13 @@ class TranscriptWriter:
         self._write([dumps(body)])
 
     def close(self) -> None:
-        """Close the file (without an end line, the session stays resumable)."""
+        """Close the file (without an end line, the session stays resumable, and its tail
+        journal, synced, keeps what the file does not hold yet)."""
+        if self._journal is not None:
+            try:
+                self._journal.close()
+            finally:
+                self._journal = None
         if self._out is not None:
             self._out.close()
             self._out = None
@@ -1793,13 +1873,26 @@ class _PackedWriter(TranscriptWriter):
         self.close()
 
 
-def pack_transcript(path: Path, signing_key: Ed25519PrivateKey | None, *, durable: bool = True) -> bool:
+def pack_transcript(
+    path: Path,
+    signing_key: Ed25519PrivateKey | None,
+    *,
+    durable: bool = True,
+    replace: Callable[[Path, Path], None] = os.replace,
+) -> bool:
     """Rewrite the finished transcript at ``path`` packed (:mod:`.packing`), in place, and say
     whether it was: it is read and checked first (its end signed by ``signing_key``, the key
-    its header names), written anew beside it and moved over it, so that a file cut short by
-    a crash is never left. A file already packed, cut off, or that does not read back as
-    written (it was edited meanwhile) is left as it is, with a note on standard error for
-    the last.
+    its header names), written anew beside it and moved over it (``replace``, the rename: a
+    test puts a crash there), so that a file cut short by a crash is never left. With
+    ``durable`` the new file is synced before the rename and the folder after it, so that
+    the rename itself survives a crash. A file already packed, cut off, or that does not
+    read back as written (it was edited meanwhile) is left as it is, with a note on standard
+    error for the last.
+
+    A process killed after the end line and before the rename leaves the finished file
+    unpacked, maybe with its half-written packed copy beside it (``.NAME.*.packing``) and the
+    game's tail journal (:mod:`.journal`): ``gm resume`` packs such a file
+    (:func:`~.resume.pack_finished`), and once it is packed, the copies are deleted.
     """
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.packing")
     try:
@@ -1818,8 +1911,9 @@ def pack_transcript(path: Path, signing_key: Ed25519PrivateKey | None, *, durabl
                 writer.finish_as(stream.end, stream.key)
             finally:
                 writer.close()
-        os.replace(temporary, path)
-        return True
+        replace(temporary, path)
+        if durable:  # the rename is an entry of the folder: synced, it survives a crash
+            _sync_folder(path.parent)
     except (OSError, TranscriptError) as exc:
         temporary.unlink(missing_ok=True)
         print(f"note: the finished transcript {path} is kept unpacked ({exc})", file=sys.stderr)
@@ -1827,6 +1921,38 @@ def pack_transcript(path: Path, signing_key: Ed25519PrivateKey | None, *, durabl
     except BaseException:  # interrupted: the finished file stays as it was, whole
         temporary.unlink(missing_ok=True)
         raise
+    _drop_leftovers(path, header)
+    return True
+
+
+def _sync_folder(folder: Path) -> None:
+    """``fsync`` the folder itself (what a rename in it changed)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _drop_leftovers(path: Path, header: TranscriptHeader) -> None:
+    """Once ``path`` is packed: delete the packed copies an earlier packing left half-written
+    beside it (killed before its rename) and the game's tail journal, if still there."""
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.packing"):
+        stale.unlink(missing_ok=True)
+    if header.sealing is not None:
+        drop_journal(header.sealing.key_id)
+
+
+def _open_journal(key: GameKey, seed_sha256: str, *, durable: bool, new: bool) -> TailJournal | None:
+    """The tail journal of a sealed file's game (:mod:`.journal`), or None (with a note on
+    standard error) when it cannot be opened: the game goes on, and only what a stop holds
+    back would be made again on resume."""
+    try:
+        return TailJournal.open(key, seed_sha256, durable=durable, new=new)
+    except OSError as exc:
+        print(f"note: cannot keep the game's tail journal ({exc}): a stop may lose its last events",
+              file=sys.stderr)
+        return None
 
 
 def signing_key_for(header: TranscriptHeader) -> Ed25519PrivateKey | None:

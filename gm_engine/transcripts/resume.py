@@ -45,6 +45,7 @@ from gm_engine.transcripts.format import (
     TranscriptStream,
     TranscriptWriter,
     open_for_append,
+    pack_transcript,
     signing_key_for,
 )
 from gm_engine.transcripts.packing import PACKED_FORMAT
@@ -301,6 +302,36 @@ def resume_session(
             lazy.close()
         else:
             os.close(fd)
+
+
+def pack_finished(path: str | Path) -> bool:
+    """Pack the finished transcript at ``path`` if its recorder stopped after the end line and
+    before the packing (:func:`~.format.pack_transcript`: a ``kill -9`` or a power cut in
+    between), and say whether it did. Other files (packed already, cut off before their end,
+    of an older format) are left as they are. It takes the recording lock first, so a file a
+    process is still writing or packing is refused.
+
+    This is ``gm resume``'s job, not ``gm replay``'s: resuming is where a file of this
+    installation is taken up again and written (and packing signs the packed end with this
+    installation's key, which a file from elsewhere cannot be), while a replay only reads and
+    checks what is there, also for someone else's file, and an unpacked finished file replays
+    as it is.
+
+    Raises:
+        OSError: the file cannot be read or written.
+        TranscriptBusy: another process holds its lock.
+        TranscriptError: its end is signed by another installation's key.
+    """
+    path = Path(path)
+    fd = open_for_append(path)
+    try:
+        with TranscriptStream(path) as stream:
+            if stream.header.format != FORMAT_VERSION or not stream.ends:
+                return False
+            signing_key = signing_key_for(stream.header)
+        return pack_transcript(path, signing_key)
+    finally:
+        os.close(fd)
 
 
 def resume_lines(
