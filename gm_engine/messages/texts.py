@@ -4292,6 +4292,12 @@ class TableAnswerNotStored(Message):
     key: ClassVar[str] = "serve.table.answer_not_stored"
 
 
+class TableTakenOver(Message):
+    """An answer sent to a process that lost the table's lease: another one drives it now."""
+
+    key: ClassVar[str] = "serve.table.taken_over"
+
+
 class TableOver(Message):
     """An answer after the game's end."""
 
