@@ -4430,6 +4430,14 @@ class ServeLeaseTooShort(Message):
     tick: str
 
 
+class ServeBadSeeds(Message):
+    """``gm serve --seed`` below 0 or ``--seed-step`` below 1."""
+
+    key: ClassVar[str] = "serve.command.bad_seeds"
+    seed: int
+    step: int
+
+
 class ServeOpenInBrowser(Message):
     """``gm serve`` is up."""
 
