@@ -2,15 +2,19 @@
 printed side by side.
 
     .venv/bin/python benchmarks/bench_serve.py tables [--tables 100] [--databases sqlite postgres]
-                                                      [--processes 1 2]
+                                                      [--processes 1 2] [--rounds 1] [--seed 1]
     .venv/bin/python benchmarks/bench_serve.py store [--appends 400] [--threads 8]
 
 ``tables``: ``--tables`` werewolf tables at once (offline personas; P1 the seer), each
 played by a scripted P1 (tests/serve_client.py's player) over HTTP: it follows the seat's
 server-sent events and posts an answer whenever a question is asked. One or two
 ``gm serve`` processes on one database (with two, the tables are opened on each in turn,
-and each drives those it opened). Printed: tables finished per minute (wall clock, from
-the first table opened to the last finished), the p50/p95 latency of a human action (an
+and each drives those it opened). Every configuration plays the same games: the servers
+are given ``gm serve --seed`` so that the tables' seeds are ``--seed`` … ``--seed`` +
+tables - 1 however many processes open them (two processes: odd seeds on one, even on the
+other); ``--fresh-seeds`` for a server without that option. Printed: tables finished per
+minute (wall clock, from the first table opened to the last finished), the p50/p95
+latency of a human action (an
 answer's POST until the server replies: it replies once the answer is stored, before the
 session takes it), the servers' resident memory per table (peak while every table is
 open, less the servers' memory before the first one, divided by the tables), the servers'
@@ -23,6 +27,17 @@ question or the end (what comes of the answer, the game's own work in it). The c
 cheap beside the server (its CPU is printed), so its threads are not what is measured;
 run against another checkout's server by starting this file with that checkout's Python
 (``/path/.venv/bin/python benchmarks/bench_serve.py``: the server is the ``gm`` beside it).
+
+Under each configuration, where its time and processor went: the load average as it began,
+when the last table was opened, the first ended and each server's last ended (the run
+waits for the slower server); the CPU seconds (user/system) of each server, of the
+database server (PostgreSQL: its postmaster and every backend, ended ones included) and
+of the benchmark, per table; and the share of the machine's cores the run got. Then one
+process against two, round by round (``--rounds`` alternates the configurations): tables
+a minute, CPU seconds a table, and the *ceiling*, the tables a minute those CPU figures
+allow with every core free (one server process runs Python on one core at a time). On a
+machine shared with other work the wall clock follows the share the run got; the CPU a
+table and the ceiling do not.
 
 ``store``: what one append costs (one transcript line in its own transaction, durable
 when it returns: SQLite ``synchronous=FULL``, PostgreSQL ``synchronous_commit=on`` with
@@ -56,7 +71,12 @@ sys.path.insert(0, str(ROOT))  # tests.postgres_server starts the throwaway Post
 
 from gm_engine.serve.store import TableStore  # noqa: E402
 from gm_engine.serve.store_sqlite import SQLiteTableStore  # noqa: E402
-from tests.postgres_server import find_binaries, missing_server_user, running_server  # noqa: E402
+from tests.postgres_server import (  # noqa: E402
+    PostgresServer,
+    find_binaries,
+    missing_server_user,
+    running_server,
+)
 from tests.serve_client import ServeClient, TableSeat  # noqa: E402
 from tests.serve_process import ServeProcess, start_serve  # noqa: E402
 
@@ -184,6 +204,11 @@ class TableRun:
     new question or the end (what comes of the answer; with the game's own work in it)."""
     frames: int = 0
     """How many views the event stream pushed."""
+    server: int = 0
+    """Which of the servers drove it (the one it was opened on)."""
+    opened_at: float = 0.0
+    ended_at: float = 0.0
+    """``time.perf_counter()`` when its creation was answered, and when its last view came."""
 
 
 def _follow(client: ServeClient, seat: TableSeat, deadline: float) -> TableRun:
@@ -240,9 +265,143 @@ def _rss_bytes(pid: int) -> int:
 
 
 def _cpu_seconds(pid: int) -> float:
+    return sum(_user_system_seconds(pid))
+
+
+def _user_system_seconds(pid: int, *, with_children: bool = False) -> tuple[float, float]:
+    """A process's CPU seconds in user and system mode (with its reaped children's when asked:
+    PostgreSQL's postmaster reaps every backend that has ended)."""
     with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    user, system = int(fields[11]), int(fields[12])
+    if with_children:
+        user, system = user + int(fields[13]), system + int(fields[14])
+    tick = os.sysconf("SC_CLK_TCK")
+    return user / tick, system / tick
+
+
+def _postgres_seconds(server: PostgresServer) -> tuple[float, float]:
+    """The CPU seconds (user, system) of the PostgreSQL server: its postmaster, every backend
+    that ended (reaped by it) and every one still running."""
+    postmaster = int((server.directory / "data" / "postmaster.pid").read_text().split()[0])
+    user, system = _user_system_seconds(postmaster, with_children=True)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(entry / "stat", encoding="ascii") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            if parent == postmaster:
+                child_user, child_system = _user_system_seconds(int(entry.name))
+                user, system = user + child_user, system + child_system
+        except (OSError, ValueError, IndexError):  # it ended meanwhile: the postmaster counts it
+            continue
+    return user, system
+
+
+def _machine_seconds() -> tuple[float, float, float]:
+    """The whole machine's CPU seconds since boot, summed over its cores: busy (every process's,
+    this benchmark's and everyone else's), idle (with I/O wait) and stolen by the hypervisor."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        values = [int(value) for value in stat.readline().split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (values + [0] * 8)[:8]
+    tick = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / tick, (idle + iowait) / tick, steal / tick
+
+
+@dataclass(frozen=True)
+class WorkFigures:
+    """Where one run's time and processor went: what says whether two server processes did
+    more work than one, or only the same work spread differently."""
+
+    load_average: float
+    """The machine's one-minute load average as the run began (other users' work in it)."""
+    wall: float
+    """Seconds from the first table opened to the last finished."""
+    opening: float
+    """Seconds until the last table's creation was answered."""
+    first_end: float
+    """Seconds until the first table finished."""
+    server_ends: tuple[float, ...]
+    """Each server's last finished table, in seconds from the start (the run waits for the last)."""
+    server_tables: tuple[int, ...]
+    """How many finished tables each server drove."""
+    server_cpu: tuple[tuple[float, float], ...]
+    """Each server's CPU seconds, user and system."""
+    database_cpu: tuple[float, float] | None
+    """The database server's CPU seconds (PostgreSQL: its backends), user and system; None for SQLite."""
+    client_cpu: tuple[float, float]
+    """This benchmark's CPU seconds (the scripted players), user and system."""
+    machine_busy: float
+    machine_idle: float
+    machine_steal: float
+    """The whole machine's CPU seconds over the run, summed over its cores: busy (anyone's),
+    idle and stolen by the hypervisor."""
+
+
+    def ours(self) -> float:
+        """The run's CPU seconds: the servers', the database's and the benchmark's."""
+        return sum(map(sum, self.server_cpu)) + sum(self.database_cpu or ()) + sum(self.client_cpu)
+
+    def ceiling(self, finished: int, cores: int) -> float:
+        """Tables a minute that the run's processor figures allow on ``cores`` cores with
+        nothing else running: the run needs its CPU seconds spread over the cores, and each
+        server at least its own CPU seconds of wall (a server runs Python on one core at a
+        time: one run slot, one interpreter lock)."""
+        busiest = max((user + system for user, system in self.server_cpu), default=0.0)
+        needed = max(self.ours() / cores, busiest)
+        return 60 * finished / needed if needed > 0 else float("nan")
+
+
+class WorkMeter:
+    """Reads the processor counters of the servers, the database and the machine at the start
+    of a run and again at its end (see :class:`WorkFigures`)."""
+
+    def __init__(self, pids: list[int], database: PostgresServer | None) -> None:
+        self.pids = pids
+        self.database = database
+        self.load_average = os.getloadavg()[0]
+        self.servers = [_user_system_seconds(pid) for pid in pids]
+        self.database_before = None if database is None else _postgres_seconds(database)
+        self.machine = _machine_seconds()
+        times = os.times()
+        self.client = (times.user, times.system)
+        self.started = time.perf_counter()
+
+    def figures(self, runs: list[TableRun]) -> WorkFigures:
+        """The run's figures, read now (call it once every table ended)."""
+        wall = time.perf_counter() - self.started
+        servers = [_user_system_seconds(pid) for pid in self.pids]
+        machine = _machine_seconds()
+        times = os.times()
+        database = None
+        if self.database is not None and self.database_before is not None:
+            user, system = _postgres_seconds(self.database)
+            database = (user - self.database_before[0], system - self.database_before[1])
+        finished = [run for run in runs if run.finished]
+        ends = [run.ended_at - self.started for run in finished]
+        return WorkFigures(
+            load_average=self.load_average,
+            wall=wall,
+            opening=max((run.opened_at - self.started for run in runs), default=0.0),
+            first_end=min(ends, default=wall),
+            server_ends=tuple(
+                max((run.ended_at - self.started for run in finished if run.server == number), default=0.0)
+                for number in range(len(self.pids))
+            ),
+            server_tables=tuple(
+                sum(run.server == number for run in finished) for number in range(len(self.pids))
+            ),
+            server_cpu=tuple(
+                (after[0] - before[0], after[1] - before[1])
+                for before, after in zip(self.servers, servers, strict=True)
+            ),
+            database_cpu=database,
+            client_cpu=(times.user - self.client[0], times.system - self.client[1]),
+            machine_busy=machine[0] - self.machine[0],
+            machine_idle=machine[1] - self.machine[1],
+            machine_steal=machine[2] - self.machine[2],
+        )
 
 
 @dataclass(frozen=True)
@@ -265,14 +424,32 @@ class TablesFigures:
     """Each ``Server-Timing`` phase of an answer, and the client's share (its time less the
     server's total): name, p50 ms, p95 ms."""
     errors: tuple[str, ...]
+    work: WorkFigures | None = None
+    """Where the run's time and processor went (the two-process comparison)."""
 
 
-def run_tables(database: str, label: str, processes: int, tables: int, log_dir: Path) -> TablesFigures:
-    """Open ``tables`` tables on ``processes`` servers sharing ``database`` and play them all."""
+def run_tables(
+    database: str,
+    label: str,
+    processes: int,
+    tables: int,
+    log_dir: Path,
+    postgres: PostgresServer | None = None,
+    seed: int | None = None,
+    pass_on: bool = False,
+) -> TablesFigures:
+    """Open ``tables`` tables on ``processes`` servers sharing ``database`` (served by
+    ``postgres`` when it is PostgreSQL's) and play them all: with ``seed``, the tables' seeds
+    are ``seed`` … ``seed + tables - 1`` however many processes open them (the same games);
+    with ``pass_on``, half the tables are played through a server that does not drive them,
+    which passes their requests on (as behind a load balancer that knows nothing of tables)."""
     servers: list[ServeProcess] = []
     try:
         for number in range(processes):
-            servers.append(start_serve(database, log_dir / f"{label}-{processes}-{number}.log"))
+            seeds = [] if seed is None else ["--seed", str(seed + number), "--seed-step", str(processes)]
+            servers.append(
+                start_serve(database, log_dir / f"{label}-{processes}-{number}.log", options=seeds)
+            )
         pids = [server.process.pid for server in servers]
         baseline = sum(_rss_bytes(pid) for pid in pids)
         cpu_before = sum(_cpu_seconds(pid) for pid in pids)
@@ -286,6 +463,7 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        meter = WorkMeter(pids, postgres)
         started = time.perf_counter()
         client_cpu_before = time.process_time()
         deadline = time.monotonic() + 3600
@@ -294,11 +472,16 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
 
         def play(number: int) -> None:
             client = servers[number % processes].client
+            # passed on: every other table of a server is played through the next server
+            player = servers[(number + number // processes) % processes].client if pass_on else client
+            opened = time.perf_counter()
             try:
                 seat = client.create_table(dict(TABLE_CONFIG))
-                run = _follow(client, seat, deadline)
+                opened = time.perf_counter()
+                run = _follow(player, seat, deadline)
             except Exception as failure:  # counted and shown, not raised: the other tables go on
                 run = TableRun([], False, f"{type(failure).__name__}: {failure}"[:200])
+            run.server, run.opened_at, run.ended_at = number % processes, opened, time.perf_counter()
             with lock:
                 runs.append(run)
 
@@ -308,6 +491,7 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
         for player in players:
             player.join()
         wall = time.perf_counter() - started
+        work = meter.figures(runs)
         sampling.set()
         sampler.join()
         cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
@@ -346,15 +530,25 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
         frames_per_table=sum(run.frames for run in runs) / max(1, len(runs)),
         phases=phases,
         errors=tuple(sorted({run.error for run in runs if run.error})),
+        work=work,
     )
 
 
-def bench_tables(tables: int, databases: list[str], processes: list[int]) -> None:
-    """Print the figures of every (database, processes) pair, side by side."""
+def bench_tables(
+    tables: int,
+    databases: list[str],
+    processes: list[int],
+    seed: int | None = 1,
+    rounds: int = 1,
+    pass_on: bool = False,
+) -> None:
+    """Print the figures of every (database, processes) pair, side by side: ``rounds`` times,
+    alternating, so that every configuration sees the same moments of the machine's load."""
     results: list[TablesFigures] = []
     with tempfile.TemporaryDirectory(prefix="gm-bench-serve-") as scratch, ExitStack() as stack:
         directory = Path(scratch)
         targets: dict[str, Callable[[], str]] = {}
+        postgres: PostgresServer | None = None
         if "sqlite" in databases:
             counter = iter(range(1_000_000))
             targets["SQLite"] = lambda: str(directory / f"tables-{next(counter)}.sqlite3")
@@ -366,16 +560,22 @@ def bench_tables(tables: int, databases: list[str], processes: list[int]) -> Non
                     file=sys.stderr,
                 )
             else:
-                server = stack.enter_context(running_server(binaries, fsync=True))
-                targets["PostgreSQL"] = server.create_database
-        for label, target in targets.items():
-            for count in processes:
-                figures = run_tables(target(), label, count, tables, directory)
-                results.append(figures)
-                print(
-                    f"  done: {label}, {count} process(es): {figures.finished}/{tables} finished", flush=True
-                )
+                postgres = stack.enter_context(running_server(binaries, fsync=True))
+                targets["PostgreSQL"] = postgres.create_database
+        for round_number in range(rounds):
+            for label, target in targets.items():
+                for count in processes:
+                    served_by = postgres if label == "PostgreSQL" else None
+                    figures = run_tables(target(), label, count, tables, directory, served_by, seed, pass_on)
+                    results.append(figures)
+                    print(
+                        f"  done: round {round_number + 1}, {label}, {count} process(es):"
+                        f" {figures.finished}/{tables} finished, load {os.getloadavg()[0]:.1f}",
+                        flush=True,
+                    )
     print(f"{tables} werewolf tables at once, offline personas, a scripted P1 over HTTP (SSE + POST)")
+    if pass_on:
+        print("with several servers, half the tables are played through one that passes their requests on")
     print(
         f"{'database':<12}{'procs':>6}{'finished':>10}{'tables/min':>12}{'p50 ms':>9}{'p95 ms':>9}"
         f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}{'frames':>8}"
@@ -393,6 +593,86 @@ def bench_tables(tables: int, databases: list[str], processes: list[int]) -> Non
         )
         for error in figures.errors:
             print(f"    error: {error}")
+        if figures.work is not None:
+            _print_work(figures.work, figures.finished)
+    _print_processes(results, seed)
+
+
+def _print_work(work: WorkFigures, finished: int) -> None:
+    """Where one run's time and processor went, under its figures line."""
+    servers = " + ".join(f"{user:.1f}u/{system:.1f}s" for user, system in work.server_cpu)
+    database = "-"
+    if work.database_cpu is not None:
+        database = f"{work.database_cpu[0]:.1f}u/{work.database_cpu[1]:.1f}s"
+    total = max(work.machine_busy + work.machine_idle + work.machine_steal, 1e-9)
+    ends = "/".join(f"{end:.1f}" for end in work.server_ends)
+    split = "/".join(str(count) for count in work.server_tables)
+    print(
+        f"    load {work.load_average:.1f} at the start; wall {work.wall:.1f} s: all opened by"
+        f" {work.opening:.1f} s, first end {work.first_end:.1f} s, last end of each server {ends} s"
+        f" (tables {split})"
+    )
+    print(
+        f"    CPU s: servers {servers}, database {database}, client {work.client_cpu[0]:.1f}u/"
+        f"{work.client_cpu[1]:.1f}s; all {work.ours():.1f} s = {work.ours() / max(1, finished):.2f} s/table;"
+        f" the machine was {work.machine_busy / total:.0%} busy, {work.ours() / total:.0%} of it this run,"
+        f" {work.machine_steal / total:.0%} stolen"
+    )
+
+
+def _print_processes(results: list[TablesFigures], seed: int | None) -> None:
+    """One process against more, round by round: wall clock, CPU per table and the ceiling."""
+    cores = os.cpu_count() or 1
+    for database in dict.fromkeys(figures.database for figures in results):
+        mine = [figures for figures in results if figures.database == database and figures.work is not None]
+        ones = [figures for figures in mine if figures.processes == 1]
+        others = sorted({figures.processes for figures in mine} - {1})
+        if not ones or not others:
+            continue
+        games = (
+            f"the same games in every run (seeds {seed}..{seed + ones[0].tables - 1})"
+            if seed is not None
+            else "other games in every run (fresh seeds: the runs do not compare exactly)"
+        )
+        against = ", ".join(map(str, others))
+        print(f"\n{database}: one server process against {against}, round by round, {games}")
+        for count in others:
+            runs = [figures for figures in mine if figures.processes == count]
+            wall_wins = cpu_wins = 0
+            for number, (one, more) in enumerate(zip(ones, runs, strict=False), start=1):
+                assert one.work is not None and more.work is not None
+                one_cpu = one.work.ours() / max(1, one.finished)
+                more_cpu = more.work.ours() / max(1, more.finished)
+                wall_wins += more.tables_per_minute >= one.tables_per_minute
+                cpu_wins += more_cpu <= one_cpu * 1.02
+                print(
+                    f"  round {number} (load {one.work.load_average:.1f}/{more.work.load_average:.1f}):"
+                    f" tables/min {one.tables_per_minute:.1f} -> {more.tables_per_minute:.1f}"
+                    f" (x{more.tables_per_minute / max(one.tables_per_minute, 1e-9):.2f});"
+                    f" CPU s/table {one_cpu:.2f} -> {more_cpu:.2f} (x{more_cpu / max(one_cpu, 1e-9):.2f});"
+                    f" ceiling on {cores} cores {one.work.ceiling(one.finished, cores):.0f}"
+                    f" -> {more.work.ceiling(more.finished, cores):.0f} tables/min;"
+                    f" share of the machine {_share(one.work):.0%} -> {_share(more.work):.0%}"
+                )
+            rounds = min(len(ones), len(runs))
+            print(
+                f"  {count} processes >= one in {wall_wins} of {rounds} rounds by tables/min, and spend"
+                f" no more CPU a table (within 2%) in {cpu_wins} of {rounds}"
+            )
+    print(
+        "  tables/min is the wall clock from the first table opened to the last finished. On a shared"
+        " machine it follows the share of the cores the run got (the share column) more than the"
+        " server: compare it in rounds whose load was low. CPU s/table (servers, database and"
+        " client) says whether more processes do more work for the same games. The ceiling is"
+        " what those CPU figures allow with every core free: a server process runs Python on one"
+        " core at a time, so one process is bound by its own CPU seconds, more by all of them"
+        " spread over the cores."
+    )
+
+
+def _share(work: WorkFigures) -> float:
+    total = work.machine_busy + work.machine_idle + work.machine_steal
+    return work.ours() / total if total > 0 else float("nan")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -411,11 +691,42 @@ def main(argv: list[str] | None = None) -> None:
         "--databases", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"]
     )
     tables.add_argument("--processes", nargs="+", type=int, default=[1, 2])
+    tables.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="the tables' seeds are SEED, SEED+1, …: every configuration plays the same games (default 1)",
+    )
+    tables.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every configuration this many times, alternating (default 1)",
+    )
+    tables.add_argument(
+        "--pass-on",
+        action="store_true",
+        help="with several servers, play half the tables through a server that does not drive them"
+        " (their requests are passed on, as behind a load balancer that knows nothing of tables)",
+    )
+    tables.add_argument(
+        "--fresh-seeds",
+        action="store_true",
+        help="fresh entropy for each table (a server without gm serve --seed: another checkout's)",
+    )
     arguments = parser.parse_args(argv)
     if arguments.command == "store":
         bench_store(arguments.appends, arguments.threads, arguments.rounds)
     else:
-        bench_tables(arguments.tables, arguments.databases, arguments.processes)
+        seed = None if arguments.fresh_seeds else arguments.seed
+        bench_tables(
+            arguments.tables,
+            arguments.databases,
+            arguments.processes,
+            seed,
+            arguments.rounds,
+            arguments.pass_on,
+        )
 
 
 if __name__ == "__main__":

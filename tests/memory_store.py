@@ -116,10 +116,10 @@ class MemoryStore(TableStoreBase):
             table = self._tables().get(table_id)
             return None if table is None else list(table.lines)
 
-    def _upsert_secret(self, table_id: str, name: str, value: bytes) -> bool:
+    def _upsert_secret(self, table_id: str, name: str, value: bytes, holder: str) -> bool:
         with self._data.lock:
             table = self._tables().get(table_id)
-            if table is None:
+            if table is None or table.holder != holder:
                 return False
             table.secrets[name] = bytes(value)
             return True

@@ -32,8 +32,8 @@ def test_a_new_database_and_its_journal_files_are_owner_only(tmp_path: Path) -> 
     path = tmp_path / "club" / "tables.sqlite3"
     store = open_store(str(path))
     try:
-        store.create_table("t1", "werewolf", "卓", "{}", 0.0)
-        store.put_secret("t1", "game_key", b"secret")
+        store.create_table("t1", "werewolf", "卓", "{}", 0.0, holder="a", ttl_seconds=30)
+        store.put_secret("t1", "game_key", b"secret", holder="a")
         files = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
         assert all(f.exists() for f in files)
         assert {f.name: _mode(f) for f in files} == {f.name: 0o600 for f in files}

@@ -261,7 +261,7 @@ def test_unknown_tables_are_refused(store: TableStore) -> None:
     with pytest.raises(StoreError, match="no table"):
         store.renew_lease("nobody", "a", 30)
     with pytest.raises(StoreError, match="no table"):
-        store.put_secret("nobody", "seed", b"7")
+        store.put_secret("nobody", "seed", b"7", holder="a")
     with pytest.raises(StoreError, match="no table"):
         store.add_seat("nobody", 1, digest("x"))
     store.release_lease("nobody", "a")  # nothing to give up: nothing happens
@@ -288,21 +288,44 @@ def test_texts_keep_every_character(store: TableStore) -> None:
 def test_secrets_are_kept_replaced_and_separate_per_table(store: TableStore) -> None:
     new_table(store, "t1")
     new_table(store, "t2")
+    assert store.acquire_lease("t1", "a", 30) and store.acquire_lease("t2", "a", 30)
     every_byte = bytes(range(256))
-    store.put_secret("t1", "seed", b"12345")
-    store.put_secret("t1", "key", every_byte)
-    store.put_secret("t2", "seed", b"999")
-    store.put_secret("t1", "seed", b"54321")
+    store.put_secret("t1", "seed", b"12345", holder="a")
+    store.put_secret("t1", "key", every_byte, holder="a")
+    store.put_secret("t2", "seed", b"999", holder="a")
+    store.put_secret("t1", "seed", b"54321", holder="a")
     assert store.get_secret("t1", "seed") == b"54321"
     assert store.get_secret("t1", "key") == every_byte
     assert store.get_secret("t2", "seed") == b"999"
     assert store.get_secret("t2", "key") is None
     assert store.get_secret("nobody", "seed") is None
     with pytest.raises(StoreError, match="bytes"):
-        store.put_secret("t1", "seed", "text")  # type: ignore[arg-type]
+        store.put_secret("t1", "seed", "text", holder="a")  # type: ignore[arg-type]
     with pytest.raises(StoreError, match="must not be empty"):
-        store.put_secret("t1", "", b"x")
+        store.put_secret("t1", "", b"x", holder="a")
     assert store.get_secret("t1", "seed") == b"54321"
+
+
+def test_only_the_lease_holder_keeps_a_secret(store: TableStore, clock: FakeClock) -> None:
+    new_table(store, "t1")
+    with pytest.raises(LeaseLost):  # nobody holds it yet
+        store.put_secret("t1", "pending_answer", b"a's answer", holder="a")
+    assert store.acquire_lease("t1", "a", 30)
+    store.put_secret("t1", "pending_answer", b"a's answer", holder="a")
+    with pytest.raises(LeaseLost):
+        store.put_secret("t1", "pending_answer", b"b's answer", holder="b")
+    clock.advance(31)
+    assert store.acquire_lease("t1", "b", 30)  # a's lease ran out and b took the table over
+    with pytest.raises(LeaseLost):  # a, still running, answers for a table it lost
+        store.put_secret("t1", "pending_answer", b"a's late answer", holder="a")
+    assert store.get_secret("t1", "pending_answer") == b"a's answer"
+    store.put_secret("t1", "pending_answer", b"b's answer", holder="b")
+    store.release_lease("t1", "b")
+    with pytest.raises(LeaseLost):  # given up: nobody's
+        store.put_secret("t1", "pending_answer", b"b's late answer", holder="b")
+    assert store.get_secret("t1", "pending_answer") == b"b's answer"
+    with pytest.raises(StoreError, match="must not be empty"):
+        store.put_secret("t1", "seed", b"1", holder="")
 
 
 def test_seats_are_found_by_token_digest_and_a_digest_is_granted_once(store: TableStore) -> None:
@@ -484,7 +507,7 @@ def test_everything_is_there_after_the_store_is_closed_and_opened_again(
     new_table(store)
     assert store.acquire_lease("t1", "a", 30)
     store.append_lines("t1", 0, ["header", "event"], holder="a")
-    store.put_secret("t1", "seed", b"42")
+    store.put_secret("t1", "seed", b"42", holder="a")
     store.add_seat("t1", 1, digest("p1"))
     store.close()
     again = backend.open(clock)

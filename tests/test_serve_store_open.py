@@ -144,6 +144,11 @@ def test_a_database_of_another_schema_is_refused_in_the_players_language(tmp_pat
         (["--lease-seconds", "4", "--tick-seconds", "3"],
          "gm serve: リース（4 秒）はティック（3 秒）の2回分以上にしてください",
          "gm serve: a lease (4 s) must last at least two ticks (3 s)"),
+        (["--seed", "-1"], "gm serve: --seed -1 --seed-step 1: シードは0以上、ステップは1以上にしてください",
+         "gm serve: --seed -1 --seed-step 1: a seed is 0 or more and the step 1 or more"),
+        (["--seed", "3", "--seed-step", "0"],
+         "gm serve: --seed 3 --seed-step 0: シードは0以上、ステップは1以上にしてください",
+         "gm serve: --seed 3 --seed-step 0: a seed is 0 or more and the step 1 or more"),
     ],
 )
 def test_gm_serves_own_argument_errors_are_in_the_players_language(

@@ -24,6 +24,7 @@ from gm_engine.llm.offline import OfflineBackend
 from gm_engine.serve.store import TableRow, TableStore
 from gm_engine.serve.store_sqlite import SQLiteTableStore
 from gm_engine.serve.tables import (
+    PENDING_ANSWER,
     AdventureTableConfig,
     LiveTable,
     TableError,
@@ -36,6 +37,7 @@ from gm_engine.serve.turns import Turn, TurnTaker
 from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.sealing import keys_dir
 from tests.memory_store import MemoryStore
+from tests.postgres_server import PostgresServer
 
 WAIT = 60.0  # seconds a step may take on a loaded machine before the test gives up
 
@@ -271,6 +273,50 @@ def test_a_table_whose_lease_was_taken_is_no_longer_driven(store: TableStore) ->
         first.close()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableStore]:
+    """A store that processes on one machine (SQLite) or several (PostgreSQL) share."""
+    opened: TableStore
+    if request.param == "sqlite":
+        opened = SQLiteTableStore(tmp_path / "tables.sqlite3")
+    else:
+        from gm_engine.serve.store_postgres import PostgresTableStore
+
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        opened = PostgresTableStore(server.create_database())
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def test_a_process_that_lost_the_lease_stores_no_answer_for_the_table(shared_store: TableStore) -> None:
+    first = TableRuntime(
+        shared_store, holder="first", lease_seconds=0.3, tick_seconds=0.1, seeds=fixed_seeds()
+    )
+    created = first.create_table(WerewolfTableConfig(role=2))
+    live = first.live(created.table_id)
+    assert live is not None
+    question = wait_question(live)["question"]
+    assert isinstance(question, dict)
+    time.sleep(0.4)  # the lease runs out (first never renews: it was not started)
+    second = TableRuntime(shared_store, holder="second")
+    try:
+        second.tick()
+        taken = second.live(created.table_id)
+        assert taken is not None
+        assert wait_question(taken)["status"] == "running"
+        # first has not ticked yet, so it still shows the question; P1's answer reaches it
+        with pytest.raises(TableError) as refused:
+            live.accept(simple_answer(question))
+        assert "引き継ぎました" in refused.value.describe("ja")
+        assert shared_store.get_secret(created.table_id, PENDING_ANSWER) is None
+        assert play(taken)["status"] == "finished"
+    finally:
+        second.close()
+        first.close()
+
+
 def test_an_adventure_table_keeps_the_party_in_view(store: TableStore) -> None:
     runtime = TableRuntime(store, seeds=fixed_seeds())
     try:
@@ -372,9 +418,9 @@ def test_a_new_table_is_claimed_by_nobody_before_its_secrets_and_seat_are_stored
 
     put_secret, add_seat = store.put_secret, store.add_seat
 
-    def ticking_put_secret(table_id: str, name: str, value: bytes) -> None:
+    def ticking_put_secret(table_id: str, name: str, value: bytes, *, holder: str) -> None:
         tick_everyone(name)
-        put_secret(table_id, name, value)
+        put_secret(table_id, name, value, holder=holder)
 
     def ticking_add_seat(table_id: str, seat: int, digest: str) -> None:
         tick_everyone("seat")

@@ -9,12 +9,15 @@ the address to open.
 from __future__ import annotations
 
 import argparse
+import itertools
 import socket
 import sys
+import threading
+from collections.abc import Callable
 
 from gm_engine.cli._errors import failed
 
-__all__ = ["register", "serve_command"]
+__all__ = ["register", "seed_sequence", "serve_command"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,7 +72,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how often the leases are renewed and the free tables claimed (default 3; the lease "
         "must last at least two ticks)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the first new table's seed, then +STEP for each next one (default: fresh entropy for "
+        "each table). For benchmarks and demos that must play the same games again: whoever knows it "
+        "knows every table's deal",
+    )
+    parser.add_argument(
+        "--seed-step",
+        type=int,
+        default=1,
+        metavar="STEP",
+        help="what --seed grows by from one table to the next (default 1; two processes on one "
+        "database given --seed 1 and --seed 2 with --seed-step 2 open the tables one process given "
+        "--seed 1 would)",
+    )
     parser.set_defaults(handler=serve_command)
+
+
+def seed_sequence(first: int, step: int) -> Callable[[], int]:
+    """The seeds ``first``, ``first + step``, … (``--seed``), one per call, from any thread."""
+    drawn = itertools.count(first, step)
+    lock = threading.Lock()
+
+    def next_seed() -> int:
+        with lock:
+            return next(drawn)
+
+    return next_seed
 
 
 def serve_command(args: argparse.Namespace) -> int:
@@ -81,6 +114,7 @@ def serve_command(args: argparse.Namespace) -> int:
         CommandFailed,
         ServeBadAdvertise,
         ServeBadPort,
+        ServeBadSeeds,
         ServeLeaseTooShort,
         ServeOpenInBrowser,
     )
@@ -94,6 +128,10 @@ def serve_command(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         problem = render(ServeBadPort(args.port), locale)
+        print(render(CommandFailed("gm serve", problem), locale), file=sys.stderr)
+        return 2
+    if (args.seed is not None and args.seed < 0) or args.seed_step < 1:
+        problem = render(ServeBadSeeds(args.seed if args.seed is not None else 0, args.seed_step), locale)
         print(render(CommandFailed("gm serve", problem), locale), file=sys.stderr)
         return 2
     try:
@@ -131,7 +169,10 @@ def serve_command(args: argparse.Namespace) -> int:
             problem = render(ServeLeaseTooShort(f"{lease:g}", f"{tick:g}"), locale)
             print(render(CommandFailed("gm serve", problem), locale), file=sys.stderr)
             return 2
-        runtime = TableRuntime(store, advertise=advertise, model_servers=args.model_server, **timing)
+        seeds = None if args.seed is None else seed_sequence(args.seed, args.seed_step)
+        runtime = TableRuntime(
+            store, advertise=advertise, model_servers=args.model_server, seeds=seeds, **timing
+        )
         app = create_app(runtime, extra_routes=bcdice_api_routes())
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
         print(render(ServeOpenInBrowser(f"http://{shown}:{args.port}/"), locale), flush=True)

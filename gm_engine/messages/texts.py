@@ -4315,6 +4315,12 @@ class TableAnswerNotStored(Message):
     key: ClassVar[str] = "serve.table.answer_not_stored"
 
 
+class TableTakenOver(Message):
+    """An answer sent to a process that lost the table's lease: another one drives it now."""
+
+    key: ClassVar[str] = "serve.table.taken_over"
+
+
 class TableOver(Message):
     """An answer after the game's end."""
 
@@ -4445,6 +4451,14 @@ class ServeLeaseTooShort(Message):
     key: ClassVar[str] = "serve.command.lease_too_short"
     lease: str
     tick: str
+
+
+class ServeBadSeeds(Message):
+    """``gm serve --seed`` below 0 or ``--seed-step`` below 1."""
+
+    key: ClassVar[str] = "serve.command.bad_seeds"
+    seed: int
+    step: int
 
 
 class ServeOpenInBrowser(Message):

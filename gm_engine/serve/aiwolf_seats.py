@@ -341,10 +341,11 @@ class AIWolfTables:
 
     # -- tokens ------------------------------------------------------------------------------------
 
-    def issue(self, table_id: str, option: AIWolfSeatsOption) -> None:
-        """Give each agent seat of a new table its token (kept in the store's secrets)."""
+    def issue(self, table_id: str, option: AIWolfSeatsOption, *, holder: str) -> None:
+        """Give each agent seat of a new table its token (kept in the store's secrets, under
+        ``holder``'s lease: the table's creator's)."""
         tokens = {str(seat): secrets.token_urlsafe(32) for seat in option.seats}
-        self.store.put_secret(table_id, TOKENS_SECRET, json.dumps(tokens).encode("ascii"))
+        self.store.put_secret(table_id, TOKENS_SECRET, json.dumps(tokens).encode("ascii"), holder=holder)
 
     def tokens(self, table_id: str) -> dict[int, str]:
         """The table's agent tokens by seat (none for a table without agent seats)."""

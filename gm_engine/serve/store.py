@@ -12,8 +12,9 @@ the web layer calls them from worker threads.
 A table is driven by one process at a time: the holder of its lease. A lease is held for a
 time-to-live and renewed while the table runs; when its holder dies, another process
 acquires it once it has expired and resumes the table from its lines. Appending lines
-checks the lease and the line count in one transaction, so a process that lost its lease
-can never write after the new holder.
+checks the lease and the line count in one transaction, and keeping a secret checks the
+lease in the transaction that writes it, so a process that lost its lease can never write
+after the new holder.
 """
 
 from __future__ import annotations
@@ -151,8 +152,15 @@ class TableStore(Protocol):
         """
         ...
 
-    def put_secret(self, table_id: str, name: str, value: bytes) -> None:
-        """Keep a secret of the table (its seed, the key of its sealed lines); never served."""
+    def put_secret(self, table_id: str, name: str, value: bytes, *, holder: str) -> None:
+        """Keep a secret of the table (its seed, the key of its sealed lines, P1's pending
+        answer); never served. Only the lease's holder keeps one: the holder check and the
+        write are one transaction, so a process that lost the table cannot store an answer
+        for it after the new holder took over.
+
+        Raises:
+            LeaseLost: ``holder`` does not hold the table's lease.
+        """
         ...
 
     def get_secret(self, table_id: str, name: str) -> bytes | None:

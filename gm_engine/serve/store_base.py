@@ -8,7 +8,8 @@ The lease rules (the module doc of :mod:`gm_engine.serve.store` says why):
 * a lease may be **taken** (:meth:`TableStoreBase.acquire_lease`, and
   :meth:`~TableStoreBase.claimable_tables` lists the running tables where it may) when it is
   free, expired or already the taker's: :func:`may_take`, in SQL :func:`sql_may_take`;
-* **holding** a lease is being its recorded holder: an append, a status change and a renewal
+* **holding** a lease is being its recorded holder: an append, a secret kept (P1's pending
+  answer among them), a status change and a renewal
   are allowed to the holder written in the row even after the expiry passed, and refused
   once another holder is written there (or the lease was given up); the expiry only says
   when another process may take it;
@@ -186,8 +187,9 @@ class TableStoreBase(abc.ABC):
         """The table's lines in order, or None when there is no such table."""
 
     @abc.abstractmethod
-    def _upsert_secret(self, table_id: str, name: str, value: bytes) -> bool:
-        """Keep or replace the secret; False when there is no such table."""
+    def _upsert_secret(self, table_id: str, name: str, value: bytes, holder: str) -> bool:
+        """Keep or replace the secret where ``holder`` is the table's recorded holder, in one
+        transaction; whether it was kept (False: no such table, or not ``holder``'s lease)."""
 
     @abc.abstractmethod
     def _select_secret(self, table_id: str, name: str) -> bytes | None:
@@ -332,18 +334,21 @@ class TableStoreBase(abc.ABC):
             raise StoreError(f"no table {table_id!r}")
         return lines
 
-    def put_secret(self, table_id: str, name: str, value: bytes) -> None:
-        """Keep (or replace) a secret of the table.
+    def put_secret(self, table_id: str, name: str, value: bytes, *, holder: str) -> None:
+        """Keep (or replace) a secret of the table, under ``holder``'s lease (checked in the
+        transaction that writes it, as an append is).
 
         Raises:
+            LeaseLost: ``holder`` does not hold the table's lease.
             StoreError: no such table, an empty name, or a value that is not bytes.
         """
         check_name("a secret's name", name)
         check_text("a table id", table_id)
+        check_holder(holder)
         if not isinstance(value, bytes):
             raise StoreError(f"a secret is bytes, not {type(value).__name__}")
-        if not self._upsert_secret(table_id, name, value):
-            raise StoreError(f"no table {table_id!r}")
+        if not self._upsert_secret(table_id, name, value, holder):
+            raise self._refuse(table_id, holder)
 
     def get_secret(self, table_id: str, name: str) -> bytes | None:
         """The secret kept under ``name``, or None."""

@@ -255,16 +255,17 @@ class PostgresTableStore(TableStoreBase):
             return None
         return [str(row[0]) for row in rows]
 
-    def _upsert_secret(self, table_id: str, name: str, value: bytes) -> bool:
-        try:
-            self._one(
-                "INSERT INTO table_secrets (table_id, name, value) VALUES (%s, %s, %s)"
-                " ON CONFLICT (table_id, name) DO UPDATE SET value = excluded.value RETURNING 1",
-                (table_id, name, value),
-            )
-        except errors.ForeignKeyViolation:
-            return False
-        return True
+    def _upsert_secret(self, table_id: str, name: str, value: bytes, holder: str) -> bool:
+        # The row is locked (FOR SHARE: a takeover's UPDATE waits for this statement, and this
+        # one for a takeover under way), so the holder read is still the holder at the write.
+        kept = self._one(
+            "INSERT INTO table_secrets (table_id, name, value)"
+            " SELECT table_id, %(name)s, %(value)s FROM game_tables"
+            " WHERE table_id = %(table_id)s AND lease_holder = %(holder)s FOR SHARE"
+            " ON CONFLICT (table_id, name) DO UPDATE SET value = excluded.value RETURNING 1",
+            {"table_id": table_id, "name": name, "value": value, "holder": holder},
+        )
+        return kept is not None
 
     def _select_secret(self, table_id: str, name: str) -> bytes | None:
         row = self._one("SELECT value FROM table_secrets WHERE table_id = %s AND name = %s", (table_id, name))

@@ -365,9 +365,13 @@ class SQLiteTableStore(TableStoreBase):
             ).fetchall()
         return [str(row[0]) for row in rows]
 
-    def _upsert_secret(self, table_id: str, name: str, value: bytes) -> bool:
+    def _upsert_secret(self, table_id: str, name: str, value: bytes, holder: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
-            if db.execute("SELECT 1 FROM game_tables WHERE table_id = ?", (table_id,)).fetchone() is None:
+            # the writer's transaction is BEGIN IMMEDIATE: the holder read is the holder at the write
+            held = db.execute(
+                "SELECT 1 FROM game_tables WHERE table_id = ? AND lease_holder = ?", (table_id, holder)
+            ).fetchone()
+            if held is None:
                 return False
             db.execute(
                 "INSERT INTO table_secrets (table_id, name, value) VALUES (?, ?, ?)"

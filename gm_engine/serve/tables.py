@@ -81,6 +81,7 @@ from gm_engine.messages.texts import (
     TableOver,
     TableServerNotAllowed,
     TableSessionRefused,
+    TableTakenOver,
     TableUnreadable,
 )
 from gm_engine.messages.validation import validation_message
@@ -736,7 +737,14 @@ class LiveTable:
         if asked is not None and output is not None:
             try:
                 kept = KeptAnswer(asked.at, asked.question, text)
-                output.store.put_secret(output.table_id, PENDING_ANSWER, kept.to_bytes())
+                output.store.put_secret(
+                    output.table_id, PENDING_ANSWER, kept.to_bytes(), holder=output.holder
+                )
+            except LeaseLost:  # another process drives the table now: the answer goes there
+                with self._cond:
+                    if self._pending is pending:
+                        self._pending = None
+                raise TableError(TableTakenOver()) from None
             except Exception:  # the disk or the database: the question stays, the player may resend
                 traceback.print_exc(file=sys.stderr)
                 with self._cond:
@@ -1122,15 +1130,18 @@ class TableRuntime:
                 holder=self.holder,
                 ttl_seconds=self.lease_seconds,
             )
-            self.store.put_secret(table_id, "seed", str(seed).encode("ascii"))
+            self.store.put_secret(table_id, "seed", str(seed).encode("ascii"), holder=self.holder)
             self.store.put_secret(
-                table_id, "game_key", json.dumps({"key_id": key.key_id, "key": key.key.hex()}).encode("ascii")
+                table_id,
+                "game_key",
+                json.dumps({"key_id": key.key_id, "key": key.key.hex()}).encode("ascii"),
+                holder=self.holder,
             )
             if api_key:
-                self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"))
+                self.store.put_secret(table_id, "api_key", api_key.encode("utf-8"), holder=self.holder)
             self.store.add_seat(table_id, 1, token_digest(token))
             if isinstance(config, WerewolfTableConfig) and config.aiwolf is not None:
-                self.aiwolf.issue(table_id, config.aiwolf)
+                self.aiwolf.issue(table_id, config.aiwolf, holder=self.holder)
             self._drive(row)
         finally:
             with self._lock:
