@@ -3116,6 +3116,7 @@ class BenchWallRate(Message):
     key: ClassVar[str] = "bench.wall_rate"
     rate: str
 
+
 # ================================================================ english2 (issue 11, NAME=english2)
 # The combat engine's other errors (a character, party, enemy or encounter that breaks a rule,
 # an action at the wrong pause, a saved file that cannot be read), a pydantic validation error
@@ -4500,3 +4501,490 @@ class McpTranscript(Message):
 
     key: ClassVar[str] = "mcp_cli.transcript"
     path: str
+
+
+# ---------------------------------------------------------------- adventure: the scene's frame
+# What the engine writes around a scenario's own prose (the scenario's titles, texts, labels
+# and names stay in the scenario's language; the frame follows the player's).
+
+
+class SceneTitle(Message):
+    """A scene's (or an ending scene's) heading."""
+
+    key: ClassVar[str] = "adventure.scene.title"
+    title: str
+
+
+class SceneExits(Message):
+    """The ways out of a scene (``names``: their labels, joined)."""
+
+    key: ClassVar[str] = "adventure.scene.exits"
+    names: str
+
+
+class SceneFeatures(Message):
+    """The things of a scene that can be examined."""
+
+    key: ClassVar[str] = "adventure.scene.features"
+    names: str
+
+
+class ScenePeople(Message):
+    """The people of a scene who can be talked to."""
+
+    key: ClassVar[str] = "adventure.scene.people"
+    names: str
+
+
+class SceneItems(Message):
+    """The items lying in a scene."""
+
+    key: ClassVar[str] = "adventure.scene.items"
+    names: str
+
+
+class SceneChoices(Message):
+    """The decisions a scene offers."""
+
+    key: ClassVar[str] = "adventure.scene.choices"
+    names: str
+
+
+class SceneHeld(Message):
+    """What the character carries."""
+
+    key: ClassVar[str] = "adventure.scene.held"
+    names: str
+
+
+class SceneMovedTo(Message):
+    """The character takes the exit ``exit`` (its label)."""
+
+    key: ClassVar[str] = "adventure.scene.moved_to"
+    exit: str
+
+
+class NpcSays(Message):
+    """A person of the scenario says ``text`` (the scenario's words)."""
+
+    key: ClassVar[str] = "adventure.scene.npc_says"
+    name: str
+    text: str
+
+
+class ItemTaken(Message):
+    """The character picks up the item ``name``; ``text`` is the scenario's description."""
+
+    key: ClassVar[str] = "adventure.scene.item_taken"
+    name: str
+    text: str
+
+
+class ItemGiven(Message):
+    """An outcome gives the character the item ``name``."""
+
+    key: ClassVar[str] = "adventure.scene.item_given"
+    name: str
+
+
+class ItemUseless(Message):
+    """A held item used where it does nothing."""
+
+    key: ClassVar[str] = "adventure.scene.item_useless"
+    name: str
+
+
+class CheckRolled(Message):
+    """A scenario check the engine rolled: its label and the dice result's text."""
+
+    key: ClassVar[str] = "adventure.scene.check_rolled"
+    label: str
+    result: str
+
+
+class EndingReached(Message):
+    """An ending of the scenario: its title and text."""
+
+    key: ClassVar[str] = "adventure.scene.ending"
+    title: str
+    text: str
+
+
+class SheetLine(Message):
+    """A non-fantasy character's compact status (``extra``: the TN, or nothing)."""
+
+    key: ClassVar[str] = "adventure.scene.sheet_line"
+    name: str
+    occupation: str
+    hp: int
+    extra: str
+    skills: str
+
+
+class NoCharacterStatus(Message):
+    """``/status`` before the character is made."""
+
+    key: ClassVar[str] = "adventure.scene.no_character"
+
+
+# ---------------------------------------------------------------- adventure: the offline GM
+
+
+class GmHelp(Message):
+    """What the player may write, outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.help"
+
+
+class GmBattleHelp(Message):
+    """What the player may write in a fight."""
+
+    key: ClassVar[str] = "adventure.gm.battle_help"
+
+
+class GmAskWithOptions(Message):
+    """A question and, below it, what can be done here (``options``)."""
+
+    key: ClassVar[str] = "adventure.gm.ask_with_options"
+    question: str
+    options: str
+
+
+class GmOptionExits(Message):
+    """The list of ways on, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_exits"
+    names: str
+
+
+class GmOptionExamine(Message):
+    """The list of things to examine, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_examine"
+    names: str
+
+
+class GmOptionTalk(Message):
+    """The list of people to talk to, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_talk"
+    names: str
+
+
+class GmOptionTake(Message):
+    """The list of items to pick up, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_take"
+    names: str
+
+
+class GmOptionChoose(Message):
+    """The list of decisions, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_choose"
+    names: str
+
+
+class GmOptionSeparator(Message):
+    """Between two kinds of options."""
+
+    key: ClassVar[str] = "adventure.gm.option_separator"
+
+
+class GmNoOptions(Message):
+    """The options of a scene with nothing in reach."""
+
+    key: ClassVar[str] = "adventure.gm.no_options"
+
+
+class GmStatusHint(Message):
+    """The status asked for where the GM has no status tool."""
+
+    key: ClassVar[str] = "adventure.gm.status_hint"
+
+
+class GmRests(Message):
+    """The GM rests the party."""
+
+    key: ClassVar[str] = "adventure.gm.rests"
+
+
+class GmNothingToRestFor(Message):
+    """A rest asked for where nothing would come back."""
+
+    key: ClassVar[str] = "adventure.gm.nothing_to_rest_for"
+
+
+class GmNoOneToFight(Message):
+    """An attack asked for outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.no_one_to_fight"
+
+
+class GmNoOneToFlee(Message):
+    """A flight asked for outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.no_one_to_flee"
+
+
+class GmWhatNow(Message):
+    """'Go on' said outside a fight: the GM asks for an action in words."""
+
+    key: ClassVar[str] = "adventure.gm.what_now"
+
+
+class ThingKind(StrEnum):
+    """What a verb of the player's takes: the choice of text of :class:`GmWhich` and
+    :class:`GmNotAmong`."""
+
+    EXIT = "exit"
+    THING = "thing"
+    PERSON = "person"
+    ITEM = "item"
+    HELD = "held"
+    CHOICE = "choice"
+
+
+class GmWhich(Message):
+    """The GM asks which thing of a kind (its text is ``adventure.gm.which.<kind>``)."""
+
+    key: ClassVar[str] = "adventure.gm.which"
+    kind: ThingKind
+
+    def text_key(self) -> str:
+        """``adventure.gm.which.<kind>``."""
+        return f"{self.key}.{self.kind.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the kind is the choice of text."""
+        return {}
+
+
+class GmWhichOf(Message):
+    """A question of :class:`GmWhich` with the candidates (``names``)."""
+
+    key: ClassVar[str] = "adventure.gm.which_of"
+    question: Message
+    names: str
+
+
+class GmCanBe(Message):
+    """What a verb takes here, as a noun phrase (its text is ``adventure.gm.can_be.<kind>``)."""
+
+    key: ClassVar[str] = "adventure.gm.can_be"
+    kind: ThingKind
+
+    def text_key(self) -> str:
+        """``adventure.gm.can_be.<kind>``."""
+        return f"{self.key}.{self.kind.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the kind is the choice of text."""
+        return {}
+
+
+class GmNotAmong(Message):
+    """The player named ``thing``, which is not among what a verb takes here (``what``)."""
+
+    key: ClassVar[str] = "adventure.gm.not_among"
+    thing: str
+    what: Message
+
+
+class GmWhatAbout(Message):
+    """A line that names things (``names``) but no verb."""
+
+    key: ClassVar[str] = "adventure.gm.what_about"
+    names: str
+
+
+class GmUnclear(Message):
+    """A line the GM could not read as an action, outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.unclear"
+    line: str
+
+
+class GmCannotHere(Message):
+    """An action with nothing to act on here."""
+
+    key: ClassVar[str] = "adventure.gm.cannot_here"
+
+
+class GmCannotNow(Message):
+    """An action whose tool is not offered now."""
+
+    key: ClassVar[str] = "adventure.gm.cannot_now"
+
+
+class GmNpcLooks(Message):
+    """A person examined: the GM offers to talk."""
+
+    key: ClassVar[str] = "adventure.gm.npc_looks"
+    name: str
+
+
+class GmNoMagic(Message):
+    """A spell asked for in a story whose characters have no magic."""
+
+    key: ClassVar[str] = "adventure.gm.no_magic"
+
+
+class GmWhichSpellOutside(Message):
+    """A spell asked for outside a fight without naming one."""
+
+    key: ClassVar[str] = "adventure.gm.which_spell_outside"
+
+
+class GmSpellNotOutside(Message):
+    """A spell that cannot be cast outside a fight now."""
+
+    key: ClassVar[str] = "adventure.gm.spell_not_outside"
+    spell: str
+
+
+class GmWhoToHeal(Message):
+    """【治癒】 asked for with several party members and none named."""
+
+    key: ClassVar[str] = "adventure.gm.who_to_heal"
+
+
+class GmFleeTooLate(Message):
+    """A flight asked for after the round's dice were rolled."""
+
+    key: ClassVar[str] = "adventure.gm.flee_too_late"
+
+
+class GmWhichEnemy(Message):
+    """An attack on one of several enemies named (``names``)."""
+
+    key: ClassVar[str] = "adventure.gm.which_enemy"
+    names: str
+
+
+class GmNotInBattle(Message):
+    """An action outside a fight's, asked for in a fight."""
+
+    key: ClassVar[str] = "adventure.gm.not_in_battle"
+
+
+class GmUnclearInBattle(Message):
+    """A line the GM could not read as a move of the fight."""
+
+    key: ClassVar[str] = "adventure.gm.unclear_in_battle"
+    line: str
+
+
+class GmWhichSpellCastable(Message):
+    """A spell asked for in a fight without naming one; ``known``: those castable now."""
+
+    key: ClassVar[str] = "adventure.gm.which_spell_castable"
+    known: str
+
+
+class GmWhichSpellNone(Message):
+    """A spell asked for in a fight where none can be cast."""
+
+    key: ClassVar[str] = "adventure.gm.which_spell_none"
+
+
+class GmSpellNotNow(Message):
+    """A spell named in a fight that cannot be cast now."""
+
+    key: ClassVar[str] = "adventure.gm.spell_not_now"
+    spell: str
+
+
+class GmSpellHow(Message):
+    """A spell of several modes (``modes``) with none named."""
+
+    key: ClassVar[str] = "adventure.gm.spell_how"
+    spell: str
+    modes: str
+
+
+class GmSpellHowMuch(Message):
+    """A spell that converts an amount of HP, with none named."""
+
+    key: ClassVar[str] = "adventure.gm.spell_how_much"
+    spell: str
+    low: int
+    high: int
+
+
+class GmSpellOnWhom(Message):
+    """A spell with several targets (``targets``) and none named."""
+
+    key: ClassVar[str] = "adventure.gm.spell_on_whom"
+    spell: str
+    targets: str
+
+
+class GmBladesClash(Message):
+    """The opening of a round's narration."""
+
+    key: ClassVar[str] = "adventure.gm.blades_clash"
+
+
+class GmFact(Message):
+    """One fact of a round's narration (the engine's line, its full stop taken off)."""
+
+    key: ClassVar[str] = "adventure.gm.fact"
+    fact: str
+
+
+class GmDeclarationTaken(Message):
+    """A declaration at SETUP taken; the round starts on 『攻撃』."""
+
+    key: ClassVar[str] = "adventure.gm.declaration_taken"
+
+
+class GmEnemiesStanding(Message):
+    """The enemies still standing (``names``), in a fight."""
+
+    key: ClassVar[str] = "adventure.gm.enemies_standing"
+    names: str
+
+
+class GmWhatDoYouDo(Message):
+    """The GM's question at the end of a turn."""
+
+    key: ClassVar[str] = "adventure.gm.what_do_you_do"
+
+
+class GmStoryClosed(Message):
+    """The last line of an adventure that reached an ending."""
+
+    key: ClassVar[str] = "adventure.gm.story_closed"
+
+
+class GmFightWon(Message):
+    """A fight won."""
+
+    key: ClassVar[str] = "adventure.gm.fight_won"
+
+
+class GmFightLost(Message):
+    """A fight lost."""
+
+    key: ClassVar[str] = "adventure.gm.fight_lost"
+
+
+class GmFightFled(Message):
+    """A fight fled."""
+
+    key: ClassVar[str] = "adventure.gm.fight_fled"
+
+
+class GmThenWhat(Message):
+    """A closing line (``text``) and the GM's question."""
+
+    key: ClassVar[str] = "adventure.gm.then_what"
+    text: str
+
+
+class GmThenClosed(Message):
+    """A closing line (``text``) and the end of the story."""
+
+    key: ClassVar[str] = "adventure.gm.then_closed"
+    text: str
