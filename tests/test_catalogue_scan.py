@@ -14,6 +14,8 @@ import pytest
 from gm_engine.dice.result import Locale
 from gm_engine.messages import LOCALES, MESSAGES, Message, catalogue, placeholders, render
 from gm_engine.messages.texts import (
+    CombatWord,
+    CombatWordKind,
     Fault,
     GmCanBe,
     GmWhich,
@@ -35,6 +37,7 @@ BY_ENUM: dict[type[Message], list[Message]] = {
     VerdictWord: [VerdictWord(verdict) for verdict in Verdict],
     GmWhich: [GmWhich(kind) for kind in ThingKind],
     GmCanBe: [GmCanBe(kind) for kind in ThingKind],
+    CombatWord: [CombatWord(kind) for kind in CombatWordKind],
 }
 
 

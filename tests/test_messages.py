@@ -16,6 +16,8 @@ import pytest
 from gm_engine.dice.source import SeededSource
 from gm_engine.messages import LOCALES, MESSAGES, Message, catalogue, locale_from_env, placeholders, render
 from gm_engine.messages.texts import (
+    CombatWord,
+    CombatWordKind,
     Fault,
     GmCanBe,
     GmWhich,
@@ -74,6 +76,8 @@ def _expected_keys() -> dict[str, set[str]]:
             keys.update({GmWhich(kind).text_key(): set() for kind in ThingKind})
         elif cls is GmCanBe:
             keys.update({GmCanBe(kind).text_key(): set() for kind in ThingKind})
+        elif cls is CombatWord:
+            keys.update({CombatWord(kind).text_key(): set() for kind in CombatWordKind})
         else:
             keys[key] = set(cls.field_names)
     return keys
@@ -199,7 +203,8 @@ def test_a_field_may_have_a_default() -> None:
 
 @pytest.mark.parametrize(
     ("value", "locale"),
-    [(None, "ja"), ("", "ja"), ("ja", "ja"), ("en", "en"), ("EN", "en"), ("en_US.UTF-8", "en"), ("fr", "ja")],
+    [(None, "ja"), ("", "ja"), ("ja", "ja"), ("en", "en"), ("EN", "en"), ("en_US.UTF-8", "en"),
+     ("fr", "ja")],
 )
 def test_locale_from_env(value: str | None, locale: str) -> None:
     environ = {} if value is None else {"GM_LOCALE": value}
@@ -283,59 +288,26 @@ def test_refusals_of_real_games_are_rendered_in_words() -> None:
             assert "<" not in en and "Role." not in en and error.detail not in en
     # the refusals a player meets at the table all occurred
     assert {
-        Reason.GAME_OVER,
-        Reason.NOT_YOUR_TURN,
-        Reason.VILLAGER_CLAIMS,
-        Reason.CLAIM_ONCE,
-        Reason.REQUEST_DAY,
-        Reason.ANSWER_FIRST,
-        Reason.MUST_COME_OUT,
-        Reason.VOTE_TARGET,
-        Reason.TEXT_TOO_LONG,
-        Reason.SEAT,
-        Reason.PHASE,
-        Reason.DEAD,
-        Reason.RESULT_NEEDS_CLAIM,
-        Reason.NOTHING_TO_DECLINE,
-        Reason.NOT_YOUR_ABILITY,
-        Reason.GUARD_TARGET,
-        Reason.DIVINE_TARGET,
+        Reason.GAME_OVER, Reason.NOT_YOUR_TURN, Reason.VILLAGER_CLAIMS, Reason.CLAIM_ONCE,
+        Reason.REQUEST_DAY, Reason.ANSWER_FIRST, Reason.MUST_COME_OUT, Reason.VOTE_TARGET,
+        Reason.TEXT_TOO_LONG, Reason.SEAT, Reason.PHASE, Reason.DEAD, Reason.RESULT_NEEDS_CLAIM,
+        Reason.NOTHING_TO_DECLINE, Reason.NOT_YOUR_ABILITY, Reason.GUARD_TARGET, Reason.DIVINE_TARGET,
     } <= seen
 
 
 @pytest.mark.parametrize(
     ("rule", "detail", "action", "expected"),
     [
-        (
-            engine.RULE_CO_REQUEST,
-            "cannot request <Role.MEDIUM: 5> CO on day 2 (or again)",
-            RequestClaim(1, Role.MEDIUM),
-            "CO要求は1日目は占い師、2日目以降は霊媒師にだけ、1日1回できます。",
-        ),
-        (
-            engine.RULE_CO_FORCED,
-            "answer the CO要求 first: come out or decline",
-            Speak(1, "僕は違います"),
-            "先にCO要求に答えてください（COするか、名乗り出ない）。",
-        ),
-        (
-            engine.RULE_TEXT,
-            "text must be a string of at most 2000 characters",
-            Speak(1, "x"),
-            "発言が長すぎます。短くしてもう一度どうぞ。",
-        ),
-        (
-            engine.RULE_CO_FORCED,
-            "the real 占い師 must come out",
-            Decline(1),
-            "あなたの役職では必ず名乗り出ます（真占い師・真霊媒師は必ず名乗り出ること）。",
-        ),
-        (
-            "a rule this table has never heard of",
-            "internal words",
-            None,
-            "その行動は今はルール上できません。",
-        ),
+        (engine.RULE_CO_REQUEST, "cannot request <Role.MEDIUM: 5> CO on day 2 (or again)",
+         RequestClaim(1, Role.MEDIUM), "CO要求は1日目は占い師、2日目以降は霊媒師にだけ、1日1回できます。"),
+        (engine.RULE_CO_FORCED, "answer the CO要求 first: come out or decline",
+         Speak(1, "僕は違います"), "先にCO要求に答えてください（COするか、名乗り出ない）。"),
+        (engine.RULE_TEXT, "text must be a string of at most 2000 characters", Speak(1, "x"),
+         "発言が長すぎます。短くしてもう一度どうぞ。"),
+        (engine.RULE_CO_FORCED, "the real 占い師 must come out", Decline(1),
+         "あなたの役職では必ず名乗り出ます（真占い師・真霊媒師は必ず名乗り出ること）。"),
+        ("a rule this table has never heard of", "internal words", None,
+         "その行動は今はルール上できません。"),
     ],
 )
 def test_the_refusals_of_issue_11(rule: str, detail: str, action: Action | None, expected: str) -> None:

@@ -81,6 +81,8 @@ from gm_engine.messages.texts import (
     GmWhichSpellNone,
     GmWhichSpellOutside,
     GmWhoToHeal,
+    LogBullet,
+    LogNarrateWord,
     ThingKind,
 )
 
@@ -417,10 +419,12 @@ def _cast_in_battle(request: ModelRequest, view: ScenarioView, intent: Intent) -
 def _follow_up(request: ModelRequest, view: ScenarioView, name: str, result: str) -> ModelResponse:
     story = view.story
     if name == "battle_step" and view.phase is Phase.NARRATIVE:
+        # the brief's facts are its bulleted lines; its instructions name the narration
+        bullet, narrate = story.say(LogBullet()), story.say(LogNarrateWord())
         facts = [
-            line[1:].rstrip("。")
+            line.removeprefix(bullet).rstrip("。.")
             for line in result.splitlines()
-            if line.startswith("・") and "描写" not in line and "[MODE" not in line
+            if line.startswith(bullet) and narrate not in line and "[MODE" not in line
         ]
         # the English texts end in a space before the next sentence; the last one is trimmed
         sentences = [story.say(GmBladesClash()), *(story.say(GmFact(fact)) for fact in facts)]

@@ -4988,3 +4988,590 @@ class GmThenClosed(Message):
 
     key: ClassVar[str] = "adventure.gm.then_closed"
     text: str
+
+
+# ---------------------------------------------------------------- combat: the logs as shown
+# The fast-combat logs of the rules document (§4, §7, §13.2, §14.2) in the player's language.
+# Spell names (【火弾】), ranks, weapons and armour are the rules' own terms and stay as they are.
+
+
+class CombatWordKind(StrEnum):
+    """A word of the combat logs that the engine keeps in the rules' Japanese (a state, an
+    outcome, an AP term): the choice of text of :class:`CombatWord`."""
+
+    OK = "ok"
+    DOWN = "down"
+    DEAD = "dead"
+    PC_VICTORY = "pc_victory"
+    ENEMY_VICTORY = "enemy_victory"
+    NARRATIVE_VICTORY = "narrative_victory"
+    INTERRUPTED = "interrupted"
+    MOB = "mob"
+    ELITE = "elite"
+    BOSS = "boss"
+    NONE = "none"
+    ONE_HANDED = "one_handed"
+    TWO_HANDED = "two_handed"
+    NO_SHIELD = "no_shield"
+    SMALL_SHIELD = "small_shield"
+    LARGE_SHIELD = "large_shield"
+    DICE = "dice"
+    EQUIPMENT = "equipment"
+    SITUATIONAL = "situational"
+    HINDRANCE = "hindrance"
+    FIXED_AP = "fixed_ap"
+    ABILITY = "ability"
+    SWARM = "swarm"
+    DIFFICULTY = "difficulty"
+    ARMOUR = "armour"
+    NO_PARTICIPANT = "no_participant"
+
+
+class CombatWord(Message):
+    """One word of :class:`CombatWordKind` (its text is ``combat.word.<kind>``)."""
+
+    key: ClassVar[str] = "combat.word"
+    kind: CombatWordKind
+
+    def text_key(self) -> str:
+        """``combat.word.<kind>``."""
+        return f"{self.key}.{self.kind.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the kind is the choice of text."""
+        return {}
+
+
+class LogBullet(Message):
+    """The mark before each line of a log."""
+
+    key: ClassVar[str] = "combat.log.bullet"
+
+
+class LogNarrateWord(Message):
+    """The word the NARRATIVE brief's instructions (not its facts) contain."""
+
+    key: ClassVar[str] = "combat.log.narrate_word"
+
+
+class LogListSeparator(Message):
+    """Between the names of a list in a log."""
+
+    key: ClassVar[str] = "combat.log.separator"
+
+
+class LogBracketed(Message):
+    """A parenthesised addition after a value: ``（…）``."""
+
+    key: ClassVar[str] = "combat.log.bracketed"
+    text: str
+
+
+class LogSetupWait(Message):
+    """BATTLE_SETUP's waiting message."""
+
+    key: ClassVar[str] = "combat.log.setup_wait"
+
+
+class LogRollWait(Message):
+    """ROLL_LOG's waiting message."""
+
+    key: ClassVar[str] = "combat.log.roll_wait"
+
+
+class LogJudgeWait(Message):
+    """BATTLE_JUDGE LOG's waiting message."""
+
+    key: ClassVar[str] = "combat.log.judge_wait"
+
+
+class LogLastingCost(Message):
+    """A character's lasting loss of maximum HP (因果の歪み)."""
+
+    key: ClassVar[str] = "combat.log.lasting_cost"
+    loss: int
+
+
+class LogSlotsLeft(Message):
+    """The slots left (compact status)."""
+
+    key: ClassVar[str] = "combat.log.slots_left"
+    left: int
+
+
+class LogSlotsLine(Message):
+    """The status block's slots line."""
+
+    key: ClassVar[str] = "combat.log.slots_line"
+    slots: str
+
+
+class LogStateLine(Message):
+    """The status block's state line."""
+
+    key: ClassVar[str] = "combat.log.state_line"
+    condition: str
+
+
+class LogName(Message):
+    """A character's name as a heading."""
+
+    key: ClassVar[str] = "combat.log.name"
+    name: str
+
+
+class LogSessionStatus(Message):
+    """The heading of the footer of every GM turn (§5.2)."""
+
+    key: ClassVar[str] = "combat.log.session_status"
+
+
+class LogSessionLine(Message):
+    """One character's line of the footer."""
+
+    key: ClassVar[str] = "combat.log.session_line"
+    name: str
+    hp: int
+    max_hp: int
+    left: int
+    slots: int
+    condition: str
+
+
+class LogLevel(Message):
+    """A rank's §5.1 level letter."""
+
+    key: ClassVar[str] = "combat.log.level"
+    letter: str
+
+
+class LogMasterData(Message):
+    """The character master data (§14.2)."""
+
+    key: ClassVar[str] = "combat.log.master_data"
+    name: str
+    rank: str
+    level: str
+    max_hp: int
+    hp: int
+    ap_dice: int
+    equipment: str
+    weapon: str
+    weapon_ap: str
+    hands: str
+    armour: str
+    reduction: int
+    shield: str
+    left: int
+    slots: int
+    spells: str
+    status: str
+    notes: str
+
+
+class LogEnemyLine(Message):
+    """One enemy's line (``extra``: abilities and whether it is down)."""
+
+    key: ClassVar[str] = "combat.log.enemy_line"
+    name: str
+    kind: str
+    ap: str
+    hp: int
+    max_hp: int
+    extra: str
+
+
+class LogDefeated(Message):
+    """After a defeated enemy."""
+
+    key: ClassVar[str] = "combat.log.defeated"
+
+
+class LogSetupHeading(Message):
+    """BATTLE_SETUP's heading."""
+
+    key: ClassVar[str] = "combat.log.setup_heading"
+    round: int
+
+
+class LogPcBaseAp(Message):
+    """The PC side's AP formula."""
+
+    key: ClassVar[str] = "combat.log.pc_base_ap"
+    dice: int
+    members: str
+    equipment: str
+    extra: str
+
+
+class LogEnemyBaseAp(Message):
+    """The enemy side's AP formula."""
+
+    key: ClassVar[str] = "combat.log.enemy_base_ap"
+    fixed: int
+    dice: str
+    modifier: str
+    modifiers: str
+
+
+class LogSituational(Message):
+    """A situational bonus in the PC side's formula."""
+
+    key: ClassVar[str] = "combat.log.situational"
+    value: str
+
+
+class LogHindrance(Message):
+    """The enemies' hindrance in the PC side's formula."""
+
+    key: ClassVar[str] = "combat.log.hindrance"
+    value: str
+
+
+class LogCollapsePending(Message):
+    """A 【崩壊】 being cast, and the round it lands."""
+
+    key: ClassVar[str] = "combat.log.collapse_pending"
+    caster: str
+    round: int
+
+
+class LogSpells(Message):
+    """The heading of the spells declared."""
+
+    key: ClassVar[str] = "combat.log.spells"
+
+
+class LogHalveDamage(Message):
+    """【治癒の波動】 halving the damage."""
+
+    key: ClassVar[str] = "combat.log.halve_damage"
+
+
+class LogEndure(Message):
+    """【治癒の波動】 keeping ``target`` at HP 1."""
+
+    key: ClassVar[str] = "combat.log.endure"
+    target: str
+
+
+class LogOvercast(Message):
+    """A spell cast beyond the slots (因果の歪み)."""
+
+    key: ClassVar[str] = "combat.log.overcast"
+
+
+class LogPcTarget(Message):
+    """The PCs' target."""
+
+    key: ClassVar[str] = "combat.log.pc_target"
+    name: str
+
+
+class LogEnemyTarget(Message):
+    """The enemies' target."""
+
+    key: ClassVar[str] = "combat.log.enemy_target"
+    name: str
+
+
+class LogRollHeading(Message):
+    """ROLL_LOG's heading."""
+
+    key: ClassVar[str] = "combat.log.roll_heading"
+    round: int
+
+
+class LogDiscarded(Message):
+    """The dice 【予見】 discarded at the roll."""
+
+    key: ClassVar[str] = "combat.log.discarded"
+    times: int
+    values: str
+
+
+class LogSpellsAfterRoll(Message):
+    """The heading of the spells cast after the roll."""
+
+    key: ClassVar[str] = "combat.log.spells_after_roll"
+
+
+class LogHalve(Message):
+    """A halving mode after a spell."""
+
+    key: ClassVar[str] = "combat.log.halve"
+
+
+class LogJudgeHeading(Message):
+    """BATTLE_JUDGE LOG's heading."""
+
+    key: ClassVar[str] = "combat.log.judge_heading"
+    round: int
+
+
+class LogNotJudged(Message):
+    """A judge log before the judge."""
+
+    key: ClassVar[str] = "combat.log.not_judged"
+
+
+class LogPcFinalAp(Message):
+    """The PC side's final AP."""
+
+    key: ClassVar[str] = "combat.log.pc_final_ap"
+    terms: str
+
+
+class LogEnemyFinalAp(Message):
+    """The enemy side's final AP."""
+
+    key: ClassVar[str] = "combat.log.enemy_final_ap"
+    terms: str
+
+
+class LogVerdictTie(Message):
+    """A tie at the judge."""
+
+    key: ClassVar[str] = "combat.log.verdict_tie"
+
+
+class LogDifference(Message):
+    """The difference and who won it."""
+
+    key: ClassVar[str] = "combat.log.difference"
+    difference: int
+    verdict: str
+
+
+class LogHeal(Message):
+    """A heal at the judge."""
+
+    key: ClassVar[str] = "combat.log.heal"
+    spell: str
+    caster: str
+    target: str
+    rolled: str
+    healed: int
+    before: int
+    after: int
+
+
+class LogDamage(Message):
+    """A damage line at the judge."""
+
+    key: ClassVar[str] = "combat.log.damage"
+    target: str
+    difference: int
+    steps: str
+    damage: int
+    before: int
+    after: int
+
+
+class LogEndured(Message):
+    """A character kept at HP 1 (no death check)."""
+
+    key: ClassVar[str] = "combat.log.endured"
+    character: str
+    by: str
+
+
+class LogCheckAuto(Message):
+    """A death check passed by a spell."""
+
+    key: ClassVar[str] = "combat.log.check_auto"
+    character: str
+    by: str
+
+
+class LogCheck(Message):
+    """A death check rolled."""
+
+    key: ClassVar[str] = "combat.log.check"
+    character: str
+    rolled: str
+    total: int
+    target: int
+    verdict: str
+
+
+class LogCheckDown(Message):
+    """A death check passed: down."""
+
+    key: ClassVar[str] = "combat.log.check_down"
+
+
+class LogCheckDead(Message):
+    """A death check failed: dead."""
+
+    key: ClassVar[str] = "combat.log.check_dead"
+
+
+class LogDiscardedAtJudge(Message):
+    """The dice 【予見】 discarded at the judge."""
+
+    key: ClassVar[str] = "combat.log.discarded_at_judge"
+    values: str
+
+
+class LogStandings(Message):
+    """The heading of everyone's HP."""
+
+    key: ClassVar[str] = "combat.log.standings"
+
+
+class LogOutcome(Message):
+    """How the fight was decided."""
+
+    key: ClassVar[str] = "combat.log.outcome"
+    outcome: str
+
+
+class LogNarrativeHeading(Message):
+    """[MODE: NARRATIVE]'s heading."""
+
+    key: ClassVar[str] = "combat.log.narrative_heading"
+    round: int
+
+
+class LogFactTie(Message):
+    """A tie, as a fact to narrate."""
+
+    key: ClassVar[str] = "combat.log.fact_tie"
+
+
+class LogFactHeal(Message):
+    """A heal, as a fact to narrate."""
+
+    key: ClassVar[str] = "combat.log.fact_heal"
+    caster: str
+    spell: str
+    target: str
+    healed: int
+
+
+class LogFactDamage(Message):
+    """Damage, as a fact to narrate (``fell``: the mark of one who fell)."""
+
+    key: ClassVar[str] = "combat.log.fact_damage"
+    target: str
+    damage: int
+    before: int
+    after: int
+    fell: str
+
+
+class LogFell(Message):
+    """After the damage of one who fell."""
+
+    key: ClassVar[str] = "combat.log.fell"
+
+
+class LogFactFate(Message):
+    """A death check's outcome, as a fact (``fate``: one of the three below)."""
+
+    key: ClassVar[str] = "combat.log.fact_fate"
+    character: str
+    fate: Message
+
+
+class LogFateDown(Message):
+    """Survived, down."""
+
+    key: ClassVar[str] = "combat.log.fate_down"
+
+
+class LogFateDead(Message):
+    """Died."""
+
+    key: ClassVar[str] = "combat.log.fate_dead"
+
+
+class LogFateEndured(Message):
+    """Kept at HP 1."""
+
+    key: ClassVar[str] = "combat.log.fate_endured"
+
+
+class LogFactCast(Message):
+    """A spell cast, as a fact."""
+
+    key: ClassVar[str] = "combat.log.fact_cast"
+    caster: str
+    spell: str
+
+
+class LogFactDecided(Message):
+    """The fight is decided: narrate, then it ends."""
+
+    key: ClassVar[str] = "combat.log.fact_decided"
+    outcome: str
+
+
+class LogFactGoesOn(Message):
+    """The enemies still stand: narrate, then the next round."""
+
+    key: ClassVar[str] = "combat.log.fact_goes_on"
+
+
+class LogEndHeading(Message):
+    """The end of a battle's heading."""
+
+    key: ClassVar[str] = "combat.log.end_heading"
+    outcome: str
+
+
+class LogNarrativeResolution(Message):
+    """A fight decided without dice (【ナラティブ優先の原則】)."""
+
+    key: ClassVar[str] = "combat.log.narrative_resolution"
+    pc: str
+    enemy: str
+    reason: str
+
+
+class LogRounds(Message):
+    """How many rounds a fight lasted."""
+
+    key: ClassVar[str] = "combat.log.rounds"
+    rounds: int
+
+
+class LogFallen(Message):
+    """Who died in the fight."""
+
+    key: ClassVar[str] = "combat.log.fallen"
+    names: str
+
+
+class LogInBattle(Message):
+    """The compact status in a fight: its round and pause."""
+
+    key: ClassVar[str] = "combat.log.in_battle"
+    round: int
+    phase: str
+
+
+class LogFleeRoll(Message):
+    """The 3d6 flight check."""
+
+    key: ClassVar[str] = "combat.log.flee_roll"
+    result: str
+
+
+class LogFleeSuccess(Message):
+    """A flight that succeeded."""
+
+    key: ClassVar[str] = "combat.log.flee_success"
+
+
+class LogFleeFailure(Message):
+    """A flight that failed."""
+
+    key: ClassVar[str] = "combat.log.flee_failure"
+
+
+class LogRested(Message):
+    """A day's rest."""
+
+    key: ClassVar[str] = "combat.log.rested"

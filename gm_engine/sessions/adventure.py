@@ -162,7 +162,9 @@ class Adventure:
         self.io = io
         self.options = options
         self.source = SeededSource(spec.seed)
-        self.table = CombatTable(self.source, on_log=self._show_log, on_change=self._changed)
+        self.table = CombatTable(
+            self.source, on_log=self._show_log, on_change=self._changed, locale=options.locale
+        )
         self.server_faults = ServerFaults()  # a server failing now and then costs turns, not the session
         self.ledger = Ledger(game="adventure")  # not the seed: it is shown when the player quits too
         self.finished = False

@@ -51,7 +51,13 @@ from gm_engine.llm.ledger import MeteredBackend
 from gm_engine.llm.offline import register_offline_decider
 from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import render
-from gm_engine.messages.texts import CreationHelp, NarrationWithheld, NoCharacterStatus
+from gm_engine.messages.texts import (
+    CreationHelp,
+    LogFleeRoll,
+    LogFleeSuccess,
+    NarrationWithheld,
+    NoCharacterStatus,
+)
 from gm_engine.sessions.adventure import (
     QUIT_WORDS,
     Adventure,
@@ -253,7 +259,10 @@ class ScenarioAdventure(Adventure):
         )
 
     def _flee_verdicts(self) -> list[bool]:
-        return [("逃走成功" in t) for t in self.turn_texts if "逃走判定" in t]
+        locale = self.options.locale
+        rolled = render(LogFleeRoll(""), locale).strip()
+        escaped = render(LogFleeSuccess(), locale)
+        return [(escaped in t) for t in self.turn_texts if rolled in t]
 
     def _vet(self) -> Callable[[str], Sequence[str]]:
         def vet(text: str) -> Sequence[str]:
