@@ -5575,3 +5575,113 @@ class LogRested(Message):
     """A day's rest."""
 
     key: ClassVar[str] = "combat.log.rested"
+
+
+# ---------------------------------------------------------------- adventure: the free-form offline GM
+# The short scripted adventure the offline backend plays without a scenario (``--scenario none``).
+
+
+class FreeWelcome(Message):
+    """The greeting, asking for the character."""
+
+    key: ClassVar[str] = "adventure.free.welcome"
+
+
+class FreeSwapSpells(Message):
+    """The hero changes the spells known."""
+
+    key: ClassVar[str] = "adventure.free.swap_spells"
+    hero: str
+
+
+class FreeSetsOut(Message):
+    """The hero sets out; a check follows."""
+
+    key: ClassVar[str] = "adventure.free.sets_out"
+    hero: str
+
+
+class FreeCheckReason(Message):
+    """What the check is for."""
+
+    key: ClassVar[str] = "adventure.free.check_reason"
+
+
+class FreeSpotted(Message):
+    """The check succeeded: the foe is seen first."""
+
+    key: ClassVar[str] = "adventure.free.spotted"
+
+
+class FreeSurprised(Message):
+    """The check failed: the foe is upon the hero."""
+
+    key: ClassVar[str] = "adventure.free.surprised"
+
+
+class FreeCharges(Message):
+    """The fight begins."""
+
+    key: ClassVar[str] = "adventure.free.charges"
+
+
+class FreeBoss(Message):
+    """The foe's name."""
+
+    key: ClassVar[str] = "adventure.free.boss"
+
+
+class FreeFireball(Message):
+    """The hero casts 【火弾】."""
+
+    key: ClassVar[str] = "adventure.free.fireball"
+    hero: str
+
+
+class FreeClash(Message):
+    """The round is rolled."""
+
+    key: ClassVar[str] = "adventure.free.clash"
+
+
+class FreeBladesAndFire(Message):
+    """The opening of a round's narration."""
+
+    key: ClassVar[str] = "adventure.free.blades_and_fire"
+
+
+class FreeRests(Message):
+    """The hero rests after the fight."""
+
+    key: ClassVar[str] = "adventure.free.rests"
+    hero: str
+
+
+class FreeWon(Message):
+    """The closing narration of a won fight."""
+
+    key: ClassVar[str] = "adventure.free.won"
+    hero: str
+
+
+class FreeWonSummary(Message):
+    """The summary of a won adventure (``outcome``: how the fight ended)."""
+
+    key: ClassVar[str] = "adventure.free.won_summary"
+    hero: str
+    outcome: str
+
+
+class FreeLost(Message):
+    """The closing narration of a lost fight."""
+
+    key: ClassVar[str] = "adventure.free.lost"
+    hero: str
+
+
+class FreeLostSummary(Message):
+    """The summary of a lost adventure."""
+
+    key: ClassVar[str] = "adventure.free.lost_summary"
+    hero: str
+    outcome: str
