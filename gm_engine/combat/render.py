@@ -61,8 +61,16 @@ _WORDS: dict[str, CombatWordKind] = {
 def word(text: str, locale: Locale = DEFAULT_LOCALE) -> str:
     """One of the engine's words (a state, an outcome, an enemy's kind, an AP term's label)
     in ``locale``; any other text (a spell's name, a weapon's) as it is."""
+    if locale == DEFAULT_LOCALE:
+        return text
     kind = _WORDS.get(text)
-    return text if kind is None or locale == DEFAULT_LOCALE else _word(kind, locale)
+    if kind is not None:
+        return _word(kind, locale)
+    if text.startswith("防具(") and text.endswith(")"):  # battle.py's damage step of an armour
+        return _say(t.LogArmourOf(text.removeprefix("防具(").removesuffix(")")), locale)
+    if text.startswith("【") and text.endswith("】半減"):  # 【治癒の波動】半減
+        return _say(t.LogHalvedBy(text.removesuffix("半減")), locale)
+    return text
 
 
 def _join(names: Sequence[str], locale: Locale) -> str:

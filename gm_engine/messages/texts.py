@@ -5685,3 +5685,17 @@ class FreeLostSummary(Message):
     key: ClassVar[str] = "adventure.free.lost_summary"
     hero: str
     outcome: str
+
+
+class LogArmourOf(Message):
+    """A damage step: the armour ``name`` reduces it."""
+
+    key: ClassVar[str] = "combat.log.armour_of"
+    name: str
+
+
+class LogHalvedBy(Message):
+    """A damage step: ``spell`` halves it."""
+
+    key: ClassVar[str] = "combat.log.halved_by"
+    spell: str
