@@ -1906,13 +1906,6 @@ class MoreSpellsThanSlots(Message):
     given: int
 
 
-class SpellRule(Message):
-    """A spell list the character rules refuse (``cause``: the rules' own words)."""
-
-    key: ClassVar[str] = "adventure.spell_rule"
-    cause: str
-
-
 class NoCharacterYet(Message):
     """A command about a character before the character is made."""
 
