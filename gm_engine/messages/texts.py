@@ -5692,3 +5692,30 @@ class LogHalvedBy(Message):
 
     key: ClassVar[str] = "combat.log.halved_by"
     spell: str
+
+
+# ---------------------------------------------------------------- werewolf: the session's options
+# Refusals of ``gm werewolf play``'s options that the options' own checks make (English under
+# GM_LOCALE=en; the Japanese screen keeps the rules' own wording of them).
+
+
+class HumanNameUnusable(Message):
+    """``--name`` blank, with parentheses, or a persona's name."""
+
+    key: ClassVar[str] = "werewolf.option.name_unusable"
+    name: str
+
+
+class DealNotComposition(Message):
+    """``--deal`` that is not the rules' nine roles."""
+
+    key: ClassVar[str] = "werewolf.option.deal_not_composition"
+    deal: str
+
+
+class RoleDealMismatch(Message):
+    """``--role`` and ``--deal`` disagree about P1."""
+
+    key: ClassVar[str] = "werewolf.option.role_deal_mismatch"
+    role: int
+    first: int
