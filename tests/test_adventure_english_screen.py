@@ -77,13 +77,15 @@ def japanese_left(screen: str, allowed: tuple[str, ...]) -> list[str]:
     return left
 
 
-def play(args: list[str], lines: list[str], *, limit: int) -> str:
-    """``gm adventure ARGS`` under GM_LOCALE=en on a terminal, as a player types: "attack"
-    while a fight is on (a BATTLE_SETUP shown and its end not yet), else the next of
-    ``lines``; once they are all typed, "/quit" (at most ``limit`` answers in all)."""
+def play(args: list[str], lines: list[str], *, limit: int, in_fights: tuple[str, ...] = ()) -> str:
+    """``gm adventure ARGS`` under GM_LOCALE=en on a terminal, as a player types: while a
+    fight is on (a BATTLE_SETUP shown and its end not yet) each of ``in_fights`` once, then
+    "attack"; else the next of ``lines``; once they are all typed, "/quit" (at most
+    ``limit`` answers in all)."""
     run = PtyRun(["adventure", "--no-record", *args], env={"GM_LOCALE": "en"})
     start = 0
     pending = list(lines)
+    fight_moves = list(in_fights)
     for _ in range(limit):
         try:
             found = run.read_until(b"you> ", start=start, limit_s=60.0)
@@ -92,7 +94,10 @@ def play(args: list[str], lines: list[str], *, limit: int) -> str:
         shown = run.output[:found]
         in_fight = shown.rfind(b"[BATTLE_SETUP]") > shown.rfind(b"[End of the battle]")
         start = found + len(b"you> ")
-        line = "attack" if in_fight else pending.pop(0) if pending else "/quit"
+        if in_fight:
+            line = fight_moves.pop(0) if fight_moves else "attack"
+        else:
+            line = pending.pop(0) if pending else "/quit"
         run.send((line + "\n").encode())
     code, output = run.finish()
     assert code == 0, output.decode("utf-8", "replace")[-2000:]
@@ -110,14 +115,17 @@ SHRINE = [
 
 
 def test_a_scenario_with_its_fights_is_english_on_the_terminal() -> None:
-    screen = play(["--scenario", "goblin_shrine", "--seed", "1"], SHRINE, limit=120)
+    # the first fight also declares a target and asks for the status, as a player might
+    moves = ("attack 小鬼A", "status")
+    screen = play(["--scenario", "goblin_shrine", "--seed", "1"], SHRINE, limit=120, in_fights=moves)
     plain = ANSI.sub("", screen)
     # it went where it should: three fights and the seal's ending
     assert plain.count("[BATTLE_SETUP] round 1") == 3, plain[-3000:]
     assert "<BATTLE_JUDGE LOG> round 1" in plain and "[End of the battle] the PCs win" in plain
     assert "<Ending: " in plain
     assert "[Session status]" in plain and "Ways on: " in plain
-    allowed = (*scenario_strings("goblin_shrine"), *RULE_TERMS, *SHRINE)
+    assert "- Target: 小鬼A" in plain and "In a fight: round " in plain
+    allowed = (*scenario_strings("goblin_shrine"), *RULE_TERMS, *SHRINE, *moves)
     assert japanese_left(screen, allowed) == []
 
 

@@ -5719,3 +5719,11 @@ class RoleDealMismatch(Message):
     key: ClassVar[str] = "werewolf.option.role_deal_mismatch"
     role: int
     first: int
+
+
+class LogSituationalSet(Message):
+    """A situational bonus declared for ``character`` (``bonus`` signed)."""
+
+    key: ClassVar[str] = "combat.log.situational_set"
+    character: str
+    bonus: str

@@ -48,16 +48,20 @@ from gm_engine.dice.engine import evaluate
 from gm_engine.dice.result import Locale
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.systems.registry import get_system
-from gm_engine.messages import DEFAULT_LOCALE, render
+from gm_engine.messages import DEFAULT_LOCALE, Message, render
 from gm_engine.messages.texts import (
     BattleInProgress,
     CharacterDead,
     FleeAtSetup,
+    LogBullet,
+    LogEnemyTarget,
     LogFleeFailure,
     LogFleeRoll,
     LogFleeSuccess,
     LogInBattle,
+    LogPcTarget,
     LogRested,
+    LogSituationalSet,
     NoCharacterStatus,
     NoOneToRest,
     NoRestInBattle,
@@ -319,7 +323,8 @@ class CombatTable:
         lines = [party_status(party, compact=True, locale=self.locale)]
         if self.battle is not None:
             lines.append(render(LogInBattle(self.battle.round_number, self.battle.phase.value), self.locale))
-            lines.extend(f"・{e.name} HP {e.hp}/{e.max_hp}" for e in self.battle.enemies)
+            bullet = render(LogBullet(), self.locale)
+            lines.extend(f"{bullet}{e.name} HP {e.hp}/{e.max_hp}" for e in self.battle.enemies)
         return "\n".join(lines)
 
     def session_footer(self) -> str:
@@ -531,7 +536,7 @@ class CombatTable:
     def _apply(self, action: Action, step: str, pause: bool = False) -> ToolOutput:
         battle = self._require_battle()
         result: StepResult = battle.apply(action)
-        events = "".join(f"・{e}\n" for e in result.events)
+        events = "".join(f"{line}\n" for line in self._event_lines(action, result.events))
         text = self._text_of(battle, result)
         if result.label != "NARRATIVE" and (pause or result.phase is Phase.ENDED):
             self._log(result.label, text)
@@ -542,6 +547,23 @@ class CombatTable:
         self._changed(step)
         note = "\nThe turn passes to the player." if pause else ""
         return ToolOutput(text=f"{events}{text}{note}", data={"label": result.label}, ends_turn=pause)
+
+    def _event_lines(self, action: Action, events: Sequence[str]) -> list[str]:
+        """The engine's lines about a step, in the table's locale where the step is a
+        declaration of its own (a target, a bonus); other lines as the engine wrote them."""
+        if self.locale == DEFAULT_LOCALE:
+            return [f"・{e}" for e in events]
+        said: Message | None = None
+        if isinstance(action, TargetEnemy):
+            said = LogPcTarget(action.enemy)
+        elif isinstance(action, TargetCharacter):
+            said = LogEnemyTarget(action.character)
+        elif isinstance(action, SetSituationalBonus):
+            said = LogSituationalSet(action.character, f"{action.bonus:+d}")
+        if said is not None and len(events) == 1:
+            return [render(said, self.locale)]
+        bullet = render(LogBullet(), self.locale)
+        return [f"{bullet}{e}" for e in events]
 
     def _text_of(self, battle: Battle, result: StepResult) -> str:
         """The log of a step in the table's locale (the engine writes the rules' Japanese)."""
