@@ -141,8 +141,10 @@ class AdventureOptions(BaseModel):
     max_tool_calls_per_turn: int = Field(default=24, ge=1, le=200)
     history_turns: int = Field(default=12, ge=1, le=1000)
     locale: Locale = "ja"
-    """The language of what the engine itself tells the player (its refusals); the
-    scenario, the GM's words and the engine's logs stay in the scenario's language."""
+    """The language of everything the engine itself tells the player: its refusals, the
+    scene's frame, the combat logs and status, the offline GM's words, the dice results. The
+    scenario's own prose and names and the rules' terms (spells, ranks, equipment) stay as
+    written; a model GM speaks as it is prompted."""
 
     @field_validator("system")
     @classmethod
