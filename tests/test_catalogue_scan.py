@@ -13,7 +13,21 @@ import pytest
 
 from gm_engine.dice.result import Locale
 from gm_engine.messages import LOCALES, MESSAGES, Message, catalogue, placeholders, render
-from gm_engine.messages.texts import Fault, Problem, Reason, SealFault, SealProblem, Verdict, VerdictWord, Why
+from gm_engine.messages.texts import (
+    CombatWord,
+    CombatWordKind,
+    Fault,
+    GmCanBe,
+    GmWhich,
+    Problem,
+    Reason,
+    SealFault,
+    SealProblem,
+    ThingKind,
+    Verdict,
+    VerdictWord,
+    Why,
+)
 
 #: The classes whose text is chosen by an enum field: each value is a text of its own.
 BY_ENUM: dict[type[Message], list[Message]] = {
@@ -21,6 +35,9 @@ BY_ENUM: dict[type[Message], list[Message]] = {
     Problem: [Problem(fault) for fault in Fault],
     SealProblem: [SealProblem(fault) for fault in SealFault],
     VerdictWord: [VerdictWord(verdict) for verdict in Verdict],
+    GmWhich: [GmWhich(kind) for kind in ThingKind],
+    GmCanBe: [GmCanBe(kind) for kind in ThingKind],
+    CombatWord: [CombatWord(kind) for kind in CombatWordKind],
 }
 
 

@@ -16,13 +16,18 @@ import pytest
 from gm_engine.dice.source import SeededSource
 from gm_engine.messages import LOCALES, MESSAGES, Message, catalogue, locale_from_env, placeholders, render
 from gm_engine.messages.texts import (
+    CombatWord,
+    CombatWordKind,
     Fault,
+    GmCanBe,
+    GmWhich,
     Problem,
     Reason,
     Resumed,
     SealFault,
     SealProblem,
     TargetForms,
+    ThingKind,
     Verdict,
     VerdictWord,
     Why,
@@ -67,6 +72,12 @@ def _expected_keys() -> dict[str, set[str]]:
             keys.update({SealProblem(fault).text_key(): set() for fault in SealFault})
         elif cls is VerdictWord:
             keys.update({VerdictWord(verdict).text_key(): set() for verdict in Verdict})
+        elif cls is GmWhich:
+            keys.update({GmWhich(kind).text_key(): set() for kind in ThingKind})
+        elif cls is GmCanBe:
+            keys.update({GmCanBe(kind).text_key(): set() for kind in ThingKind})
+        elif cls is CombatWord:
+            keys.update({CombatWord(kind).text_key(): set() for kind in CombatWordKind})
         else:
             keys[key] = set(cls.field_names)
     return keys
@@ -90,7 +101,8 @@ def test_both_catalogues_have_the_same_keys_and_parameters() -> None:
 
 
 def test_the_japanese_catalogue_is_japanese() -> None:
-    japanese = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+    # Japanese punctuation counts: a frame of placeholders in （） is written for a Japanese line
+    japanese = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]")
     # a command's own name, a prompt or a path holder may be all ASCII; a sentence may not
     untranslated = [k for k, v in catalogue("ja").items() if len(v) > 20 and not japanese.search(v)]
     assert untranslated == []

@@ -437,4 +437,4 @@ class GuidedCreation:
             hp=occupation.hp,
             target_number=self.creation.target_number,
         )
-        return self._say(CharacterMadeSheet(self.sheet.status_line(self.system)))
+        return self._say(CharacterMadeSheet(self.sheet.status_line(self.system, self.locale)))

@@ -29,6 +29,62 @@ from gm_engine.combat.spells import HealingWaveMode, Spell
 from gm_engine.combat.state import Outcome, Phase
 from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import offline_calls
+from gm_engine.messages import Message
+from gm_engine.messages.texts import (
+    GmAskWithOptions,
+    GmBattleHelp,
+    GmBladesClash,
+    GmCanBe,
+    GmCannotHere,
+    GmCannotNow,
+    GmDeclarationTaken,
+    GmEnemiesStanding,
+    GmFact,
+    GmFightFled,
+    GmFightLost,
+    GmFightWon,
+    GmFleeTooLate,
+    GmHelp,
+    GmNoMagic,
+    GmNoOneToFight,
+    GmNoOneToFlee,
+    GmNoOptions,
+    GmNotAmong,
+    GmNothingToRestFor,
+    GmNotInBattle,
+    GmNpcLooks,
+    GmOptionChoose,
+    GmOptionExamine,
+    GmOptionExits,
+    GmOptionSeparator,
+    GmOptionTake,
+    GmOptionTalk,
+    GmRests,
+    GmSpellHow,
+    GmSpellHowMuch,
+    GmSpellNotNow,
+    GmSpellNotOutside,
+    GmSpellOnWhom,
+    GmStatusHint,
+    GmStoryClosed,
+    GmThenClosed,
+    GmThenWhat,
+    GmUnclear,
+    GmUnclearInBattle,
+    GmWhatAbout,
+    GmWhatDoYouDo,
+    GmWhatNow,
+    GmWhich,
+    GmWhichEnemy,
+    GmWhichOf,
+    GmWhichSpellCastable,
+    GmWhichSpellNone,
+    GmWhichSpellOutside,
+    GmWhoToHeal,
+    LogBullet,
+    LogNarrateWord,
+    ThingKind,
+)
 
 
 class ScenarioView(Protocol):
@@ -74,13 +130,6 @@ class ScenarioView(Protocol):
         ...
 
 
-HELP = (
-    "自由に行動を書いてください。例:「森へ行く」「祠を調べる」「長老に話を聞く」「薬草を拾う」"
-    "「鍵を使う」「休む」「状態」。戦闘では「攻撃」（ラウンド開始）、「ゴブリンを狙って攻撃」、"
-    "魔法名（「火弾を唱える」）、「逃げる」。"
-)
-
-
 def _say(request: ModelRequest, text: str, *calls: tuple[str, Mapping[str, Any]]) -> ModelResponse:
     return ModelResponse(content=text or None, tool_calls=offline_calls(request, list(calls)))
 
@@ -112,19 +161,19 @@ def _battle_words(view: ScenarioView) -> dict[str, Sequence[str]]:
 
 
 def options_text(story: Story) -> str:
-    """What can be done here, as a short list."""
+    """What can be done here, as a short list (in the story's locale)."""
     parts = []
     if story.exits():
-        parts.append("行き先: " + "、".join(e.label for e in story.exits()))
+        parts.append(story.say(GmOptionExits(story.join([e.label for e in story.exits()]))))
     if story.features():
-        parts.append("調べる: " + "、".join(f.label for f in story.features()))
+        parts.append(story.say(GmOptionExamine(story.join([f.label for f in story.features()]))))
     if story.npcs():
-        parts.append("話す: " + "、".join(n.name for n in story.npcs()))
+        parts.append(story.say(GmOptionTalk(story.join([n.name for n in story.npcs()]))))
     if story.items_here():
-        parts.append("拾う: " + "、".join(story.item_name(i) for i in story.items_here()))
+        parts.append(story.say(GmOptionTake(story.join([story.item_name(i) for i in story.items_here()]))))
     if story.choices():
-        parts.append("選ぶ: " + "、".join(c.label for c in story.choices()))
-    return " / ".join(parts) or "周りを見る、状態を確かめる"
+        parts.append(story.say(GmOptionChoose(story.join([c.label for c in story.choices()]))))
+    return story.say(GmOptionSeparator()).join(parts) or story.say(GmNoOptions())
 
 
 def scenario_gm(request: ModelRequest, context: object | None) -> ModelResponse:
@@ -144,13 +193,15 @@ def scenario_gm(request: ModelRequest, context: object | None) -> ModelResponse:
 # -- outside a fight -------------------------------------------------------------------------------
 
 
-def _ask(story: Story, question: str) -> str:
-    return f"{question}\n（{options_text(story)}）"
+def _ask(story: Story, question: Message | str) -> str:
+    """``question`` and, below it, what can be done here."""
+    text = question if isinstance(question, str) else story.say(question)
+    return story.say(GmAskWithOptions(text, options_text(story)))
 
 
 def _names(story: Story, keys: Sequence[str]) -> str:
     words = vocabulary(story)
-    return "、".join(str(words[k][0]) for k in keys if k in words)
+    return story.join([str(words[k][0]) for k in keys if k in words])
 
 
 def _explore(request: ModelRequest, view: ScenarioView, line: str) -> ModelResponse:
@@ -159,55 +210,53 @@ def _explore(request: ModelRequest, view: ScenarioView, line: str) -> ModelRespo
     kind = intent.kind
     offered = _offered(request)
     if kind is IntentKind.HELP:
-        return _say(request, _ask(story, HELP))
+        return _say(request, _ask(story, GmHelp()))
     if kind is IntentKind.STATUS:
         return (
             _say(request, "", ("show_status", {}))
             if "show_status" in offered
-            else _say(request, "状態は /status でも確かめられます。")
+            else _say(request, story.say(GmStatusHint()))
         )
     if kind is IntentKind.LOOK:
         return _say(request, "", ("look_around", {}))
     if kind is IntentKind.REST:
         if "rest" in offered:
-            return _say(request, "焚き火を起こし、一日を休息に充てる。", ("rest", {}))
-        return _say(request, _ask(story, "少し息を整えた。休んでも取り戻すものは今はない。どうする？"))
+            return _say(request, story.say(GmRests()), ("rest", {}))
+        return _say(request, _ask(story, GmNothingToRestFor()))
     if kind in (IntentKind.ATTACK, IntentKind.FLEE):
-        what = "戦う相手" if kind is IntentKind.ATTACK else "逃げる相手"
-        return _say(request, _ask(story, f"ここに{what}はいない。どうする？"))
+        return _say(request, _ask(story, GmNoOneToFight() if kind is IntentKind.ATTACK else GmNoOneToFlee()))
     if kind is IntentKind.CAST:
         return _cast_outside(request, view, intent)
     if kind is IntentKind.PROCEED:
-        return _say(request, _ask(story, "どうする？ 行き先や行動を言葉で教えてください。"))
+        return _say(request, _ask(story, GmWhatNow()))
     tool = {
-        IntentKind.MOVE: ("move_to", "exit", "どちらへ向かいますか？"),
-        IntentKind.EXAMINE: ("examine", "thing", "何を調べますか？"),
-        IntentKind.TALK: ("talk_to", "npc", "誰と話しますか？"),
-        IntentKind.TAKE: ("take_item", "item", "何を拾いますか？"),
-        IntentKind.USE: ("use_item", "item", "何を使いますか？"),
-        IntentKind.CHOOSE: ("make_choice", "choice", "どれを選びますか？"),
+        IntentKind.MOVE: ("move_to", "exit", ThingKind.EXIT),
+        IntentKind.EXAMINE: ("examine", "thing", ThingKind.THING),
+        IntentKind.TALK: ("talk_to", "npc", ThingKind.PERSON),
+        IntentKind.TAKE: ("take_item", "item", ThingKind.ITEM),
+        IntentKind.USE: ("use_item", "item", ThingKind.HELD),
+        IntentKind.CHOOSE: ("make_choice", "choice", ThingKind.CHOICE),
     }.get(kind)
     if tool is None:  # UNCLEAR
         if intent.candidates:
-            return _say(request, _ask(story, f"「{_names(story, intent.candidates)}」をどうしますか？"))
-        return _say(request, _ask(story, f"「{line}」……どういう行動か、もう少し具体的に教えてください。"))
-    name, field, question = tool
+            return _say(request, _ask(story, GmWhatAbout(_names(story, intent.candidates))))
+        return _say(request, _ask(story, GmUnclear(line)))
+    name, field, thing_kind = tool
     target = intent.target
     if kind is IntentKind.EXAMINE and target is not None and not target.startswith("feature:"):
         return _examine_other(request, story, target)
     if target is None and not intent.candidates and intent.unknown:
         # The player named something that is not here: never swap in the one thing that is.
-        what = _WHAT_CAN_BE[kind]
-        return _say(request, _ask(story, f"「{intent.unknown}」は、ここで{what}の中にありません。"))
+        return _say(request, _ask(story, GmNotAmong(intent.unknown, GmCanBe(thing_kind))))
     if target is None and not intent.candidates:
         pool = _pool(story, kind)
         if len(pool) == 1:
             target = pool[0]
         elif not pool:
-            return _say(request, _ask(story, "ここではそれはできない。どうする？"))
+            return _say(request, _ask(story, GmCannotHere()))
     if target is None:
         names = _names(story, intent.candidates or _pool(story, kind))
-        return _say(request, _ask(story, f"{question}（{names}）"))
+        return _say(request, _ask(story, GmWhichOf(GmWhich(thing_kind), names)))
     value = target.split(":", 1)[1]
     args: dict[str, Any] = {field: value}
     if name == "talk_to":
@@ -215,19 +264,8 @@ def _explore(request: ModelRequest, view: ScenarioView, line: str) -> ModelRespo
     if name == "use_item":
         args["on"] = line
     if name not in offered:
-        return _say(request, _ask(story, "今はそれはできない。どうする？"))
+        return _say(request, _ask(story, GmCannotNow()))
     return _say(request, "", (name, args))
-
-
-#: What a verb can take here, as the scene's options name it (:func:`options_text`).
-_WHAT_CAN_BE = {
-    IntentKind.MOVE: "行ける先",
-    IntentKind.EXAMINE: "調べられるもの",
-    IntentKind.TALK: "話せる相手",
-    IntentKind.TAKE: "拾えるもの",
-    IntentKind.USE: "使えるもの",
-    IntentKind.CHOOSE: "選べること",
-}
 
 
 def _pool(story: Story, kind: IntentKind) -> list[str]:
@@ -248,29 +286,23 @@ def _examine_other(request: ModelRequest, story: Story, target: str) -> ModelRes
         item = story.scenario.items[key]
         return _say(request, _ask(story, f"{item.name}: {item.text}"))
     npc = next(n for n in story.npcs() if n.id == key)
-    return _say(request, _ask(story, f"{npc.name}がこちらを見ている。話しかけますか？"))
+    return _say(request, _ask(story, GmNpcLooks(npc.name)))
 
 
 def _cast_outside(request: ModelRequest, view: ScenarioView, intent: Intent) -> ModelResponse:
     story = view.story
     if not view.party:
-        return _say(request, _ask(story, "この物語の人物は魔法を使えない。どうする？"))
+        return _say(request, _ask(story, GmNoMagic()))
     if intent.spell is None:
-        return _say(request, _ask(story, "どの魔法を唱えますか？（戦闘の外で使えるのは 治癒・治癒の波動）"))
+        return _say(request, _ask(story, GmWhichSpellOutside()))
     if "cast_out_of_combat" not in _offered(request) or intent.spell not in ("治癒", "治癒の波動"):
-        return _say(
-            request,
-            _ask(
-                story,
-                f"【{intent.spell}】は今は唱えられない（戦闘の外では 治癒・治癒の波動 を、覚えていれば）。",
-            ),
-        )
+        return _say(request, _ask(story, GmSpellNotOutside(intent.spell)))
     caster = view.party[0].name
     if intent.spell == "治癒":
         named = [p.name for p in view.party if p.name in intent.text]
         targets = named or ([caster] if len(view.party) == 1 else [])
         if len(targets) != 1:
-            return _say(request, _ask(story, "誰に【治癒】をかけますか？"))
+            return _say(request, _ask(story, GmWhoToHeal()))
         return _say(
             request, "", ("cast_out_of_combat", {"caster": caster, "spell": "治癒", "target": targets[0]})
         )
@@ -279,18 +311,16 @@ def _cast_outside(request: ModelRequest, view: ScenarioView, intent: Intent) -> 
 
 # -- in a fight ------------------------------------------------------------------------------------
 
-_BATTLE_HELP = (
-    "戦闘中: 「攻撃」でラウンドを進める／「〇〇を狙う」／魔法名で詠唱／「逃げる」（SETUPで）／「状態」"
-)
-
 
 def _battle(request: ModelRequest, view: ScenarioView, line: str) -> ModelResponse:
     intent = read_intent(line, _battle_words(view), in_battle=True)
     kind = intent.kind
     phase = view.phase
     offered = _offered(request)
+    say = view.story.say
+    battle_help = say(GmBattleHelp())
     if kind is IntentKind.HELP:
-        return _say(request, _BATTLE_HELP)
+        return _say(request, battle_help)
     if kind in (IntentKind.STATUS, IntentKind.LOOK):
         return _say(request, "", ("show_status", {}))
     if kind is IntentKind.CAST:
@@ -301,7 +331,7 @@ def _battle(request: ModelRequest, view: ScenarioView, line: str) -> ModelRespon
         if phase is Phase.ROLL:
             return _say(
                 request,
-                "このラウンドはもう動き出した。決着を見てから逃げ道を探す。",
+                say(GmFleeTooLate()),
                 ("battle_step", {"step": "judge"}),
             )
         if phase is Phase.JUDGE:
@@ -311,12 +341,8 @@ def _battle(request: ModelRequest, view: ScenarioView, line: str) -> ModelRespon
             if intent.target is not None and intent.target.startswith("enemy:") and "target_enemy" in offered:
                 return _say(request, "", ("target_enemy", {"enemy": intent.target.split(":", 1)[1]}))
             if intent.candidates:
-                return _say(
-                    request,
-                    "どの敵を狙いますか？（"
-                    + "、".join(c.split(":", 1)[1] for c in intent.candidates)
-                    + "）",
-                )
+                names = view.story.join([c.split(":", 1)[1] for c in intent.candidates])
+                return _say(request, say(GmWhichEnemy(names)))
             return _say(request, "", ("battle_step", {"step": "roll"}))
         if phase is Phase.ROLL:
             return _say(request, "", ("battle_step", {"step": "judge"}))
@@ -331,25 +357,21 @@ def _battle(request: ModelRequest, view: ScenarioView, line: str) -> ModelRespon
         IntentKind.EXAMINE,
         IntentKind.CHOOSE,
     ):
-        return _say(request, f"戦闘中はそれはできない。\n{_BATTLE_HELP}")
-    return _say(request, f"「{line}」……戦闘中にどう動くか教えてください。\n{_BATTLE_HELP}")
+        return _say(request, f"{say(GmNotInBattle())}\n{battle_help}")
+    return _say(request, f"{say(GmUnclearInBattle(line))}\n{battle_help}")
 
 
 def _cast_in_battle(request: ModelRequest, view: ScenarioView, intent: Intent) -> ModelResponse:
     casts = view.legal_casts()
+    story = view.story
     if intent.spell is None:
         known = sorted({c.spell.value for c in casts})
         return _say(
-            request,
-            "どの魔法を唱えますか？"
-            + (f"（今唱えられる: {'、'.join(known)}）" if known else "（今唱えられる魔法はない）"),
+            request, story.say(GmWhichSpellCastable(story.join(known)) if known else GmWhichSpellNone())
         )
     matching = [c for c in casts if c.spell.value == intent.spell]
     if not matching:
-        return _say(
-            request,
-            f"【{intent.spell}】は今は唱えられない（覚えていない、スロットがない、またはこのフェーズでは使えない）。\n{_BATTLE_HELP}",
-        )
+        return _say(request, f"{story.say(GmSpellNotNow(intent.spell))}\n{story.say(GmBattleHelp())}")
     named = [p.name for p in view.party if p.name in intent.text]
     if any(c.target is not None for c in matching) and named:
         matching = [c for c in matching if c.target in named] or matching
@@ -367,8 +389,7 @@ def _cast_in_battle(request: ModelRequest, view: ScenarioView, intent: Intent) -
         )
         if want is None:
             return _say(
-                request,
-                f"【{intent.spell}】をどう使いますか？（" + "、".join(sorted(m.value for m in modes)) + "）",
+                request, story.say(GmSpellHow(intent.spell, story.join(sorted(m.value for m in modes))))
             )
         matching = [c for c in matching if c.mode is want]
     amounts = {c.amount for c in matching if c.amount is not None}
@@ -376,13 +397,11 @@ def _cast_in_battle(request: ModelRequest, view: ScenarioView, intent: Intent) -
         numbers = [int(n) for n in re.findall(r"\d+", intent.text)]
         chosen = [c for c in matching if c.amount in numbers]
         if not chosen:
-            return _say(
-                request, f"【{intent.spell}】で何点のHPを変換しますか？（{min(amounts)}〜{max(amounts)}）"
-            )
+            return _say(request, story.say(GmSpellHowMuch(intent.spell, min(amounts), max(amounts))))
         matching = chosen
     if len(matching) != 1:
         targets = sorted({c.target for c in matching if c.target is not None})
-        return _say(request, f"【{intent.spell}】を誰に？（{'、'.join(targets)}）")
+        return _say(request, story.say(GmSpellOnWhom(intent.spell, story.join(targets))))
     cast = matching[0]
     args: dict[str, Any] = {"caster": cast.caster, "spell": cast.spell.value}
     if cast.target is not None:
@@ -400,12 +419,16 @@ def _cast_in_battle(request: ModelRequest, view: ScenarioView, intent: Intent) -
 def _follow_up(request: ModelRequest, view: ScenarioView, name: str, result: str) -> ModelResponse:
     story = view.story
     if name == "battle_step" and view.phase is Phase.NARRATIVE:
+        # the brief's facts are its bulleted lines; its instructions name the narration
+        bullet, narrate = story.say(LogBullet()), story.say(LogNarrateWord())
         facts = [
-            line[1:].rstrip("。")
+            line.removeprefix(bullet).rstrip("。.")
             for line in result.splitlines()
-            if line.startswith("・") and "描写" not in line and "[MODE" not in line
+            if line.startswith(bullet) and narrate not in line and "[MODE" not in line
         ]
-        story_text = "刃がぶつかり合う。" + "".join(f"{fact}。" for fact in facts)
+        # the English texts end in a space before the next sentence; the last one is trimmed
+        sentences = [story.say(GmBladesClash()), *(story.say(GmFact(fact)) for fact in facts)]
+        story_text = "".join(sentences).rstrip()
         step = "end" if view.battle_decided else "next_round"
         return _say(request, story_text, ("battle_step", {"step": step}))
     if name in ("battle_step", "flee") and view.phase is None:
@@ -415,29 +438,30 @@ def _follow_up(request: ModelRequest, view: ScenarioView, name: str, result: str
         intent = read_intent(line, _battle_words(view), in_battle=True)
         if name == "target_enemy" and intent.kind is IntentKind.ATTACK:
             return _say(request, "", ("battle_step", {"step": "roll"}))
-        return _say(request, "宣言を受けた。ほかに宣言がなければ『攻撃』（戦闘開始）でラウンドを始める。")
+        return _say(request, story.say(GmDeclarationTaken()))
     if view.phase is not None:
         if name == "show_status":
             standing = [e.name for e in view.enemies if e.hp > 0]
-            return _say(request, f"立っている敵は {'、'.join(standing)} だ。どうする？")
-        return _say(request, "どうする？")
+            return _say(request, story.say(GmEnemiesStanding(story.join(standing))))
+        return _say(request, story.say(GmWhatDoYouDo()))
     if story.over:
-        return _say(request, "――物語はここで幕を閉じる。")
-    return _say(request, "どうする？")
+        return _say(request, story.say(GmStoryClosed()))
+    return _say(request, story.say(GmWhatDoYouDo()))
 
 
 def _after_fight(view: ScenarioView) -> str:
     """The closing line of a fight, as it actually ended."""
     outcome = view.outcomes[-1] if view.outcomes else ""
+    ending: Message
     if outcome in (Outcome.PC_VICTORY.value, Outcome.NARRATIVE_VICTORY.value):
-        text = "最後の敵が倒れ、辺りに静けさが戻った。"
+        ending = GmFightWon()
     elif outcome == Outcome.ENEMY_VICTORY.value:
-        text = "力尽き、膝をつく。視界が暗く沈んでいく……。"
+        ending = GmFightLost()
     else:
-        text = "背後の気配を振り切り、どうにか逃げ延びた。"
-    if view.story.over:
-        return text + "\n――物語はここで幕を閉じる。"
-    return text + "どうする？"
+        ending = GmFightFled()
+    story = view.story
+    text = story.say(ending)
+    return story.say(GmThenClosed(text) if story.over else GmThenWhat(text))
 
 
 def spell_names() -> list[str]:

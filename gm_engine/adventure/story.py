@@ -36,9 +36,28 @@ from gm_engine.adventure.scenario import (
     Use,
 )
 from gm_engine.dice.engine import evaluate
-from gm_engine.dice.result import RollResult
+from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.systems.registry import get_system
+from gm_engine.messages import DEFAULT_LOCALE, Message, render
+from gm_engine.messages.texts import (
+    CheckRolled,
+    EndingReached,
+    ItemGiven,
+    ItemTaken,
+    ItemUseless,
+    ListSeparator,
+    NpcSays,
+    SceneChoices,
+    SceneExits,
+    SceneFeatures,
+    SceneHeld,
+    SceneItems,
+    SceneMovedTo,
+    ScenePeople,
+    SceneTitle,
+    SheetLine,
+)
 
 
 class StoryError(ValueError):
@@ -57,12 +76,12 @@ class Sheet(BaseModel):
     hp: int
     target_number: int = 14
 
-    def status_line(self, system: GameSystem) -> str:
+    def status_line(self, system: GameSystem, locale: Locale = DEFAULT_LOCALE) -> str:
         """One compact line: name, occupation, HP and the skills."""
         unit = "%" if system is GameSystem.CTHULHU7 else "d"
         skills = " ".join(f"{k}{v}{unit}" for k, v in self.skills.items())
         tn = f" TN{self.target_number}" if system is GameSystem.ONE_RING2 else ""
-        return f"{self.name}（{self.occupation}） HP{self.hp}{tn} / {skills}"
+        return render(SheetLine(self.name, self.occupation, self.hp, tn, skills), locale)
 
 
 class StoryState(BaseModel):
@@ -113,10 +132,13 @@ class CheckRoller:
     """Turns a scenario check into its system's dice command and rolls it on ``source``;
     ``skill_of(name)`` gives the character's skill (percent or success dice)."""
 
-    def __init__(self, system: GameSystem, source: DiceSource, skill_of: SkillOf) -> None:
+    def __init__(
+        self, system: GameSystem, source: DiceSource, skill_of: SkillOf, locale: Locale = DEFAULT_LOCALE
+    ) -> None:
         self.system = system
         self.source = source
         self.skill_of = skill_of
+        self.locale = locale  # of the dice result's text
         self.target_number = 14
 
     def command(self, check: Check) -> str:
@@ -135,7 +157,9 @@ class CheckRoller:
     def roll(self, check: Check) -> CheckResult:
         """Roll ``check`` through the dice engine."""
         command = self.command(check)
-        result = evaluate(command, get_system(self.system.dice_system), source=self.source)
+        result = evaluate(
+            command, get_system(self.system.dice_system), source=self.source, locale=self.locale
+        )
         if result is None:  # the commands above are all the system's own
             raise StoryError(f"the dice engine did not read {command!r}")
         return CheckResult(label=check.label, result=result, success=result.success)
@@ -149,11 +173,20 @@ class _Turn:
 
 
 class Story:
-    """One scenario in play (see the module docstring)."""
+    """One scenario in play (see the module docstring). The engine's frame around the
+    scenario's prose (the headings, the lists of what is in reach, 'you take …') is in
+    ``locale``; the scenario's own words stay in its language."""
 
-    def __init__(self, scenario: Scenario, roller: CheckRoller, state: StoryState | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        roller: CheckRoller,
+        state: StoryState | None = None,
+        locale: Locale = DEFAULT_LOCALE,
+    ) -> None:
         self.scenario = scenario
         self.roller = roller
+        self.locale = locale
         self.state = state or StoryState(scene=scenario.start)
         self.fight: str | None = None  # the scene whose encounter is being fought
 
@@ -208,22 +241,30 @@ class Story:
         """The display name of an item."""
         return self.scenario.items[item].name
 
+    def say(self, message: Message) -> str:
+        """``message`` in the story's locale."""
+        return render(message, self.locale)
+
+    def join(self, names: Sequence[str]) -> str:
+        """Names on one line, as the locale lists them."""
+        return self.say(ListSeparator()).join(names)
+
     def describe(self) -> str:
         """The scene as the engine shows it: its text and what can be done here."""
         scene = self.scene
-        lines = [f"【{scene.title}】", scene.text]
+        lines = [self.say(SceneTitle(scene.title)), scene.text]
         if self.exits():
-            lines.append("行き先: " + "、".join(e.label for e in self.exits()))
+            lines.append(self.say(SceneExits(self.join([e.label for e in self.exits()]))))
         if self.features():
-            lines.append("調べられるもの: " + "、".join(f.label for f in self.features()))
+            lines.append(self.say(SceneFeatures(self.join([f.label for f in self.features()]))))
         if self.npcs():
-            lines.append("話せる相手: " + "、".join(n.name for n in self.npcs()))
+            lines.append(self.say(ScenePeople(self.join([n.name for n in self.npcs()]))))
         if self.items_here():
-            lines.append("落ちている物: " + "、".join(self.item_name(i) for i in self.items_here()))
+            lines.append(self.say(SceneItems(self.join([self.item_name(i) for i in self.items_here()]))))
         if self.choices():
-            lines.append("選べること: " + "、".join(c.label for c in self.choices()))
+            lines.append(self.say(SceneChoices(self.join([c.label for c in self.choices()]))))
         if self.state.items:
-            lines.append("持ち物: " + "、".join(self.item_name(i) for i in self.state.items))
+            lines.append(self.say(SceneHeld(self.join([self.item_name(i) for i in self.state.items]))))
         return "\n".join(lines)
 
     # -- moves -------------------------------------------------------------------------------------
@@ -248,7 +289,7 @@ class Story:
         turn = _Turn()
         if exit_.check is not None and not self._roll(exit_.check, turn):
             return self._step(turn)
-        turn.texts.append(f"{exit_.label}へ。")
+        turn.texts.append(self.say(SceneMovedTo(exit_.label)))
         self._enter(to, turn)
         return self._step(turn)
 
@@ -290,9 +331,9 @@ class Story:
         if chosen is None:
             chosen = next(((i, t) for i, t in open_talks if f"_said:{npc.id}:{i}" not in said), None)
         if chosen is None:
-            return StoryStep(text=f"{npc.name}「{npc.idle}」")
+            return StoryStep(text=self.say(NpcSays(npc.name, npc.idle)))
         index, talk = chosen
-        turn = _Turn(texts=[f"{npc.name}「{talk.text}」"])
+        turn = _Turn(texts=[self.say(NpcSays(npc.name, talk.text))])
         marker = f"_said:{npc.id}:{index}"
         first = marker not in said
         self._mark(marker)
@@ -314,7 +355,7 @@ class Story:
         self._mark(f"_taken:{item}")
         self.state = self.state.model_copy(update={"items": (*self.state.items, item)})
         data = self.scenario.items[item]
-        return StoryStep(text=f"{data.name}を手に入れた。{data.text}")
+        return StoryStep(text=self.say(ItemTaken(data.name, data.text)))
 
     def use(self, item: str, on: str = "") -> StoryStep:
         """Use a held item here (``on``: the player's words of what it is used on).
@@ -334,7 +375,7 @@ class Story:
             None,
         )
         if rule is None or f"_used:{self.state.scene}:{item}" in self.state.flags:
-            return StoryStep(text=f"{self.item_name(item)}を使ってみたが、ここでは何も起きなかった。")
+            return StoryStep(text=self.say(ItemUseless(self.item_name(item))))
         self._mark(f"_used:{self.state.scene}:{item}")
         return self._resolve(rule, rule.outcome)
 
@@ -392,7 +433,7 @@ class Story:
     def _roll(self, check: Check, turn: _Turn) -> bool:
         result = self.roller.roll(check)
         turn.checks.append(result)
-        turn.texts.append(f"🎲 《{check.label}》 {result.result.text}")
+        turn.texts.append(self.say(CheckRolled(check.label, result.result.text)))
         self._apply(check.success if result.success else check.failure, turn)
         return result.success
 
@@ -404,7 +445,7 @@ class Story:
         for item in outcome.give:
             if item not in self.state.items:
                 self.state = self.state.model_copy(update={"items": (*self.state.items, item)})
-                turn.texts.append(f"{self.item_name(item)}を手に入れた。")
+                turn.texts.append(self.say(ItemGiven(self.item_name(item))))
         if outcome.ending is not None:
             self._end(outcome.ending, turn)
         elif outcome.goto is not None:
@@ -414,7 +455,7 @@ class Story:
         self.state = self.state.model_copy(update={"scene": scene_id})
         scene = self.scene
         if scene.ending is not None:
-            turn.texts.append(f"【{scene.title}】\n{scene.text}")
+            turn.texts.append(f"{self.say(SceneTitle(scene.title))}\n{scene.text}")
             self._end(scene.ending, turn)
             return
         turn.texts.append(self.describe())
@@ -426,7 +467,7 @@ class Story:
     def _end(self, ending: str, turn: _Turn) -> None:
         self.state = self.state.model_copy(update={"ending": ending})
         data = self.scenario.endings[ending]
-        turn.texts.append(f"〈エンディング: {data.title}〉\n{data.text}")
+        turn.texts.append(self.say(EndingReached(data.title, data.text)))
 
     def _step(self, turn: _Turn) -> StoryStep:
         return StoryStep(

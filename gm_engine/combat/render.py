@@ -2,7 +2,10 @@
 the status display (§7, §13.2) and the character master data (§14.2).
 
 Every function is pure: state in, text out. Numbers in the text are the engine's; a
-narrating model repeats them, it never computes them.
+narrating model repeats them, it never computes them. The frame of every text is in
+``locale`` (the catalogue's ``combat.log`` and ``combat.word``); the rules' own terms
+(spell names, ranks, weapons and armour) and the lines the engine wrote into the state
+(a setup event, a note of the judge) stay as the rules document writes them.
 """
 
 from __future__ import annotations
@@ -15,12 +18,63 @@ from gm_engine.combat.enemies import Enemy
 from gm_engine.combat.equipment import Shield
 from gm_engine.combat.ranks import stats
 from gm_engine.combat.spells import HealingWaveMode, Spell
-from gm_engine.combat.state import BattleState, DieGroup, Phase, Term
+from gm_engine.combat.state import BattleState, DieGroup, Outcome, Phase, Term
+from gm_engine.dice.result import Locale
+from gm_engine.messages import DEFAULT_LOCALE, Message, render
+from gm_engine.messages import texts as t
+from gm_engine.messages.texts import CombatWord, CombatWordKind
 
 PAUSE = "[SYSTEM: PAUSE FOR USER INPUT]"
-SETUP_WAIT = "・待機メッセージ: 「両陣営のAP算出ダイスを振ります。『戦闘開始』と入力してください。」"
-ROLL_WAIT = "・待機メッセージ: 「ダイス結果を確認したら入力してください。ジャッジに進みます。」"
-JUDGE_WAIT = "・待機メッセージ: 「判定結果を確認したら入力してください。戦闘の描写に移ります。」"
+
+
+def _say(message: Message, locale: Locale) -> str:
+    return render(message, locale)
+
+
+def _word(kind: CombatWordKind, locale: Locale) -> str:
+    return render(CombatWord(kind), locale)
+
+
+#: The engine's Japanese words with a text of their own in the catalogue.
+_WORDS: dict[str, CombatWordKind] = {
+    Status.OK.value: CombatWordKind.OK,
+    Status.DOWN.value: CombatWordKind.DOWN,
+    Status.DEAD.value: CombatWordKind.DEAD,
+    Outcome.PC_VICTORY.value: CombatWordKind.PC_VICTORY,
+    Outcome.ENEMY_VICTORY.value: CombatWordKind.ENEMY_VICTORY,
+    Outcome.NARRATIVE_VICTORY.value: CombatWordKind.NARRATIVE_VICTORY,
+    "雑魚": CombatWordKind.MOB,
+    "エリート": CombatWordKind.ELITE,
+    "ボス": CombatWordKind.BOSS,
+    "ダイス": CombatWordKind.DICE,
+    "装備補正": CombatWordKind.EQUIPMENT,
+    "状況補正": CombatWordKind.SITUATIONAL,
+    "敵の状態干渉": CombatWordKind.HINDRANCE,
+    "固定AP": CombatWordKind.FIXED_AP,
+    "能力補正": CombatWordKind.ABILITY,
+    "群れ補正": CombatWordKind.SWARM,
+    "難易度": CombatWordKind.DIFFICULTY,
+    "防御補正": CombatWordKind.ARMOUR,
+}
+
+
+def word(text: str, locale: Locale = DEFAULT_LOCALE) -> str:
+    """One of the engine's words (a state, an outcome, an enemy's kind, an AP term's label)
+    in ``locale``; any other text (a spell's name, a weapon's) as it is."""
+    if locale == DEFAULT_LOCALE:
+        return text
+    kind = _WORDS.get(text)
+    if kind is not None:
+        return _word(kind, locale)
+    if text.startswith("防具(") and text.endswith(")"):  # battle.py's damage step of an armour
+        return _say(t.LogArmourOf(text.removeprefix("防具(").removesuffix(")")), locale)
+    if text.startswith("【") and text.endswith("】半減"):  # 【治癒の波動】半減
+        return _say(t.LogHalvedBy(text.removesuffix("半減")), locale)
+    return text
+
+
+def _join(names: Sequence[str], locale: Locale) -> str:
+    return _say(t.LogListSeparator(), locale).join(names)
 
 
 def _signed(value: int) -> str:
@@ -32,89 +86,117 @@ def _plus(value: int) -> str:
     return f"+ {value}" if value >= 0 else f"- {-value}"
 
 
-def condition(character: Character) -> str:
+def condition(character: Character, locale: Locale = DEFAULT_LOCALE) -> str:
     """The 簡略表示 of a character's state: 正常 / 戦闘不能 / 死亡, plus lasting costs."""
     loss = sum(c.max_hp_loss for c in character.lasting_costs)
-    return character.status.value + (f"（因果の歪み: 最大HP−{loss}）" if loss else "")
+    lasting = _say(t.LogLastingCost(loss), locale) if loss else ""
+    return word(character.status.value, locale) + lasting
 
 
-def status_display(character: Character, *, compact: bool = False) -> str:
+def status_display(character: Character, *, compact: bool = False, locale: Locale = DEFAULT_LOCALE) -> str:
     """The 戦闘ステータス block: §7's format, or §13.2's (no slot maximum) when ``compact``."""
-    slots = f"残り {character.slots_left}" + ("" if compact else f" / {character.max_slots}")
+    slots = _say(t.LogSlotsLeft(character.slots_left), locale) + (
+        "" if compact else f" / {character.max_slots}"
+    )
     return "\n".join(
         [
             f"HP: {character.hp} / {character.max_hp}",
             f"AP: {character.ap_dice}d6 {_plus(character.equipment_ap)}",
-            f"魔法スロット: {slots}",
-            f"状態: {condition(character)}",
+            _say(t.LogSlotsLine(slots), locale),
+            _say(t.LogStateLine(condition(character, locale)), locale),
         ]
     )
 
 
-def party_status(party: Sequence[Character], *, compact: bool = False) -> str:
+def party_status(
+    party: Sequence[Character], *, compact: bool = False, locale: Locale = DEFAULT_LOCALE
+) -> str:
     """Each character's name and status block."""
-    return "\n\n".join(f"【{c.name}】\n{status_display(c, compact=compact)}" for c in party)
+    return "\n\n".join(
+        f"{_say(t.LogName(c.name), locale)}\n{status_display(c, compact=compact, locale=locale)}"
+        for c in party
+    )
 
 
-def session_status(party: Sequence[Character]) -> str:
+def session_status(party: Sequence[Character], locale: Locale = DEFAULT_LOCALE) -> str:
     """The 【セッション状況】 footer of §5.2's 運用指示: each character's HP, 【魔法スロットの残り】
     and state, one line each, for the end of every reply."""
-    lines = ["【セッション状況】"]
+    lines = [_say(t.LogSessionStatus(), locale)]
     for c in party:
-        lines.append(
-            f"・{c.name}: HP {c.hp}/{c.max_hp} / 【魔法スロットの残り】 {c.slots_left}/{c.max_slots}"
-            f" / 状態 {condition(c)}"
-        )
+        line = t.LogSessionLine(c.name, c.hp, c.max_hp, c.slots_left, c.max_slots, condition(c, locale))
+        lines.append(_say(line, locale))
     return "\n".join(lines)
 
 
-def master_data(character: Character) -> str:
+def master_data(character: Character, locale: Locale = DEFAULT_LOCALE) -> str:
     """The 【キャラクターマスターデータ】 block of §14.2."""
     weapon = character.weapon
-    hands = "両手" if weapon.two_handed else "片手"
-    shield = character.shield
-    shield_text = {
-        Shield.NONE: "盾なし",
-        Shield.SMALL: "小盾（防護+1）",
-        Shield.LARGE: "大盾（防護+1 / 防御時さらに+2 / AP−1）",
-    }[shield]
-    spells = "、".join(s.label for s in character.spells) or "なし"
+    hands = _word(CombatWordKind.TWO_HANDED if weapon.two_handed else CombatWordKind.ONE_HANDED, locale)
+    shield = {
+        Shield.NONE: CombatWordKind.NO_SHIELD,
+        Shield.SMALL: CombatWordKind.SMALL_SHIELD,
+        Shield.LARGE: CombatWordKind.LARGE_SHIELD,
+    }[character.shield]
+    none = _word(CombatWordKind.NONE, locale)
+    spells = _join([s.label for s in character.spells], locale) or none
     notes = [c.note for c in character.lasting_costs] + list(character.notes)
-    return "\n".join(
-        [
-            "【キャラクターマスターデータ】",
-            f"■ 基本情報：{character.name} / {character.rank.value} / {stats(character.rank).level}",
-            f"■ 戦闘ステータス：最大HP {character.max_hp} / 現在HP {character.hp} / "
-            f"基礎AP({character.ap_dice}d6) / 装備補正({_signed(character.equipment_ap)})",
-            f"■ 装備：{weapon.name}（AP{_signed(weapon.ap_bonus)}・{hands}） / "
-            f"{character.armour.name}（軽減{character.armour.reduction}） / {shield_text}",
-            f"■ 魔法：スロット({character.slots_left}/{character.max_slots}) / {spells}",
-            f"■ 状態：{character.status.value} / 特記事項 {'; '.join(notes) if notes else 'なし'}",
-        ]
+    level = stats(character.rank).level
+    if level.endswith("レベル"):
+        level = _say(t.LogLevel(level.removesuffix("レベル")), locale)
+    data = t.LogMasterData(
+        name=character.name,
+        rank=character.rank.value,
+        level=level,
+        max_hp=character.max_hp,
+        hp=character.hp,
+        ap_dice=character.ap_dice,
+        equipment=_signed(character.equipment_ap),
+        weapon=weapon.name,
+        weapon_ap=_signed(weapon.ap_bonus),
+        hands=hands,
+        armour=character.armour.name,
+        reduction=character.armour.reduction,
+        shield=_word(shield, locale),
+        left=character.slots_left,
+        slots=character.max_slots,
+        spells=spells,
+        status=word(character.status.value, locale),
+        notes="; ".join(notes) if notes else none,
     )
+    return _say(data, locale)
 
 
-def enemy_line(enemy: Enemy) -> str:
+def enemy_line(enemy: Enemy, locale: Locale = DEFAULT_LOCALE) -> str:
     """One enemy: name, kind, AP, HP and abilities."""
     dice = f" + {enemy.dice}d6" if enemy.dice else ""
     # a negative fixed AP (CombatOptions.negative_fixed_ap) reads as the dice less it
     ap = f"{enemy.dice}d6 - {-enemy.ap}" if enemy.ap < 0 else f"{enemy.ap}{dice}"
-    abilities = f"（{'、'.join(a.text for a in enemy.abilities)}）" if enemy.abilities else ""
-    state = "" if enemy.standing else " 撃破"
-    hp = f"HP {enemy.hp} / {enemy.max_hp}"
-    return f"{enemy.name}［{enemy.kind.value}］ AP {ap}  {hp}{abilities}{state}"
-
-
-def _terms(terms: Sequence[Term]) -> str:
-    total = sum(t.value for t in terms)
-    body = " ".join(
-        (f"{t.label} {t.value}" if i == 0 else f"{'+' if t.value >= 0 else '-'} {t.label} {abs(t.value)}")
-        for i, t in enumerate(terms)
+    abilities = (
+        _say(t.LogBracketed(_join([a.text for a in enemy.abilities], locale)), locale)
+        if enemy.abilities
+        else ""
     )
-    return f"{total}（{body}）"
+    state = "" if enemy.standing else _say(t.LogDefeated(), locale)
+    line = t.LogEnemyLine(
+        enemy.name, word(enemy.kind.value, locale), ap, enemy.hp, enemy.max_hp, abilities + state
+    )
+    return _say(line, locale)
 
 
-def _casts_line(state: BattleState) -> list[str]:
+def _terms(terms: Sequence[Term], locale: Locale) -> str:
+    total = sum(term.value for term in terms)
+    body = " ".join(
+        (
+            f"{word(term.label, locale)} {term.value}"
+            if i == 0
+            else f"{'+' if term.value >= 0 else '-'} {word(term.label, locale)} {abs(term.value)}"
+        )
+        for i, term in enumerate(terms)
+    )
+    return f"{total}{_say(t.LogBracketed(body), locale)}"
+
+
+def _casts_line(state: BattleState, locale: Locale) -> list[str]:
     lines = []
     for cast in state.current.declarations.casts:
         detail = ""
@@ -122,28 +204,29 @@ def _casts_line(state: BattleState) -> list[str]:
             detail = f" HP{cast.amount}→AP+{cast.amount}"
         elif cast.spell is Spell.HEALING_WAVE:
             halve = cast.mode is HealingWaveMode.HALVE
-            detail = " 被ダメージ半減" if halve else f" {cast.target} をHP1で踏みとどまらせる"
+            detail = _say(t.LogHalveDamage() if halve else t.LogEndure(cast.target or ""), locale)
         elif cast.target:
             detail = f" → {cast.target}"
-        cost = "（因果の歪み）" if cast.overcast else ""
+        cost = _say(t.LogOvercast(), locale) if cast.overcast else ""
         lines.append(f"  {cast.spell.label} {cast.caster}{detail}{cost}")
     return lines
 
 
-def setup_log(state: BattleState) -> str:
+def setup_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     """〈BATTLE_SETUP〉 (§4.1): both sides' AP formulas, then the pause."""
     record = state.current
-    lines = [f"【BATTLE_SETUP】ラウンド {state.round}"]
-    lines.extend(f"・{event}" for event in record.setup_events)
+    bullet = _say(t.LogBullet(), locale)
+    lines = [_say(t.LogSetupHeading(state.round), locale)]
+    lines.extend(f"{bullet}{event}" for event in record.setup_events)
     participants = terms.participants(state)
     dice = sum(c.ap_dice for c in participants)
-    members = "、".join(f"{c.name} {c.ap_dice}d6" for c in participants)
+    members = _join([f"{c.name} {c.ap_dice}d6" for c in participants], locale)
     equipment = sum(c.equipment_ap for c in participants)
     extras = []
     decl = record.declarations
     situational = sum(decl.situational.get(c.name, 0) for c in participants)
     if situational:
-        extras.append(f"状況補正[{_signed(situational)}]")
+        extras.append(_say(t.LogSituational(_signed(situational)), locale))
     for cast in terms.casts_of(state, Spell.FIREBALL):
         extras.append(f"【火弾】({cast.caster}) 1d6")
     for cast in terms.casts_of(state, Spell.LIGHTNING):
@@ -152,37 +235,34 @@ def setup_log(state: BattleState) -> str:
         extras.append(f"【崩壊】({pending.caster}) 1d6+3")
     for cast in terms.casts_of(state, Spell.LIMIT_BREAK):
         extras.append(f"【限界突破】({cast.caster}) +{cast.amount}")
-    hinder = [t for t in terms.pc_terms(state) if t.label == "敵の状態干渉"]
+    hinder = [term for term in terms.pc_terms(state) if term.label == "敵の状態干渉"]
     if hinder:
-        extras.append(f"敵の状態干渉[{_signed(hinder[0].value)}]")
+        extras.append(_say(t.LogHindrance(_signed(hinder[0].value)), locale))
     extra_text = f" + {' + '.join(extras)}" if extras else ""
-    lines.append(
-        f"・PC陣営基礎AP: {dice}d6（{members or '参加者なし'}） + 装備補正[{_signed(equipment)}]{extra_text}"
-    )
+    members_text = members or _word(CombatWordKind.NO_PARTICIPANT, locale)
+    lines.append(_say(t.LogPcBaseAp(dice, members_text, _signed(equipment), extra_text), locale))
     enemy_plan = terms.enemy_dice_plan(state)
     fixed = sum(e.ap for e, _ in enemy_plan)
     enemy_dice = sum(n for _, n in enemy_plan)
-    owners = "、".join(f"{e.name} {n}d6" for e, n in enemy_plan if n)
-    dice_text = f" + {enemy_dice}d6（{owners}）" if enemy_dice else ""
-    modifiers = [t for t in terms.enemy_terms(state) if t.label not in ("ダイス", "固定AP")]
-    modifier_total = sum(t.value for t in modifiers)
-    modifier_text = "、".join(f"{t.label} {_signed(t.value)}" for t in modifiers)
-    lines.append(
-        f"・敵陣営基礎AP: 固定[{fixed}]{dice_text} + 補正[{_signed(modifier_total)}]"
-        + (f"（{modifier_text}）" if modifier_text else "")
-    )
+    owners = _join([f"{e.name} {n}d6" for e, n in enemy_plan if n], locale)
+    dice_text = f" + {enemy_dice}d6{_say(t.LogBracketed(owners), locale)}" if enemy_dice else ""
+    modifiers = [term for term in terms.enemy_terms(state) if term.label not in ("ダイス", "固定AP")]
+    modifier_total = sum(term.value for term in modifiers)
+    modifier_text = _join([f"{word(term.label, locale)} {_signed(term.value)}" for term in modifiers], locale)
+    bracketed = _say(t.LogBracketed(modifier_text), locale) if modifier_text else ""
+    lines.append(_say(t.LogEnemyBaseAp(fixed, dice_text, _signed(modifier_total), bracketed), locale))
     for pending in state.pending_collapses:
         if pending.resolves_in > state.round:
-            lines.append(f"・【崩壊】({pending.caster}) 詠唱中: ラウンド {pending.resolves_in} に発動")
-    casts = _casts_line(state)
+            lines.append(_say(t.LogCollapsePending(pending.caster, pending.resolves_in), locale))
+    casts = _casts_line(state, locale)
     if casts:
-        lines.append("・魔法:")
+        lines.append(_say(t.LogSpells(), locale))
         lines.extend(casts)
     if decl.enemy_target:
-        lines.append(f"・攻撃目標: {decl.enemy_target}")
+        lines.append(_say(t.LogPcTarget(decl.enemy_target), locale))
     if decl.pc_target:
-        lines.append(f"・敵の攻撃目標: {decl.pc_target}")
-    lines.extend([SETUP_WAIT, PAUSE])
+        lines.append(_say(t.LogEnemyTarget(decl.pc_target), locale))
+    lines.extend([_say(t.LogSetupWait(), locale), PAUSE])
     return "\n".join(lines)
 
 
@@ -195,12 +275,12 @@ def _dice_block(label: str, groups: Sequence[DieGroup]) -> list[str]:
     return lines
 
 
-def roll_log(state: BattleState) -> str:
+def roll_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     """〈ROLL_LOG〉 (§4.2): every die of the roll by owner — PC_Dice the rank dice, Spell_Dice
     【火弾】/【崩壊】, Enemy_Dice; 【予見】's discarded dice kept."""
     record = state.current
     live = [g for g in record.dice if g.phase == "ROLL" and not g.discarded]
-    lines = [f"〈ROLL_LOG〉ラウンド {state.round}"]
+    lines = [_say(t.LogRollHeading(state.round), locale)]
     # PC_Dice is the rank dice alone, as §4.2's code prints it; spell dice get their own line
     lines.extend(_dice_block("PC_Dice", [g for g in live if g.side == "pc" and g.purpose == "AP"]))
     spell_dice = [g for g in live if g.side == "pc" and g.purpose != "AP"]
@@ -210,122 +290,131 @@ def roll_log(state: BattleState) -> str:
     discarded = [g for g in record.dice if g.discarded and g.phase == "ROLL"]
     if discarded:
         values = [list(g.values) for g in discarded]
-        lines.append(f"・【予見】で破棄したダイス（{record.rerolls}回）: {values}")
+        lines.append(_say(t.LogDiscarded(record.rerolls, str(values)), locale))
     casts = [c for c in record.declarations.casts if c.phase == "ROLL"]
     if casts:
-        lines.append("・ロール後の魔法:")
+        lines.append(_say(t.LogSpellsAfterRoll(), locale))
         for cast in casts:
             target = f" → {cast.target}" if cast.target else ""
-            mode = " 半減" if cast.mode is HealingWaveMode.HALVE else ""
+            mode = _say(t.LogHalve(), locale) if cast.mode is HealingWaveMode.HALVE else ""
             lines.append(f"  {cast.spell.label} {cast.caster}{target}{mode}")
-    lines.extend([ROLL_WAIT, PAUSE])
+    lines.extend([_say(t.LogRollWait(), locale), PAUSE])
     return "\n".join(lines)
 
 
-def judge_log(state: BattleState) -> str:
+def judge_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     """〈BATTLE_JUDGE LOG〉 (§4.3): final AP, difference, heals, damage, checks, HP."""
     record = state.current
     judge = record.judge
-    lines = [f"〈BATTLE_JUDGE LOG〉ラウンド {state.round}"]
+    bullet = _say(t.LogBullet(), locale)
+    lines = [_say(t.LogJudgeHeading(state.round), locale)]
     if judge is None:
-        return "\n".join([*lines, "（未ジャッジ）", PAUSE])
-    lines.append(f"・PC陣営最終AP: {_terms(judge.pc_terms)}")
-    lines.append(f"・敵陣営最終AP: {_terms(judge.enemy_terms)}")
+        return "\n".join([*lines, _say(t.LogNotJudged(), locale), PAUSE])
+    lines.append(_say(t.LogPcFinalAp(_terms(judge.pc_terms, locale)), locale))
+    lines.append(_say(t.LogEnemyFinalAp(_terms(judge.enemy_terms, locale)), locale))
     verdict = {
-        "pc": "PC陣営の勝利",
-        "enemy": "敵陣営の勝利",
-        "tie": "同値 — 激しい攻防により互いにダメージなし",
+        "pc": _word(CombatWordKind.PC_VICTORY, locale),
+        "enemy": _word(CombatWordKind.ENEMY_VICTORY, locale),
+        "tie": _say(t.LogVerdictTie(), locale),
     }
-    lines.append(f"・差分: {abs(judge.pc_ap - judge.enemy_ap)} → {verdict[judge.winner]}")
+    lines.append(_say(t.LogDifference(abs(judge.pc_ap - judge.enemy_ap), verdict[judge.winner]), locale))
     for heal in judge.heals:
-        lines.append(
-            f"・{heal.spell.label} {heal.caster} → {heal.target}: {list(heal.rolled)} = {heal.healed}回復"
-            f"（HP {heal.hp_before} → {heal.hp_after}）"
+        heal_line = t.LogHeal(
+            heal.spell.label,
+            heal.caster,
+            heal.target,
+            str(list(heal.rolled)),
+            heal.healed,
+            heal.hp_before,
+            heal.hp_after,
         )
-    for line in judge.damage:
-        steps = "".join(f" {'+' if s.value >= 0 else '−'} {s.label} {abs(s.value)}" for s in line.steps)
-        lines.append(
-            f"・ダメージ: {line.target} ← 差分 {line.difference}{steps} = {line.damage}"
-            f"（HP {line.hp_before} → {line.hp_after}）"
+        lines.append(_say(heal_line, locale))
+    for damage in judge.damage:
+        steps = "".join(
+            f" {'+' if s.value >= 0 else '−'} {word(s.label, locale)} {abs(s.value)}" for s in damage.steps
         )
+        damage_line = t.LogDamage(
+            damage.target, damage.difference, steps, damage.damage, damage.hp_before, damage.hp_after
+        )
+        lines.append(_say(damage_line, locale))
     for check in judge.checks:
         if check.result == "endured":
-            lines.append(f"・{check.character}: {check.by} によりHP 1で踏みとどまる（生死判定なし）")
+            lines.append(_say(t.LogEndured(check.character, check.by or ""), locale))
         elif check.by:
-            lines.append(f"・生死判定: {check.character} — {check.by} により自動成功 → 戦闘不能（HP 0）")
+            lines.append(_say(t.LogCheckAuto(check.character, check.by), locale))
         else:
             total = sum(check.rolled)
-            verdict_text = "成功 → 戦闘不能（HP 0）" if check.result == "down" else "失敗 → 死亡"
-            lines.append(
-                f"・生死判定: {check.character} 3d6 {list(check.rolled)} = {total}（目標 {check.target}以上）"
-                f" {verdict_text}"
-            )
-    lines.extend(f"・{note}" for note in judge.notes)
+            verdict_text = _say(t.LogCheckDown() if check.result == "down" else t.LogCheckDead(), locale)
+            line = t.LogCheck(check.character, str(list(check.rolled)), total, check.target, verdict_text)
+            lines.append(_say(line, locale))
+    lines.extend(f"{bullet}{note}" for note in judge.notes)
     discarded = [g for g in record.dice if g.discarded and g.phase == "JUDGE"]
     if discarded:
-        lines.append(f"・【予見】で破棄したダイス: {[list(g.values) for g in discarded]}")
-    lines.extend(f"・{note}" for note in record.after_judge)
-    lines.append("・戦況:")
-    lines.extend(f"  {c.name} HP {c.hp} / {c.max_hp} {c.status.value}" for c in state.party)
-    lines.extend(f"  {enemy_line(e)}" for e in state.enemies)
+        lines.append(_say(t.LogDiscardedAtJudge(str([list(g.values) for g in discarded])), locale))
+    lines.extend(f"{bullet}{note}" for note in record.after_judge)
+    lines.append(_say(t.LogStandings(), locale))
+    lines.extend(f"  {c.name} HP {c.hp} / {c.max_hp} {word(c.status.value, locale)}" for c in state.party)
+    lines.extend(f"  {enemy_line(e, locale)}" for e in state.enemies)
     if state.outcome is not None:
-        lines.append(f"・決着: {state.outcome.value}")
-    lines.extend([JUDGE_WAIT, PAUSE])
+        lines.append(_say(t.LogOutcome(word(state.outcome.value, locale)), locale))
+    lines.extend([_say(t.LogJudgeWait(), locale), PAUSE])
     return "\n".join(lines)
 
 
-def narrative_brief(state: BattleState) -> str:
+def narrative_brief(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     """[MODE: NARRATIVE] (§4.4): the facts of the round for the narrator, and what comes next."""
     judge = state.current.judge
-    lines = [f"[MODE: NARRATIVE] ラウンド {state.round} — 描写する事実（数値はこのとおり）"]
+    bullet = _say(t.LogBullet(), locale)
+    lines = [_say(t.LogNarrativeHeading(state.round), locale)]
     if judge is not None:
         if judge.winner == "tie":
-            lines.append("・激しい攻防。互いにダメージなし。")
+            lines.append(_say(t.LogFactTie(), locale))
         for heal in judge.heals:
-            lines.append(f"・{heal.caster} の {heal.spell.label} で {heal.target} が {heal.healed} 回復。")
-        for line in judge.damage:
-            fell = "（倒れた）" if line.hp_after <= 0 else ""
-            hp = f"HP {line.hp_before} → {line.hp_after}"
-            lines.append(f"・{line.target} に {line.damage} ダメージ（{hp}）{fell}。")
+            lines.append(_say(t.LogFactHeal(heal.caster, heal.spell.label, heal.target, heal.healed), locale))
+        for damage in judge.damage:
+            fell = _say(t.LogFell(), locale) if damage.hp_after <= 0 else ""
+            line = t.LogFactDamage(damage.target, damage.damage, damage.hp_before, damage.hp_after, fell)
+            lines.append(_say(line, locale))
+        fates: dict[str, Message] = {
+            "down": t.LogFateDown(),
+            "dead": t.LogFateDead(),
+            "endured": t.LogFateEndured(),
+        }
         for check in judge.checks:
-            fate = {
-                "down": "一命を取り留め、戦闘不能",
-                "dead": "命を落とした",
-                "endured": "HP 1で踏みとどまった",
-            }
-            lines.append(f"・{check.character} は{fate[check.result]}。")
+            lines.append(_say(t.LogFactFate(check.character, fates[check.result]), locale))
     for cast in state.current.declarations.casts:
-        lines.append(f"・{cast.caster} が {cast.spell.label} を行使。")
-    lines.extend(f"・{note}" for note in state.current.after_judge)
+        lines.append(_say(t.LogFactCast(cast.caster, cast.spell.label), locale))
+    lines.extend(f"{bullet}{note}" for note in state.current.after_judge)
     if state.outcome is not None:
-        lines.append(f"・決着: {state.outcome.value}。描写の後、戦闘終了。")
+        lines.append(_say(t.LogFactDecided(word(state.outcome.value, locale)), locale))
     else:
-        lines.append("・敵はまだ立っている。描写の後、次のラウンドの [MODE: SETUP] へ。")
+        lines.append(_say(t.LogFactGoesOn(), locale))
     lines.append(PAUSE)
     return "\n".join(lines)
 
 
-def end_log(state: BattleState) -> str:
+def end_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     """The end of a battle: how it ended and everyone's status."""
-    lines = [f"【戦闘終了】{state.outcome.value if state.outcome else '中断'}"]
+    outcome = (
+        word(state.outcome.value, locale) if state.outcome else _word(CombatWordKind.INTERRUPTED, locale)
+    )
+    lines = [_say(t.LogEndHeading(outcome), locale)]
     if state.narrative_resolution is not None:
         nr = state.narrative_resolution
-        lines.append(
-            f"・【ナラティブ優先の原則】: ダイスなしで決着（HP・魔法スロットの消費なし）"
-            f" 期待AP {nr.pc_expected_ap:.1f} 対 {nr.enemy_expected_ap:.1f}"
-            + (f" — {nr.reason}" if nr.reason else "")
-        )
+        reason = f" — {nr.reason}" if nr.reason else ""
+        line = t.LogNarrativeResolution(f"{nr.pc_expected_ap:.1f}", f"{nr.enemy_expected_ap:.1f}", reason)
+        lines.append(_say(line, locale))
     else:
-        lines.append(f"・ラウンド数: {state.round}")
+        lines.append(_say(t.LogRounds(state.round), locale))
     lines.append("")
-    lines.append(party_status(state.party))
+    lines.append(party_status(state.party, locale=locale))
     fallen = [c.name for c in state.party if c.status is Status.DEAD]
     if fallen:
-        lines.append(f"\n・死亡: {'、'.join(fallen)}")
+        lines.append(_say(t.LogFallen(_join(fallen, locale)), locale))
     return "\n".join(lines)
 
 
-def phase_log(state: BattleState) -> str:
+def phase_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     """The log of the pause ``state`` is at."""
     return {
         Phase.SETUP: setup_log,
@@ -333,4 +422,4 @@ def phase_log(state: BattleState) -> str:
         Phase.JUDGE: judge_log,
         Phase.NARRATIVE: narrative_brief,
         Phase.ENDED: end_log,
-    }[state.phase](state)
+    }[state.phase](state, locale)

@@ -1927,13 +1927,6 @@ class MoreSpellsThanSlots(Message):
     given: int
 
 
-class SpellRule(Message):
-    """A spell list the character rules refuse (``cause``: the rules' own words)."""
-
-    key: ClassVar[str] = "adventure.spell_rule"
-    cause: str
-
-
 class NoCharacterYet(Message):
     """A command about a character before the character is made."""
 
@@ -3136,6 +3129,7 @@ class BenchWallRate(Message):
 
     key: ClassVar[str] = "bench.wall_rate"
     rate: str
+
 
 # ================================================================ english2 (issue 11, NAME=english2)
 # The combat engine's other errors (a character, party, enemy or encounter that breaks a rule,
@@ -4629,3 +4623,1236 @@ class CreationQuitHint(Message):
     """The creation help's word on ``/quit`` at a terminal."""
 
     key: ClassVar[str] = "adventure_stop.creation_quit"
+
+
+# ---------------------------------------------------------------- adventure: the scene's frame
+# What the engine writes around a scenario's own prose (the scenario's titles, texts, labels
+# and names stay in the scenario's language; the frame follows the player's).
+
+
+class SceneTitle(Message):
+    """A scene's (or an ending scene's) heading."""
+
+    key: ClassVar[str] = "adventure.scene.title"
+    title: str
+
+
+class SceneExits(Message):
+    """The ways out of a scene (``names``: their labels, joined)."""
+
+    key: ClassVar[str] = "adventure.scene.exits"
+    names: str
+
+
+class SceneFeatures(Message):
+    """The things of a scene that can be examined."""
+
+    key: ClassVar[str] = "adventure.scene.features"
+    names: str
+
+
+class ScenePeople(Message):
+    """The people of a scene who can be talked to."""
+
+    key: ClassVar[str] = "adventure.scene.people"
+    names: str
+
+
+class SceneItems(Message):
+    """The items lying in a scene."""
+
+    key: ClassVar[str] = "adventure.scene.items"
+    names: str
+
+
+class SceneChoices(Message):
+    """The decisions a scene offers."""
+
+    key: ClassVar[str] = "adventure.scene.choices"
+    names: str
+
+
+class SceneHeld(Message):
+    """What the character carries."""
+
+    key: ClassVar[str] = "adventure.scene.held"
+    names: str
+
+
+class SceneMovedTo(Message):
+    """The character takes the exit ``exit`` (its label)."""
+
+    key: ClassVar[str] = "adventure.scene.moved_to"
+    exit: str
+
+
+class NpcSays(Message):
+    """A person of the scenario says ``text`` (the scenario's words)."""
+
+    key: ClassVar[str] = "adventure.scene.npc_says"
+    name: str
+    text: str
+
+
+class ItemTaken(Message):
+    """The character picks up the item ``name``; ``text`` is the scenario's description."""
+
+    key: ClassVar[str] = "adventure.scene.item_taken"
+    name: str
+    text: str
+
+
+class ItemGiven(Message):
+    """An outcome gives the character the item ``name``."""
+
+    key: ClassVar[str] = "adventure.scene.item_given"
+    name: str
+
+
+class ItemUseless(Message):
+    """A held item used where it does nothing."""
+
+    key: ClassVar[str] = "adventure.scene.item_useless"
+    name: str
+
+
+class CheckRolled(Message):
+    """A scenario check the engine rolled: its label and the dice result's text."""
+
+    key: ClassVar[str] = "adventure.scene.check_rolled"
+    label: str
+    result: str
+
+
+class EndingReached(Message):
+    """An ending of the scenario: its title and text."""
+
+    key: ClassVar[str] = "adventure.scene.ending"
+    title: str
+    text: str
+
+
+class SheetLine(Message):
+    """A non-fantasy character's compact status (``extra``: the TN, or nothing)."""
+
+    key: ClassVar[str] = "adventure.scene.sheet_line"
+    name: str
+    occupation: str
+    hp: int
+    extra: str
+    skills: str
+
+
+class NoCharacterStatus(Message):
+    """``/status`` before the character is made."""
+
+    key: ClassVar[str] = "adventure.scene.no_character"
+
+
+# ---------------------------------------------------------------- adventure: the offline GM
+
+
+class GmHelp(Message):
+    """What the player may write, outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.help"
+
+
+class GmBattleHelp(Message):
+    """What the player may write in a fight."""
+
+    key: ClassVar[str] = "adventure.gm.battle_help"
+
+
+class GmAskWithOptions(Message):
+    """A question and, below it, what can be done here (``options``)."""
+
+    key: ClassVar[str] = "adventure.gm.ask_with_options"
+    question: str
+    options: str
+
+
+class GmOptionExits(Message):
+    """The list of ways on, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_exits"
+    names: str
+
+
+class GmOptionExamine(Message):
+    """The list of things to examine, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_examine"
+    names: str
+
+
+class GmOptionTalk(Message):
+    """The list of people to talk to, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_talk"
+    names: str
+
+
+class GmOptionTake(Message):
+    """The list of items to pick up, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_take"
+    names: str
+
+
+class GmOptionChoose(Message):
+    """The list of decisions, among the options."""
+
+    key: ClassVar[str] = "adventure.gm.option_choose"
+    names: str
+
+
+class GmOptionSeparator(Message):
+    """Between two kinds of options."""
+
+    key: ClassVar[str] = "adventure.gm.option_separator"
+
+
+class GmNoOptions(Message):
+    """The options of a scene with nothing in reach."""
+
+    key: ClassVar[str] = "adventure.gm.no_options"
+
+
+class GmStatusHint(Message):
+    """The status asked for where the GM has no status tool."""
+
+    key: ClassVar[str] = "adventure.gm.status_hint"
+
+
+class GmRests(Message):
+    """The GM rests the party."""
+
+    key: ClassVar[str] = "adventure.gm.rests"
+
+
+class GmNothingToRestFor(Message):
+    """A rest asked for where nothing would come back."""
+
+    key: ClassVar[str] = "adventure.gm.nothing_to_rest_for"
+
+
+class GmNoOneToFight(Message):
+    """An attack asked for outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.no_one_to_fight"
+
+
+class GmNoOneToFlee(Message):
+    """A flight asked for outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.no_one_to_flee"
+
+
+class GmWhatNow(Message):
+    """'Go on' said outside a fight: the GM asks for an action in words."""
+
+    key: ClassVar[str] = "adventure.gm.what_now"
+
+
+class ThingKind(StrEnum):
+    """What a verb of the player's takes: the choice of text of :class:`GmWhich` and
+    :class:`GmNotAmong`."""
+
+    EXIT = "exit"
+    THING = "thing"
+    PERSON = "person"
+    ITEM = "item"
+    HELD = "held"
+    CHOICE = "choice"
+
+
+class GmWhich(Message):
+    """The GM asks which thing of a kind (its text is ``adventure.gm.which.<kind>``)."""
+
+    key: ClassVar[str] = "adventure.gm.which"
+    kind: ThingKind
+
+    def text_key(self) -> str:
+        """``adventure.gm.which.<kind>``."""
+        return f"{self.key}.{self.kind.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the kind is the choice of text."""
+        return {}
+
+
+class GmWhichOf(Message):
+    """A question of :class:`GmWhich` with the candidates (``names``)."""
+
+    key: ClassVar[str] = "adventure.gm.which_of"
+    question: Message
+    names: str
+
+
+class GmCanBe(Message):
+    """What a verb takes here, as a noun phrase (its text is ``adventure.gm.can_be.<kind>``)."""
+
+    key: ClassVar[str] = "adventure.gm.can_be"
+    kind: ThingKind
+
+    def text_key(self) -> str:
+        """``adventure.gm.can_be.<kind>``."""
+        return f"{self.key}.{self.kind.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the kind is the choice of text."""
+        return {}
+
+
+class GmNotAmong(Message):
+    """The player named ``thing``, which is not among what a verb takes here (``what``)."""
+
+    key: ClassVar[str] = "adventure.gm.not_among"
+    thing: str
+    what: Message
+
+
+class GmWhatAbout(Message):
+    """A line that names things (``names``) but no verb."""
+
+    key: ClassVar[str] = "adventure.gm.what_about"
+    names: str
+
+
+class GmUnclear(Message):
+    """A line the GM could not read as an action, outside a fight."""
+
+    key: ClassVar[str] = "adventure.gm.unclear"
+    line: str
+
+
+class GmCannotHere(Message):
+    """An action with nothing to act on here."""
+
+    key: ClassVar[str] = "adventure.gm.cannot_here"
+
+
+class GmCannotNow(Message):
+    """An action whose tool is not offered now."""
+
+    key: ClassVar[str] = "adventure.gm.cannot_now"
+
+
+class GmNpcLooks(Message):
+    """A person examined: the GM offers to talk."""
+
+    key: ClassVar[str] = "adventure.gm.npc_looks"
+    name: str
+
+
+class GmNoMagic(Message):
+    """A spell asked for in a story whose characters have no magic."""
+
+    key: ClassVar[str] = "adventure.gm.no_magic"
+
+
+class GmWhichSpellOutside(Message):
+    """A spell asked for outside a fight without naming one."""
+
+    key: ClassVar[str] = "adventure.gm.which_spell_outside"
+
+
+class GmSpellNotOutside(Message):
+    """A spell that cannot be cast outside a fight now."""
+
+    key: ClassVar[str] = "adventure.gm.spell_not_outside"
+    spell: str
+
+
+class GmWhoToHeal(Message):
+    """【治癒】 asked for with several party members and none named."""
+
+    key: ClassVar[str] = "adventure.gm.who_to_heal"
+
+
+class GmFleeTooLate(Message):
+    """A flight asked for after the round's dice were rolled."""
+
+    key: ClassVar[str] = "adventure.gm.flee_too_late"
+
+
+class GmWhichEnemy(Message):
+    """An attack on one of several enemies named (``names``)."""
+
+    key: ClassVar[str] = "adventure.gm.which_enemy"
+    names: str
+
+
+class GmNotInBattle(Message):
+    """An action outside a fight's, asked for in a fight."""
+
+    key: ClassVar[str] = "adventure.gm.not_in_battle"
+
+
+class GmUnclearInBattle(Message):
+    """A line the GM could not read as a move of the fight."""
+
+    key: ClassVar[str] = "adventure.gm.unclear_in_battle"
+    line: str
+
+
+class GmWhichSpellCastable(Message):
+    """A spell asked for in a fight without naming one; ``known``: those castable now."""
+
+    key: ClassVar[str] = "adventure.gm.which_spell_castable"
+    known: str
+
+
+class GmWhichSpellNone(Message):
+    """A spell asked for in a fight where none can be cast."""
+
+    key: ClassVar[str] = "adventure.gm.which_spell_none"
+
+
+class GmSpellNotNow(Message):
+    """A spell named in a fight that cannot be cast now."""
+
+    key: ClassVar[str] = "adventure.gm.spell_not_now"
+    spell: str
+
+
+class GmSpellHow(Message):
+    """A spell of several modes (``modes``) with none named."""
+
+    key: ClassVar[str] = "adventure.gm.spell_how"
+    spell: str
+    modes: str
+
+
+class GmSpellHowMuch(Message):
+    """A spell that converts an amount of HP, with none named."""
+
+    key: ClassVar[str] = "adventure.gm.spell_how_much"
+    spell: str
+    low: int
+    high: int
+
+
+class GmSpellOnWhom(Message):
+    """A spell with several targets (``targets``) and none named."""
+
+    key: ClassVar[str] = "adventure.gm.spell_on_whom"
+    spell: str
+    targets: str
+
+
+class GmBladesClash(Message):
+    """The opening of a round's narration."""
+
+    key: ClassVar[str] = "adventure.gm.blades_clash"
+
+
+class GmFact(Message):
+    """One fact of a round's narration (the engine's line, its full stop taken off)."""
+
+    key: ClassVar[str] = "adventure.gm.fact"
+    fact: str
+
+
+class GmDeclarationTaken(Message):
+    """A declaration at SETUP taken; the round starts on 『攻撃』."""
+
+    key: ClassVar[str] = "adventure.gm.declaration_taken"
+
+
+class GmEnemiesStanding(Message):
+    """The enemies still standing (``names``), in a fight."""
+
+    key: ClassVar[str] = "adventure.gm.enemies_standing"
+    names: str
+
+
+class GmWhatDoYouDo(Message):
+    """The GM's question at the end of a turn."""
+
+    key: ClassVar[str] = "adventure.gm.what_do_you_do"
+
+
+class GmStoryClosed(Message):
+    """The last line of an adventure that reached an ending."""
+
+    key: ClassVar[str] = "adventure.gm.story_closed"
+
+
+class GmFightWon(Message):
+    """A fight won."""
+
+    key: ClassVar[str] = "adventure.gm.fight_won"
+
+
+class GmFightLost(Message):
+    """A fight lost."""
+
+    key: ClassVar[str] = "adventure.gm.fight_lost"
+
+
+class GmFightFled(Message):
+    """A fight fled."""
+
+    key: ClassVar[str] = "adventure.gm.fight_fled"
+
+
+class GmThenWhat(Message):
+    """A closing line (``text``) and the GM's question."""
+
+    key: ClassVar[str] = "adventure.gm.then_what"
+    text: str
+
+
+class GmThenClosed(Message):
+    """A closing line (``text``) and the end of the story."""
+
+    key: ClassVar[str] = "adventure.gm.then_closed"
+    text: str
+
+
+# ---------------------------------------------------------------- combat: the logs as shown
+# The fast-combat logs of the rules document (§4, §7, §13.2, §14.2) in the player's language.
+# Spell names (【火弾】), ranks, weapons and armour are the rules' own terms and stay as they are.
+
+
+class CombatWordKind(StrEnum):
+    """A word of the combat logs that the engine keeps in the rules' Japanese (a state, an
+    outcome, an AP term): the choice of text of :class:`CombatWord`."""
+
+    OK = "ok"
+    DOWN = "down"
+    DEAD = "dead"
+    PC_VICTORY = "pc_victory"
+    ENEMY_VICTORY = "enemy_victory"
+    NARRATIVE_VICTORY = "narrative_victory"
+    INTERRUPTED = "interrupted"
+    MOB = "mob"
+    ELITE = "elite"
+    BOSS = "boss"
+    NONE = "none"
+    ONE_HANDED = "one_handed"
+    TWO_HANDED = "two_handed"
+    NO_SHIELD = "no_shield"
+    SMALL_SHIELD = "small_shield"
+    LARGE_SHIELD = "large_shield"
+    DICE = "dice"
+    EQUIPMENT = "equipment"
+    SITUATIONAL = "situational"
+    HINDRANCE = "hindrance"
+    FIXED_AP = "fixed_ap"
+    ABILITY = "ability"
+    SWARM = "swarm"
+    DIFFICULTY = "difficulty"
+    ARMOUR = "armour"
+    NO_PARTICIPANT = "no_participant"
+
+
+class CombatWord(Message):
+    """One word of :class:`CombatWordKind` (its text is ``combat.word.<kind>``)."""
+
+    key: ClassVar[str] = "combat.word"
+    kind: CombatWordKind
+
+    def text_key(self) -> str:
+        """``combat.word.<kind>``."""
+        return f"{self.key}.{self.kind.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the kind is the choice of text."""
+        return {}
+
+
+class LogBullet(Message):
+    """The mark before each line of a log."""
+
+    key: ClassVar[str] = "combat.log.bullet"
+
+
+class LogNarrateWord(Message):
+    """The word the NARRATIVE brief's instructions (not its facts) contain."""
+
+    key: ClassVar[str] = "combat.log.narrate_word"
+
+
+class LogListSeparator(Message):
+    """Between the names of a list in a log."""
+
+    key: ClassVar[str] = "combat.log.separator"
+
+
+class LogBracketed(Message):
+    """A parenthesised addition after a value: ``（…）``."""
+
+    key: ClassVar[str] = "combat.log.bracketed"
+    text: str
+
+
+class LogSetupWait(Message):
+    """BATTLE_SETUP's waiting message."""
+
+    key: ClassVar[str] = "combat.log.setup_wait"
+
+
+class LogRollWait(Message):
+    """ROLL_LOG's waiting message."""
+
+    key: ClassVar[str] = "combat.log.roll_wait"
+
+
+class LogJudgeWait(Message):
+    """BATTLE_JUDGE LOG's waiting message."""
+
+    key: ClassVar[str] = "combat.log.judge_wait"
+
+
+class LogLastingCost(Message):
+    """A character's lasting loss of maximum HP (因果の歪み)."""
+
+    key: ClassVar[str] = "combat.log.lasting_cost"
+    loss: int
+
+
+class LogSlotsLeft(Message):
+    """The slots left (compact status)."""
+
+    key: ClassVar[str] = "combat.log.slots_left"
+    left: int
+
+
+class LogSlotsLine(Message):
+    """The status block's slots line."""
+
+    key: ClassVar[str] = "combat.log.slots_line"
+    slots: str
+
+
+class LogStateLine(Message):
+    """The status block's state line."""
+
+    key: ClassVar[str] = "combat.log.state_line"
+    condition: str
+
+
+class LogName(Message):
+    """A character's name as a heading."""
+
+    key: ClassVar[str] = "combat.log.name"
+    name: str
+
+
+class LogSessionStatus(Message):
+    """The heading of the footer of every GM turn (§5.2)."""
+
+    key: ClassVar[str] = "combat.log.session_status"
+
+
+class LogSessionLine(Message):
+    """One character's line of the footer."""
+
+    key: ClassVar[str] = "combat.log.session_line"
+    name: str
+    hp: int
+    max_hp: int
+    left: int
+    slots: int
+    condition: str
+
+
+class LogLevel(Message):
+    """A rank's §5.1 level letter."""
+
+    key: ClassVar[str] = "combat.log.level"
+    letter: str
+
+
+class LogMasterData(Message):
+    """The character master data (§14.2)."""
+
+    key: ClassVar[str] = "combat.log.master_data"
+    name: str
+    rank: str
+    level: str
+    max_hp: int
+    hp: int
+    ap_dice: int
+    equipment: str
+    weapon: str
+    weapon_ap: str
+    hands: str
+    armour: str
+    reduction: int
+    shield: str
+    left: int
+    slots: int
+    spells: str
+    status: str
+    notes: str
+
+
+class LogEnemyLine(Message):
+    """One enemy's line (``extra``: abilities and whether it is down)."""
+
+    key: ClassVar[str] = "combat.log.enemy_line"
+    name: str
+    kind: str
+    ap: str
+    hp: int
+    max_hp: int
+    extra: str
+
+
+class LogDefeated(Message):
+    """After a defeated enemy."""
+
+    key: ClassVar[str] = "combat.log.defeated"
+
+
+class LogSetupHeading(Message):
+    """BATTLE_SETUP's heading."""
+
+    key: ClassVar[str] = "combat.log.setup_heading"
+    round: int
+
+
+class LogPcBaseAp(Message):
+    """The PC side's AP formula."""
+
+    key: ClassVar[str] = "combat.log.pc_base_ap"
+    dice: int
+    members: str
+    equipment: str
+    extra: str
+
+
+class LogEnemyBaseAp(Message):
+    """The enemy side's AP formula."""
+
+    key: ClassVar[str] = "combat.log.enemy_base_ap"
+    fixed: int
+    dice: str
+    modifier: str
+    modifiers: str
+
+
+class LogSituational(Message):
+    """A situational bonus in the PC side's formula."""
+
+    key: ClassVar[str] = "combat.log.situational"
+    value: str
+
+
+class LogHindrance(Message):
+    """The enemies' hindrance in the PC side's formula."""
+
+    key: ClassVar[str] = "combat.log.hindrance"
+    value: str
+
+
+class LogCollapsePending(Message):
+    """A 【崩壊】 being cast, and the round it lands."""
+
+    key: ClassVar[str] = "combat.log.collapse_pending"
+    caster: str
+    round: int
+
+
+class LogSpells(Message):
+    """The heading of the spells declared."""
+
+    key: ClassVar[str] = "combat.log.spells"
+
+
+class LogHalveDamage(Message):
+    """【治癒の波動】 halving the damage."""
+
+    key: ClassVar[str] = "combat.log.halve_damage"
+
+
+class LogEndure(Message):
+    """【治癒の波動】 keeping ``target`` at HP 1."""
+
+    key: ClassVar[str] = "combat.log.endure"
+    target: str
+
+
+class LogOvercast(Message):
+    """A spell cast beyond the slots (因果の歪み)."""
+
+    key: ClassVar[str] = "combat.log.overcast"
+
+
+class LogPcTarget(Message):
+    """The PCs' target."""
+
+    key: ClassVar[str] = "combat.log.pc_target"
+    name: str
+
+
+class LogEnemyTarget(Message):
+    """The enemies' target."""
+
+    key: ClassVar[str] = "combat.log.enemy_target"
+    name: str
+
+
+class LogRollHeading(Message):
+    """ROLL_LOG's heading."""
+
+    key: ClassVar[str] = "combat.log.roll_heading"
+    round: int
+
+
+class LogDiscarded(Message):
+    """The dice 【予見】 discarded at the roll."""
+
+    key: ClassVar[str] = "combat.log.discarded"
+    times: int
+    values: str
+
+
+class LogSpellsAfterRoll(Message):
+    """The heading of the spells cast after the roll."""
+
+    key: ClassVar[str] = "combat.log.spells_after_roll"
+
+
+class LogHalve(Message):
+    """A halving mode after a spell."""
+
+    key: ClassVar[str] = "combat.log.halve"
+
+
+class LogJudgeHeading(Message):
+    """BATTLE_JUDGE LOG's heading."""
+
+    key: ClassVar[str] = "combat.log.judge_heading"
+    round: int
+
+
+class LogNotJudged(Message):
+    """A judge log before the judge."""
+
+    key: ClassVar[str] = "combat.log.not_judged"
+
+
+class LogPcFinalAp(Message):
+    """The PC side's final AP."""
+
+    key: ClassVar[str] = "combat.log.pc_final_ap"
+    terms: str
+
+
+class LogEnemyFinalAp(Message):
+    """The enemy side's final AP."""
+
+    key: ClassVar[str] = "combat.log.enemy_final_ap"
+    terms: str
+
+
+class LogVerdictTie(Message):
+    """A tie at the judge."""
+
+    key: ClassVar[str] = "combat.log.verdict_tie"
+
+
+class LogDifference(Message):
+    """The difference and who won it."""
+
+    key: ClassVar[str] = "combat.log.difference"
+    difference: int
+    verdict: str
+
+
+class LogHeal(Message):
+    """A heal at the judge."""
+
+    key: ClassVar[str] = "combat.log.heal"
+    spell: str
+    caster: str
+    target: str
+    rolled: str
+    healed: int
+    before: int
+    after: int
+
+
+class LogDamage(Message):
+    """A damage line at the judge."""
+
+    key: ClassVar[str] = "combat.log.damage"
+    target: str
+    difference: int
+    steps: str
+    damage: int
+    before: int
+    after: int
+
+
+class LogEndured(Message):
+    """A character kept at HP 1 (no death check)."""
+
+    key: ClassVar[str] = "combat.log.endured"
+    character: str
+    by: str
+
+
+class LogCheckAuto(Message):
+    """A death check passed by a spell."""
+
+    key: ClassVar[str] = "combat.log.check_auto"
+    character: str
+    by: str
+
+
+class LogCheck(Message):
+    """A death check rolled."""
+
+    key: ClassVar[str] = "combat.log.check"
+    character: str
+    rolled: str
+    total: int
+    target: int
+    verdict: str
+
+
+class LogCheckDown(Message):
+    """A death check passed: down."""
+
+    key: ClassVar[str] = "combat.log.check_down"
+
+
+class LogCheckDead(Message):
+    """A death check failed: dead."""
+
+    key: ClassVar[str] = "combat.log.check_dead"
+
+
+class LogDiscardedAtJudge(Message):
+    """The dice 【予見】 discarded at the judge."""
+
+    key: ClassVar[str] = "combat.log.discarded_at_judge"
+    values: str
+
+
+class LogStandings(Message):
+    """The heading of everyone's HP."""
+
+    key: ClassVar[str] = "combat.log.standings"
+
+
+class LogOutcome(Message):
+    """How the fight was decided."""
+
+    key: ClassVar[str] = "combat.log.outcome"
+    outcome: str
+
+
+class LogNarrativeHeading(Message):
+    """[MODE: NARRATIVE]'s heading."""
+
+    key: ClassVar[str] = "combat.log.narrative_heading"
+    round: int
+
+
+class LogFactTie(Message):
+    """A tie, as a fact to narrate."""
+
+    key: ClassVar[str] = "combat.log.fact_tie"
+
+
+class LogFactHeal(Message):
+    """A heal, as a fact to narrate."""
+
+    key: ClassVar[str] = "combat.log.fact_heal"
+    caster: str
+    spell: str
+    target: str
+    healed: int
+
+
+class LogFactDamage(Message):
+    """Damage, as a fact to narrate (``fell``: the mark of one who fell)."""
+
+    key: ClassVar[str] = "combat.log.fact_damage"
+    target: str
+    damage: int
+    before: int
+    after: int
+    fell: str
+
+
+class LogFell(Message):
+    """After the damage of one who fell."""
+
+    key: ClassVar[str] = "combat.log.fell"
+
+
+class LogFactFate(Message):
+    """A death check's outcome, as a fact (``fate``: one of the three below)."""
+
+    key: ClassVar[str] = "combat.log.fact_fate"
+    character: str
+    fate: Message
+
+
+class LogFateDown(Message):
+    """Survived, down."""
+
+    key: ClassVar[str] = "combat.log.fate_down"
+
+
+class LogFateDead(Message):
+    """Died."""
+
+    key: ClassVar[str] = "combat.log.fate_dead"
+
+
+class LogFateEndured(Message):
+    """Kept at HP 1."""
+
+    key: ClassVar[str] = "combat.log.fate_endured"
+
+
+class LogFactCast(Message):
+    """A spell cast, as a fact."""
+
+    key: ClassVar[str] = "combat.log.fact_cast"
+    caster: str
+    spell: str
+
+
+class LogFactDecided(Message):
+    """The fight is decided: narrate, then it ends."""
+
+    key: ClassVar[str] = "combat.log.fact_decided"
+    outcome: str
+
+
+class LogFactGoesOn(Message):
+    """The enemies still stand: narrate, then the next round."""
+
+    key: ClassVar[str] = "combat.log.fact_goes_on"
+
+
+class LogEndHeading(Message):
+    """The end of a battle's heading."""
+
+    key: ClassVar[str] = "combat.log.end_heading"
+    outcome: str
+
+
+class LogNarrativeResolution(Message):
+    """A fight decided without dice (【ナラティブ優先の原則】)."""
+
+    key: ClassVar[str] = "combat.log.narrative_resolution"
+    pc: str
+    enemy: str
+    reason: str
+
+
+class LogRounds(Message):
+    """How many rounds a fight lasted."""
+
+    key: ClassVar[str] = "combat.log.rounds"
+    rounds: int
+
+
+class LogFallen(Message):
+    """Who died in the fight."""
+
+    key: ClassVar[str] = "combat.log.fallen"
+    names: str
+
+
+class LogInBattle(Message):
+    """The compact status in a fight: its round and pause."""
+
+    key: ClassVar[str] = "combat.log.in_battle"
+    round: int
+    phase: str
+
+
+class LogFleeRoll(Message):
+    """The 3d6 flight check."""
+
+    key: ClassVar[str] = "combat.log.flee_roll"
+    result: str
+
+
+class LogFleeSuccess(Message):
+    """A flight that succeeded."""
+
+    key: ClassVar[str] = "combat.log.flee_success"
+
+
+class LogFleeFailure(Message):
+    """A flight that failed."""
+
+    key: ClassVar[str] = "combat.log.flee_failure"
+
+
+class LogRested(Message):
+    """A day's rest."""
+
+    key: ClassVar[str] = "combat.log.rested"
+
+
+# ---------------------------------------------------------------- adventure: the free-form offline GM
+# The short scripted adventure the offline backend plays without a scenario (``--scenario none``).
+
+
+class FreeWelcome(Message):
+    """The greeting, asking for the character."""
+
+    key: ClassVar[str] = "adventure.free.welcome"
+
+
+class FreeSwapSpells(Message):
+    """The hero changes the spells known."""
+
+    key: ClassVar[str] = "adventure.free.swap_spells"
+    hero: str
+
+
+class FreeSetsOut(Message):
+    """The hero sets out; a check follows."""
+
+    key: ClassVar[str] = "adventure.free.sets_out"
+    hero: str
+
+
+class FreeCheckReason(Message):
+    """What the check is for."""
+
+    key: ClassVar[str] = "adventure.free.check_reason"
+
+
+class FreeSpotted(Message):
+    """The check succeeded: the foe is seen first."""
+
+    key: ClassVar[str] = "adventure.free.spotted"
+
+
+class FreeSurprised(Message):
+    """The check failed: the foe is upon the hero."""
+
+    key: ClassVar[str] = "adventure.free.surprised"
+
+
+class FreeCharges(Message):
+    """The fight begins."""
+
+    key: ClassVar[str] = "adventure.free.charges"
+
+
+class FreeBoss(Message):
+    """The foe's name."""
+
+    key: ClassVar[str] = "adventure.free.boss"
+
+
+class FreeFireball(Message):
+    """The hero casts 【火弾】."""
+
+    key: ClassVar[str] = "adventure.free.fireball"
+    hero: str
+
+
+class FreeClash(Message):
+    """The round is rolled."""
+
+    key: ClassVar[str] = "adventure.free.clash"
+
+
+class FreeBladesAndFire(Message):
+    """The opening of a round's narration."""
+
+    key: ClassVar[str] = "adventure.free.blades_and_fire"
+
+
+class FreeRests(Message):
+    """The hero rests after the fight."""
+
+    key: ClassVar[str] = "adventure.free.rests"
+    hero: str
+
+
+class FreeWon(Message):
+    """The closing narration of a won fight."""
+
+    key: ClassVar[str] = "adventure.free.won"
+    hero: str
+
+
+class FreeWonSummary(Message):
+    """The summary of a won adventure (``outcome``: how the fight ended)."""
+
+    key: ClassVar[str] = "adventure.free.won_summary"
+    hero: str
+    outcome: str
+
+
+class FreeLost(Message):
+    """The closing narration of a lost fight."""
+
+    key: ClassVar[str] = "adventure.free.lost"
+    hero: str
+
+
+class FreeLostSummary(Message):
+    """The summary of a lost adventure."""
+
+    key: ClassVar[str] = "adventure.free.lost_summary"
+    hero: str
+    outcome: str
+
+
+class LogArmourOf(Message):
+    """A damage step: the armour ``name`` reduces it."""
+
+    key: ClassVar[str] = "combat.log.armour_of"
+    name: str
+
+
+class LogHalvedBy(Message):
+    """A damage step: ``spell`` halves it."""
+
+    key: ClassVar[str] = "combat.log.halved_by"
+    spell: str
+
+
+# ---------------------------------------------------------------- werewolf: the session's options
+# Refusals of ``gm werewolf play``'s options that the options' own checks make (English under
+# GM_LOCALE=en; the Japanese screen keeps the rules' own wording of them).
+
+
+class HumanNameUnusable(Message):
+    """``--name`` blank, with parentheses, or a persona's name."""
+
+    key: ClassVar[str] = "werewolf.option.name_unusable"
+    name: str
+
+
+class DealNotComposition(Message):
+    """``--deal`` that is not the rules' nine roles."""
+
+    key: ClassVar[str] = "werewolf.option.deal_not_composition"
+    deal: str
+
+
+class RoleDealMismatch(Message):
+    """``--role`` and ``--deal`` disagree about P1."""
+
+    key: ClassVar[str] = "werewolf.option.role_deal_mismatch"
+    role: int
+    first: int
+
+
+class LogSituationalSet(Message):
+    """A situational bonus declared for ``character`` (``bonus`` signed)."""
+
+    key: ClassVar[str] = "combat.log.situational_set"
+    character: str
+    bonus: str

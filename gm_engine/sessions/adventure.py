@@ -43,6 +43,7 @@ from gm_engine.combat.actions import CastSpell
 from gm_engine.combat.characters import Character, Status
 from gm_engine.combat.errors import CombatError, IllegalActionError
 from gm_engine.combat.ranks import Rank
+from gm_engine.combat.render import word
 from gm_engine.combat.spells import Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice.result import Locale, RollResult
@@ -77,7 +78,27 @@ from gm_engine.messages.texts import (
     CannotChangeSpells,
     CannotRest,
     CharacterDead,
+    FreeBladesAndFire,
+    FreeBoss,
+    FreeCharges,
+    FreeCheckReason,
+    FreeClash,
+    FreeFireball,
+    FreeLost,
+    FreeLostSummary,
+    FreeRests,
+    FreeSetsOut,
+    FreeSpotted,
+    FreeSurprised,
+    FreeSwapSpells,
+    FreeWelcome,
+    FreeWon,
+    FreeWonSummary,
+    GmFact,
+    GmThenWhat,
     HelpLeaveThePage,
+    LogBullet,
+    LogNarrateWord,
     MoreSpellsThanSlots,
     NoCharacterYet,
     SpellsUnknown,
@@ -122,8 +143,10 @@ class AdventureOptions(BaseModel):
     max_tool_calls_per_turn: int = Field(default=24, ge=1, le=200)
     history_turns: int = Field(default=12, ge=1, le=1000)
     locale: Locale = "ja"
-    """The language of what the engine itself tells the player (its refusals); the
-    scenario, the GM's words and the engine's logs stay in the scenario's language."""
+    """The language of everything the engine itself tells the player: its refusals, the
+    scene's frame, the combat logs and status, the offline GM's words, the dice results. The
+    scenario's own prose and names and the rules' terms (spells, ranks, equipment) stay as
+    written; a model GM speaks as it is prompted."""
     web: bool = False
     """The player is on a web page (``gm serve``), which is closed instead of ``/quit``: the
     helps say so. Recorded with the options, so a replay shows the same helps."""
@@ -172,7 +195,9 @@ class Adventure:
         self.io = io
         self.options = options
         self.source = SeededSource(spec.seed)
-        self.table = CombatTable(self.source, on_log=self._show_log, on_change=self._changed)
+        self.table = CombatTable(
+            self.source, on_log=self._show_log, on_change=self._changed, locale=options.locale
+        )
         self.server_faults = ServerFaults()  # a server failing now and then costs turns, not the session
         self.ledger = Ledger(game="adventure")  # not the seed: it is shown when the player quits too
         self.finished = False
@@ -200,10 +225,12 @@ class Adventure:
 
     def offers(self) -> list[Offer[Any]]:
         """The GM's tools legal now."""
-        offers: list[Offer[Any]] = [dice_offer(self.options.system, self.source, self._rolled)]
+        offers: list[Offer[Any]] = [
+            dice_offer(self.options.system, self.source, self._rolled, self.options.locale)
+        ]
         names = [c.name for c in self.table.current_party() if c.standing]
         if names and self.table.battle is None:
-            offers.append(check_offer(names, self.source, self._checked))
+            offers.append(check_offer(names, self.source, self._checked, self.options.locale))
         offers.extend(self.table.offers())
         if self.table.battle is None:
             offers.append(Offer.of(EndAdventure, self._end))
@@ -452,6 +479,11 @@ class GMView:
         self._adventure = adventure
 
     @property
+    def locale(self) -> Locale:
+        """The language the engine speaks to the player in (the offline GM's too)."""
+        return self._adventure.options.locale
+
+    @property
     def party(self) -> tuple[Character, ...]:
         """The party as it is now."""
         return self._adventure.table.current_party()
@@ -519,6 +551,8 @@ _RANK_WORDS = {r.value: r for r in Rank}
 #: The offline adventure's foe.
 BOSS = "小鬼の頭目"
 _PRESETS = ("おまかせ", "未選択")
+#: The presets as an English answer names them (the greeting under GM_LOCALE=en offers them).
+_PRESET_WORDS = {"おまかせ": "おまかせ", "未選択": "未選択", "auto": "おまかせ", "unselected": "未選択"}
 
 
 def parse_character_answer(text: str) -> tuple[str, str, str]:
@@ -526,8 +560,8 @@ def parse_character_answer(text: str) -> tuple[str, str, str]:
     the rank defaults to 駆け出し and the preset to おまかせ."""
     words = [w for w in re.split(r"[\s、，,。/／]+", text.strip()) if w]
     rank = next((w for w in words if w in _RANK_WORDS), Rank.NOVICE.value)
-    preset = next((w for w in words if w in _PRESETS), "おまかせ")
-    names = [w for w in words if w not in _RANK_WORDS and w not in _PRESETS]
+    preset = next((_PRESET_WORDS[w.lower()] for w in words if w.lower() in _PRESET_WORDS), "おまかせ")
+    names = [w for w in words if w not in _RANK_WORDS and w.lower() not in _PRESET_WORDS]
     name = names[0][:40] if names else "名無しの旅人"
     return name, rank, preset
 
@@ -574,6 +608,11 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     if not isinstance(context, GMView):
         raise SessionError("the offline GM needs the adventure's GMView as its context")
     view = context
+    locale = view.locale
+
+    def say(message: Message) -> str:
+        return render(message, locale)
+
     offered = {t.name for t in request.tools}
     after_tool = bool(request.messages) and request.messages[-1].get("role") == "tool"
     party = view.party
@@ -581,12 +620,7 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
 
     if not party:
         if not view.human_lines:
-            return _say(
-                request,
-                "ようこそ、霧の森のほとりの村へ。まずはあなたの分身を決めましょう。"
-                "名前とランク（一般人・駆け出し・熟練・英雄）を教えてください。"
-                "装備と魔法は「おまかせ」か「未選択」で決められます。（例: アリア 駆け出し おまかせ）",
-            )
+            return _say(request, say(FreeWelcome()))
         name, rank, preset = parse_character_answer(view.human_lines[-1])
         return _say(request, "", ("create_character_preset", {"name": name, "rank": rank, "preset": preset}))
 
@@ -601,29 +635,27 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     ):
         return _say(
             request,
-            f"{hero}は呪文書をめくり、覚える魔法を入れ替えた。",
+            say(FreeSwapSpells(hero)),
             ("change_spells", {"character": hero, "spells": wanted}),
         )
 
     if not view.checks and view.battles_started == 0:
         return _say(
             request,
-            f"{hero}は村の長老に頼まれ、森の奥の祠へ向かう。木々のざわめきに、何かが潜む気配がある。",
-            ("skill_check", {"character": hero, "target": 10, "reason": "森に潜む気配に気づく"}),
+            say(FreeSetsOut(hero)),
+            ("skill_check", {"character": hero, "target": 10, "reason": say(FreeCheckReason())}),
         )
 
     if view.battles_started == 0:
         if after_tool:
             check = view.checks[-1]
-            if check.success:
-                line = "茂みの向こうに、大鉈を担いだ小鬼の頭目の影を見つけた。先手を取れそうだ。"
-            else:
-                line = "気づいた時には、大鉈を担いだ小鬼の頭目がすぐ背後に迫っていた。"
-            return _say(request, f"{line}どうする？")
+            line = say(FreeSpotted() if check.success else FreeSurprised())
+            return _say(request, say(GmThenWhat(line)))
+        boss = BOSS if locale == "ja" else say(FreeBoss())
         return _say(
             request,
-            "小鬼の頭目が錆びた大鉈を振りかざし、奇声を上げて飛びかかってくる！戦闘だ。",
-            ("start_battle", {"kind": "エリート戦", "difficulty": ["弱い", "長引く"], "enemy_name": BOSS}),
+            say(FreeCharges()),
+            ("start_battle", {"kind": "エリート戦", "difficulty": ["弱い", "長引く"], "enemy_name": boss}),
         )
 
     phase = view.phase
@@ -635,37 +667,39 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
         if last is None and asked and hero in casters:
             return _say(
                 request,
-                f"{hero}の指先に炎が灯る。",
+                say(FreeFireball(hero)),
                 ("cast_spell", {"caster": hero, "spell": Spell.FIREBALL.value}),
             )
-        return _say(request, "両陣営、激突！", ("battle_step", {"step": "roll"}))
+        return _say(request, say(FreeClash()), ("battle_step", {"step": "roll"}))
     if phase is Phase.ROLL:
         return _say(request, "", ("battle_step", {"step": "judge"}))
     if phase is Phase.JUDGE:
         return _say(request, "", ("battle_step", {"step": "narrate"}))
     if phase is Phase.NARRATIVE:
         if after_tool:
+            # the brief's facts are its bulleted lines; its instructions name the narration
+            bullet, narrate = say(LogBullet()), say(LogNarrateWord())
             facts = [
-                line[1:]
+                line.removeprefix(bullet)
                 for line in _last_tool_text(request).splitlines()
-                if line.startswith("・") and "描写" not in line and "[MODE" not in line
+                if line.startswith(bullet) and narrate not in line and "[MODE" not in line
             ]
-            story = "刃と炎が交錯する。" + "".join(f"{fact.rstrip('。')}。" for fact in facts)
-            return _say(request, story)
+            sentences = [say(FreeBladesAndFire()), *(say(GmFact(fact.rstrip("。."))) for fact in facts)]
+            return _say(request, "".join(sentences).rstrip())
         step = "end" if view.battle_decided else "next_round"
         return _say(request, "", ("battle_step", {"step": step}))
 
     # the battle is over
-    outcome = view.outcomes[-1] if view.outcomes else ""
+    outcome = word(view.outcomes[-1], locale) if view.outcomes else ""
     standing = [c for c in party if c.standing]
     if standing and "rest" in offered:
-        return _say(request, f"{hero}は祠のそばで一夜を明かし、魔力を取り戻した。", ("rest", {}))
+        return _say(request, say(FreeRests(hero)), ("rest", {}))
     if standing:
-        closing = f"小鬼の頭目は倒れ伏した。{hero}は祠にたどり着き、村に平穏が戻った。"
-        summary = f"{hero}は小鬼の頭目を退けた（{outcome}）"
+        closing = say(FreeWon(hero))
+        summary = say(FreeWonSummary(hero, outcome))
     else:
-        closing = f"{hero}は力尽き、森の闇に倒れた……。物語はここで幕を閉じる。"
-        summary = f"{hero}は森で倒れた（{outcome}）"
+        closing = say(FreeLost(hero))
+        summary = say(FreeLostSummary(hero, outcome))
     if "end_adventure" in offered:
         return _say(request, closing, ("end_adventure", {"summary": summary}))
     return _say(request, closing)

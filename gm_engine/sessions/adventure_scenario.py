@@ -51,7 +51,14 @@ from gm_engine.llm.ledger import MeteredBackend
 from gm_engine.llm.offline import register_offline_decider
 from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import render
-from gm_engine.messages.texts import CreationHelp, CreationQuitHint, NarrationWithheld
+from gm_engine.messages.texts import (
+    CreationHelp,
+    CreationQuitHint,
+    LogFleeRoll,
+    LogFleeSuccess,
+    NarrationWithheld,
+    NoCharacterStatus,
+)
 from gm_engine.sessions.adventure import (
     QUIT_WORDS,
     Adventure,
@@ -69,6 +76,7 @@ _NOT_OFFERED = frozenset({"create_character", "create_character_preset", "start_
 
 #: A skill the character does not have: Cthulhu7th's rough base chance, no success dice.
 _BASE_SKILL = {GameSystem.CTHULHU7: 20, GameSystem.ONE_RING2: 0, GameSystem.FAST_COMBAT: 0}
+
 
 class _FactSink:
     """Passes events on and keeps this turn's accepted tool results for the guard."""
@@ -98,10 +106,10 @@ class ScenarioAdventure(Adventure):
             raise SessionError(str(exc)) from None
         self.system = self.scenario.system
         self.sheet: Sheet | None = None
-        roller = CheckRoller(self.system, self.source, self._skill)
+        roller = CheckRoller(self.system, self.source, self._skill, options.locale)
         if self.scenario.creation is not None:
             roller.target_number = self.scenario.creation.target_number
-        self.story = Story(self.scenario, roller)
+        self.story = Story(self.scenario, roller, locale=options.locale)
         self.stories = StoryTable(self.story, self._stepped)
         self.table.on_finish = self._fight_finished
         self.turn_texts: list[str] = []
@@ -139,9 +147,9 @@ class ScenarioAdventure(Adventure):
         """The character's compact status (fast combat: §13.2's line; else the sheet)."""
         if self.system is GameSystem.FAST_COMBAT:
             return self.table.status_text()
-        return (
-            self.sheet.status_line(self.system) if self.sheet is not None else "（キャラクターはまだいない）"
-        )
+        if self.sheet is None:
+            return render(NoCharacterStatus(), self.options.locale)
+        return self.sheet.status_line(self.system, self.options.locale)
 
     def _skill(self, name: str) -> int:
         if self.sheet is None:
@@ -252,7 +260,10 @@ class ScenarioAdventure(Adventure):
         )
 
     def _flee_verdicts(self) -> list[bool]:
-        return [("逃走成功" in t) for t in self.turn_texts if "逃走判定" in t]
+        locale = self.options.locale
+        rolled = render(LogFleeRoll(""), locale).strip()
+        escaped = render(LogFleeSuccess(), locale)
+        return [(escaped in t) for t in self.turn_texts if rolled in t]
 
     def _vet(self) -> Callable[[str], Sequence[str]]:
         def vet(text: str) -> Sequence[str]:

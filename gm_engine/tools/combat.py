@@ -41,16 +41,28 @@ from gm_engine.combat.equipment import ARMOURS, WEAPONS, Shield
 from gm_engine.combat.errors import CombatError, IllegalActionError
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 from gm_engine.combat.ranks import Rank
-from gm_engine.combat.render import master_data, party_status, session_status
+from gm_engine.combat.render import master_data, party_status, phase_log, session_status
 from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice.engine import evaluate
+from gm_engine.dice.result import Locale
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.systems.registry import get_system
+from gm_engine.messages import DEFAULT_LOCALE, Message, render
 from gm_engine.messages.texts import (
     BattleInProgress,
     CharacterDead,
     FleeAtSetup,
+    LogBullet,
+    LogEnemyTarget,
+    LogFleeFailure,
+    LogFleeRoll,
+    LogFleeSuccess,
+    LogInBattle,
+    LogPcTarget,
+    LogRested,
+    LogSituationalSet,
+    NoCharacterStatus,
     NoOneToRest,
     NoRestInBattle,
     NoSpellChangeInBattle,
@@ -258,6 +270,7 @@ class CombatTable:
     ``on_log(label, text)`` receives every log the player must see as the engine wrote
     it (character sheets, BATTLE_SETUP, ROLL_LOG, BATTLE_JUDGE, the end of a battle);
     ``on_change(step)`` is called after every accepted change (for dice and state events).
+    The logs and the status are written in ``locale`` (the rules' terms stay Japanese).
     """
 
     def __init__(
@@ -268,8 +281,10 @@ class CombatTable:
         on_log: LogFunc | None = None,
         on_change: Callable[[str], None] | None = None,
         on_finish: Callable[[str], None] | None = None,
+        locale: Locale = DEFAULT_LOCALE,
     ) -> None:
         self.source = source
+        self.locale = locale
         self.on_finish = on_finish
         #: The 3d6 target of fleeing, or None when fleeing is not offered (no scenario fight).
         self.flee_target: int | None = None
@@ -304,17 +319,18 @@ class CombatTable:
         """The party's compact status (§13.2) and, in a battle, its phase and the enemies."""
         party = self.current_party()
         if not party:
-            return "（キャラクターはまだいない）"
-        lines = [party_status(party, compact=True)]
+            return render(NoCharacterStatus(), self.locale)
+        lines = [party_status(party, compact=True, locale=self.locale)]
         if self.battle is not None:
-            lines.append(f"戦闘中: ラウンド {self.battle.round_number} / {self.battle.phase.value}")
-            lines.extend(f"・{e.name} HP {e.hp}/{e.max_hp}" for e in self.battle.enemies)
+            lines.append(render(LogInBattle(self.battle.round_number, self.battle.phase.value), self.locale))
+            bullet = render(LogBullet(), self.locale)
+            lines.extend(f"{bullet}{e.name} HP {e.hp}/{e.max_hp}" for e in self.battle.enemies)
         return "\n".join(lines)
 
     def session_footer(self) -> str:
         """The 【セッション状況】 footer with 【魔法スロットの残り】 (§5.2), or "" before any character."""
         party = self.current_party()
-        return session_status(party) if party else ""
+        return session_status(party, self.locale) if party else ""
 
     # -- the offers of the moment ---------------------------------------------------------------
 
@@ -434,7 +450,7 @@ class CombatTable:
         if any(c.name == character.name for c in self.party):
             raise ModelRetry(f"there is already a character called {character.name!r}")
         self.party.append(character)
-        sheet = master_data(character)
+        sheet = master_data(character, self.locale)
         self._log("CHARACTER", sheet)
         self._changed("create_character")
         return ToolOutput(text=f"created:\n{sheet}", data={"character": character.model_dump(mode="json")})
@@ -450,7 +466,9 @@ class CombatTable:
         return self._add(make(args.name, args.rank))
 
     def _show_status(self, args: ShowStatus) -> ToolOutput:
-        sheets = "\n\n".join(master_data(c) for c in self.current_party()) or "（キャラクターはまだいない）"
+        sheets = "\n\n".join(master_data(c, self.locale) for c in self.current_party()) or render(
+            NoCharacterStatus(), self.locale
+        )
         return ToolOutput(text=self.status_text() + "\n\n" + sheets)
 
     @retry_on(CombatError)
@@ -481,10 +499,11 @@ class CombatTable:
         self.battle = battle
         self.flee_target = flee_target
         log = battle.current_log()
-        self._log(log.label, log.text)
+        log_text = self._text_of(battle, log)
+        self._log(log.label, log_text)
         self._changed("start_battle")
         return ToolOutput(
-            text=f"{log.text}\n(敵の設計: {proposal.explanation})\n"
+            text=f"{log_text}\n(敵の設計: {proposal.explanation})\n"
             "The turn passes to the player; wait for 『戦闘開始』 (or their declarations).",
             data={"label": log.label},
             ends_turn=True,
@@ -498,7 +517,7 @@ class CombatTable:
         result = evaluate(f"3D6>={self.flee_target}", get_system("DiceBot"), source=self.source)
         assert result is not None  # a DiceBot command
         if result.success:
-            text = f"逃走判定: {result.text}\n逃走成功: 戦闘を離脱した。"
+            text = f"{render(LogFleeRoll(result.text), self.locale)}\n{render(LogFleeSuccess(), self.locale)}"
             self._log("FLEE", text)
             self.party = list(battle.party)
             self.outcomes.append(FLED)
@@ -508,7 +527,7 @@ class CombatTable:
             if self.on_finish is not None:
                 self.on_finish(FLED)
             return ToolOutput(text=text, data={"fled": True}, ends_turn=False)
-        text = f"逃走判定: {result.text}\n逃走失敗: 回り込まれた。このラウンドは戦うしかない。"
+        text = f"{render(LogFleeRoll(result.text), self.locale)}\n{render(LogFleeFailure(), self.locale)}"
         self._log("FLEE", text)
         self._changed("flee")
         rolled = self._apply(parse_action({"kind": "roll"}), "roll", pause=True)
@@ -517,16 +536,40 @@ class CombatTable:
     def _apply(self, action: Action, step: str, pause: bool = False) -> ToolOutput:
         battle = self._require_battle()
         result: StepResult = battle.apply(action)
-        events = "".join(f"・{e}\n" for e in result.events)
+        events = "".join(f"{line}\n" for line in self._event_lines(action, result.events))
+        text = self._text_of(battle, result)
         if result.label != "NARRATIVE" and (pause or result.phase is Phase.ENDED):
-            self._log(result.label, result.text)
+            self._log(result.label, text)
         elif result.events:
             self._log("EVENT", events.rstrip())
         if result.phase is Phase.ENDED:
             self._finish(battle)
         self._changed(step)
         note = "\nThe turn passes to the player." if pause else ""
-        return ToolOutput(text=f"{events}{result.text}{note}", data={"label": result.label}, ends_turn=pause)
+        return ToolOutput(text=f"{events}{text}{note}", data={"label": result.label}, ends_turn=pause)
+
+    def _event_lines(self, action: Action, events: Sequence[str]) -> list[str]:
+        """The engine's lines about a step, in the table's locale where the step is a
+        declaration of its own (a target, a bonus); other lines as the engine wrote them."""
+        if self.locale == DEFAULT_LOCALE:
+            return [f"・{e}" for e in events]
+        said: Message | None = None
+        if isinstance(action, TargetEnemy):
+            said = LogPcTarget(action.enemy)
+        elif isinstance(action, TargetCharacter):
+            said = LogEnemyTarget(action.character)
+        elif isinstance(action, SetSituationalBonus):
+            said = LogSituationalSet(action.character, f"{action.bonus:+d}")
+        if said is not None and len(events) == 1:
+            return [render(said, self.locale)]
+        bullet = render(LogBullet(), self.locale)
+        return [f"{bullet}{e}" for e in events]
+
+    def _text_of(self, battle: Battle, result: StepResult) -> str:
+        """The log of a step in the table's locale (the engine writes the rules' Japanese)."""
+        if self.locale == DEFAULT_LOCALE:
+            return result.text
+        return phase_log(battle.state, self.locale)
 
     def _finish(self, battle: Battle) -> None:
         self.party = list(battle.party)
@@ -584,7 +627,7 @@ class CombatTable:
         if not self.party:
             raise IllegalActionError(NoOneToRest())
         self.party = list(rest_party(self.party))
-        text = "一日休息した: 魔法スロットが回復した（HPは回復しない）\n" + session_status(self.party)
+        text = render(LogRested(), self.locale) + "\n" + session_status(self.party, self.locale)
         self._log("REST", text)
         self._changed("rest")
         return text
@@ -607,7 +650,7 @@ class CombatTable:
             raise IllegalActionError(CharacterDead(name))
         changed = character.with_spells(spells)
         self.party = [changed if c.name == name else c for c in self.party]
-        self._log("CHARACTER", master_data(changed))
+        self._log("CHARACTER", master_data(changed, self.locale))
         self._changed("change_spells")
         return changed
 
@@ -619,7 +662,7 @@ class CombatTable:
     def _change_spells(self, args: ChangeSpells) -> ToolOutput:
         changed = self.change_spells(args.character, args.spells)
         data = {"character": changed.model_dump(mode="json")}
-        return ToolOutput(text=f"changed:\n{master_data(changed)}", data=data)
+        return ToolOutput(text=f"changed:\n{master_data(changed, self.locale)}", data=data)
 
     @retry_on(CombatError)
     def _fight_it_out(self, args: FightItOutTool) -> ToolOutput:

@@ -14,7 +14,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from gm_engine.dice.engine import evaluate
-from gm_engine.dice.result import RollResult
+from gm_engine.dice.result import Locale, RollResult
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.system import GameSystem
 from gm_engine.dice.systems.registry import get_system, system_ids
@@ -77,26 +77,29 @@ def result_text(result: RollResult, reason: str) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def roll(command: str, system: GameSystem | str, source: DiceSource) -> RollResult:
-    """Evaluate ``command`` on ``source``.
+def roll(command: str, system: GameSystem | str, source: DiceSource, locale: Locale = "ja") -> RollResult:
+    """Evaluate ``command`` on ``source`` (the result's text in ``locale``).
 
     Raises:
         ModelRetry: the line is not a command of ``system`` (the message names the system),
             or the engine refuses it; no die is consumed.
     """
     game = get_system(system) if isinstance(system, str) else system
-    result = evaluate(command, game, source=source)
+    result = evaluate(command, game, source=source, locale=locale)
     if result is None:
         raise ModelRetry(f"{command!r} is not a dice command of {game.id}; see `gm systems` for its commands")
     return result
 
 
-def dice_offer(system: str, source: DiceSource, on_roll: OnRoll | None = None) -> Offer[RollDice]:
-    """Offer :class:`RollDice` under ``system``, rolling on ``source``; ``on_roll`` sees each result."""
+def dice_offer(
+    system: str, source: DiceSource, on_roll: OnRoll | None = None, locale: Locale = "ja"
+) -> Offer[RollDice]:
+    """Offer :class:`RollDice` under ``system``, rolling on ``source``; ``on_roll`` sees each
+    result (its text in ``locale``)."""
     game = get_system(system)
 
     def handle(args: RollDice) -> ToolOutput:
-        result = roll(args.command, game, source)
+        result = roll(args.command, game, source, locale)
         if on_roll is not None:
             on_roll(result, args.reason)
         data = {"result": result.model_dump(mode="json")}
@@ -120,12 +123,13 @@ def any_system_dice_offer(source: DiceSource, on_roll: OnRoll | None = None) -> 
 
 
 def check_offer(
-    characters: Sequence[str], source: DiceSource, on_roll: OnRoll | None = None
+    characters: Sequence[str], source: DiceSource, on_roll: OnRoll | None = None, locale: Locale = "ja"
 ) -> Offer[SkillCheck]:
-    """Offer :class:`SkillCheck` for ``characters`` (an enum), rolling ``3D6>=target`` on ``source``."""
+    """Offer :class:`SkillCheck` for ``characters`` (an enum), rolling ``3D6>=target`` on
+    ``source`` (the result's text in ``locale``)."""
 
     def handle(args: SkillCheck) -> ToolOutput:
-        result = roll(f"3D6>={args.target}", "DiceBot", source)
+        result = roll(f"3D6>={args.target}", "DiceBot", source, locale)
         reason = f"{args.character}: {args.reason}"
         if on_roll is not None:
             on_roll(result, reason)

@@ -25,15 +25,19 @@ from gm_engine.llm.prompts import load_prompts
 from gm_engine.messages import Message, render
 from gm_engine.messages.texts import (
     AttackLabel,
+    DealNotComposition,
     DivineLabel,
     GameQuit,
     GuardLabel,
+    HumanNameUnusable,
     OptionsInvalid,
     PreDivineLabel,
     QuitSummary,
+    RoleDealMismatch,
     VoteLabel,
     WonSummary,
 )
+from gm_engine.messages.validation import validation_message
 from gm_engine.sessions.base import (
     SessionError,
     SessionIO,
@@ -164,7 +168,10 @@ class WerewolfSessionOptions(BaseModel):
     @classmethod
     def _check_deal(cls, deal: tuple[int, ...] | None) -> tuple[int, ...] | None:
         if deal is not None:
-            check_composition(deal)
+            try:
+                check_composition(deal)
+            except ValueError as exc:  # the engine's refusal in the rules' words, and a message
+                raise OptionRefused(str(exc), DealNotComposition(",".join(map(str, deal)))) from None
         return deal
 
     @field_validator("human_name")
@@ -172,15 +179,15 @@ class WerewolfSessionOptions(BaseModel):
     def _distinct_name(cls, name: str) -> str:
         name = " ".join(name.split())
         if not name or name in PERSONA_NAMES.values() or "(" in name or ")" in name:
-            raise ValueError(
-                f"human_name {name!r} must be non-blank, without parentheses, and not a persona's name"
-            )
+            unusable = HumanNameUnusable(name)
+            raise OptionRefused(render(unusable), unusable)
         return name
 
     @model_validator(mode="after")
     def _role_matches_deal(self) -> WerewolfSessionOptions:
         if self.deal is not None and self.role is not None and self.deal[0] != self.role:
-            raise ValueError(f"--role {self.role} と --deal（P1 = {self.deal[0]}）が食い違っています")
+            mismatch = RoleDealMismatch(self.role, self.deal[0])
+            raise OptionRefused(render(mismatch), mismatch)
         return self
 
 
@@ -809,7 +816,23 @@ def session_options(spec: SessionSpec) -> WerewolfSessionOptions:
     try:
         return WerewolfSessionOptions.model_validate(spec.options)
     except ValidationError as exc:
+        if spec.options.get("locale") == "en":  # the options as given name the player's language
+            problems = render(validation_message(exc, WerewolfSessionOptions), "en")
+            raise SessionError(render(OptionsInvalid(problems), "en")) from None
         raise SessionError(render(OptionsInvalid(option_problems(exc)))) from None
+
+
+class OptionRefused(ValueError):
+    """An option the session's own checks refuse: ``str()`` is the rules' wording (what the
+    Japanese screen shows), :meth:`explanation` the catalogue message (the English one)."""
+
+    def __init__(self, text: str, message: Message) -> None:
+        super().__init__(text)
+        self.message = message
+
+    def explanation(self) -> Message:
+        """What was wrong, as a catalogue message."""
+        return self.message
 
 
 def option_problems(exc: ValidationError) -> str:
