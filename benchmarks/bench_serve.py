@@ -14,8 +14,9 @@ the first table opened to the last finished), the p50/p95 latency of a human act
 answer's POST until the server replies: it replies once the answer is stored, before the
 session takes it), the servers' resident memory per table (peak while every table is
 open, less the servers' memory before the first one, divided by the tables), the servers'
-CPU seconds per table and the benchmark's own (the scripted clients'), and how many views
-a table's event stream pushed. Below, where an answer's time went: the server's
+CPU seconds per table and the benchmark's own (the scripted clients'), how many views
+a table's event stream pushed, and the machine's load average as the run began → ended
+(the machine is shared: compare runs only at a similar load). Below, where an answer's time went: the server's
 ``Server-Timing`` phases (see gm_engine.serve.app), the client's share (its time less the
 server's total: the request's way in and out, the event loop's delay before the handler
 runs), and "next view", from the POST to the first pushed view with new lines, a new
@@ -265,11 +266,15 @@ class TablesFigures:
     """Each ``Server-Timing`` phase of an answer, and the client's share (its time less the
     server's total): name, p50 ms, p95 ms."""
     errors: tuple[str, ...]
+    load: tuple[float, float]
+    """The machine's 1-minute load average when the run began and when it ended (its other
+    users' work shows here: the figures above are only comparable at a similar load)."""
 
 
 def run_tables(database: str, label: str, processes: int, tables: int, log_dir: Path) -> TablesFigures:
     """Open ``tables`` tables on ``processes`` servers sharing ``database`` and play them all."""
     servers: list[ServeProcess] = []
+    load_before = os.getloadavg()[0]
     try:
         for number in range(processes):
             servers.append(start_serve(database, log_dir / f"{label}-{processes}-{number}.log"))
@@ -346,6 +351,7 @@ def run_tables(database: str, label: str, processes: int, tables: int, log_dir: 
         frames_per_table=sum(run.frames for run in runs) / max(1, len(runs)),
         phases=phases,
         errors=tuple(sorted({run.error for run in runs if run.error})),
+        load=(load_before, os.getloadavg()[0]),
     )
 
 
@@ -376,16 +382,18 @@ def bench_tables(tables: int, databases: list[str], processes: list[int]) -> Non
                     f"  done: {label}, {count} process(es): {figures.finished}/{tables} finished", flush=True
                 )
     print(f"{tables} werewolf tables at once, offline personas, a scripted P1 over HTTP (SSE + POST)")
+    print(f"server: {Path(sys.executable).with_name('gm')} ({ROOT}), {os.cpu_count()} processors")
+    print("p50/p95: an answer's POST until the server replies (it replies once the answer is stored)")
     print(
         f"{'database':<12}{'procs':>6}{'finished':>10}{'tables/min':>12}{'p50 ms':>9}{'p95 ms':>9}"
-        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}{'frames':>8}"
+        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}{'frames':>8}{'load':>12}"
     )
     for figures in results:
         print(
             f"{figures.database:<12}{figures.processes:>6}{figures.finished:>10}{figures.tables_per_minute:>12.1f}"
             f"{figures.p50_ms:>9.1f}{figures.p95_ms:>9.1f}{figures.answers:>9}{figures.mb_per_table:>10.2f}"
             f"{figures.server_cpu_per_table:>13.2f}{figures.client_cpu_per_table:>12.2f}"
-            f"{figures.frames_per_table:>8.0f}"
+            f"{figures.frames_per_table:>8.0f}{figures.load[0]:>6.1f}→{figures.load[1]:<5.1f}"
         )
         print(
             "    an answer's time (p50/p95 ms): "
