@@ -34,6 +34,7 @@ from gm_engine.serve.store_checks import (
     check_lines,
     check_name,
     check_seat,
+    check_secret,
     check_status,
     check_table_id,
     check_text,
@@ -338,10 +339,7 @@ class TableStoreBase(abc.ABC):
         Raises:
             StoreError: no such table, an empty name, or a value that is not bytes.
         """
-        check_name("a secret's name", name)
-        check_text("a table id", table_id)
-        if not isinstance(value, bytes):
-            raise StoreError(f"a secret is bytes, not {type(value).__name__}")
+        check_secret(table_id, name, value)
         if not self._upsert_secret(table_id, name, value):
             raise StoreError(f"no table {table_id!r}")
 
