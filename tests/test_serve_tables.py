@@ -733,6 +733,8 @@ def test_an_answer_stored_and_not_yet_taken_is_taken_by_the_resumed_table(
         else:
             done = live.submit(simple_answer(question), timeout=0.2)
         assert done.status == "recorded"
+        if way != "submit":  # the acknowledgement's phases: the store, and the way back
+            assert [name for name, _seconds in done.timings] == ["store", "reply"]
         assert _inputs(store, created.table_id) == answered  # not taken: stored aside
         first.close(timeout=0.2)  # its lease is given up; its session is still stuck
         second = TableRuntime(store, holder="second")

@@ -470,6 +470,16 @@ class Frame:
     status: Status
 
 
+def _recorded(pending: _Pending) -> Submitted:
+    """The acknowledgement of an answer stored (:meth:`LiveTable.accept`): its timings are the
+    store and the way back to the caller, whatever the session stamped meanwhile (it may
+    take the answer before the caller runs again)."""
+    replied = time.perf_counter()
+    stored = pending.stamps.get("store", replied)
+    timings = (("store", max(0.0, stored - pending.began)), ("reply", max(0.0, replied - stored)))
+    return Submitted(status="recorded", lines=(), timings=timings)
+
+
 def _settle_future(future: asyncio.Future[BaseException | None], error: BaseException | None) -> None:
     if not future.done():  # a cancelled waiter: the answer was handed over all the same
         future.set_result(error)
@@ -684,9 +694,7 @@ class LiveTable:
             TableError: as :meth:`submit` (nothing is stored then), or the store failed (the
                 question stays asked).
         """
-        pending = self._hand_over(text)
-        pending.stamp("reply")
-        return Submitted(status="recorded", lines=(), timings=pending.timings(pending.began))
+        return _recorded(self._hand_over(text))
 
     def submit(self, text: str, timeout: float = SUBMIT_SECONDS) -> Submitted:
         """P1's answer to the question now asked, stored and handed to the session as by
@@ -755,8 +763,7 @@ class LiveTable:
                 raise TableError(TableAnswerNotStored())
         else:
             await asyncio.to_thread(self._store_answer, pending, kept, output)
-        pending.stamp("reply")
-        return Submitted(status="recorded", lines=(), timings=pending.timings(pending.began))
+        return _recorded(pending)
 
     def _hand_over(self, text: str) -> _Pending:
         """Check P1's answer, store it (:data:`PENDING_ANSWER`), then hand it to the session."""
