@@ -23,7 +23,10 @@ runs), and "next view", from the POST to the first pushed view with new lines, a
 question or the end (what comes of the answer, the game's own work in it). The client is
 cheap beside the server (its CPU is printed), so its threads are not what is measured;
 run against another checkout's server by starting this file with that checkout's Python
-(``/path/.venv/bin/python benchmarks/bench_serve.py``: the server is the ``gm`` beside it).
+(``/path/.venv/bin/python benchmarks/bench_serve.py``: the server is the ``gm`` beside it),
+so that two servers are measured by the same client. The client's threads hand the
+interpreter lock over every 0.1 ms (as ``gm serve`` does), so that a reply is not kept
+waiting in the client behind its other players.
 
 ``store``: what one append costs (one transcript line in its own transaction, durable
 when it returns: SQLite ``synchronous=FULL``, PostgreSQL ``synchronous_commit=on`` with
@@ -420,6 +423,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     tables.add_argument("--processes", nargs="+", type=int, default=[1, 2])
     arguments = parser.parse_args(argv)
+    # The scripted players are a hundred threads of this process: each answer's reply wakes
+    # one of them, which waited up to the 5 ms switch interval for the interpreter lock
+    # behind the others reading their event streams (several times a request). That is the
+    # client's delay, not the server's: it is made as small as gm serve makes its own.
+    sys.setswitchinterval(0.0001)
     if arguments.command == "store":
         bench_store(arguments.appends, arguments.threads, arguments.rounds)
     else:
