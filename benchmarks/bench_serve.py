@@ -18,15 +18,19 @@ latency of a human action (an
 answer's POST until the server replies: it replies once the answer is stored, before the
 session takes it), the servers' resident memory per table (peak while every table is
 open, less the servers' memory before the first one, divided by the tables), the servers'
-CPU seconds per table and the benchmark's own (the scripted clients'), and how many views
-a table's event stream pushed. Below, where an answer's time went: the server's
+CPU seconds per table and the benchmark's own (the scripted clients'), how many views
+a table's event stream pushed, and the machine's load average as the run began → ended
+(the machine is shared: compare runs only at a similar load). Below, where an answer's time went: the server's
 ``Server-Timing`` phases (see gm_engine.serve.app), the client's share (its time less the
 server's total: the request's way in and out, the event loop's delay before the handler
 runs), and "next view", from the POST to the first pushed view with new lines, a new
 question or the end (what comes of the answer, the game's own work in it). The client is
 cheap beside the server (its CPU is printed), so its threads are not what is measured;
 run against another checkout's server by starting this file with that checkout's Python
-(``/path/.venv/bin/python benchmarks/bench_serve.py``: the server is the ``gm`` beside it).
+(``/path/.venv/bin/python benchmarks/bench_serve.py``: the server is the ``gm`` beside it),
+so that two servers are measured by the same client. The client's threads hand the
+interpreter lock over every 0.1 ms (as ``gm serve`` does), so that a reply is not kept
+waiting in the client behind its other players.
 
 Under each configuration, where its time and processor went: the load average as it began,
 when the last table was opened, the first ended and each server's last ended (the run
@@ -424,6 +428,9 @@ class TablesFigures:
     """Each ``Server-Timing`` phase of an answer, and the client's share (its time less the
     server's total): name, p50 ms, p95 ms."""
     errors: tuple[str, ...]
+    load: tuple[float, float]
+    """The machine's 1-minute load average when the run began and when it ended (its other
+    users' work shows here: the figures above are only comparable at a similar load)."""
     work: WorkFigures | None = None
     """Where the run's time and processor went (the two-process comparison)."""
 
@@ -444,6 +451,7 @@ def run_tables(
     with ``pass_on``, half the tables are played through a server that does not drive them,
     which passes their requests on (as behind a load balancer that knows nothing of tables)."""
     servers: list[ServeProcess] = []
+    load_before = os.getloadavg()[0]
     try:
         for number in range(processes):
             seeds = [] if seed is None else ["--seed", str(seed + number), "--seed-step", str(processes)]
@@ -531,6 +539,7 @@ def run_tables(
         phases=phases,
         errors=tuple(sorted({run.error for run in runs if run.error})),
         work=work,
+        load=(load_before, os.getloadavg()[0]),
     )
 
 
@@ -576,16 +585,18 @@ def bench_tables(
     print(f"{tables} werewolf tables at once, offline personas, a scripted P1 over HTTP (SSE + POST)")
     if pass_on:
         print("with several servers, half the tables are played through one that passes their requests on")
+    print(f"server: {Path(sys.executable).with_name('gm')} ({ROOT}), {os.cpu_count()} processors")
+    print("p50/p95: an answer's POST until the server replies (it replies once the answer is stored)")
     print(
         f"{'database':<12}{'procs':>6}{'finished':>10}{'tables/min':>12}{'p50 ms':>9}{'p95 ms':>9}"
-        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}{'frames':>8}"
+        f"{'answers':>9}{'MB/table':>10}{'CPU s/table':>13}{'client CPU':>12}{'frames':>8}{'load':>12}"
     )
     for figures in results:
         print(
             f"{figures.database:<12}{figures.processes:>6}{figures.finished:>10}{figures.tables_per_minute:>12.1f}"
             f"{figures.p50_ms:>9.1f}{figures.p95_ms:>9.1f}{figures.answers:>9}{figures.mb_per_table:>10.2f}"
             f"{figures.server_cpu_per_table:>13.2f}{figures.client_cpu_per_table:>12.2f}"
-            f"{figures.frames_per_table:>8.0f}"
+            f"{figures.frames_per_table:>8.0f}{figures.load[0]:>6.1f}→{figures.load[1]:<5.1f}"
         )
         print(
             "    an answer's time (p50/p95 ms): "
@@ -715,6 +726,11 @@ def main(argv: list[str] | None = None) -> None:
         help="fresh entropy for each table (a server without gm serve --seed: another checkout's)",
     )
     arguments = parser.parse_args(argv)
+    # The scripted players are a hundred threads of this process: each answer's reply wakes
+    # one of them, which waited up to the 5 ms switch interval for the interpreter lock
+    # behind the others reading their event streams (several times a request). That is the
+    # client's delay, not the server's: it is made as small as gm serve makes its own.
+    sys.setswitchinterval(0.0001)
     if arguments.command == "store":
         bench_store(arguments.appends, arguments.threads, arguments.rounds)
     else:

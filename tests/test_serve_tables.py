@@ -4,6 +4,7 @@ resumed by another runtime, leases taken over."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import threading
@@ -751,7 +752,7 @@ def _inputs(store: TableStore, table_id: str) -> int:
         return sum(event.type == "human_input" for event in stream)
 
 
-@pytest.mark.parametrize("way", ["accept", "submit"])
+@pytest.mark.parametrize("way", ["accept", "accept_soon", "submit"])
 def test_an_answer_stored_and_not_yet_taken_is_taken_by_the_resumed_table(
     store: TableStore, tmp_path: Path, way: str
 ) -> None:
@@ -773,9 +774,13 @@ def test_an_answer_stored_and_not_yet_taken_is_taken_by_the_resumed_table(
         taker.checkpoint(here)  # the slot is the test's: the session cannot go on with the answer
         if way == "accept":
             done = live.accept(simple_answer(question))
+        elif way == "accept_soon":  # as the web's event loop takes it (SQLite: the writer calls back)
+            done = asyncio.run(live.accept_soon(simple_answer(question)))
         else:
             done = live.submit(simple_answer(question), timeout=0.2)
         assert done.status == "recorded"
+        if way != "submit":  # the acknowledgement's phases: the store, and the way back
+            assert [name for name, _seconds in done.timings] == ["store", "reply"]
         assert _inputs(store, created.table_id) == answered  # not taken: stored aside
         first.close(timeout=0.2)  # its lease is given up; its session is still stuck
         second = TableRuntime(store, holder="second")

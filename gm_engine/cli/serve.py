@@ -120,6 +120,7 @@ def serve_command(args: argparse.Namespace) -> int:
     )
     from gm_engine.serve.app import create_app
     from gm_engine.serve.bcdice_api import bcdice_api_routes
+    from gm_engine.serve.interpreter import prepare_interpreter
     from gm_engine.serve.store import StoreError
     from gm_engine.serve.store_open import open_store
     from gm_engine.serve.tables import LEASE_SECONDS, TICK_SECONDS, TableRuntime
@@ -178,7 +179,10 @@ def serve_command(args: argparse.Namespace) -> int:
         print(render(ServeOpenInBrowser(f"http://{shown}:{args.port}/"), locale), flush=True)
         # an open event stream lasts as long as its table: a stop does not wait for them long
         config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
-        uvicorn.Server(config).run(sockets=[listener])
+        server = uvicorn.Server(config)
+        # after the last import, before the first table: what is frozen lives as long as we do
+        prepare_interpreter()
+        server.run(sockets=[listener])
     except OSError as exc:
         print(failed("gm serve", exc), file=sys.stderr)
         return 2

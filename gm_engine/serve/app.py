@@ -22,9 +22,10 @@ API (JSON):
   "lines": []}`` once it is stored, before the session takes it: what comes of it, a
   refusal included, is pushed on the event stream; 409 ``{"error"}`` when it is refused
   before the session sees it; a ``Server-Timing`` header says where the wait went:
-  finding the table, reading the body, the phases of :attr:`~gm_engine.serve.tables.Submitted.timings`,
-  the thread pool's hops), ``GET /api/tables/{id}/transcript`` (after the end:
-  the transcript ``gm replay`` reads; 409 before).
+  finding the table, reading the body, the phases of
+  :attr:`~gm_engine.serve.tables.Submitted.timings`: the answer checked and stored, and the
+  way back from the store's writer to the event loop), ``GET /api/tables/{id}/transcript``
+  (after the end: the transcript ``gm replay`` reads; 409 before).
 
 A table's view and answers live in the process that drives it (holds its lease). Several
 processes may stand behind any HTTP load balancer: one that does not drive a running table
@@ -336,15 +337,15 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
             if not isinstance(text, str):
                 raise _BadBody(ServeTextMissing(), 400)
             read = time.perf_counter()
-            # answered once it is stored: the player does not wait for the other tables
-            done = await run_in_threadpool(live.accept, text)
+            # answered once it is stored: the player does not wait for the other tables, and
+            # no thread of the pool waits for the disk (the store's writer calls back)
+            done = await live.accept_soon(text)
         except _BadBody as exc:
             return _refusal(request, exc.reason, exc.status)
         except TableError as exc:
             return _refusal(request, exc.reason, 409)
         replied = time.perf_counter()
         phases = [("locate", located - began), ("body", read - located), *done.timings]
-        phases.append(("pool", max(0.0, replied - read - sum(seconds for _, seconds in done.timings))))
         phases.append(("total", replied - began))
         return JSONResponse(
             {"status": done.status, "lines": list(done.lines)},

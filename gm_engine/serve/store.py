@@ -19,9 +19,9 @@ after the new holder.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from gm_engine.messages.catalogue import Message, render
 from gm_engine.messages.texts import Said
@@ -29,6 +29,7 @@ from gm_engine.messages.texts import Said
 __all__ = [
     "LeaseLost",
     "LineConflict",
+    "QueuedSecrets",
     "SeatGrant",
     "StoreError",
     "TableRow",
@@ -232,4 +233,35 @@ class TableStore(Protocol):
 
     def close(self) -> None:
         """Close the store's connections."""
+        ...
+
+
+@runtime_checkable
+class QueuedSecrets(Protocol):
+    """An optional capability of a :class:`TableStore` whose writes are queued for a writer
+    of its own (SQLite's group commit): keeping a secret without a thread waiting for it.
+    The web's event loop stores a player's answer this way, so that the answer's way to
+    the disk takes no thread of the pool and no hop into one and back."""
+
+    def put_secret_then(
+        self,
+        table_id: str,
+        name: str,
+        value: bytes,
+        then: Callable[[BaseException | None], None],
+        *,
+        holder: str,
+    ) -> None:
+        """Keep (or replace) a secret as :meth:`TableStore.put_secret` does, under ``holder``'s
+        lease, without waiting: ``then`` is called once, from the store's writer, with None
+        once the secret is durable (its commit is on the disk) or with why it was not kept
+        (LeaseLost when ``holder`` does not hold the lease; nothing of it is then in the
+        store). ``then`` must be quick and must not raise: the writer calls it between two
+        commits.
+
+        Raises:
+            StoreError: at once, for what :meth:`TableStore.put_secret` refuses before it
+                writes (a bad argument), or when the store is closed (``then`` is not
+                called then).
+        """
         ...

@@ -35,6 +35,7 @@ from gm_engine.serve.store_checks import (
     check_lines,
     check_name,
     check_seat,
+    check_secret,
     check_status,
     check_table_id,
     check_text,
@@ -342,11 +343,8 @@ class TableStoreBase(abc.ABC):
             LeaseLost: ``holder`` does not hold the table's lease.
             StoreError: no such table, an empty name, or a value that is not bytes.
         """
-        check_name("a secret's name", name)
-        check_text("a table id", table_id)
+        check_secret(table_id, name, value)
         check_holder(holder)
-        if not isinstance(value, bytes):
-            raise StoreError(f"a secret is bytes, not {type(value).__name__}")
         if not self._upsert_secret(table_id, name, value, holder):
             raise self._refuse(table_id, holder)
 

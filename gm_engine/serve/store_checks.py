@@ -17,6 +17,7 @@ __all__ = [
     "check_lines",
     "check_name",
     "check_seat",
+    "check_secret",
     "check_status",
     "check_table_id",
     "check_text",
@@ -43,6 +44,15 @@ def check_name(what: str, value: str) -> None:
     check_text(what, value)
     if not value:
         raise StoreError(f"{what} must not be empty")
+
+
+def check_secret(table_id: str, name: str, value: bytes) -> None:
+    """Refuse a secret to keep: an empty or non-text name, a table id that is not text, a
+    value that is not bytes."""
+    check_name("a secret's name", name)
+    check_text("a table id", table_id)
+    if not isinstance(value, bytes):
+        raise StoreError(f"a secret is bytes, not {type(value).__name__}")
 
 
 def check_table_id(table_id: str) -> None:

@@ -88,7 +88,7 @@ from gm_engine.messages.validation import validation_message
 from gm_engine.safe_text import printable
 from gm_engine.serve.aiwolf_seats import AIWolfSeatsOption, AIWolfTables
 from gm_engine.serve.seat_view import Panel, adventure_panel, question_buttons, werewolf_panel
-from gm_engine.serve.store import LeaseLost, SeatGrant, StoreError, TableRow, TableStore
+from gm_engine.serve.store import LeaseLost, QueuedSecrets, SeatGrant, StoreError, TableRow, TableStore
 from gm_engine.serve.turns import TurnTaker
 from gm_engine.sessions.base import HumanDefaults, SessionError, SessionIO, SessionOutcome, SessionSpec
 from gm_engine.sessions.registry import get_runner
@@ -378,7 +378,8 @@ class Submitted:
 #: The phases of :attr:`Submitted.timings`: the answer checked and stored; then, when the
 #: web waits for the session (:meth:`LiveTable.submit`), the session's thread woken with
 #: it, its turn for the processor, the session's work until the answer's step is ready to
-#: store, that step's commit; and the web's thread woken with the outcome.
+#: store, that step's commit; and the web's thread woken with the outcome (with
+#: :meth:`LiveTable.accept_soon`, the event loop woken by the store's writer).
 SUBMIT_PHASES = ("store", "wake", "slot", "session", "commit", "reply")
 
 
@@ -471,6 +472,21 @@ class Frame:
     status: Status
 
 
+def _recorded(pending: _Pending) -> Submitted:
+    """The acknowledgement of an answer stored (:meth:`LiveTable.accept`): its timings are the
+    store and the way back to the caller, whatever the session stamped meanwhile (it may
+    take the answer before the caller runs again)."""
+    replied = time.perf_counter()
+    stored = pending.stamps.get("store", replied)
+    timings = (("store", max(0.0, stored - pending.began)), ("reply", max(0.0, replied - stored)))
+    return Submitted(status="recorded", lines=(), timings=timings)
+
+
+def _settle_future(future: asyncio.Future[BaseException | None], error: BaseException | None) -> None:
+    if not future.done():  # a cancelled waiter: the answer was handed over all the same
+        future.set_result(error)
+
+
 def _json_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -489,6 +505,12 @@ class _Watcher:
         """Wake the stream (in its loop)."""
         self.due = False
         self.event.set()
+
+
+def _not_stored_reason(error: BaseException) -> Message:
+    """What P1 is told of an answer the store did not keep: another process drives the table
+    now (the answer goes there), or the disk or the database failed (P1 may send it again)."""
+    return TableTakenOver() if isinstance(error, LeaseLost) else TableAnswerNotStored()
 
 
 class LiveTable:
@@ -680,9 +702,7 @@ class LiveTable:
             TableError: as :meth:`submit` (nothing is stored then), or the store failed (the
                 question stays asked).
         """
-        pending = self._hand_over(text)
-        pending.stamp("reply")
-        return Submitted(status="recorded", lines=(), timings=pending.timings(pending.began))
+        return _recorded(self._hand_over(text))
 
     def submit(self, text: str, timeout: float = SUBMIT_SECONDS) -> Submitted:
         """P1's answer to the question now asked, stored and handed to the session as by
@@ -712,8 +732,62 @@ class LiveTable:
                 status=status, lines=tuple(self.lines[pending.mark :]), timings=pending.timings(pending.began)
             )
 
+    async def accept_soon(self, text: str) -> Submitted:
+        """:meth:`accept` for the web's event loop: the checks run on the loop, the answer is
+        handed to the store's writer with a callback when the store queues its writes
+        (:class:`~gm_engine.serve.store.QueuedSecrets`) and given to the session from that
+        callback, in the writer's thread, once its commit is on the disk; only then does
+        this return. No thread of the pool waits for the disk, and the session is woken
+        without a hop through the loop. A store without the capability is written from a
+        worker thread, as :meth:`accept` does.
+
+        If the awaiting task is cancelled (the player went away), the answer is still handed
+        to the session once it is stored: nothing is left half taken.
+
+        Raises:
+            TableError: as :meth:`accept`.
+        """
+        pending, kept, output = self._claim(text)
+        if kept is None or output is None:
+            self._stored(pending)
+        elif isinstance(output.store, QueuedSecrets):
+            loop = asyncio.get_running_loop()
+            written: asyncio.Future[BaseException | None] = loop.create_future()
+
+            def then(error: BaseException | None) -> None:  # the writer's thread, after its commit
+                if error is None:
+                    self._stored(pending)
+                else:
+                    self._not_stored(pending, error)
+                with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits
+                    loop.call_soon_threadsafe(_settle_future, written, error)
+
+            try:
+                output.store.put_secret_then(
+                    output.table_id, PENDING_ANSWER, kept.to_bytes(), then, holder=output.holder
+                )
+            except StoreError as exc:
+                self._not_stored(pending, exc)
+                raise TableError(_not_stored_reason(exc)) from None
+            refused = await written
+            if refused is not None:
+                raise TableError(_not_stored_reason(refused))
+        else:
+            await asyncio.to_thread(self._store_answer, pending, kept, output)
+        return _recorded(pending)
+
     def _hand_over(self, text: str) -> _Pending:
         """Check P1's answer, store it (:data:`PENDING_ANSWER`), then hand it to the session."""
+        pending, kept, output = self._claim(text)
+        if kept is None or output is None:
+            self._stored(pending)
+        else:
+            self._store_answer(pending, kept, output)
+        return pending
+
+    def _claim(self, text: str) -> tuple[_Pending, KeptAnswer | None, StoreOutput | None]:
+        """Check P1's answer and mark it pending (a second answer is refused from here on);
+        what to store of it, and where (None: the table keeps no store)."""
         began = time.perf_counter()
         limit = self.config.input_limit()
         if not isinstance(text, str) or len(text) > limit:
@@ -734,31 +808,37 @@ class LiveTable:
             pending = _Pending(text=text, mark=len(self.lines), began=began)
             self._pending = pending
             asked, output = self._asked_at, self._output
-        if asked is not None and output is not None:
-            try:
-                kept = KeptAnswer(asked.at, asked.question, text)
-                output.store.put_secret(
-                    output.table_id, PENDING_ANSWER, kept.to_bytes(), holder=output.holder
-                )
-            except LeaseLost:  # another process drives the table now: the answer goes there
-                with self._cond:
-                    if self._pending is pending:
-                        self._pending = None
-                raise TableError(TableTakenOver()) from None
-            except Exception:  # the disk or the database: the question stays, the player may resend
-                traceback.print_exc(file=sys.stderr)
-                with self._cond:
-                    if self._pending is pending:
-                        self._pending = None
-                raise TableError(TableAnswerNotStored()) from None
+        if asked is None or output is None:
+            return pending, None, None
+        return pending, KeptAnswer(asked.at, asked.question, text), output
+
+    def _store_answer(self, pending: _Pending, kept: KeptAnswer, output: StoreOutput) -> None:
+        """Store the pending answer and hand it to the session (this thread waits for the disk)."""
+        try:
+            output.store.put_secret(output.table_id, PENDING_ANSWER, kept.to_bytes(), holder=output.holder)
+        except Exception as exc:  # the disk or the database: the question stays, the player may resend
+            self._not_stored(pending, exc)
+            raise TableError(_not_stored_reason(exc)) from None
+        self._stored(pending)
+
+    def _not_stored(self, pending: _Pending, error: BaseException) -> None:
+        """The answer could not be stored: it is not pending any more (P1 may send it again,
+        or, when another process took the table over, send it there)."""
+        if not isinstance(error, LeaseLost):  # a lost lease is no fault of this process
+            traceback.print_exception(error, file=sys.stderr)
+        with self._cond:
+            if self._pending is pending:
+                self._pending = None
+
+    def _stored(self, pending: _Pending) -> None:
+        """The answer is stored: the session takes it (any thread may call this)."""
         pending.stamp("store")
         with self._cond:
             if self._pending is pending:  # else the table ended meanwhile: a resumed one takes it
-                self._answer = text
+                self._answer = pending.text
                 self.question = None
                 self.turns.hurry(self.turn)  # the table goes before every busy one
                 self._changed()
-        return pending
 
     def view(self, after: int = 0) -> dict[str, Any]:
         """What the seat sees: its screen lines from ``after`` on, its panel, the question,
