@@ -29,7 +29,6 @@ from gm_engine.tools.werewolf import (
     seat_label,
 )
 from gm_engine.werewolf import (
-    ClaimResult,
     MadmanClaims,
     Role,
     WerewolfOptions,
@@ -147,7 +146,7 @@ def public_info(pub: PublicView) -> str:
     ]
     # a row with nothing in it is left out: rows of なし cost every prompt of day 1
     lines = [f"{label}: {text}" for label, text in rows if text]
-    return "\n".join(["【公開情報】", *(lines or ["まだありません"])])
+    return "\n".join(["【公開情報】", *lines]) if lines else "【公開情報】なし"
 
 
 def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
@@ -243,6 +242,10 @@ def _votes_by_target(tally: VoteTally) -> str:
 #: then changes once a block, not once a line, so a server's prefix cache keeps serving it.
 FOLD_BLOCK = 3
 
+#: What opens the line of today's folded blocks, and what stands between two blocks on it.
+FOLD_MARK = "（要約）"
+BLOCK_SEPARATOR = "。"
+
 #: The past days given in full (claims, requests, every vote); the days before them are one
 #: short line each (:func:`day_summary` with ``brief``).
 RECENT_DAYS = 2
@@ -250,13 +253,16 @@ RECENT_DAYS = 2
 
 def today_lines(entries: Sequence[PublicEntry], pub: PublicView) -> list[str]:
     """Today's record as prompt lines: the newest block or two in full, the older whole blocks
-    each summarised from their facts (claims, requests, results, who declined, who spoke)."""
+    summarised from their facts (claims, requests, results, who declined, who spoke) on one
+    line, a block after another (a new fold adds to its end, so the text before stays as the
+    earlier prompts had it)."""
     kept = [(entry, line) for entry in entries if (line := today_line(entry, pub)) is not None]
     folded = max(0, (len(kept) - FOLD_BLOCK) // FOLD_BLOCK) * FOLD_BLOCK
-    lines: list[str] = []
-    for start in range(0, folded, FOLD_BLOCK):
-        block = [entry for entry, _ in kept[start : start + FOLD_BLOCK]]
-        lines.append(f"（要約）{_fold(block, pub)}")
+    blocks = [
+        _fold([entry for entry, _ in kept[start : start + FOLD_BLOCK]], pub)
+        for start in range(0, folded, FOLD_BLOCK)
+    ]
+    lines = [f"{FOLD_MARK}{BLOCK_SEPARATOR.join(blocks)}"] if blocks else []
     lines.extend(line for _, line in kept[folded:])
     return lines
 
@@ -363,7 +369,6 @@ def persona_system_prompt(
         roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
         rules={
             "madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF,
-            "claim_states_result": rules.claim_result is ClaimResult.ALWAYS,
         },
     )
 
