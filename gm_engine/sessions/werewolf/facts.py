@@ -321,26 +321,6 @@ def table_vars(pub: PublicView, *, facts_only: bool = False) -> dict[str, Any]:
     }
 
 
-def persona_vars(persona: Persona, *, werewolf: bool, samples: bool = True) -> dict[str, Any]:
-    """The persona part of a prompt; the werewolf manner only when its role is 人狼, the sample
-    lines only where the persona speaks at length (``samples``: a speech turn; a vote's reason
-    is one sentence in the manner's voice, a night choice says nothing)."""
-    voice = persona.voice
-    filler = {"target": "〇〇", "role": "占い師", "color": "白"}
-    # one line gives the voice (the shortest of its kind: every line of a kind is in it): a
-    # 人狼's cover line, everyone else's suspicion; more cost every speech prompt of the game
-    # without saying more
-    lines = [min(voice.werewolf_cover if werewolf else voice.suspect, key=len)]
-    return {
-        "name": persona.name,
-        "label": persona.label,
-        "first_person": persona.first_person,
-        "manner": persona.manner,
-        "werewolf_manner": persona.werewolf_manner if werewolf else "",
-        "samples": [line.format(**filler) for line in lines] if samples else [],
-    }
-
-
 #: The rules a persona's system message carries, by the kind of turn it is for: a speech (a
 #: discussion turn or a CO要求's answer: the CO rules, the speech's form, the document's
 #: "settle on a prime suspect first"), a vote, or a night choice (the 事前占い included).
@@ -355,6 +335,33 @@ RULES_KIND_OF_TASK: dict[str, RulesKind] = {
 }
 
 
+def persona_vars(persona: Persona, *, werewolf: bool, kind: RulesKind = "talk") -> dict[str, Any]:
+    """The persona part of a prompt for turns of ``kind``. A speech (``talk``) gets the manner,
+    the werewolf manner when its role is 人狼, and one sample line; a vote, whose reason is one
+    public sentence, gets the voice only (the first person and one sample reason): the manners
+    are how a persona argues, and a vote argues nothing; a night choice says nothing and uses
+    neither."""
+    voice = persona.voice
+    filler = {"target": "〇〇", "role": "占い師", "color": "白"}
+    # one line gives the voice (the shortest of its kind: every line of a kind is in it): a
+    # 人狼's cover line, everyone else's suspicion, a vote's reason; more cost every prompt of
+    # the game without saying more
+    lines: list[str] = []
+    if kind == "talk":
+        lines = [min(voice.werewolf_cover if werewolf else voice.suspect, key=len)]
+    elif kind == "vote":
+        lines = [min(voice.vote_reason, key=len)]
+    talk = kind == "talk"
+    return {
+        "name": persona.name,
+        "label": persona.label,
+        "first_person": persona.first_person,
+        "manner": persona.manner if talk else "",
+        "werewolf_manner": persona.werewolf_manner if werewolf and talk else "",
+        "samples": [line.format(**filler) for line in lines],
+    }
+
+
 def persona_system_prompt(
     persona: Persona, view: PlayerView, rules: WerewolfOptions, kind: RulesKind = "talk"
 ) -> str:
@@ -365,7 +372,7 @@ def persona_system_prompt(
     return render_prompt(
         "persona_system.j2",
         kind=kind,
-        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF, samples=kind == "talk"),
+        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF, kind=kind),
         roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
         rules={
             "madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF,
