@@ -491,7 +491,7 @@ def test_a_day_with_six_seats_or_fewer_left_has_one_discussion_round() -> None:
     backend = FirstChoiceBackend()
     io, _, _ = auto_io(6, backend)
     run_werewolf(spec(6, role=2, narrator=False), io)
-    seen: dict[int, int] = {}
+    seen: dict[tuple[int, int], int] = {}
     for day in sorted({r.day for r in backend.requests}):
         talks = [r for r in backend.requests if r.day == day and r.phase in ("discussion", "answer")]
         if not talks:
@@ -499,6 +499,20 @@ def test_a_day_with_six_seats_or_fewer_left_has_one_discussion_round() -> None:
         living = str(talks[0].messages[1]["content"]).split("【生存者】")[1].splitlines()[0]
         count = 9 if living == "全員" else len(living.split(","))
         turns = Counter(r.actor for r in talks)
-        seen[count] = max(turns.values())
-    assert any(count <= 6 for count in seen) and any(count > 6 for count in seen), seen
-    assert all(most == (1 if count <= 6 else 2) for count, most in seen.items()), seen
+        seen[(day, count)] = max(turns.values())
+    assert any(count <= 6 for _, count in seen) and any(count > 6 for _, count in seen), seen
+    # and from day 3 on (one_round_from) every day has one round too
+    assert all(most == (1 if count <= 6 or day >= 3 else 2) for (day, count), most in seen.items()), seen
+
+
+def test_the_rounds_of_a_day_follow_from_its_number_and_living_seats() -> None:
+    """WerewolfOptions.rounds_on: one round once six seats or fewer live (one_round_at) and from
+    day 3 on (one_round_from); 0 switches either off."""
+    from gm_engine.werewolf import WerewolfOptions
+
+    rules = WerewolfOptions()
+    assert [rules.rounds_on(day, 9) for day in (1, 2, 3, 4)] == [2, 2, 1, 1]
+    assert rules.rounds_on(2, 7) == 2 and rules.rounds_on(2, 6) == 1
+    assert WerewolfOptions(one_round_from=0).rounds_on(5, 7) == 2
+    assert WerewolfOptions(one_round_from=0, one_round_at=0).rounds_on(5, 3) == 2
+    assert WerewolfOptions(discussion_rounds=3).rounds_on(2, 8) == 3

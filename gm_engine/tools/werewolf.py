@@ -22,7 +22,7 @@ tool                rules command                      offered
 ``attack``          CMD_襲撃                           a living 人狼 at night
 ``divine``          CMD_占い / CMD_事前占い             the 占い師 at night
 ``guard``           CMD_護衛                           the 狩人 at night
-``update_notes``    (MEMO: at most five lines)         with every action
+``update_notes``    (MEMO: at most five lines)         the day's last discussion round
 ==================  =================================  ===============================
 """
 

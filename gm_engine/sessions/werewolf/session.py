@@ -507,9 +507,8 @@ class WerewolfSession:
     def _rounds_today(self) -> int:
         """The discussion rounds of today (nobody leaves during the discussion, so the living
         seats now are those the day started with)."""
-        rules = self.options.rules
         living = sum(1 for s in player_view(self.game, HUMAN_SEAT).public.seats if s.alive)
-        return 1 if living <= rules.one_round_at else rules.discussion_rounds
+        return self.options.rules.rounds_on(self.game.phase.day, living)
 
     def _round(self, seat: int) -> int:
         day = self.game.phase.day
