@@ -248,7 +248,7 @@ BLOCK_SEPARATOR = "。"
 
 #: The past days given in full (claims, requests, every vote); the days before them are one
 #: short line each (:func:`day_summary` with ``brief``).
-RECENT_DAYS = 2
+RECENT_DAYS = 1
 
 
 def today_lines(entries: Sequence[PublicEntry], pub: PublicView) -> list[str]:
