@@ -111,17 +111,16 @@ class Spy(BackendDefaults):
         assert not leaks, f"{request.actor} day {request.day} {request.phase}: leaked {leaks}"
         if reader is not None and request.messages[0]["role"] == "system":
             # the werewolf-only manner and sample lines are in a persona's own system prompt only
-            # when it is one: the manner where it speaks or votes (a night choice says nothing,
-            # so its prompt has no manner), the cover line where it speaks (a vote's reason is
-            # one sentence in the manner's voice)
+            # when it is one, and only where it speaks (a vote's reason is one sentence in its
+            # voice, whose prompt has the first person and a sample reason; a night choice says
+            # nothing)
             persona = next(p for p in PERSONAS if p.seat == reader)
             system = str(request.messages[0]["content"])
             wolf = game.role_of(reader) is Role.WEREWOLF
-            night = request.phase in ("night", "pre_divination")
-            assert (persona.werewolf_manner in system) == (wolf and not night), request.actor
+            speaks = request.phase in ("discussion", "answer")
+            assert (persona.werewolf_manner in system) == (wolf and speaks), request.actor
             cover = [cover_fragment(line) for line in persona.voice.werewolf_cover]
             shown = [c for c in cover if c in system]
-            speaks = request.phase in ("discussion", "answer")
             assert bool(shown) == (wolf and speaks), (request.actor, request.phase, shown)
         if reader is not None:
             view = player_view(game, reader)

@@ -8,7 +8,7 @@ import itertools
 
 from gm_engine.llm.base import ModelRequest
 from gm_engine.sessions.werewolf import run_werewolf
-from gm_engine.sessions.werewolf.facts import FOLD_BLOCK, today_lines
+from gm_engine.sessions.werewolf.facts import BLOCK_SEPARATOR, FOLD_BLOCK, FOLD_MARK, today_lines
 from gm_engine.werewolf import Game, player_view
 from gm_engine.werewolf.log import Speech
 from tests.test_werewolf_session import FirstChoiceBackend, auto_io, spec
@@ -25,6 +25,13 @@ def played(seed: int) -> list[ModelRequest]:
 def record(request: ModelRequest) -> str:
     """The public record at the head of a turn's message (everything before 【公開情報】)."""
     return str(request.messages[1]["content"]).split("【公開情報】")[0]
+
+
+def folded(request: ModelRequest) -> str:
+    """The line of today's folded blocks in a turn's record ("" before the first fold)."""
+    lines = [line for line in record(request).splitlines(keepends=True) if line.startswith(FOLD_MARK)]
+    assert len(lines) <= 1  # every folded block is on the one line
+    return "".join(lines)
 
 
 def test_every_persona_prompt_starts_with_the_same_rules_then_its_own_persona() -> None:
@@ -53,13 +60,17 @@ def test_a_turn_prompt_starts_with_the_record_the_previous_turn_saw() -> None:
     of today's lines is folded), so consecutive turns share their prompt's head; the parts that
     change every turn (phase, the reader's own facts and notes, the task) come after it."""
     requests = [r for r in played(6) if r.phase == "discussion" and r.day == 1]
-    shared = 0
+    shared = folds = 0
     for earlier, later in itertools.pairwise(requests):
-        if record(later).count("（要約）") != record(earlier).count("（要約）"):
-            continue  # a block was folded between the two
+        if folded(later) != folded(earlier):
+            # a block was folded between the two: onto the end of the line of folded blocks,
+            # so the text before it is still the earlier prompt's
+            assert folded(later).startswith(folded(earlier).removesuffix("\n"))
+            folds += 1
+            continue
         assert record(later).startswith(record(earlier).removesuffix("（まだ発言はありません）\n"))
         shared += 1
-    assert shared >= 5
+    assert shared >= 5 and folds >= 2
     last = str(requests[-1].messages[1]["content"])
     order = ["【今日の議論】", "【公開情報】", "【自分だけの情報】"]
     assert [last.index(mark) for mark in order] == sorted(last.index(mark) for mark in order)
@@ -70,9 +81,13 @@ def test_todays_record_is_folded_block_by_block_from_its_facts() -> None:
     speeches = [Speech(day=1, speaker=2 + i % 8, text=f"発言{i}") for i in range(3 * FOLD_BLOCK - 1)]
     lines = today_lines(speeches, pub)
     # one block short of three: the first block is one summary line, the rest stay as spoken
-    assert lines[0].startswith("（要約）発言 ")
+    assert lines[0] == f"{FOLD_MARK}発言 P2,P3,P4"
     assert lines[1:] == [f"P{s.speaker}: {s.text}" for s in speeches[FOLD_BLOCK:]]
     assert today_lines(speeches[: 2 * FOLD_BLOCK - 1], pub)[0] == "P2: 発言0"
+    # a further block is folded onto the same line, after the first
+    more = today_lines([*speeches, Speech(day=1, speaker=3, text="もう一言")], pub)
+    assert more[0] == f"{FOLD_MARK}発言 P2,P3,P4{BLOCK_SEPARATOR}発言 P5,P6,P7"
+    assert more[1:] == [f"P{s.speaker}: {s.text}" for s in speeches[2 * FOLD_BLOCK :]] + ["P3: もう一言"]
 
 
 def test_the_discussion_prompt_asks_for_a_prime_suspect_first() -> None:
@@ -83,10 +98,11 @@ def test_the_discussion_prompt_asks_for_a_prime_suspect_first() -> None:
     assert discussion
     for text in discussion:
         rules = text.split("【あなた】")[0]
+        assert "公開情報と自分の情報で推理" in rules  # 「公開情報と自分の役職情報だけで独立に推理」
         assert "まず一番怪しい人を心の中で決め" in rules
-        assert "他の人の疑いと根拠を比べて" in rules and "割れてもよい" in rules
+        assert "他の人の疑いと根拠を比べて考え直す" in rules and "割れてよい" in rules
     votes = [str(r.messages[0]["content"]) for r in requests if r.phase == "vote"]
-    assert votes and all("票は割れてもよい" in text.split("【あなた】")[0] for text in votes)
+    assert votes and all("票は割れてよい" in text.split("【あなた】")[0] for text in votes)
 
 
 def test_a_vote_or_night_prompt_has_the_days_facts_not_its_talk() -> None:

@@ -250,8 +250,8 @@ def test_notes_are_capped_and_fed_back() -> None:
             if not request.tools:
                 return ModelResponse(content="…")
             calls = first_choice_calls([t.model_dump() for t in request.tools])
-            if request.actor == "P4" and any(t.name == "update_notes" for t in request.tools):
-                earlier = [r for r in self.requests[:-1] if r.actor == "P4"]
+            if request.actor == "P6" and any(t.name == "update_notes" for t in request.tools):
+                earlier = [r for r in self.requests[:-1] if r.actor == "P6"]
                 first = not any(t.name == "update_notes" for r in earlier for t in r.tools)
                 size = 6 if first else 5
                 lines = [f"メモ{request.turn}-{i}" for i in range(size)]
@@ -259,34 +259,39 @@ def test_notes_are_capped_and_fed_back() -> None:
             return response_with_calls(*calls)
 
     backend = Noter()
-    io, sink, _ = auto_io(25, backend)  # a game in which P4 gets a turn after its kept notes
-    run_werewolf(spec(25, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
+    io, sink, _ = auto_io(20, backend)  # a game in which P6 gets a turn after its kept notes
+    run_werewolf(spec(20, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
     results = [p for k, p in sink.payloads() if k == "tool_result" and p["tool"] == "update_notes"]
     refused = [p for p in results if not p["ok"]]
     assert refused and "at most 5" in refused[0]["result"]
-    p4 = [r for r in backend.requests if r.actor == "P4"]
-    offered = [r for r in p4 if any(t.name == "update_notes" for t in r.tools)]
+    p6 = [r for r in backend.requests if r.actor == "P6"]
+    offered = [r for r in p6 if any(t.name == "update_notes" for t in r.tools)]
     kept_turn = offered[1].turn  # the first notes (six lines) were refused, the second kept
-    later = [r for r in p4 if r.turn > kept_turn]
+    later = [r for r in p6 if r.turn > kept_turn]
     assert later
     user = later[0].messages[1]["content"]
     assert f"メモ{kept_turn}-4" in user and f"メモ{kept_turn}-5" not in user
 
 
 def test_notes_are_offered_where_a_persona_forms_its_view() -> None:
-    """update_notes comes with a discussion turn, not with a CO要求 answer, a vote or a night
-    choice (its schema would cost each such prompt for notes the next speech keeps)."""
+    """update_notes comes with a discussion turn of the day's last round (the day's talk heard;
+    one round once six seats or fewer live), not with an earlier turn, a CO要求 answer, a vote
+    or a night choice (its schema would cost each such prompt for notes rewritten or kept)."""
     backend = FirstChoiceBackend()
     io, _sink, _ = auto_io(21, backend)
     run_werewolf(spec(21, deal=[2, 1, 1, 2, 2, 3, 4, 5, 6]), io)
-    offered: dict[str, set[bool]] = {}
+    offered: dict[tuple[str, bool], set[bool]] = {}
     for request in backend.requests:
         if request.tools:
             notes = any(t.name == "update_notes" for t in request.tools)
-            offered.setdefault(request.phase, set()).add(notes)
-    assert offered["discussion"] == {True}
-    assert offered["vote"] == offered["night"] == offered["pre_divination"] == {False}
-    assert offered.get("answer", {False}) == {False}
+            text = str(request.messages[1]["content"])
+            last = "議論2巡目" in text or ("議論1巡目" in text and "【生存者】全員" not in text
+                                          and text.split("【生存者】")[1].split("\n")[0].count(",") < 6)
+            offered.setdefault((request.phase, last), set()).add(notes)
+    assert offered[("discussion", True)] == {True}
+    assert offered[("discussion", False)] == {False}
+    others = {notes for (phase, _), seen in offered.items() if phase != "discussion" for notes in seen}
+    assert others == {False}
 
 
 def test_concurrent_rounds_emit_in_seat_order_whatever_the_latency() -> None:
@@ -486,7 +491,7 @@ def test_a_day_with_six_seats_or_fewer_left_has_one_discussion_round() -> None:
     backend = FirstChoiceBackend()
     io, _, _ = auto_io(6, backend)
     run_werewolf(spec(6, role=2, narrator=False), io)
-    seen: dict[int, int] = {}
+    seen: dict[tuple[int, int], int] = {}
     for day in sorted({r.day for r in backend.requests}):
         talks = [r for r in backend.requests if r.day == day and r.phase in ("discussion", "answer")]
         if not talks:
@@ -494,6 +499,20 @@ def test_a_day_with_six_seats_or_fewer_left_has_one_discussion_round() -> None:
         living = str(talks[0].messages[1]["content"]).split("【生存者】")[1].splitlines()[0]
         count = 9 if living == "全員" else len(living.split(","))
         turns = Counter(r.actor for r in talks)
-        seen[count] = max(turns.values())
-    assert any(count <= 6 for count in seen) and any(count > 6 for count in seen), seen
-    assert all(most == (1 if count <= 6 else 2) for count, most in seen.items()), seen
+        seen[(day, count)] = max(turns.values())
+    assert any(count <= 6 for _, count in seen) and any(count > 6 for _, count in seen), seen
+    # and from day 3 on (one_round_from) every day has one round too
+    assert all(most == (1 if count <= 6 or day >= 3 else 2) for (day, count), most in seen.items()), seen
+
+
+def test_the_rounds_of_a_day_follow_from_its_number_and_living_seats() -> None:
+    """WerewolfOptions.rounds_on: one round once six seats or fewer live (one_round_at) and from
+    day 3 on (one_round_from); 0 switches either off."""
+    from gm_engine.werewolf import WerewolfOptions
+
+    rules = WerewolfOptions()
+    assert [rules.rounds_on(day, 9) for day in (1, 2, 3, 4)] == [2, 2, 1, 1]
+    assert rules.rounds_on(2, 7) == 2 and rules.rounds_on(2, 6) == 1
+    assert WerewolfOptions(one_round_from=0).rounds_on(5, 7) == 2
+    assert WerewolfOptions(one_round_from=0, one_round_at=0).rounds_on(5, 3) == 2
+    assert WerewolfOptions(discussion_rounds=3).rounds_on(2, 8) == 3

@@ -3,6 +3,7 @@ engine actions."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -125,11 +126,12 @@ def test_a_claim_schema_requires_the_result_exactly_when_the_rules_do() -> None:
     assert "target" not in schemas[7]["properties"] and "result" not in schemas[7]["properties"]
 
 
-def test_every_claim_a_mixed_schema_allows_is_played_not_refused() -> None:
-    # A wolf may claim a role with a result (占い師) or without (狩人, 霊媒師 on day 1): the
-    # result fields are optional, so a grammar may write a result with 狩人, or half a result;
-    # what cannot stand is dropped (the role claimed alone), not refused (before: "a claim's
-    # result needs both target and result", or the rules' refusal of a 狩人 with a result)
+def test_every_claim_a_wolfs_schema_allows_is_played_not_refused() -> None:
+    # A wolf may claim 占い師 only with a result on day 1, and 狩人 or 霊媒師 only without one:
+    # the schema requires the result (before, it was optional, so a grammar could write the
+    # 占い師 alone, which the rules refuse), and a result written with a role that takes none
+    # is dropped (the role claimed alone), not refused; a model that writes no result for
+    # 狩人 or 霊媒師, as the rules have it, is taken too
     game = Game.from_deal([2, 3, 1, 1, 2, 2, 4, 5, 6])  # P3, P4 人狼
     game.apply(game.legal_actions(2)[0])
     game.advance()
@@ -143,21 +145,82 @@ def test_every_claim_a_mixed_schema_allows_is_played_not_refused() -> None:
             return ToolOutput("ok")
 
         claim = {o.name: o for o in discussion_offers(seat, legal, apply)}.get("claim")
-        parameters = claim.spec().parameters if claim is not None else {}
-        properties = parameters.get("properties", {})
-        if claim is not None and "target" in properties and "target" not in parameters.get("required", []):
-            # the roles a wolf may claim without a result (a 占い師's claim needs its result,
-            # which no normalising can make up: that pair is the schema's to say)
-            roles = sorted({a.role.label for a in legal if isinstance(a, Claim) and a.target is None})
-            target = properties["target"]["enum"][0]  # an optional field holds its enum (no null)
-            colour = properties["result"]["enum"][0]
-            for role in roles:
-                for arguments in ({"role": role}, {"role": role, "target": target},
-                                  {"role": role, "result": colour},
-                                  {"role": role, "target": target, "result": colour}):
-                    claim.handler(claim.validate(arguments))
-                    assert game.is_legal(played[-1]), (seat, arguments, played[-1])
-            assert {"狩人", "霊媒師"} <= set(roles)
+        if claim is not None and seat in (3, 4):
+            parameters = claim.spec().parameters
+            assert set(parameters["required"]) == {"role", "target", "result"}
+            assert set(parameters["properties"]["role"]["enum"]) == {"占い師", "狩人", "霊媒師"}
+            allowed = _claims_the_schema_allows(claim)
+            assert {a["role"] for a in allowed} == {"占い師", "狩人", "霊媒師"}
+            for arguments in allowed:
+                claim.handler(claim.validate(arguments))
+                assert game.is_legal(played[-1]), (seat, arguments, played[-1])
+            target = parameters["properties"]["target"]["enum"][0]
+            for role in ("狩人", "霊媒師"):
+                for alone in ({"role": role}, {"role": role, "target": target}):
+                    claim.handler(claim.validate(alone))
+                    assert game.is_legal(played[-1]), (seat, alone, played[-1])
+                    assert played[-1].target is None
             checked += 1
         game.apply(Speak(seat, "やあ"))
     assert checked == 2  # both wolves
+
+
+def _grammar_claims(tools: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """A model steered by a grammar of the offered schemas that comes out whenever it may: the
+    claim with only the fields the schema requires (a grammar's shortest call), its role 占い師
+    where it may (else its first), else what a trivial model calls."""
+    from gm_engine.sessions.werewolf_offline import first_choice_calls
+
+    claim = next((t for t in tools if t.get("name") == "claim"), None)
+    if claim is None:
+        return first_choice_calls(tools)
+    parameters = claim["parameters"]
+    properties = parameters["properties"]
+    roles = properties["role"]["enum"]
+    arguments: dict[str, Any] = {"role": "占い師" if "占い師" in roles else roles[0]}
+    for name in parameters["required"]:
+        if name != "role":
+            arguments[name] = properties[name]["enum"][0]
+    return [("claim", arguments)]
+
+
+def test_a_wolfs_claim_as_its_schema_has_it_is_played_through_the_server() -> None:
+    # through the fake server, a model that writes a claim as the offered schema has it (only
+    # its required fields) comes out as 占い師 with a result, never falls back; on the old
+    # schema the result was optional, the wolves' 占い師 claims came without one and the rules
+    # refused them until the turn fell back
+    import asyncio
+
+    from gm_engine.dice.source import SeededSource
+    from gm_engine.llm.fakeserver import FakeChatServer, tool_model
+    from gm_engine.llm.openai_backend import OpenAIBackend
+    from gm_engine.sessions.base import ListSink, SessionIO, SessionSpec
+    from gm_engine.sessions.werewolf import play_werewolf
+    from gm_engine.sessions.werewolf_offline import AutoHuman
+    from gm_engine.werewolf.agents import OfflineAgent
+
+    with FakeChatServer(responder=tool_model(calls=_grammar_claims)) as server:
+        backend = OpenAIBackend(model="fake", base_url=server.base_url, api_key="k", profile="llamacpp")
+        sink = ListSink()
+        io = SessionIO(backend=backend, human=AutoHuman(OfflineAgent(1, SeededSource("3/human"))),
+                       sink=sink, show=lambda line: None)
+        deal = (2, 1, 1, 2, 2, 3, 4, 5, 6)  # P2, P3 人狼; P6 占い師
+        spec = SessionSpec(kind="werewolf", seed=3, options={"deal": deal, "narrator": False},
+                           backend="openai", model="fake")
+
+        async def play() -> Any:
+            try:
+                return await play_werewolf(spec, io)
+            finally:
+                await backend.aclose()
+
+        asyncio.run(play())
+    payloads = sink.payloads()
+    assert [p for kind, p in payloads if kind == "fallback"] == []
+    results = [p for kind, p in payloads if kind == "tool_result"]
+    assert results and [p for p in results if not p["ok"]] == []
+    wolves = [p for p in results if p["tool"] == "claim" and p["actor"] in ("P2", "P3")]
+    assert len(wolves) == 2
+    for p in wolves:
+        arguments = p["arguments"] if isinstance(p["arguments"], dict) else json.loads(p["arguments"])
+        assert arguments["role"] == "占い師" and arguments["result"] in ("白", "黒")

@@ -22,7 +22,7 @@ tool                rules command                      offered
 ``attack``          CMD_襲撃                           a living 人狼 at night
 ``divine``          CMD_占い / CMD_事前占い             the 占い師 at night
 ``guard``           CMD_護衛                           the 狩人 at night
-``update_notes``    (MEMO: at most five lines)         with every action
+``update_notes``    (MEMO: at most five lines)         the day's last discussion round
 ==================  =================================  ===============================
 """
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from gm_engine.tools.base import ModelRetry, Offer, Tool, ToolOutput
@@ -117,7 +117,7 @@ class SpeakTool(Tool):
 
 
 class ClaimTool(Tool):
-    """役職をCOする。占い師・霊媒師は結果を添える。"""
+    """役職をCOする。"""
 
     tool_name: ClassVar[str] = "claim"
     role: str
@@ -137,6 +137,31 @@ class ClaimWithResultTool(ClaimTool):
     result: ColourLabel
 
 
+def _result_required(schema: dict[str, Any]) -> None:
+    # the result fields read as required in the schema, though the model accepts a claim
+    # without them (see ClaimNeedsResultTool); written here as _optional_field would
+    # write them, without the null and the default
+    for name in ("target", "result"):
+        field = schema["properties"][name]
+        options = [o for o in field.pop("anyOf", []) if o != {"type": "null"}]
+        field.pop("default", None)
+        if options:
+            field.update(options[0])
+    schema["required"] = ["role", "target", "result"]
+
+
+class ClaimNeedsResultTool(ClaimTool):
+    """役職をCOし、結果を添える。"""
+
+    # Offered when some role may be claimed only with a result (a 人狼's 占い師 on day 1)
+    # and another only without one (its 狩人, its 霊媒師 before any execution): the schema
+    # requires the result, so that a grammar built from it cannot write the claim the rules
+    # refuse (a 占い師 without one), and the result a role-only claim comes with is dropped
+    # (discussion_offers), not refused. The model itself still takes a claim without a
+    # result, for a model that writes the role alone, which the rules then judge.
+    model_config = ConfigDict(json_schema_extra=_result_required)
+
+
 class ClaimRoleOnlyTool(ClaimTool):
     """役職をCOする。"""
 
@@ -147,7 +172,7 @@ class ClaimRoleOnlyTool(ClaimTool):
 
 
 class RequestClaimTool(Tool):
-    """その役職の人に名乗り出を求める。"""
+    """CO要求する。"""
 
     tool_name: ClassVar[str] = "request_claim"
     role: str
@@ -204,7 +229,7 @@ class GuardTool(Tool):
 
 
 class UpdateNotesTool(Tool):
-    """メモを丸ごと書き換える（行動ではない）。"""
+    """メモを書き換える（行動ではない）。"""
 
     tool_name: ClassVar[str] = "update_notes"
     uses_action: ClassVar[bool] = False  # keeping notes never costs the turn its action
@@ -358,13 +383,18 @@ def discussion_offers(
 
 def _claim_tool(claims: Sequence[Claim]) -> type[ClaimTool]:
     """The claim tool whose schema says what the legal claims need: a result always
-    (:class:`ClaimWithResultTool`), never (:class:`ClaimRoleOnlyTool`), or either, by role
-    (:class:`ClaimTool`, its result fields optional; the engine refuses a wrong pair)."""
+    (:class:`ClaimWithResultTool`), never (:class:`ClaimRoleOnlyTool`), for some role only
+    with one (:class:`ClaimNeedsResultTool`: required, and dropped from a role claimed
+    without one), or either, every role claimable without one (:class:`ClaimTool`, its
+    result fields optional; the engine refuses a wrong pair)."""
     with_result = [c.target is not None for c in claims]
     if all(with_result):
         return ClaimWithResultTool
     if not any(with_result):
         return ClaimRoleOnlyTool
+    role_only = {c.role for c in claims if c.target is None}
+    if any(c.role not in role_only for c in claims):
+        return ClaimNeedsResultTool
     return ClaimTool
 
 

@@ -91,7 +91,8 @@ Readings where NOTES.md is silent (each a documented choice; options in :class:`
   seat (nothing on a day without execution), delivered in the morning. The 占い師 learns a
   night's divine in the morning too, even if attacked that night.
 * Discussion length: ``discussion_rounds`` turns per living seat per day (default 2), one once
-  ``one_round_at`` seats or fewer live at the day's start (default 6).
+  ``one_round_at`` seats or fewer live at the day's start (default 6) and from day
+  ``one_round_from`` on (default 3).
 * A fake 占い師's result may name any other seat, living or dead; a fake 霊媒師's only a seat
   executed on an earlier day. Each seat states a given target at most once.
 * The rules set no day limit: a table that ties every runoff while the 狩人 always saves the

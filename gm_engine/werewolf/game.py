@@ -1371,9 +1371,8 @@ class Game:
         # the living seats in seat order, starting at P(day)
         start = (day - 1) % 9 + 1
         living = [s for s in self._living if s >= start] + [s for s in self._living if s < start]
-        rounds = self.options.discussion_rounds
-        if len(living) <= self.options.one_round_at:
-            rounds = 1  # a short day (WerewolfOptions.one_round_at)
+        # a short day: one round (WerewolfOptions.one_round_at, one_round_from)
+        rounds = self.options.rounds_on(day, len(living))
         self._turns = living * rounds
         self._turn_index = 0
         self._responses = []

@@ -58,6 +58,13 @@ class WerewolfOptions(BaseModel):
     first, and the record every later prompt carries stays short (issue 12: a long game within
     120,000 prompt tokens)."""
 
+    one_round_from: int = Field(default=3, ge=0, le=100)
+    """From this day on every day has one discussion round, whatever ``discussion_rounds`` says
+    (0: never). The day is public, like the living count of ``one_round_at``; it shortens the
+    long games only (a day 3 with seven seats or more left follows nights on which the 狩人
+    saved the victim), whose later days would otherwise cost the model a second round on a
+    record grown longer each day (issue 12: a six-day game within 120,000 prompt tokens)."""
+
     answer_takes_turn: bool = True
     """On (the default): a CO要求 answer (a claim or a decline, with words) is the answering
     seat's next discussion turn of the day, which it then does not get again; the caller's own
@@ -70,6 +77,12 @@ class WerewolfOptions(BaseModel):
     attack_needs_execution: bool = True
     """NOTES.md: "There is no attack before the first execution": the werewolves attack on a
     night only once somebody has been executed. Off: they attack from the first night on."""
+
+    def rounds_on(self, day: int, living: int) -> int:
+        """The discussion rounds of ``day`` when it starts with ``living`` seats alive."""
+        if living <= self.one_round_at or (self.one_round_from and day >= self.one_round_from):
+            return 1
+        return self.discussion_rounds
 
     max_text_length: int = Field(default=2000, ge=1, le=100_000)
     """Longest speech or vote reason accepted (longer text is refused, not cut)."""

@@ -29,7 +29,6 @@ from gm_engine.tools.werewolf import (
     seat_label,
 )
 from gm_engine.werewolf import (
-    ClaimResult,
     MadmanClaims,
     Role,
     WerewolfOptions,
@@ -147,7 +146,7 @@ def public_info(pub: PublicView) -> str:
     ]
     # a row with nothing in it is left out: rows of なし cost every prompt of day 1
     lines = [f"{label}: {text}" for label, text in rows if text]
-    return "\n".join(["【公開情報】", *(lines or ["まだありません"])])
+    return "\n".join(["【公開情報】", *lines]) if lines else "【公開情報】なし"
 
 
 def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
@@ -243,20 +242,27 @@ def _votes_by_target(tally: VoteTally) -> str:
 #: then changes once a block, not once a line, so a server's prefix cache keeps serving it.
 FOLD_BLOCK = 3
 
+#: What opens the line of today's folded blocks, and what stands between two blocks on it.
+FOLD_MARK = "（要約）"
+BLOCK_SEPARATOR = "。"
+
 #: The past days given in full (claims, requests, every vote); the days before them are one
 #: short line each (:func:`day_summary` with ``brief``).
-RECENT_DAYS = 2
+RECENT_DAYS = 1
 
 
 def today_lines(entries: Sequence[PublicEntry], pub: PublicView) -> list[str]:
     """Today's record as prompt lines: the newest block or two in full, the older whole blocks
-    each summarised from their facts (claims, requests, results, who declined, who spoke)."""
+    summarised from their facts (claims, requests, results, who declined, who spoke) on one
+    line, a block after another (a new fold adds to its end, so the text before stays as the
+    earlier prompts had it)."""
     kept = [(entry, line) for entry in entries if (line := today_line(entry, pub)) is not None]
     folded = max(0, (len(kept) - FOLD_BLOCK) // FOLD_BLOCK) * FOLD_BLOCK
-    lines: list[str] = []
-    for start in range(0, folded, FOLD_BLOCK):
-        block = [entry for entry, _ in kept[start : start + FOLD_BLOCK]]
-        lines.append(f"（要約）{_fold(block, pub)}")
+    blocks = [
+        _fold([entry for entry, _ in kept[start : start + FOLD_BLOCK]], pub)
+        for start in range(0, folded, FOLD_BLOCK)
+    ]
+    lines = [f"{FOLD_MARK}{BLOCK_SEPARATOR.join(blocks)}"] if blocks else []
     lines.extend(line for _, line in kept[folded:])
     return lines
 
@@ -315,26 +321,6 @@ def table_vars(pub: PublicView, *, facts_only: bool = False) -> dict[str, Any]:
     }
 
 
-def persona_vars(persona: Persona, *, werewolf: bool, samples: bool = True) -> dict[str, Any]:
-    """The persona part of a prompt; the werewolf manner only when its role is 人狼, the sample
-    lines only where the persona speaks at length (``samples``: a speech turn; a vote's reason
-    is one sentence in the manner's voice, a night choice says nothing)."""
-    voice = persona.voice
-    filler = {"target": "〇〇", "role": "占い師", "color": "白"}
-    # one line gives the voice (the shortest of its kind: every line of a kind is in it): a
-    # 人狼's cover line, everyone else's suspicion; more cost every speech prompt of the game
-    # without saying more
-    lines = [min(voice.werewolf_cover if werewolf else voice.suspect, key=len)]
-    return {
-        "name": persona.name,
-        "label": persona.label,
-        "first_person": persona.first_person,
-        "manner": persona.manner,
-        "werewolf_manner": persona.werewolf_manner if werewolf else "",
-        "samples": [line.format(**filler) for line in lines] if samples else [],
-    }
-
-
 #: The rules a persona's system message carries, by the kind of turn it is for: a speech (a
 #: discussion turn or a CO要求's answer: the CO rules, the speech's form, the document's
 #: "settle on a prime suspect first"), a vote, or a night choice (the 事前占い included).
@@ -349,6 +335,33 @@ RULES_KIND_OF_TASK: dict[str, RulesKind] = {
 }
 
 
+def persona_vars(persona: Persona, *, werewolf: bool, kind: RulesKind = "talk") -> dict[str, Any]:
+    """The persona part of a prompt for turns of ``kind``. A speech (``talk``) gets the manner,
+    the werewolf manner when its role is 人狼, and one sample line; a vote, whose reason is one
+    public sentence, gets the voice only (the first person and one sample reason): the manners
+    are how a persona argues, and a vote argues nothing; a night choice says nothing and uses
+    neither."""
+    voice = persona.voice
+    filler = {"target": "〇〇", "role": "占い師", "color": "白"}
+    # one line gives the voice (the shortest of its kind: every line of a kind is in it): a
+    # 人狼's cover line, everyone else's suspicion, a vote's reason; more cost every prompt of
+    # the game without saying more
+    lines: list[str] = []
+    if kind == "talk":
+        lines = [min(voice.werewolf_cover if werewolf else voice.suspect, key=len)]
+    elif kind == "vote":
+        lines = [min(voice.vote_reason, key=len)]
+    talk = kind == "talk"
+    return {
+        "name": persona.name,
+        "label": persona.label,
+        "first_person": persona.first_person,
+        "manner": persona.manner if talk else "",
+        "werewolf_manner": persona.werewolf_manner if werewolf and talk else "",
+        "samples": [line.format(**filler) for line in lines],
+    }
+
+
 def persona_system_prompt(
     persona: Persona, view: PlayerView, rules: WerewolfOptions, kind: RulesKind = "talk"
 ) -> str:
@@ -359,11 +372,10 @@ def persona_system_prompt(
     return render_prompt(
         "persona_system.j2",
         kind=kind,
-        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF, samples=kind == "talk"),
+        persona=persona_vars(persona, werewolf=view.private.role is Role.WEREWOLF, kind=kind),
         roster=[{"label": seat_label(s.seat), "name": s.name} for s in pub.seats],
         rules={
             "madman_may_claim": rules.madman_claims is MadmanClaims.LIKE_WEREWOLF,
-            "claim_states_result": rules.claim_result is ClaimResult.ALWAYS,
         },
     )
 

@@ -394,11 +394,14 @@ class WerewolfSession:
         return tool.model_validate(arguments)
 
     def _notes_offers(self, turn: _Turn, task: TaskKind) -> list[Offer[Any]]:
-        """``update_notes`` in a discussion turn, where a persona forms its view, and nowhere
-        else: a CO要求 answer, a vote or a night choice comes with the notes its last speech
+        """``update_notes`` in a discussion turn of the day's last round, where a persona has
+        heard the day's talk and its notes then carry its view into the vote, the night and
+        the next day, and nowhere else: an earlier turn's notes would be rewritten before they
+        are read, a CO要求 answer, a vote or a night choice comes with the notes its last speech
         wrote (a vote's reason states its view in public), and the tool's schema would cost
-        every such prompt a hundred tokens and more."""
-        if task != "discussion":
+        every such prompt a hundred tokens and more. The round is public (the day's length
+        follows from the living seats, option ``one_round_at``)."""
+        if task != "discussion" or self._round(turn.seat) < self._rounds_today():
             return []
 
         def update(args: UpdateNotesTool) -> ToolOutput:
@@ -512,6 +515,12 @@ class WerewolfSession:
             self.game.apply(action_from_tool(seat, tool))
             self._state(f"discussion P{seat} (fallback)")
         self._show_new()
+
+    def _rounds_today(self) -> int:
+        """The discussion rounds of today (nobody leaves during the discussion, so the living
+        seats now are those the day started with)."""
+        living = sum(1 for s in player_view(self.game, HUMAN_SEAT).public.seats if s.alive)
+        return self.options.rules.rounds_on(self.game.phase.day, living)
 
     def _round(self, seat: int) -> int:
         day = self.game.phase.day
