@@ -182,7 +182,7 @@ from gm_engine.cli import run
 try:
     run(sys.argv[1:])
 except SystemExit as end:
-    print(repr(end.code), gc.get_freeze_count() > 0, file=sys.stderr)
+    print(repr(end.code), gc.get_freeze_count() > 0, gc.get_threshold(), file=sys.stderr)
 """
 
 
@@ -191,7 +191,7 @@ def test_the_program_exits_with_mains_status_leaving_its_objects_to_the_process(
     argv: list[str], status: int
 ) -> None:
     proc = subprocess.run([sys.executable, "-c", _RUN_PROBE, *argv], capture_output=True, text=True)
-    assert proc.stderr.strip().splitlines()[-1] == f"{status!r} True"
+    assert proc.stderr.strip().splitlines()[-1] == f"{status!r} True {gm_engine.cli.PROGRAM_GC_THRESHOLDS}"
 
 
 def test_the_console_script_and_python_m_run_the_program() -> None:
