@@ -1,5 +1,5 @@
 """``python -m gm_engine`` runs the ``gm`` command."""
 
-from gm_engine.cli import main
+from gm_engine.cli import run
 
-raise SystemExit(main())
+run()

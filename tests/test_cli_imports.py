@@ -173,3 +173,29 @@ def test_replaying_a_fight_builds_no_model_it_does_not_use() -> None:
     assert status == 0 and f"{path}: 一致" in printed
     assert "ShowStatus" in built  # the probe sees a model the fight did use
     assert [name for name in built if name != "ShowStatus"] == [], f"a fight's replay built {built}"
+
+
+# Runs `gm systems` as the console script does, then tells what run() left and how it ended.
+_RUN_PROBE = """
+import gc, sys
+from gm_engine.cli import run
+try:
+    run(sys.argv[1:])
+except SystemExit as end:
+    print(repr(end.code), gc.get_freeze_count() > 0, gc.get_threshold(), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(("argv", "status"), [(["systems"], 0), (["roll"], 2), (["--version"], 0)])
+def test_the_program_exits_with_mains_status_leaving_its_objects_to_the_process(
+    argv: list[str], status: int
+) -> None:
+    proc = subprocess.run([sys.executable, "-c", _RUN_PROBE, *argv], capture_output=True, text=True)
+    assert proc.stderr.strip().splitlines()[-1] == f"{status!r} True {gm_engine.cli.PROGRAM_GC_THRESHOLDS}"
+
+
+def test_the_console_script_and_python_m_run_the_program() -> None:
+    (script,) = importlib.metadata.entry_points(group="console_scripts", name="gm")
+    assert script.value == "gm_engine.cli:run"
+    main_module = Path(gm_engine.cli.__file__).parent.parent / "__main__.py"
+    assert "from gm_engine.cli import run\n\nrun()\n" in main_module.read_text(encoding="utf-8")
