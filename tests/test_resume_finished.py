@@ -56,7 +56,7 @@ def test_a_rewritten_finished_game_is_called_rewritten_not_finished(
     status, out = _gm(capsys, "resume", str(forged))
     assert status == 2
     assert "もう終わっています" not in out and _summary() not in out, out
-    assert "書き換えられた" in out or "合いません" in out, out
+    assert "書き換えられ" in out or "合いません" in out, out  # what gm replay says of it
     assert forged.read_bytes() == bytes(data)  # nothing written to it
 
 

@@ -34,15 +34,21 @@ class RoundRobin(ServeClient):
     servers: list[ServeProcess] = field(default_factory=list)
     served: list[tuple[int, str, int]] = field(default_factory=list)
     """(process index, path, status) of every request."""
-    _next: int = 0
+    _next: dict[str, int] = field(default_factory=dict)
+    """The next process, by the kind of request (its path's last part): each kind goes round
+    the processes on its own, so that answers reach every process however many views the
+    player polls between two answers (one counter for all would let an even number of polls
+    send every answer to the same process)."""
 
     def exchange(
         self, method: str, path: str, body: object | None = None, token: str | None = None
     ) -> tuple[int, bytes, dict[str, str]]:
-        """Send the request to the next live process."""
+        """Send the request to the next live process for its kind."""
+        kind = path.split("?")[0].rsplit("/", 1)[-1]
         for _ in range(len(self.servers)):
-            index = self._next % len(self.servers)
-            self._next += 1
+            turn = self._next.get(kind, 0)
+            index = turn % len(self.servers)
+            self._next[kind] = turn + 1
             server = self.servers[index]
             if server.process.poll() is None:
                 status, data, headers = server.client.exchange(method, path, body, token)
