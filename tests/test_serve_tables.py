@@ -281,9 +281,10 @@ def shared_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Tab
     if request.param == "sqlite":
         opened = SQLiteTableStore(tmp_path / "tables.sqlite3")
     else:
+        # the server first: it skips the test where psycopg or PostgreSQL is missing
+        server: PostgresServer = request.getfixturevalue("postgres_server")
         from gm_engine.serve.store_postgres import PostgresTableStore
 
-        server: PostgresServer = request.getfixturevalue("postgres_server")
         opened = PostgresTableStore(server.create_database())
     try:
         yield opened
