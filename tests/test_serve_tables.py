@@ -70,6 +70,15 @@ def simple_answer(question: dict[str, object]) -> str:
     return "次へ"
 
 
+def assert_replays(runtime: TableRuntime, table_id: str, path: Path) -> None:
+    """The table's finished transcript, downloaded from ``runtime`` to ``path``, replays."""
+    data = runtime.transcript(table_id)
+    assert data is not None
+    path.write_bytes(data)
+    report = replay_file(path)
+    assert report.ok, report.describe()
+
+
 def play(live: LiveTable, answers: int = 10_000) -> dict[str, object]:
     """Answer up to ``answers`` questions as :func:`simple_answer` does; the last view."""
     for _ in range(answers):
@@ -110,12 +119,7 @@ def test_a_werewolf_table_plays_to_its_end_and_its_transcript_replays(
         assert isinstance(lines, list) and "【ゲーム終了】" in lines
         row = store.get_table(created.table_id)
         assert row is not None and row.status == "finished"
-        data = runtime.transcript(created.table_id)
-        assert data is not None
-        path = tmp_path / "table.jsonl"
-        path.write_bytes(data)
-        report = replay_file(path)
-        assert report.ok, report.describe()
+        assert_replays(runtime, created.table_id, tmp_path / "table.jsonl")
         # the seed and key are the store's secrets, never a key file in the data directory
         assert not keys_dir().exists() or not any(keys_dir().iterdir())
     finally:
@@ -243,11 +247,7 @@ def test_another_runtime_resumes_a_table_where_it_stopped(store: TableStore, tmp
         assert (asked_now["prompt"], asked_now["buttons"]) == (asked_then["prompt"], asked_then["buttons"])
         end = play(again)
         assert end["status"] == "finished", end["message"]
-        data = second.transcript(created.table_id)
-        assert data is not None
-        path = tmp_path / "resumed.jsonl"
-        path.write_bytes(data)
-        assert replay_file(path).ok
+        assert_replays(second, created.table_id, tmp_path / "resumed.jsonl")
     finally:
         second.close()
 
@@ -442,11 +442,7 @@ def test_a_new_table_is_claimed_by_nobody_before_its_secrets_and_seat_are_stored
         view = play(live)
         assert view["status"] == "finished", view["message"]
         assert view["epoch"] == 1  # driven once
-        data = runtime.transcript(created.table_id)
-        assert data is not None
-        path = tmp_path / "created.jsonl"
-        path.write_bytes(data)
-        assert replay_file(path).ok
+        assert_replays(runtime, created.table_id, tmp_path / "created.jsonl")
     finally:
         other.close()
         runtime.close()
@@ -792,11 +788,7 @@ def test_an_answer_stored_and_not_yet_taken_is_taken_by_the_resumed_table(
         assert _inputs(store, created.table_id) == answered + 1  # taken, not asked again
         end = play(again)
         assert end["status"] == "finished", end["message"]
-        data = second.transcript(created.table_id)
-        assert data is not None
-        path = tmp_path / "resumed.jsonl"
-        path.write_bytes(data)
-        assert replay_file(path).ok
+        assert_replays(second, created.table_id, tmp_path / "resumed.jsonl")
     finally:
         taker.leave(here)  # the first session goes on, and finds its lease gone
         if second is not None:
