@@ -6114,3 +6114,9 @@ class CombatDemoHighGround(Message):
     """The reason of the demo fighter's situational bonus."""
 
     key: ClassVar[str] = "combat_demo_screen.high_ground"
+
+
+class FreeNameless(Message):
+    """The free-form adventure's name for a character the player gave none."""
+
+    key: ClassVar[str] = "adventure.free_default.name"

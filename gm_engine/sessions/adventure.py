@@ -86,6 +86,7 @@ from gm_engine.messages.texts import (
     FreeFireball,
     FreeLost,
     FreeLostSummary,
+    FreeNameless,
     FreeRests,
     FreeSetsOut,
     FreeSpotted,
@@ -555,14 +556,15 @@ _PRESETS = ("おまかせ", "未選択")
 _PRESET_WORDS = {"おまかせ": "おまかせ", "未選択": "未選択", "auto": "おまかせ", "unselected": "未選択"}
 
 
-def parse_character_answer(text: str) -> tuple[str, str, str]:
+def parse_character_answer(text: str, locale: Locale = "ja") -> tuple[str, str, str]:
     """(name, rank, preset) from the player's answer, e.g. ``"アリア 駆け出し おまかせ"``;
-    the rank defaults to 駆け出し and the preset to おまかせ."""
+    the rank defaults to 駆け出し, the preset to おまかせ and the name to a nameless
+    traveller's in ``locale``."""
     words = [w for w in re.split(r"[\s、，,。/／]+", text.strip()) if w]
     rank = next((w for w in words if w in _RANK_WORDS), Rank.NOVICE.value)
     preset = next((_PRESET_WORDS[w.lower()] for w in words if w.lower() in _PRESET_WORDS), "おまかせ")
     names = [w for w in words if w not in _RANK_WORDS and w.lower() not in _PRESET_WORDS]
-    name = names[0][:40] if names else "名無しの旅人"
+    name = names[0][:40] if names else render(FreeNameless(), locale)
     return name, rank, preset
 
 
@@ -621,7 +623,7 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     if not party:
         if not view.human_lines:
             return _say(request, say(FreeWelcome()))
-        name, rank, preset = parse_character_answer(view.human_lines[-1])
+        name, rank, preset = parse_character_answer(view.human_lines[-1], locale)
         return _say(request, "", ("create_character_preset", {"name": name, "rank": rank, "preset": preset}))
 
     wanted = spells_asked_for(view.human_lines[-1]) if view.human_lines else []
