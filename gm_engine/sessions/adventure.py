@@ -145,9 +145,10 @@ class AdventureOptions(BaseModel):
     history_turns: int = Field(default=12, ge=1, le=1000)
     locale: Locale = "ja"
     """The language of everything the engine itself tells the player: its refusals, the
-    scene's frame, the combat logs and status, the offline GM's words, the dice results. The
-    scenario's own prose and names and the rules' terms (spells, ranks, equipment) stay as
-    written; a model GM speaks as it is prompted."""
+    scene's frame, the combat logs and status, the offline GM's words, the dice results; and
+    the scenario's texts where its file gives them an English form (its ``en`` table). The
+    rules' terms (spells, ranks, equipment) stay as written; a model GM speaks as it is
+    prompted."""
     web: bool = False
     """The player is on a web page (``gm serve``), which is closed instead of ``/quit``: the
     helps say so. Recorded with the options, so a replay shows the same helps."""
