@@ -145,6 +145,8 @@ def test_bad_options_and_character_answers() -> None:
         play(OfflineBackend(), [], seed=1, system="NoSuchSystem")
     assert parse_character_answer("アリア 熟練 未選択") == ("アリア", "熟練", "未選択")
     assert parse_character_answer("  ") == ("名無しの旅人", "駆け出し", "おまかせ")
+    assert parse_character_answer("  ", "en") == ("Nameless Traveller", "駆け出し", "おまかせ")
+    assert parse_character_answer("熟練 auto", "en") == ("Nameless Traveller", "熟練", "おまかせ")
 
 
 KIND = "雑魚戦"
