@@ -224,7 +224,8 @@ def test_status_and_help_are_answered_by_the_engine_without_a_gm_turn() -> None:
 
 def test_an_empty_line_is_asked_again_and_is_not_a_gm_turn() -> None:
     plain, plain_sink, plain_shown, _ = play(OfflineBackend(), ["ロイ", "慎重に進む"], seed=3)
-    blank, blank_sink, blank_shown, _ = play(OfflineBackend(), ["", "ロイ", "  ", "\u3000", "慎重に進む"], seed=3)
+    lines = ["", "ロイ", "  ", "\u3000", "慎重に進む"]
+    blank, blank_sink, blank_shown, _ = play(OfflineBackend(), lines, seed=3)
     asked_again = "何も入力されていません。GMに行動や言葉を伝えてください（/help でコマンド）"
     assert blank_shown.count(asked_again) == 3
     assert asked_again not in plain_shown
