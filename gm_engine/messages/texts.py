@@ -2092,6 +2092,12 @@ class AdventureOutOfTurns(Message):
     key: ClassVar[str] = "adventure.out_of_turns"
 
 
+class AdventureEmptyLine(Message):
+    """An empty line at the adventure's prompt: asked again, not played as a turn."""
+
+    key: ClassVar[str] = "adventure.empty_line"
+
+
 class NarrationWithheld(Message):
     """The GM's narration of a turn was all withheld: none of it matched the engine."""
 

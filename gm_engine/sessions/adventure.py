@@ -70,6 +70,7 @@ from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import Message, render
 from gm_engine.messages.ledger import ledger_summary
 from gm_engine.messages.texts import (
+    AdventureEmptyLine,
     AdventureHelp,
     AdventureLeft,
     AdventureOutOfTurns,
@@ -293,6 +294,9 @@ class Adventure:
             command = text.strip()
             if command in QUIT_WORDS:
                 return text  # not recorded: resuming the transcript asks again from here
+            if not command:  # an accidental Enter is not a turn: with a model GM it would cost one
+                self.io.show(render(AdventureEmptyLine(), self.options.locale))
+                continue
             self._sink().emit(HumanInputEvent(prompt=self.prompt, text=text))
             spell_change = SPELL_CHANGE.match(command)
             if command == "/status":

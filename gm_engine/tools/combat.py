@@ -53,6 +53,7 @@ from gm_engine.messages.texts import (
     BattleInProgress,
     CharacterDead,
     FleeAtSetup,
+    FreeNameless,
     LogBullet,
     LogFleeFailure,
     LogFleeRoll,
@@ -95,8 +96,9 @@ class FleeOutput(BaseModel):
     fled: bool
 
 
-#: A character's name: stripped; white space only gives the adventure's nameless traveller.
-CharacterName = Annotated[str, stripped_or("名無しの旅人")]
+#: A character's name: stripped; white space only gives "" here, which the table names the
+#: adventure's nameless traveller in its own language (:class:`FreeNameless`).
+CharacterName = Annotated[str, stripped_or("")]
 
 #: What the enemies are called: stripped; white space only gives plain monsters.
 EnemyName = Annotated[str, stripped_or("魔物")]
@@ -454,13 +456,17 @@ class CombatTable:
 
     @retry_on(CombatError)
     def _create(self, args: CreateCharacter) -> ToolOutput:
-        character = create_character(args.name, args.rank, args.weapon, args.armour, args.shield, args.spells)
+        name = self._name_or_nameless(args.name)
+        character = create_character(name, args.rank, args.weapon, args.armour, args.shield, args.spells)
         return self._add(character)
+
+    def _name_or_nameless(self, name: str) -> str:
+        return name or render(FreeNameless(), self.locale)
 
     @retry_on(CombatError)
     def _create_preset(self, args: CreateCharacterPreset) -> ToolOutput:
         make = create_auto if args.preset == "おまかせ" else create_unselected
-        return self._add(make(args.name, args.rank))
+        return self._add(make(self._name_or_nameless(args.name), args.rank))
 
     def _show_status(self, args: ShowStatus) -> ToolOutput:
         sheets = "\n\n".join(master_data(c, self.locale) for c in self.current_party()) or render(
