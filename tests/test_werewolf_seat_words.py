@@ -283,3 +283,42 @@ def test_the_catalogue_has_no_words_for_a_missing_reason() -> None:
 
     assert "werewolf.no_reason" not in MESSAGES
     assert render(MESSAGES["werewolf.seat_words.here_reason"]()) == "理由を一言書くか、理由なしなら /pass"
+
+
+def test_the_web_table_reads_the_same_and_names_no_quit() -> None:
+    """A web table's seat is the same HumanSeat (``web=True``): the same answers read, and a
+    command it does not take is told the commands of a page, which has no /quit."""
+    game = villager_answering()
+    screen: list[str] = []
+    seat = HumanSeat(
+        game, Human(["/pass", "私は霊媒師ではないので出ません"]), screen.append, lambda _p, _t: None, web=True
+    )
+    seat.discussion()
+    assert game.public_log[-1] == Declined(1, 1, "私は霊媒師ではないので出ません")
+    assert screen == ["「/pass」はこの質問では使えません。名乗り出ないなら「違います」か /decline。"]
+    voting = seer_at_day_one()
+    screen.clear()
+    seat = HumanSeat(
+        voting, Human(["/quit?", "シセン(P7)", "/pass"]), screen.append, lambda _p, _t: None, web=True
+    )
+    assert seat.choose_target("投票先", [Vote(1, t, "") for t in range(2, 10)]) == Vote(1, 7, "")
+    assert screen[0].endswith("（ほかに使えるのは /log、/votes、/help）。")
+
+
+def test_the_same_texts_in_english() -> None:
+    game = seer_at_day_one()
+    screen: list[str] = []
+    human = Human(["占い師COします", "アオトは黒でした", "no", "/pass"])
+    seat = HumanSeat(game, human, screen.append, lambda _p, _t: None, "en")
+    seat.discussion()
+    example = "(for example 「占い師です。シセンは白でした」 or /co 占い師 P7 白)."
+    assert screen[0] == "A claim as 占い師 comes with its result " + example
+    assert human.prompts[2].startswith("Taken as a result (アオト(P4) 黒) it is not possible: Only a player")
+    assert human.prompts[2].endswith("Say it as plain talk? (yes / no; no lets you type again)")
+    screen.clear()
+    seat = HumanSeat(game, Human(["/pass", "P4", "/pass"]), screen.append, lambda _p, _t: None, "en")
+    assert seat.choose_target("seat to vote for", [Vote(1, t, "") for t in range(2, 10)]) == Vote(1, 4, "")
+    assert screen == [
+        "/pass cannot be used at this question. Choose a seat by its P-number, number, name or reading"
+        " (you may also use /log, /votes, /help, /quit)."
+    ]
