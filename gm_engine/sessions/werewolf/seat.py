@@ -14,7 +14,10 @@ confirmation of an unsure reading):
   seat number, P-number, 「P7 シセン」), and a miss lists the accepted forms;
 * a discussion line in words is read by :func:`~gm_engine.werewolf.phrases.read_line`; a sure
   reading is the action, an unsure one that the rules would allow is named back to the player
-  in one line (はい / いいえ) before it becomes one, else it is said as speech;
+  in one line (はい / いいえ) before it becomes one; one they refuse, or a line that reads as two
+  actions, is said as speech only after P1 was told why and said yes;
+* each question names what it takes: a slash command it does not take, a CO要求 answer that
+  answers nothing, a claim without its result are each told the accepted forms;
 * every message comes from the catalogue (:mod:`gm_engine.messages`) in the table's locale;
   a refusal says which rule, never the engine's own English.
 
