@@ -326,7 +326,10 @@ def test_a_missed_target_lists_the_choices_and_the_forms() -> None:
     )
     conflict = read_target("P7 アオト", choices=[4, 7])
     assert isinstance(conflict, TargetMiss)
-    assert target_hint(conflict).startswith("「P7 アオト」はP番号と名前が別の参加者を指しています。")
+    assert target_hint(conflict).startswith(
+        "「P7 アオト」はP番号と名前が別の参加者を指しています（P7はシセン、アオトはP4）。"
+        "選べる相手: P4 アオト"
+    )
     outside = read_target("トウダ", choices=[4, 7])
     assert isinstance(outside, TargetMiss)
     hint = target_hint(outside, locale="en")

@@ -107,6 +107,15 @@ CLAIMS: list[tuple[str, Table, RoleClaim]] = [
     ("占い師CO！キウミは人間でした", PLAIN, RoleClaim(SEER, 6, W)),
     ("霊媒CO。昨日のトウダは白でした", PLAIN, RoleClaim(MEDIUM, 2, W)),
     ("占い師です、結果はイスイ黒", ANSWER_SEER, RoleClaim(SEER, 9, B)),
+    # the result after a space, as often as after a 「、」 (white space of any width)
+    ("占い師CO シセン白", PLAIN, RoleClaim(SEER, 7, W)),
+    ("占い師です シセンは白でした", PLAIN, RoleClaim(SEER, 7, W)),
+    ("霊媒です トウダ黒", PLAIN, RoleClaim(MEDIUM, 2, B)),
+    ("占い師CO　アオト白", PLAIN, RoleClaim(SEER, 4, W)),
+    ("占い師です  P4  黒", ANSWER_SEER, RoleClaim(SEER, 4, B)),
+    # a space inside one clause is no break
+    ("占い師 COします", PLAIN, RoleClaim(SEER)),
+    ("僕が 霊媒師です", PLAIN, RoleClaim(MEDIUM)),
 ]
 
 RESULTS: list[tuple[str, Table, ResultStatement]] = [
@@ -133,6 +142,16 @@ DECLINES: list[tuple[str, Table]] = [
     ("いいえ、違います", ANSWER_SEER),
     ("霊媒師じゃないよ", ANSWER_MEDIUM),
     ("ちがいまーす", ANSWER_SEER),
+    # a decline with a reason, an apology or more words around it
+    ("村人なので出ません", ANSWER_MEDIUM),
+    ("ごめん、違うよ", ANSWER_SEER),
+    ("違います、村人です", ANSWER_MEDIUM),
+    ("違います 村人です", ANSWER_MEDIUM),
+    ("対象外です", ANSWER_SEER),
+    ("COなし", ANSWER_MEDIUM),
+    ("私は霊媒師ではないので出ません", ANSWER_MEDIUM),
+    ("すみません、占い師じゃないです", ANSWER_SEER),
+    ("違う、占い師じゃない", ANSWER_SEER),
 ]
 
 PASSES = ["パス", "パスで", "今回はパスします", "特になし", "特に言うことはないです", "ｽｷｯﾌﾟ"]
@@ -154,6 +173,16 @@ TARGETS: list[tuple[str, int]] = [
     ("  P4  ", 4),
     ("とうだ", 2),
     ("ｐ９", 9),
+    # a seat as the engine writes it: the name with its P-number
+    ("アオト(P4)", 4),
+    ("シセン(P7)", 7),
+    ("シセン（P7）", 7),
+    ("シセン（Ｐ７）", 7),
+    ("シセンP7", 7),
+    ("シセン P7", 7),
+    ("シセンさん(P7)", 7),
+    ("P7(シセン)", 7),
+    ("7番の人", 7),
 ]
 
 #: Talk that mentions roles, results or CO without asking, claiming or stating anything.
@@ -273,6 +302,23 @@ def test_unsure_readings(text: str, table: Table, meaning: Meaning) -> None:
     assert read_line(text, table) == Reading(meaning, sure=False)
 
 
+@pytest.mark.parametrize("text", [t.replace("、", " ") for t in SPEECH if "、" in t])
+def test_mentions_with_spaces_for_commas_are_speech(text: str) -> None:
+    for table in (PLAIN, AS_SEER):
+        assert read_line(text, table) == Reading(Speech()), table
+
+
+def test_a_conflicting_name_and_p_number_say_which_seat_each_is() -> None:
+    assert read_target("シセン(P4)") == TargetMiss("シセン(P4)", "conflict", tuple(range(1, 10)), 4, 7)
+
+
+@pytest.mark.parametrize(
+    ("text", "table"), [("違います、占い師です", ANSWER_SEER), ("違います。霊媒師です", ANSWER_MEDIUM)]
+)
+def test_a_no_followed_by_a_role_is_unsure(text: str, table: Table) -> None:
+    assert read_line(text, table).sure is False
+
+
 @pytest.mark.parametrize("text", ["占い師COします、霊媒師COします", "占い師は名乗り出ろ、霊媒師も名乗り出ろ"])
 def test_two_roles_in_one_line_are_unsure_speech(text: str) -> None:
     assert read_line(text) == Reading(Speech(), sure=False)
@@ -293,7 +339,8 @@ def test_the_table_names_are_used_for_results() -> None:
 @pytest.mark.parametrize(
     ("text", "reason"),
     [("", "empty"), ("   ", "empty"), ("P10", "unknown"), ("0", "unknown"), ("ジョン", "unknown"),
-     ("P7 アオト", "conflict"), ("10番", "unknown"), ("/help", "unknown")],
+     ("P7 アオト", "conflict"), ("10番", "unknown"), ("/help", "unknown"), ("シセン(P4)", "conflict"),
+     ("シセンP4", "conflict"), ("P7（アオト）", "conflict"), ("ジョン(P7)", "unknown")],
 )
 def test_target_misses(text: str, reason: str) -> None:
     miss = read_target(text)

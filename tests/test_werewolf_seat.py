@@ -36,7 +36,7 @@ def test_a_vote_by_reading_after_help_votes_and_empty_lines_with_no_reason() -> 
     lines = ["", "/help", "/votes", "/log", "シセンは怪しいかも", "しせんさん", "", "/help", "/pass"]
     seat, screen, recorded = _seat(lines)
     legal = [Vote(1, target, "") for target in range(2, 10)]
-    assert seat.choose_target("投票先", legal) == Vote(1, 7, "（理由なし）")
+    assert seat.choose_target("投票先", legal) == Vote(1, 7, "")
     shown = "\n".join(screen)
     assert shown.startswith("何も入力されていません。選べる相手: P2 トウダ")  # the empty line: the forms
     help_text = render(ChoiceHelp(TERMINAL_COMMANDS))
@@ -56,7 +56,7 @@ def test_a_vote_by_reading_after_help_votes_and_empty_lines_with_no_reason() -> 
 def test_on_a_web_page_every_help_says_how_to_stop_there_instead_of_quit() -> None:
     seat, screen, _ = _seat(["/help", "P7", "/help", "/pass"], web=True)
     legal = [Vote(1, target, "") for target in range(2, 10)]
-    assert seat.choose_target("投票先", legal) == Vote(1, 7, "（理由なし）")
+    assert seat.choose_target("投票先", legal) == Vote(1, 7, "")
     leave = "中断するときはページを閉じてください。卓はこの質問で待っていて、同じリンクで続きから遊べます。"
     helps = [line for line in screen if "/help   このヘルプ" in line]
     assert len(helps) == 2, screen  # the vote's and the reason's
@@ -82,7 +82,8 @@ def test_a_seat_that_is_not_a_choice_gets_the_hint_with_every_form() -> None:
     assert seat.choose_target("事前占いの相手", legal) == Divine(1, 2)
     assert screen[0].startswith("プレイヤーは今は選べません。選べる相手: P2 トウダ")
     assert "P2・2・トウダ・とうだ のどの書き方でも選べます" in screen[0]
-    assert screen[1].startswith("「P7 アオト」はP番号と名前が別の参加者を指しています。")
+    conflict = "「P7 アオト」はP番号と名前が別の参加者を指しています（P7はシセン、アオトはP4）。"
+    assert screen[1].startswith(conflict)
 
 
 def test_the_role_by_name_or_number_and_help_at_the_role_question() -> None:
@@ -181,7 +182,9 @@ class ClumsyHuman(HumanDefaults):
             return self.pending.pop(0)
         self.last_prompt = ""
         if "はい / いいえ" in prompt:
-            return "いいえ"
+            # no to a reading (said as speech); yes to saying a refused one as speech (no
+            # would ask the turn again, and the mistakes with it, for ever)
+            return "はい" if "入力し直せます" in prompt else "いいえ"
         if "への答え" in prompt:
             offered = prompt[prompt.rfind("（") + 1 : prompt.rfind("）")].split("、")
             return "/decline" if "/decline" in offered else offered[0]

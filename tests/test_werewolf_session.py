@@ -216,7 +216,11 @@ def test_human_commands_errors_and_quit() -> None:
     assert outcome.summary.startswith("中断") and not outcome.finished
     asked = [p["text"] for k, p in sink.payloads() if k == "human_input"]
     assert asked == lines[:-1]  # /quit is not recorded: resuming asks that question again
-    assert "「/co 人狼」に当たる参加者がいません。" in "\n".join(screen)  # the hint names the typing
+    # a command at the 事前占い's choice: named, with what the question takes
+    assert screen[3].startswith("「/co」はこの質問では使えません。相手を P番号・番号・名前・よみ のどれかで")
+    # the real seer's claim without its result: asked for it by the example of its own
+    example = "（例: 「占い師です。トウダは黒でした」または /co 占い師 P2 黒）。"
+    assert "占い師のCOには結果を添えてください" + example in screen
     assert "（CO要求：占い師）" in screen
     assert not any(line == "【ゲーム終了】" for line in screen)
     assert not any("最終役職一覧" in line for line in screen)

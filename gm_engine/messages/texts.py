@@ -393,12 +393,6 @@ class VoteReasonPrompt(Message):
     key: ClassVar[str] = "werewolf.vote_reason_prompt"
 
 
-class NoReason(Message):
-    """A vote given without a reason."""
-
-    key: ClassVar[str] = "werewolf.no_reason"
-
-
 class DiscussionHelp(Message):
     """/help at the discussion: plain words and every command (``commands``: the lines of
     the commands every question takes, see ``help_commands``)."""
@@ -6126,3 +6120,145 @@ class FreeNameless(Message):
     """The free-form adventure's name for a character the player gave none."""
 
     key: ClassVar[str] = "adventure.free_default.name"
+
+# ---------------------------------------------------------------- werewolf: the seat's words
+# What P1's seat says when a line it read cannot go through as typed (issue 11): a claim
+# without its result, an answer to a CO要求 that is none, a command the question does not
+# take, an unsure reading the rules refuse, the answer that is the day's last say.
+
+
+class TargetConflictSeats(Message):
+    """A P-number and a name of different seats (「シセン(P4)」): which seat each one is."""
+
+    key: ClassVar[str] = "werewolf.seat_words.target_conflict"
+    text: str
+    p_number: str
+    p_name: str
+    name: str
+    name_p: str
+
+
+class ClaimWithoutResult(Message):
+    """A claim that must carry its result typed without one, with an example of the form."""
+
+    key: ClassVar[str] = "werewolf.seat_words.claim_without_result"
+    role: str
+    words: str
+    command: str
+
+
+class AnswerNotRead(Message):
+    """A line at a CO要求's answer that answers nothing (``forms``: the answers it may give)."""
+
+    key: ClassVar[str] = "werewolf.seat_words.answer_not_read"
+    forms: str
+
+
+class CommandNotHere(Message):
+    """A slash command the question does not take (``here``: what the question takes)."""
+
+    key: ClassVar[str] = "werewolf.seat_words.command_not_here"
+    command: str
+    here: str
+
+
+class AnswerFormDecline(Message):
+    """The answer that does not come out, in words and as the command."""
+
+    key: ClassVar[str] = "werewolf.seat_words.form_decline"
+
+
+class AnswerFormClaim(Message):
+    """The answer that comes out, by the example of one legal claim."""
+
+    key: ClassVar[str] = "werewolf.seat_words.form_claim"
+    words: str
+    command: str
+
+
+class AnswerFormResult(Message):
+    """The answer of a seat re-asked for its result, by the example of one legal result."""
+
+    key: ClassVar[str] = "werewolf.seat_words.form_result"
+    words: str
+    command: str
+
+
+class HereTarget(Message):
+    """What a choice of seat takes."""
+
+    key: ClassVar[str] = "werewolf.seat_words.here_target"
+
+
+class HereRole(Message):
+    """What the role question takes."""
+
+    key: ClassVar[str] = "werewolf.seat_words.here_role"
+
+
+class HereConfirm(Message):
+    """What a confirmation takes."""
+
+    key: ClassVar[str] = "werewolf.seat_words.here_confirm"
+
+
+class HereReason(Message):
+    """What the vote's reason takes."""
+
+    key: ClassVar[str] = "werewolf.seat_words.here_reason"
+
+
+class HereCommands(Message):
+    """What every question takes besides its answer (``commands``: /log, /votes, …)."""
+
+    key: ClassVar[str] = "werewolf.seat_words.here_commands"
+    answer: str
+    commands: str
+
+
+class AnswerHelp(Message):
+    """``/help`` at a CO要求's answer: the answers it takes, the discussion commands it does
+    not take, and the commands of every question."""
+
+    key: ClassVar[str] = "werewolf.seat_words.answer_help"
+    role: str
+    answers: str
+    unavailable: str
+    commands: str
+
+
+class AnswerPromptLastSay(Message):
+    """The answer to a CO要求 that is P1's last discussion turn of the day."""
+
+    key: ClassVar[str] = "werewolf.seat_words.answer_prompt_last_say"
+    role: str
+    commands: str
+
+
+class AnswerPromptTakesTurn(Message):
+    """The answer to a CO要求 that takes P1's next discussion turn (more are left today)."""
+
+    key: ClassVar[str] = "werewolf.seat_words.answer_prompt_takes_turn"
+    role: str
+    commands: str
+
+
+class ConfirmAsSpeech(Message):
+    """An unsure reading the rules refuse: say the line as plain talk? (``reason``: why not)."""
+
+    key: ClassVar[str] = "werewolf.seat_words.confirm_as_speech"
+    reading: str
+    reason: str
+
+
+class ConfirmAmbiguous(Message):
+    """A line that reads as more than one action: say it as plain talk?"""
+
+    key: ClassVar[str] = "werewolf.seat_words.confirm_ambiguous"
+
+
+class ConfirmSpeechHelp(Message):
+    """``/help`` at :class:`ConfirmAsSpeech` or :class:`ConfirmAmbiguous`."""
+
+    key: ClassVar[str] = "werewolf.seat_words.confirm_speech_help"
+    commands: str

@@ -311,7 +311,8 @@ class Composer:
             templates = tuple(t for t in templates if t.startswith("{seat}が")) or templates
         if fact.other == self.grounds.obs.seat:  # 「僕がぶつかってきている」: nobody comes at itself
             templates = tuple(t for t in templates if not _COMING_AT.search(t)) or templates
-        if "『" in fact.text and kind == "vote":  # a reason that quotes: not quoted again
+        if kind == "vote" and ("『" in fact.text or not fact.text.strip()):
+            # a reason that quotes is not quoted again; a vote without a reason has none to quote
             templates = tuple(t for t in templates if "{reason}" not in t) or templates
         template = stable_pick(templates, *self._key("clause", kind, fact.entry, fact.seat))
         return template.format(**values)
@@ -446,7 +447,7 @@ class Composer:
             line.cite(one)
         if address.topic == "vote":
             own = grounds.vote_of(grounds.obs.seat)
-            if own is not None:
+            if own is not None and own.text.strip():  # a vote without a reason has none to give
                 line.cite(own)
                 reason = own.text.removesuffix("から")  # whole: a cut reason reads as a broken clause
                 return self.pick("answer_vote", asked.entry).format(

@@ -555,6 +555,23 @@ class Game:
         """The role of the CO要求 being answered, or ``None``."""
         return self._response_role if self._responses else None
 
+    def turns_left(self, seat: int) -> int:
+        """The discussion turns ``seat`` still has today: the current one if it is the seat's
+        (a CO要求 answer is none), and those to come (0 outside a discussion)."""
+        if self._stage != STAGE_DISCUSSION:
+            return 0
+        return self._turns[self._turn_index :].count(seat)
+
+    def answer_takes_turn(self, seat: int) -> bool:
+        """Whether ``seat``'s answer to the CO要求 being answered now takes its next discussion
+        turn of the day (the option ``answer_takes_turn``; never the caller's own answer)."""
+        return (
+            bool(self._responses)
+            and self.options.answer_takes_turn
+            and seat != self._caller()
+            and self.turns_left(seat) > 0
+        )
+
     def snapshot(self) -> PublicSnapshot:
         """What everyone at the table knows now (see :class:`PublicSnapshot`).
 

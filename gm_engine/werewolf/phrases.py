@@ -168,7 +168,9 @@ END_WORDS = ("よね", "よ", "ね", "ぞ", "わ", "さ", "っす", "ー", "〜"
 
 # ---------------------------------------------------------------- the pattern table
 
-Kind = Literal["request", "claim", "claim_answering", "result", "result_bare", "decline", "pass"]
+Kind = Literal[
+    "request", "claim", "claim_answering", "result", "result_bare", "decline", "decline_within", "pass"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +212,14 @@ _FILLER = _any("はい 実は えっと えー あの じゃあ では うん �
 _NO = "^" + _any("いいえ いや いえ うーん") + "?、?(?:{me}(?:は|も)?)?、?"  # how a decline opens
 _PAST = _any("でした だった だったよ と出ました と出た が出ました が出た 判定です 判定 確定 出ました 出た")
 _AFTER_TARGET = "{honorific}?" + _any("は、 が、 [はが、:=→]") + "?"
+#: The phrases that answer a CO要求 with no, wherever they end a clause (the rows below).
+_DECLINE_WORDS = (
+    "違います 違う ちがう ちがいます ちゃいます 違いまーす ちがいまーす",
+    "名乗り出ません 名乗り出ない 出ません 出ないです 出ないよ 出ない COしません COはしません COしない",
+    "COなし CO無し COはなし COはありません 潜伏します 該当しません 該当しない 該当なし",
+    "対象外です 対象外 当てはまりません",
+    "(?:{role})?(?:では|じゃ)" + _any("ない ありません ないです ないっす ねえ ねー"),
+)
 #: 「占い師（が）いたら…」: a condition on the role being at the table, as a request opens
 #: (the request itself must follow: 「占い師がいたら考えよう」 stays talk).
 _IF_THERE = "(?:が?" + _any("いたら いるなら 居たら 居るなら おったら おるなら いれば") + "、?)?"
@@ -377,6 +387,10 @@ PATTERNS: tuple[Pattern, ...] = (
         + "{end}",
     ),
     Pattern("decline", "^" + _any("いいえ ノー なし ないです") + "{end}"),
+    # a decline with a reason or an apology before it, or a word after it (「村人なので出ません」
+    # 「ごめん、違うよ」「違います、村人です」): while answering, a clause that ends in a decline
+    # phrase is a decline wherever it stands in the sentence
+    Pattern("decline_within", "(?<!間)" + _any(*_DECLINE_WORDS) + "{stop}"),
     # ---- passing the turn
     Pattern(
         "pass",
@@ -402,6 +416,22 @@ _SENTENCE = re.compile(r"[^。!?\n]+[。!?]*|[。!?]+")
 def fold(text: str) -> str:
     """NFKC (full-width letters and digits, half-width kana), katakana → hiragana, no white space."""
     return "".join(unicodedata.normalize("NFKC", text).translate(_FOLD).split())
+
+
+_SPACES = re.compile(r"\s+")
+_PUNCTUATION = "、。!?,"
+
+
+def _fold_spaced(text: str) -> str:
+    """:func:`fold`, but each run of white space between two words becomes a 「、」 (none
+    next to a punctuation mark, which already ends the clause)."""
+    words = [fold(word) for word in _SPACES.split(unicodedata.normalize("NFKC", text).strip())]
+    line = ""
+    for word in filter(None, words):
+        if line and line[-1] not in _PUNCTUATION and word[0] not in _PUNCTUATION:
+            line += "、"
+        line += word
+    return line
 
 
 def _alternation(words: Sequence[str]) -> str:
@@ -470,12 +500,18 @@ class _Hit:
     @property
     def group(self) -> str:
         """Rows of one group are alternative wordings of one thing: one hit per stretch of text."""
-        return {"claim_answering": "claim", "result_bare": "result"}.get(self.kind, self.kind)
+        return {"claim_answering": "claim", "result_bare": "result", "decline_within": "decline"}.get(
+            self.kind, self.kind
+        )
 
 
-def _sentences(text: str) -> list[tuple[str, bool]]:
-    """The sentences of a folded line, each without its end marks, and whether it asked."""
-    line = fold(text)
+def _sentences(text: str, *, spaces_break: bool = False) -> list[tuple[str, bool]]:
+    """The sentences of a folded line, each without its end marks, and whether it asked.
+
+    ``spaces_break``: a space between words ends a clause, as a 「、」 does (「占い師CO シセン白」
+    is 「占い師CO、シセン白」); else spaces are dropped (「占い師 COします」 is one clause).
+    """
+    line = _fold_spaced(text) if spaces_break else fold(text)
     stripped = _QUOTED.sub("", line)
     # a line that is one quotation is what the speaker says (typed in 「」); else quotes are not
     line = line[1:-1] if line and not stripped.strip("。、!?") else _QUOTED.sub("「」", line)
@@ -497,7 +533,7 @@ def _hits(body: str, asked: bool, table: Table) -> list[_Hit]:
     for row in rows:
         if asked and not row.questions:
             continue
-        if row.kind in ("decline", "claim_answering") and table.answering is None:
+        if row.kind in ("decline", "decline_within", "claim_answering") and table.answering is None:
             continue
         for found in row.regex.finditer(subject):
             groups = found.groupdict()
@@ -508,10 +544,13 @@ def _hits(body: str, asked: bool, table: Table) -> list[_Hit]:
                 continue  # 「村人です」 / 「僕は人狼です（笑）」: no CO (a decline when answering, else talk)
             target = targets[groups["target"].lower()] if groups.get("target") else None
             colour = Colour(_COLOUR_OF[groups["colour"]]) if groups.get("colour") else None
-            hit = _Hit(row.kind, row.sure, role, target, colour, found.span())
+            sure = row.sure
+            if row.kind == "decline_within" and _mentioned_roles([body[found.end() :]]):
+                sure = False  # 「違います、占い師です」: a role named after the no may be a claim
+            hit = _Hit(row.kind, sure, role, target, colour, found.span())
             if not any(h.group == hit.group and _overlap(h.span, hit.span) for h in hits):
                 hits.append(hit)
-    if any(h.kind == "decline" for h in hits):
+    if any(h.group == "decline" for h in hits):
         # 「僕は違います」 answering: the decline, not a claim of the requested role by 「僕」
         hits = [h for h in hits if h.kind != "claim_answering"]
     return sorted(hits, key=lambda h: h.span)
@@ -522,11 +561,31 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def read_line(text: str, table: Table | None = None) -> Reading:
-    """What one line of discussion means (see the module docstring)."""
+    """What one line of discussion means (see the module docstring).
+
+    A line with spaces between its words is read twice, the spaces dropped and the spaces as
+    clause breaks (players separate a claim from its result by a space as often as by a 「、」:
+    「占い師CO シセン白」); the reading that says more wins (sure over unsure, an action over
+    speech), the spaces dropped on a tie, so that 「占い師 COします」 stays one claim.
+    """
     table = table or Table()
-    sentences = _sentences(text)
+    joined = _read(_sentences(text), table)
+    if _rank(joined) == 2 or len(text.split()) < 2:
+        return joined
+    spaced = _read(_sentences(text, spaces_break=True), table)
+    return spaced if _rank(spaced) > _rank(joined) else joined
+
+
+def _read(sentences: list[tuple[str, bool]], table: Table) -> Reading:
     per_sentence = [_hits(body, asked, table) for body, asked in sentences]
     return _combine(per_sentence, _mentioned_roles(body for body, _ in sentences), table)
+
+
+def _rank(reading: Reading) -> int:
+    """How much a reading says: 2 a sure action, 1 an unsure one, 0 speech."""
+    if isinstance(reading.meaning, Speech):
+        return 0
+    return 2 if reading.sure else 1
 
 
 def _mentioned_roles(bodies: Iterable[str]) -> set[Role]:
@@ -541,14 +600,15 @@ def _combine(per_sentence: list[list[_Hit]], mentioned: set[Role], table: Table)
     A claim takes the result stated with it; a CO要求 and a claim in one line, two roles or
     two results are ambiguous (not sure). A bare result (「P4黒」) is sure only from a seat
     that claims (now or before); a result from a seat that has not claimed is not sure. A
-    decline counts only while answering a CO要求 (its rows do not match otherwise); a pass
-    only when every sentence passes.
+    decline counts only while answering a CO要求 (its rows do not match otherwise), and is
+    not sure when a role is named after its last no (「違います、占い師です」); a pass only
+    when every sentence passes.
     """
     hits = [hit for sentence in per_sentence for hit in sentence]
     claims = [h for h in hits if h.kind in ("claim", "claim_answering")]
     requests = [h for h in hits if h.kind == "request"]
     results = [h for h in hits if h.kind in ("result", "result_bare")]
-    declines = [h for h in hits if h.kind == "decline"]
+    declines = [h for h in hits if h.group == "decline"]
     claiming = bool(claims) or table.claimed in (Role.SEER, Role.MEDIUM)
     results_sure = claiming and all(h.sure for h in results)
     stated = {(h.target, h.colour) for h in results}
@@ -573,7 +633,7 @@ def _combine(per_sentence: list[list[_Hit]], mentioned: set[Role], table: Table)
         assert first.target is not None and first.colour is not None
         return Reading(ResultStatement(first.target, first.colour), sure=results_sure and len(stated) == 1)
     if declines:
-        return Reading(Declining())
+        return Reading(Declining(), sure=declines[-1].sure)  # the last no decides
     if per_sentence and all(any(h.kind == "pass" for h in s) for s in per_sentence):
         return Reading(Passing())
     return Reading(Speech())
@@ -612,18 +672,23 @@ class TargetMiss:
     """A choice that names no seat that may be chosen.
 
     ``reason``: ``empty`` (nothing typed), ``unknown`` (no seat by that name or number),
-    ``conflict`` (a P-number and a name of different seats), ``not_a_choice`` (a seat that
-    cannot be chosen now; ``seat`` is it). ``choices`` are the seats that may be chosen.
+    ``conflict`` (a P-number and a name of different seats: ``seat`` is the P-number's,
+    ``named`` the name's), ``not_a_choice`` (a seat that cannot be chosen now; ``seat`` is
+    it). ``choices`` are the seats that may be chosen.
     """
 
     text: str
     reason: Literal["empty", "unknown", "conflict", "not_a_choice"]
     choices: tuple[int, ...]
     seat: int | None = None
+    named: int | None = None
 
 
 _P_NUMBER = re.compile(r"^p([1-9])(?![0-9])(.*)$", re.IGNORECASE)
-_NUMBER = re.compile(r"^([1-9])(?:番)?$")
+_NUMBER = re.compile("^([1-9])(?:番)?" + "(?:" + "|".join(fold(w) for w in ("の人", "の方", "さん")) + ")?$")
+#: A name with its P-number after it, as the engine writes a seat: 「シセン(P7)」「シセンP7」
+#: (folded, so full-width parentheses are these too).
+_NAME_P_NUMBER = re.compile(r"^(.+?)[(\[:、,.-]?p([1-9])[)\]]?$", re.IGNORECASE)
 
 
 def read_target(
@@ -632,8 +697,10 @@ def read_target(
     """The seat ``text`` names, among ``choices`` (default: every seat).
 
     Accepted: ``P7`` / ``p7`` / ``Ｐ７`` (optionally followed by words: ``P7 仕切りたがり``, or the
-    seat's name: ``P7 シセン``), ``7`` / ``７`` / ``7番``, the name (シセン, ｼｾﾝ) or its hiragana
-    reading (しせん), each with or without an honorific (シセンさん).
+    seat's name: ``P7 シセン``, ``P7(シセン)``), ``7`` / ``７`` / ``7番`` / ``7番の人``, the name
+    (シセン, ｼｾﾝ) or its hiragana reading (しせん), each with or without an honorific
+    (シセンさん), and the name with its P-number as the engine writes a seat (``シセン(P7)``,
+    ``シセン（P7）``, ``シセンP7``). A P-number and a name of different seats is a ``conflict``.
     """
     table = dict(PERSONA_NAMES if names is None else names)
     allowed = tuple(choices) if choices is not None else tuple(range(1, 10))
@@ -643,13 +710,19 @@ def read_target(
     by_name = {fold(name): seat for seat, name in table.items()}
     seat: int | None = None
     found = _P_NUMBER.match(line)
+    named = _NAME_P_NUMBER.match(line)
     if found:
         seat = int(found.group(1))
-        rest = _strip_honorific(found.group(2).lstrip(":、,.-"))
+        rest = _strip_honorific(found.group(2).lstrip(":、,.-").removeprefix("(").removesuffix(")"))
         if rest in by_name and by_name[rest] != seat:
-            return TargetMiss(text, "conflict", allowed)
+            return TargetMiss(text, "conflict", allowed, seat, by_name[rest])
     elif _NUMBER.match(line):
         seat = int(line[0])
+    elif named and _strip_honorific(named.group(1)) in by_name:
+        seat = int(named.group(2))
+        other = by_name[_strip_honorific(named.group(1))]
+        if other != seat:
+            return TargetMiss(text, "conflict", allowed, seat, other)
     else:
         seat = by_name.get(_strip_honorific(line))
         if seat is None:

@@ -82,7 +82,14 @@ def vote_result_lines(tally: VoteTally, names: Sequence[str]) -> list[str]:
     """【投票結果】 and 【投票集計】 of one round."""
     title = "【投票結果】(決選投票)" if tally.runoff else "【投票結果】"
     lines = [title]
-    lines += [f"{names[v.voter]} → {names[v.target]}({v.reason})" for v in tally.votes]
+    # 参加者名 → 投票先(投票理由); a vote given without a reason shows none, never words
+    # the voter did not say
+    lines += [
+        f"{names[v.voter]} → {names[v.target]}({v.reason})"
+        if v.reason
+        else f"{names[v.voter]} → {names[v.target]}"
+        for v in tally.votes
+    ]
     lines.append("【投票集計】")
     lines += [f"{names[seat]}：{count}票" for seat, count in tally.counts]
     return lines

@@ -174,7 +174,10 @@ def today_line(entry: PublicEntry, pub: PublicView) -> str | None:
         return f"朝: {p(entry.victim)}が襲撃されて退席しました"
     if isinstance(entry, VoteTally):
         label = "決選投票" if entry.runoff else "投票"
-        votes = "、".join(f"{p(v.voter)}→{p(v.target)}（{v.reason}）" for v in entry.votes)
+        votes = "、".join(
+            f"{p(v.voter)}→{p(v.target)}（{v.reason}）" if v.reason else f"{p(v.voter)}→{p(v.target)}"
+            for v in entry.votes
+        )
         return f"【{label}結果】{votes}"
     if isinstance(entry, Executed):
         return f"【{p(entry.seat)}が退席しました】"

@@ -14,7 +14,10 @@ confirmation of an unsure reading):
   seat number, P-number, 「P7 シセン」), and a miss lists the accepted forms;
 * a discussion line in words is read by :func:`~gm_engine.werewolf.phrases.read_line`; a sure
   reading is the action, an unsure one that the rules would allow is named back to the player
-  in one line (はい / いいえ) before it becomes one, else it is said as speech;
+  in one line (はい / いいえ) before it becomes one; one they refuse, or a line that reads as two
+  actions, is said as speech only after P1 was told why and said yes;
+* each question names what it takes: a slash command it does not take, a CO要求 answer that
+  answers nothing, a claim without its result are each told the accepted forms;
 * every message comes from the catalogue (:mod:`gm_engine.messages`) in the table's locale;
   a refusal says which rule, never the engine's own English.
 
@@ -24,26 +27,42 @@ the same answers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from gm_engine.dice.result import Locale
 from gm_engine.messages import Message, render
 from gm_engine.messages.texts import (
+    AnswerFormClaim,
+    AnswerFormDecline,
+    AnswerFormResult,
+    AnswerHelp,
+    AnswerNotRead,
     AnswerPrompt,
+    AnswerPromptLastSay,
+    AnswerPromptTakesTurn,
     CannotDo,
     ChoiceHelp,
     ChooseRolePrompt,
+    ClaimWithoutResult,
+    CommandNotHere,
     ConfirmAgain,
+    ConfirmAmbiguous,
+    ConfirmAsSpeech,
     ConfirmHelp,
+    ConfirmSpeechHelp,
     DiscussionHelp,
     DiscussionPrompt,
     EmptyLine,
     EmptyReason,
     EmptyRole,
+    HereCommands,
+    HereConfirm,
+    HereReason,
+    HereRole,
+    HereTarget,
     ListSeparator,
     LogEmpty,
     LogTitle,
-    NoReason,
     NotARole,
     ReasonHelp,
     RoleHelp,
@@ -62,7 +81,7 @@ from gm_engine.sessions.werewolf.commands import (
     help_commands,
     parse_discussion,
 )
-from gm_engine.sessions.werewolf.wording import confirm_reading, render_refusal, target_hint
+from gm_engine.sessions.werewolf.wording import confirm_reading, reading_message, render_refusal, target_hint
 from gm_engine.tools.werewolf import seat_label
 from gm_engine.werewolf import (
     Action,
@@ -74,6 +93,7 @@ from gm_engine.werewolf import (
     Game,
     Guard,
     IllegalActionError,
+    RequestClaim,
     Role,
     Speak,
     StateResult,
@@ -81,6 +101,7 @@ from gm_engine.werewolf import (
     observe,
     player_view,
 )
+from gm_engine.werewolf.game import RULE_CO_RESULT
 from gm_engine.werewolf.log import VoteTally
 from gm_engine.werewolf.phrases import (
     ROLE_WORDS,
@@ -225,6 +246,9 @@ class HumanSeat:
             numbers = [str(int(r)) for r in Role]
             text = self.ask(prompt, RoleHelp(menu, self.commands()), EmptyRole(), numbers).strip()
             role = _role_named(text)
+            if role is None and text.startswith("/"):
+                self.say(CommandNotHere(text.split()[0], self._here(HereRole())))
+                continue
             if role is None:
                 self.say(NotARole(text))
                 continue
@@ -240,6 +264,7 @@ class HumanSeat:
     def discussion(self) -> None:
         """P1's discussion turn (or its answer to a CO要求): one action, applied."""
         answering = self.game.awaiting_claim
+        help_text: Message = DiscussionHelp(self.commands(discussion=True))
         if answering is not None:
             legal = self.game.legal_actions(HUMAN_SEAT)
             commands = [claim_command(a) for a in legal if isinstance(a, Claim)]
@@ -250,25 +275,102 @@ class HumanSeat:
                 commands.append("/decline")
             sep = self.text(ListSeparator())
             shown = sep.join(commands[:6]) + (f"{sep}…" if len(commands) > 6 else "")
-            prompt = self.text(AnswerPrompt(answering.label, shown))
+            prompt = self.text(self._answer_prompt(answering, shown))
+            help_text = self._answer_help(answering, legal)
         else:
             prompt = self.text(DiscussionPrompt())
         while True:
-            text = self.ask(prompt, DiscussionHelp(self.commands(discussion=True)), EmptyLine())
+            text = self.ask(prompt, help_text, EmptyLine())
             try:
                 action = self._discussion_action(text)
             except CommandError as exc:
                 self.say(exc.message)
                 continue
+            if action is None:
+                continue  # a reading the player took back: asked again
+            if answering is not None and isinstance(action, Speak | RequestClaim):
+                # nothing the answer takes: say what it takes (the engine would only say
+                # "answer first", and a slash command deserves its own name)
+                line = text.strip()
+                forms = self._answer_forms()
+                if line.startswith("/"):
+                    self.say(CommandNotHere(line.split()[0], forms))
+                else:
+                    self.say(AnswerNotRead(forms))
+                continue
             try:
                 self.game.apply(action)
             except IllegalActionError as exc:
-                self.say(CannotDo(render_refusal(exc, action, self.locale)))
+                self.say(self._refusal(exc, action))
                 continue
             return
 
-    def _discussion_action(self, text: str) -> Action:
-        """The action a discussion line stands for, an unsure reading confirmed first.
+    def _answer_prompt(self, answering: Role, shown: str) -> Message:
+        """The question of a CO要求's answer; it says so when the answer takes P1's next
+        discussion turn (the option ``answer_takes_turn``), the day's last one above all."""
+        if not self.game.answer_takes_turn(HUMAN_SEAT):
+            return AnswerPrompt(answering.label, shown)
+        if self.game.turns_left(HUMAN_SEAT) == 1:
+            return AnswerPromptLastSay(answering.label, shown)
+        return AnswerPromptTakesTurn(answering.label, shown)
+
+    def _answer_forms(self) -> str:
+        """The answers a CO要求's answer may give now, each in words and as a command."""
+        legal = self.game.legal_actions(HUMAN_SEAT)
+        return "".join(self.text(form) for form in self._answer_form_messages(legal))
+
+    def _answer_form_messages(self, legal: Sequence[Action]) -> list[Message]:
+        names = self._names()
+        forms: list[Message] = []
+        claims = [a for a in legal if isinstance(a, Claim)]
+        if claims:
+            claim = next((c for c in claims if c.target is not None), claims[0])
+            forms.append(AnswerFormClaim(_claim_words(claim, names), claim_command(claim)))
+        states = [a for a in legal if isinstance(a, StateResult)]
+        if states:
+            state = states[0]
+            words = f"{names[state.target]}は{state.colour.label}でした"
+            forms.append(AnswerFormResult(words, f"/result {seat_label(state.target)} {state.colour.label}"))
+        if any(isinstance(a, Decline) for a in legal):
+            forms.append(AnswerFormDecline())
+        return forms
+
+    def _answer_help(self, answering: Role, legal: Sequence[Action]) -> Message:
+        """``/help`` at a CO要求's answer: what it takes, and the discussion's commands it
+        does not take (so that the help still names every command)."""
+        forms = self._answer_form_messages(legal)
+        answers = "\n".join(f"  {self.text(form)}" for form in forms)
+        taken = {"/co": Claim, "/result": StateResult, "/decline": Decline}
+        kinds = {type(a) for a in legal}
+        unavailable = [
+            c for c in ("/co", "/result", "/request", "/decline", "/pass") if taken.get(c) not in kinds
+        ]
+        listed = self.text(ListSeparator()).join(unavailable)
+        return AnswerHelp(answering.label, answers, listed, self.commands())
+
+    def _refusal(self, error: IllegalActionError, action: Action) -> Message:
+        """What to tell P1 when the engine refused ``action``: the rule in the player's words,
+        and for a claim typed without the result it needs, the form with an example."""
+        if error.rule == RULE_CO_RESULT and isinstance(action, Claim) and action.target is None:
+            legal = self.game.legal_actions(HUMAN_SEAT)
+            example = next(
+                (a for a in legal if isinstance(a, Claim) and a.role is action.role and a.target is not None),
+                None,
+            )
+            if example is not None:
+                words = _claim_words(example, self._names())
+                return ClaimWithoutResult(action.role.label, words, claim_command(example))
+        return CannotDo(render_refusal(error, action, self.locale))
+
+    def _discussion_action(self, text: str) -> Action | None:
+        """The action a discussion line stands for, an unsure reading confirmed first; None
+        when the player takes the line back (to type it again).
+
+        An unsure reading the rules allow is named back (はい: that action, いいえ: speech).
+        One they refuse, or a line that reads as two actions, never becomes speech unasked:
+        the player is told why and asked whether to say it as plain talk (はい) or type it
+        again (いいえ); while a CO要求 is being answered, where speech is no answer, the
+        refusal is shown and the question asked again.
 
         Raises:
             CommandError: a command with a wrong form.
@@ -280,26 +382,46 @@ class HumanSeat:
         if line.startswith("/") or not isinstance(action, Speak):
             return action
         reading = read_line(line, table)
-        if reading.sure or isinstance(reading.meaning, Speech):
+        answering = self.game.awaiting_claim is not None
+        if isinstance(reading.meaning, Speech):
+            if reading.sure or answering:
+                return action
+            return action if self._confirm(self.text(ConfirmAmbiguous()), ConfirmSpeechHelp) else None
+        if reading.sure:
             return action
         meant = meaning_action(reading.meaning, HUMAN_SEAT, line)
-        if self.game.refusal(meant) is not None:
-            return action  # a reading the rules would refuse is not what was meant: speech
+        refused = self.game.refusal(meant)
+        named = reading_message(reading.meaning, self._names())
+        if refused is not None and named is not None:
+            if answering:
+                self.say(self._refusal(refused, meant))
+                return None
+            why = render_refusal(refused, meant, self.locale)
+            as_speech = self.text(ConfirmAsSpeech(self.text(named), why))
+            return action if self._confirm(as_speech, ConfirmSpeechHelp) else None
         question = confirm_reading(reading.meaning, self._names(), self.locale)
         if question is None:
             return action
         return meant if self._confirm(question) else action
 
-    def _confirm(self, question: str) -> bool:
+    def _confirm(self, question: str, help_kind: type[ConfirmHelp | ConfirmSpeechHelp] = ConfirmHelp) -> bool:
         """はい or いいえ to ``question`` (asked again until it is one of them)."""
         while True:
-            typed = self.ask(question, ConfirmHelp(self.commands()), ConfirmAgain())
+            typed = self.ask(question, help_kind(self.commands()), ConfirmAgain())
             answer = fold(typed).lower().rstrip("。!.")
             if answer in YES_WORDS:
                 return True
             if answer in NO_WORDS:
                 return False
+            if typed.strip().startswith("/"):
+                self.say(CommandNotHere(typed.split()[0], self._here(HereConfirm())))
+                continue
             self.say(ConfirmAgain())
+
+    def _here(self, answer: Message) -> str:
+        """What a question takes: its answer, then the commands every question takes."""
+        commands = ["/log", "/votes", "/help"] + ([] if self.web else ["/quit"])
+        return self.text(HereCommands(self.text(answer), self.text(ListSeparator()).join(commands)))
 
     def _reader_table(self) -> Table:
         """What the phrase reader needs to know of P1's situation."""
@@ -318,18 +440,38 @@ class HumanSeat:
         while True:
             empty = target_hint(TargetMiss("", "empty", tuple(seats)), names, self.locale)
             text = self.ask(prompt, ChoiceHelp(self.commands()), empty, [seat_label(s) for s in seats])
+            if text.strip().startswith("/"):
+                self.say(CommandNotHere(text.split()[0], self._here(HereTarget())))
+                continue
             found = read_target(text, names, seats)
             if isinstance(found, TargetFound):
                 action = next(a for a in options if a.target == found.seat)
                 break
             self.show(target_hint(found, names, self.locale))
         if isinstance(action, Vote):
+            action = Vote(HUMAN_SEAT, action.target, self._vote_reason())
+        return action
+
+    def _vote_reason(self) -> str:
+        """The vote's reason as typed (cut at :data:`REASON_LIMIT`); ``/pass`` gives none,
+        recorded as an empty reason (never as words P1 did not say)."""
+        while True:
             reason = self.ask(self.text(VoteReasonPrompt()), ReasonHelp(self.commands()), EmptyReason())
             words = " ".join(reason.split())
             if words == "/pass":
-                words = ""
-            action = Vote(HUMAN_SEAT, action.target, words[:REASON_LIMIT] or self.text(NoReason()))
-        return action
+                return ""
+            if words.startswith("/"):
+                self.say(CommandNotHere(words.split()[0], self._here(HereReason())))
+                continue
+            return words[:REASON_LIMIT]
+
+
+def _claim_words(claim: Claim, names: Mapping[int, str]) -> str:
+    """``claim`` as a player writes it at the table (「占い師です。アオトは白でした」)."""
+    words = f"{claim.role.label}です"
+    if claim.target is not None and claim.colour is not None:
+        words += f"。{names[claim.target]}は{claim.colour.label}でした"
+    return words
 
 
 def _role_named(text: str) -> Role | None:

@@ -23,6 +23,7 @@ from gm_engine.messages.texts import (
     ReadAsResult,
     Reason,
     TargetConflict,
+    TargetConflictSeats,
     TargetEmpty,
     TargetForms,
     TargetHint,
@@ -144,6 +145,10 @@ def target_hint(
     why: Message
     if miss.reason == "empty":
         why = TargetEmpty()
+    elif miss.reason == "conflict" and miss.seat is not None and miss.named is not None:
+        why = TargetConflictSeats(
+            miss.text.strip(), f"P{miss.seat}", name(miss.seat), name(miss.named), f"P{miss.named}"
+        )
     elif miss.reason == "conflict":
         why = TargetConflict(miss.text.strip())
     elif miss.reason == "not_a_choice" and miss.seat is not None:
