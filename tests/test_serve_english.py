@@ -21,6 +21,7 @@ import pytest
 
 from gm_engine.messages import render
 from gm_engine.messages.texts import CombatWord, CombatWordKind
+from gm_engine.serve.finished import FinishedTables
 from gm_engine.serve.page_text import page_strings, render_page
 from gm_engine.serve.tables import TableRuntime
 from gm_engine.transcripts.replay import replay_file
@@ -272,6 +273,12 @@ def test_an_english_werewolf_table_pushes_no_japanese_but_the_records_and_terms(
     path.write_bytes(data)
     report = replay_file(path)
     assert report.ok, report.describe()
+    # any other process rebuilds the final screen from the store: in English too
+    row = store.get_table(table_id)
+    assert row is not None
+    rebuilt = FinishedTables(store).screen(row).view()
+    assert rebuilt["locale"] == "en" and rebuilt["message"] == views[-1]["message"]
+    assert japanese_prose("\n".join([*rebuilt["lines"], *view_texts(rebuilt)])) == []
 
 
 def test_an_english_tables_refusals_are_english(
