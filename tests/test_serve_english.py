@@ -10,18 +10,23 @@ a Japanese table at the same server stays Japanese.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from starlette.requests import Request
+from starlette.responses import Response
 
 from gm_engine.messages import render
 from gm_engine.messages.texts import CombatWord, CombatWordKind
 from gm_engine.serve.finished import FinishedTables
+from gm_engine.serve.forward import Forwarder
 from gm_engine.serve.page_text import page_strings, render_page
 from gm_engine.serve.tables import TableRuntime
 from gm_engine.transcripts.replay import replay_file
@@ -309,6 +314,40 @@ def test_an_english_tables_refusals_are_english(
         )
         assert bad.status_code == 400 and "locale" in bad.json()["error"], bad.text
         assert not JAPANESE.search(bad.json()["error"]), bad.text
+        seats = client.post(
+            "/api/tables",
+            json={"config": {"kind": "werewolf", "aiwolf": {"seats": [1]}}},
+            headers={"accept-language": "en"},
+        )
+        assert seats.status_code == 400 and seats.json()["error"] == (
+            "The table's settings are not valid: aiwolf.seats: choose the AIWolf agent seats among P2 to P9, "
+            "each at most once (given: [1])"
+        )
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "The server running this table cannot be reached"),
+        ("ja", "この卓を進めているサーバーに届きません"),
+    ],
+)
+def test_a_holder_out_of_reach_is_said_in_the_pages_language(language: str, expected: str) -> None:
+    with socket.socket() as closed:  # a port of 127.0.0.1 that nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    scope = {"type": "http", "method": "GET", "path": "/api/tables/x/view", "query_string": b"",
+             "headers": [(b"accept-language", language.encode())]}  # fmt: skip
+    forwarder = Forwarder()
+
+    async def ask() -> Response:
+        try:
+            return await forwarder.forward(Request(scope), f"http://127.0.0.1:{port}")
+        finally:
+            await forwarder.aclose()
+
+    answer = asyncio.run(ask())
+    assert answer.status_code == 503 and json.loads(bytes(answer.body))["error"].startswith(expected)
 
 
 def test_an_english_adventure_pushes_no_japanese_but_the_scenarios_words(

@@ -6126,3 +6126,16 @@ class PageSkillPair(Message):
     key: ClassVar[str] = "serve_page.skill_pair"
     first: str
     second: str
+
+
+class PageAgentSeats(Message):
+    """A table's AIWolf agent seats that are not P2..P9, each once (``seats``: as given)."""
+
+    key: ClassVar[str] = "serve_page.agent_seats"
+    seats: str
+
+
+class ServeHolderUnreachable(Message):
+    """The process driving a table cannot be reached from the one a request came to."""
+
+    key: ClassVar[str] = "serve_page.holder_unreachable"

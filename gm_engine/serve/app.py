@@ -71,7 +71,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gm_engine.dice.result import Locale
-from gm_engine.messages import DEFAULT_LOCALE, LOCALES, render
+from gm_engine.messages import LOCALES, render
 from gm_engine.messages import Message as MessageText
 from gm_engine.messages.texts import (
     ServeBadData,
@@ -86,7 +86,7 @@ from gm_engine.messages.texts import (
 from gm_engine.serve.aiwolf_routes import aiwolf_routes
 from gm_engine.serve.finished import FinishedTables
 from gm_engine.serve.forward import Forwarder
-from gm_engine.serve.page_text import page_strings, render_page
+from gm_engine.serve.page_text import page_strings, render_page, requester_locale
 from gm_engine.serve.store import SeatGrant
 from gm_engine.serve.tables import LiveTable, TableError, TableRuntime, holder_address, parse_config
 
@@ -155,28 +155,6 @@ def _server_timing(phases: Sequence[tuple[str, float]]) -> str:
 
 def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
-
-
-def requester_locale(request: Request) -> Locale:
-    """The language the requester reads: the one of Japanese and English its
-    ``Accept-Language`` prefers (by its q weights), Japanese when it names neither."""
-    best: tuple[float, Locale] = (0.0, DEFAULT_LOCALE)
-    for part in request.headers.get("accept-language", "").split(","):
-        tag, _, params = part.strip().partition(";")
-        language = tag.strip().lower().split("-")[0]
-        if language not in LOCALES:
-            continue
-        weight = 1.0
-        for param in params.split(";"):
-            name, _, value = param.strip().partition("=")
-            if name == "q":
-                try:
-                    weight = float(value)
-                except ValueError:
-                    weight = 0.0
-        if weight > best[0]:
-            best = (weight, "en" if language == "en" else "ja")
-    return best[1]
 
 
 def _refusal(

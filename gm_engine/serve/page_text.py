@@ -22,8 +22,10 @@ import re
 from functools import cache
 from importlib import resources
 
+from starlette.requests import HTTPConnection
+
 from gm_engine.dice.result import Locale
-from gm_engine.messages import Message, render
+from gm_engine.messages import DEFAULT_LOCALE, LOCALES, Message, render
 from gm_engine.messages.texts import (
     ListSeparator,
     PageAIWolfAddress,
@@ -43,7 +45,7 @@ from gm_engine.messages.texts import (
     YourRole,
 )
 
-__all__ = ["PAGES", "page_strings", "render_page", "word"]
+__all__ = ["PAGES", "page_strings", "render_page", "requester_locale", "word"]
 
 #: The pages :func:`render_page` fills in (their files in the package's ``static`` folder).
 PAGES = ("lobby", "table")
@@ -125,3 +127,25 @@ def render_page(page: str, locale: Locale) -> str:
         return html.escape(strings[name])
 
     return _MARK.sub(fill, source)
+
+
+def requester_locale(request: HTTPConnection) -> Locale:
+    """The language the requester reads: the one of Japanese and English its
+    ``Accept-Language`` prefers (by its q weights), Japanese when it names neither."""
+    best: tuple[float, Locale] = (0.0, DEFAULT_LOCALE)
+    for part in request.headers.get("accept-language", "").split(","):
+        tag, _, params = part.strip().partition(";")
+        language = tag.strip().lower().split("-")[0]
+        if language not in LOCALES:
+            continue
+        weight = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if weight > best[0]:
+            best = (weight, "en" if language == "en" else "ja")
+    return best[1]
