@@ -31,6 +31,7 @@ from gm_engine.serve.page_text import page_strings, render_page
 from gm_engine.serve.tables import TableRuntime
 from gm_engine.transcripts.replay import replay_file
 from tests.memory_store import MemoryStore
+from tests.serve_process import start_serve
 from tests.serve_server import running_server
 from tests.test_adventure_english_screen import RULE_TERMS, SHRINE, japanese_left, scenario_strings
 from tests.test_serve_tables import fixed_seeds
@@ -399,3 +400,31 @@ def test_a_restarted_server_resumes_an_english_table_in_english() -> None:
             assert view["locale"] == locale
             prompt = view["question"]["prompt"]
             assert bool(JAPANESE.search(without_terms(prompt))) == (locale == "ja"), prompt
+
+
+@pytest.mark.parametrize(
+    ("environment", "options", "locale"),
+    [
+        ({"GM_LOCALE": "en"}, (), "en"),
+        ({"GM_LOCALE": "en"}, ("--locale", "ja"), "ja"),
+        ({"GM_LOCALE": "ja"}, ("--locale", "en"), "en"),
+    ],
+)
+def test_gm_serve_speaks_the_locale_it_is_given(
+    tmp_path: Path, environment: dict[str, str], options: tuple[str, ...], locale: str
+) -> None:
+    """``gm serve --locale`` (else GM_LOCALE) is the lobby's language and a new table's."""
+    log = tmp_path / "serve.log"
+    database = f"sqlite:{tmp_path / 'tables.sqlite3'}"
+    served = start_serve(database, log, environment=environment, options=options)
+    try:
+        base = served.client.base
+        with httpx.Client(base_url=base, timeout=WAIT) as client:
+            assert f'<html lang="{locale}">' in client.get("/").text
+            table_id, token = open_table(client, {"kind": "adventure"})
+            view = client.get(f"/api/tables/{table_id}/view", headers=bearer(token)).json()
+            assert view["locale"] == locale and view["title"] == ("Adventure" if locale == "en" else "冒険")
+    finally:
+        served.stop()
+    opened = "open http" if locale == "en" else "を開いてください"
+    assert opened in log.read_text("utf-8"), log.read_text("utf-8")
