@@ -202,7 +202,8 @@ def test_the_pages_and_their_words_are_english_at_an_english_server(
         assert [w for w in strings_of(words) if JAPANESE.search(without_terms(w))] == []
         assert client.get("/api/strings/ja").json()["send"] == "送信"
         assert client.get("/api/strings/fr").status_code == 404
-        # a Japanese lobby is one query away, and says so
+        # a Japanese lobby is one link away, and says so
+        assert '<a class="sub" href="?lang=ja" lang="ja" hreflang="ja">日本語</a>' in client.get("/").text
         assert '<html lang="ja">' in client.get("/?lang=ja").text
 
 

@@ -50,6 +50,9 @@ __all__ = ["PAGES", "page_strings", "render_page", "requester_locale", "word"]
 #: The pages :func:`render_page` fills in (their files in the package's ``static`` folder).
 PAGES = ("lobby", "table")
 
+#: Each language by its own name (the lobby links to the other one).
+LANGUAGE_NAMES: dict[Locale, str] = {"ja": "日本語", "en": "English"}
+
 #: The command the lobby's note on model servers shows as code.
 MODEL_SERVER_OPTION = "gm serve --model-server URL"
 
@@ -105,7 +108,8 @@ def _script_json(value: object) -> str:
 @cache
 def render_page(page: str, locale: Locale) -> str:
     """The HTML of ``page`` (one of :data:`PAGES`) in ``locale``: every ``{{word}}`` mark
-    filled in, escaped; ``{{lang}}`` the locale; ``{{strings}}`` the scripts' words as JSON.
+    filled in, escaped; ``{{lang}}`` the locale; ``{{strings}}`` the scripts' words as JSON;
+    ``{{other_language}}`` a link to the page in the other language, named in it.
 
     Raises:
         KeyError: the page names a word the catalogue does not have (a test keeps this
@@ -114,7 +118,11 @@ def render_page(page: str, locale: Locale) -> str:
     source = resources.files("gm_engine.serve").joinpath("static", f"{page}.html").read_text("utf-8")
     strings = page_strings(locale)
     note = html.escape(render(PageNoModelServers("\0"), locale)).split("\0")
+    other: Locale = "ja" if locale == "en" else "en"
+    name = LANGUAGE_NAMES[other]
+    link = f'<a class="sub" href="?lang={other}" lang="{other}" hreflang="{other}">{name}</a>'
     specials = {
+        "other_language": link,
         "lang": locale,
         "strings": _script_json(strings),
         "no_model_servers": f"<code>{html.escape(MODEL_SERVER_OPTION)}</code>".join(note),
