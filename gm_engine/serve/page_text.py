@@ -59,8 +59,9 @@ MODEL_SERVER_OPTION = "gm serve --model-server URL"
 _MARK = re.compile(r"\{\{([a-z_]+)\}\}")
 
 
+@cache
 def word(which: PageWord, locale: Locale) -> str:
-    """One word of the pages in ``locale``."""
+    """One word of the pages in ``locale`` (looked up once: a table's every question shows some)."""
     return render(PageText(which), locale)
 
 

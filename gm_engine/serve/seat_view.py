@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, TypedDict
 
 from gm_engine.adventure.scenario import GameSystem
@@ -198,10 +199,17 @@ def _sheet(sheet: Sheet, system: GameSystem) -> dict[str, Any]:
     }
 
 
+@cache
+def _confirmation_frame(locale: Locale) -> tuple[str, str]:
+    """What the seat's confirmation of a reading says before and after the reading."""
+    before, _, after = render(ConfirmReading("\0"), locale).partition("\0")
+    return before, after
+
+
 def _is_confirmation(prompt: str, locale: Locale) -> bool:
     """Whether ``prompt`` is the seat's yes/no confirmation of a reading (see
     ``HumanSeat._confirm``): the catalogue's question around the reading."""
-    before, _, after = render(ConfirmReading("\0"), locale).partition("\0")
+    before, after = _confirmation_frame(locale)
     return len(prompt) > len(before) + len(after) and prompt.startswith(before) and prompt.endswith(after)
 
 
