@@ -201,7 +201,9 @@ def test_the_pages_and_their_words_are_english_at_an_english_server(
         assert words["lang"] == "en" and words["send"] == "Send"
         assert [w for w in strings_of(words) if JAPANESE.search(without_terms(w))] == []
         assert client.get("/api/strings/ja").json()["send"] == "送信"
-        assert client.get("/api/strings/fr").status_code == 404
+        unknown = client.get("/api/strings/fr", headers={"accept-language": "en"})
+        assert unknown.status_code == 404
+        assert unknown.json()["error"] == 'the pages have no words in "fr" (they have ja, en)'
         # a Japanese lobby is one link away, and says so
         assert '<a class="sub" href="?lang=ja" lang="ja" hreflang="ja">日本語</a>' in client.get("/").text
         assert '<html lang="ja">' in client.get("/?lang=ja").text

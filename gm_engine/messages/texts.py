@@ -6139,3 +6139,11 @@ class ServeHolderUnreachable(Message):
     """The process driving a table cannot be reached from the one a request came to."""
 
     key: ClassVar[str] = "serve_page.holder_unreachable"
+
+
+class ServeNoPageWords(Message):
+    """``GET /api/strings/{locale}`` of a language the pages do not speak."""
+
+    key: ClassVar[str] = "serve_page.no_page_words"
+    locale: str
+    known: str

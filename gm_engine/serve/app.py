@@ -77,6 +77,7 @@ from gm_engine.messages.texts import (
     ServeBadData,
     ServeForbidden,
     ServeKeyNotText,
+    ServeNoPageWords,
     ServeNotDrivenHere,
     ServeNotJson,
     ServeTextMissing,
@@ -222,7 +223,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
     def strings(request: Request) -> Response:
         locale = request.path_params["locale"]
         if locale not in LOCALES:
-            return _error(f"{locale}: ja, en", 404)
+            return _refusal(request, ServeNoPageWords(locale, ", ".join(LOCALES)), 404)
         return JSONResponse(page_strings("en" if locale == "en" else "ja"))
 
     finished = FinishedTables(runtime.store)
@@ -286,7 +287,6 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if live is not None:
             return live
         row = runtime.table(table_id)
-        locale = runtime.table_locale(table_id)
         if row is not None and row.status in ("running", "finished"):
             holder = runtime.holder_of(table_id)
             if holder is None and row.status == "running":  # nobody drives it (its holder died): here
@@ -299,7 +299,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
                     return address
         if row is not None and row.status == "finished":
             return finished.screen(row)  # rebuilt from the store: nobody here holds its screen
-        return _refusal(request, ServeNotDrivenHere(), 503, locale)
+        return _refusal(request, ServeNotDrivenHere(), 503, runtime.table_locale(table_id))
 
     async def find(request: Request) -> LiveTable | Response | str:
         """:func:`locate`, on the loop when the table is driven here and its seat is known."""
