@@ -43,6 +43,7 @@ from gm_engine.transcripts.sealing import (
     chunk_place,
     event_place,
     is_public,
+    keep_key,
     padded_size,
     write_place,
 )
@@ -287,6 +288,19 @@ def as_recorded(path: Path, sign: Callable[[str], str | None]) -> bytes:
     if signature is not None:
         obj["signature"] = signature
     return b"".join(line + b"\n" for line in [*lines, dumps(obj).encode()])
+
+
+def keep_key_as_while_running(path: Path) -> None:
+    """Put back the key file (with the seed) of the finished game at ``path``, as it was
+    while the game ran: a finished game's key file is deleted, and a test that cuts the file
+    to stand for a killed game needs it, as ``gm resume`` of a killed game has it."""
+    with TranscriptStream(path) as stream:
+        key = stream.key
+        assert key is not None
+        for _ in stream:
+            pass
+        assert stream.end is not None
+        keep_key(key, stream.end.seed)
 
 
 class _Memory:

@@ -145,6 +145,8 @@ def test_bad_options_and_character_answers() -> None:
         play(OfflineBackend(), [], seed=1, system="NoSuchSystem")
     assert parse_character_answer("アリア 熟練 未選択") == ("アリア", "熟練", "未選択")
     assert parse_character_answer("  ") == ("名無しの旅人", "駆け出し", "おまかせ")
+    assert parse_character_answer("  ", "en") == ("Nameless Traveller", "駆け出し", "おまかせ")
+    assert parse_character_answer("熟練 auto", "en") == ("Nameless Traveller", "熟練", "おまかせ")
 
 
 KIND = "雑魚戦"
@@ -218,6 +220,26 @@ def test_status_and_help_are_answered_by_the_engine_without_a_gm_turn() -> None:
     greetings = [text for text in said if "ようこそ" in text]
     assert len(greetings) == 1
     assert outcome.summary.startswith("ロイは")
+
+
+def test_an_empty_line_is_asked_again_and_is_not_a_gm_turn() -> None:
+    plain, plain_sink, plain_shown, _ = play(OfflineBackend(), ["ロイ", "慎重に進む"], seed=3)
+    lines = ["", "ロイ", "  ", "\u3000", "慎重に進む"]
+    blank, blank_sink, blank_shown, _ = play(OfflineBackend(), lines, seed=3)
+    asked_again = "何も入力されていません。GMに行動や言葉を伝えてください（/help でコマンド）"
+    assert blank_shown.count(asked_again) == 3
+    assert asked_again not in plain_shown
+    timing = {"model_latency_s"}
+    assert {k: v for k, v in blank.figures.items() if k not in timing} == {
+        k: v for k, v in plain.figures.items() if k not in timing
+    }
+    def untimed(shown: list[str]) -> list[str]:  # the model-call ledger line holds wall-clock times
+        return [line for line in shown if line != asked_again and "応答時間" not in line]
+
+    assert untimed(blank_shown) == untimed(plain_shown)
+    assert len(untimed(plain_shown)) == len(plain_shown) - 1
+    said = [p for k, p in blank_sink.payloads() if k == "model_response"]
+    assert said == [p for k, p in plain_sink.payloads() if k == "model_response"]
 
 
 def test_player_commands_rest_and_spell_change_are_answered_by_the_engine() -> None:

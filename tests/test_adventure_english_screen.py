@@ -1,13 +1,15 @@
 """Under GM_LOCALE=en the solo adventure speaks English on the player's terminal: played
 through a pseudo-terminal as a player types, a whole scenario (its fights included) to an
-ending, and the free-form adventure through its fight, leave no Japanese on the screen
-except the scenario's own words and the rules' own terms.
+ending, a fight whose spells are declared, channelled and warded, the free-form adventure
+through its fight, and ``gm combat demo``'s fight (再生, 【予見】, 【治癒】) leave no
+Japanese on the screen except the rules' own terms.
 
-What may stay Japanese is listed exactly, not guessed by a threshold: every string of the
-scenario's file (its titles, prose, labels, names and the words it reads), the rules' terms
-the English catalogue keeps on purpose (ranks, spells, weapons, armour, shields, the
-character-creation modes), and what the player typed (echoed by the terminal). Each line
-of the screen with those removed must hold no Japanese character.
+What may stay Japanese is listed exactly, not guessed by a threshold: a scenario's display
+texts that its file gives no English form (none in the shipped ones: their titles, prose,
+labels, names and skills have one), the rules' terms the English catalogue keeps on
+purpose (ranks, spells, weapons, armour, shields, the character-creation modes), the demo
+fight's names, and what the player typed (echoed by the terminal). Each line of the screen
+with those removed must hold no Japanese character.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from gm_engine.adventure.scenario import get_scenario, scenarios_dir
+from gm_engine.adventure.scenario import display_texts, get_scenario, scenarios_dir
+from gm_engine.cli.combat import demo_encounter, demo_party
 from gm_engine.combat.equipment import ARMOURS, WEAPONS, Shield
 from gm_engine.combat.ranks import Rank
 from gm_engine.combat.spells import Spell
@@ -61,6 +64,18 @@ def scenario_strings(scenario_id: str) -> tuple[str, ...]:
     path = scenarios_dir() / f"{scenario_id}.toml"
     assert get_scenario(scenario_id).id == scenario_id  # the file of that name is the scenario
     return tuple(_strings(tomllib.loads(path.read_text(encoding="utf-8"))))
+
+
+def untranslated(scenario_id: str) -> tuple[str, ...]:
+    """The scenario's display texts its file gives no English form (and their lines)."""
+    scenario = get_scenario(scenario_id)
+    english = scenario.en
+    return tuple(
+        line
+        for text in display_texts(scenario.model_dump(mode="json"))
+        if text and text not in english
+        for line in (text, *text.splitlines())
+    )
 
 
 def japanese_left(screen: str, allowed: tuple[str, ...]) -> list[str]:
@@ -116,7 +131,7 @@ SHRINE = [
 
 def test_a_scenario_with_its_fights_is_english_on_the_terminal() -> None:
     # the first fight also declares a target and asks for the status, as a player might
-    moves = ("attack 小鬼A", "status")
+    moves = ("attack GoblinA", "status")
     screen = play(["--scenario", "goblin_shrine", "--seed", "1"], SHRINE, limit=120, in_fights=moves)
     plain = ANSI.sub("", screen)
     # it went where it should: three fights and the seal's ending
@@ -124,9 +139,64 @@ def test_a_scenario_with_its_fights_is_english_on_the_terminal() -> None:
     assert "<BATTLE_JUDGE LOG> round 1" in plain and "[End of the battle] the PCs win" in plain
     assert "<Ending: " in plain
     assert "[Session status]" in plain and "Ways on: " in plain
-    assert "- Target: 小鬼A" in plain and "In a fight: round " in plain
-    allowed = (*scenario_strings("goblin_shrine"), *RULE_TERMS, *SHRINE, *moves)
+    assert "- Target: GoblinA" in plain and "In a fight: round " in plain
+    assert "Hazel" in plain and "Chief Garg" in plain  # the scenario's English forms
+    allowed = (*untranslated("goblin_shrine"), *RULE_TERMS, *SHRINE, *moves)
     assert japanese_left(screen, allowed) == []
+
+
+def test_every_shipped_scenario_gives_each_display_text_an_english_form() -> None:
+    for scenario_id in ("goblin_shrine", "manor_diary", "grey_pass"):
+        assert untranslated(scenario_id) == ()
+        english = get_scenario(scenario_id, "en").model_dump(mode="json")
+        assert japanese_left("\n".join(display_texts(english)), RULE_TERMS) == []
+
+
+#: goblin_shrine with spells of the player's choosing, cast in its fights: 【崩壊】 (channelled
+#: into the next round), 【蘇生】 ahead of time (a ward), 【予見】 at ROLL, 【治癒】.
+SPELLS = [
+    "Aria", "hero", "custom", "5", "3", "1", "collapse, revive, foresight, fireball, heal",
+    *SHRINE[3:],
+]  # fmt: skip
+SPELL_MOVES = (
+    "cast collapse", "cast revive on Aria", "attack", "cast foresight", "attack", "attack", "attack",
+    "cast heal on Aria",
+)  # fmt: skip
+
+
+def test_a_fight_with_spells_is_english_on_the_terminal() -> None:
+    screen = play(["--scenario", "goblin_shrine", "--seed", "1"], SPELLS, limit=140, in_fights=SPELL_MOVES)
+    plain = ANSI.sub("", screen)
+    assert "- Magic: slots (5/5) / 【崩壊】, 【蘇生】, 【予見】, 【火弾】, 【治癒】" in plain
+    for line in (
+        "- Aria casts 【崩壊】",
+        "- Aria: spell slots 5 → 4",
+        "- 【崩壊】 being channelled: it goes off in round 2",
+        "- Aria casts 【蘇生】 (on Aria)",
+        "- 【蘇生】: Aria's next life-or-death check passes automatically",
+        "- 【予見】: the last combat dice were discarded and rolled again, as many dice",
+        "- Aria casts 【治癒】 (on Aria)",
+        "+ 【崩壊】(Aria) 1d6+3",
+    ):
+        assert line in plain, line
+    assert "<Ending: " in plain
+    allowed = (*untranslated("goblin_shrine"), *RULE_TERMS, *SPELLS, *SPELL_MOVES)
+    assert japanese_left(screen, allowed) == []
+
+
+def test_the_combat_demo_is_english_on_the_terminal() -> None:
+    # the demo's regenerating goblin, its mage's 【予見】 and its healer's 【治癒】 (seed 0)
+    run = PtyRun(["combat", "demo", "--seed", "0"], env={"GM_LOCALE": "en"})
+    code, output = run.finish()
+    screen = output.decode("utf-8", "replace")
+    assert code == 0, screen[-2000:]
+    plain = ANSI.sub("", screen)
+    assert "===== The party =====" in plain and "===== The enemies =====" in plain
+    assert "(regeneration 2)" in plain and "ゴブリン regenerates 2: HP " in plain
+    assert "  > リゼ casts 【予見】" in plain and "  > ミナ casts 【治癒】 (on " in plain
+    assert '"reason":"the high ground on the cliff"' in plain
+    names = tuple(c.name for c in demo_party()) + tuple(e.name for e in demo_encounter().enemies)
+    assert japanese_left(screen, (*RULE_TERMS, *names)) == []
 
 
 @pytest.mark.parametrize(
@@ -149,7 +219,8 @@ def test_the_other_scenarios_are_english_on_the_terminal(scenario: str, seed: in
     plain = ANSI.sub("", screen)
     assert "Ways on: " in plain and "What do you do?" in plain
     # BCDice's English result text of a check keeps its ＞ separators
-    allowed = (*scenario_strings(scenario), *RULE_TERMS, *lines, "＞")
+    assert get_scenario(scenario, "en").title in plain
+    allowed = (*untranslated(scenario), *RULE_TERMS, *lines, "＞")
     assert japanese_left(screen, allowed) == []
 
 

@@ -186,7 +186,10 @@ def test_a_player_typing_only_nonsense_is_asked_back_and_nothing_is_chosen(scena
     assert set(calls) <= {"look_around"}  # the opening look; nothing chosen for the player
     assert adventure.story.state.scene == adventure.scenario.start and not adventure.story.state.flags
     asked_back = [s for s in shown if s.startswith("GM: ") and "（" in s]
-    assert len(asked_back) >= len(NONSENSE) * 3  # every nonsense line got options back
+    typed = [line for line in NONSENSE if line.strip()]
+    assert len(asked_back) >= len(typed) * 3  # every nonsense line got options back
+    empty = "何も入力されていません。GMに行動や言葉を伝えてください（/help でコマンド）"
+    assert shown.count(empty) == (len(NONSENSE) - len(typed)) * 3  # an empty line is asked again, not a turn
 
 
 def test_nonsense_during_creation_makes_no_character_and_ends_with_the_turns() -> None:

@@ -119,10 +119,13 @@ def test_the_guided_creation_and_its_help_speak_the_players_language(
         assert text in ja, text
     en = _play(capsys, monkeypatch, tmp_path, "en", "manor_diary", lines)
     for text in ("Answer the questions to make your character, by number or by name. /quit leaves.",
-                 "Choose an occupation.\n  1. 私立探偵: 足で稼ぐ調査の専門家 (目星60%",
-                 "Answer with a name or number (1 to 3) from the list.", "私立探偵, then.",
-                 "Choose 2 skills you are good at (they become 60%), separated by commas: 1.目星, 2.聞き耳",
-                 "Choose exactly 2 different skills (1 given).", "Your character is made.\nミナ (私立探偵)"):
+                 "Choose an occupation.\n  1. Private investigator: an expert of legwork and inquiries "
+                 "(Spot Hidden60%",
+                 "Answer with a name or number (1 to 3) from the list.", "Private investigator, then.",
+                 "Choose 2 skills you are good at (they become 60%), separated by commas: 1.Spot Hidden, "
+                 "2.Listen",
+                 "Choose exactly 2 different skills (1 given).",
+                 "Your character is made.\nミナ (Private investigator)"):
         assert text in en, text
     en = _play(capsys, monkeypatch, tmp_path, "en", "grey_pass", ["Bree"])
     assert "Choose a calling." in en

@@ -10,8 +10,9 @@ import pytest
 
 from gm_engine.cli import main
 from gm_engine.transcripts.replay import replay_file
+from gm_engine.transcripts.sealing import keys_dir
 from gm_engine.transcripts.signing import load_or_create_key, sign_end
-from tests.forge_chain import as_recorded
+from tests.forge_chain import as_recorded, keep_key_as_while_running
 
 
 def _printed_transcript(out: str) -> Path:
@@ -50,8 +51,10 @@ def test_resume_of_an_auto_game_goes_on_with_the_automatic_player(
 ) -> None:
     whole = tmp_path / "whole.jsonl"
     assert main(["werewolf", "play", "--auto", "--plain", "--seed", "6", "--record", str(whole)]) == 0
+    assert keys_dir().is_dir() and not list(keys_dir().iterdir())  # its end line reveals what they held
     # the file as it was while the game ran (a finished one is packed)
     lines = as_recorded(whole, partial(sign_end, load_or_create_key())).splitlines(keepends=True)
+    keep_key_as_while_running(whole)
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:40])  # killed mid-write
     capsys.readouterr()

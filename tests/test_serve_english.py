@@ -41,8 +41,8 @@ WAIT = 120.0
 STATIC = Path(__file__).resolve().parent.parent / "gm_engine" / "serve" / "static"
 
 #: Words an English page keeps in Japanese beside the game's terms: the language's own name
-#: in the language menu, AIWolf's Japanese name, and the shipped scenarios' titles.
-PAGE_TERMS = ("日本語", "人狼知能", *(s for s in ("霧森の祠", "霧笛館の日記", "灰色峠越え")))
+#: in the language menu and AIWolf's Japanese name.
+PAGE_TERMS = ("日本語", "人狼知能")
 
 
 def strings_of(value: Any) -> Iterator[str]:

@@ -129,6 +129,11 @@ def test_a_name_with_spaces_around_it_is_stripped_not_refused() -> None:
     blank = preset.validate({"name": "  ", "rank": "駆け出し", "preset": "未選択"})
     preset.handler(blank)
     assert [c.name for c in table.party] == ["勇者アリス", "名無しの旅人"]
+    english = CombatTable(SeededSource(0), locale="en")  # the nameless traveller in the table's language
+    offer = {offer.name: offer for offer in english.offers()}["create_character"]
+    choices = {"rank": "駆け出し", "weapon": "短剣", "armour": "布", "shield": "なし", "spells": []}
+    offer.handler(offer.validate({"name": "\u3000", **choices}))
+    assert [c.name for c in english.party] == ["Nameless Traveller"]
     offers = {offer.name: offer for offer in table.offers()}
     battle = offers["start_battle"]
     battle.handler(battle.validate({"kind": "雑魚戦", "difficulty": [], "enemy_name": "\u3000ゴブリン"}))

@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gm_engine.adventure.intent import normalise
+from gm_engine.adventure.intent import SPELL_WORDS, normalise
 from gm_engine.adventure.scenario import Creation, GameSystem
 from gm_engine.adventure.story import Sheet
 from gm_engine.combat.characters import Character, create_auto, create_character, create_unselected
@@ -124,6 +124,10 @@ YES = re.compile(
     r"^(?:はい|うん|ええ|そう|それで|ok|okay|yes|y|yep|sure|いいよ|お願いします|決定)[!！。]*$", re.I
 )
 NO = re.compile(r"^(?:いいえ|いや|違う|ちがう|no|n|nope|やめる|変える)[!！。]*$", re.I)
+
+
+#: The spells' English names a player may answer with (the rules' names are accepted too).
+_ENGLISH_SPELLS = {word: spell for word, spell in SPELL_WORDS.items() if word.isascii()}
 
 
 @dataclass(frozen=True)
@@ -335,10 +339,13 @@ class FantasyCreation:
     def _spells(self, line: str) -> str:
         assert self.rank is not None and self._name.name is not None
         assert self.weapon is not None and self.armour is not None and self.shield is not None
-        words = (
-            [] if line in ("なし", "無し", "none", "") else [w for w in re.split(r"[\s、，,・]+", line) if w]
-        )
-        spells = [w.strip("【】") for w in words]
+        words: list[str] = []
+        if line not in ("なし", "無し", "none", ""):
+            for piece in re.split(r"[、，,・]+", line):
+                # an English name may be two words (limit break); anything else splits at spaces
+                english = _ENGLISH_SPELLS.get(piece.strip().lower())
+                words.extend([english] if english else [w for w in piece.split() if w])
+        spells = [_ENGLISH_SPELLS.get(w.lower(), w.strip("【】")) for w in words]
         known = [s.value for s in Spell]
         unknown = [w for w in spells if w not in known]
         slots = stats(self.rank).slots

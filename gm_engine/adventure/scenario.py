@@ -21,6 +21,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gm_engine.combat.enemies import Difficulty, EncounterKind
+from gm_engine.dice.result import Locale
+from gm_engine.messages import DEFAULT_LOCALE
 from gm_engine.messages.texts import NoSuchScenario
 
 
@@ -240,10 +242,15 @@ class Scenario(_Data):
     scenes: dict[str, Scene]
     items: dict[str, Item] = {}
     endings: dict[str, Ending]
+    en: dict[str, str] = Field(
+        default={},
+        description="English for the player's screen under GM_LOCALE=en: each display text "
+        "of the file (a title, a name, a skill, a line) to its English form",
+    )
 
     @model_validator(mode="after")
     def _references(self) -> Scenario:
-        problems = list(_reference_problems(self))
+        problems = list(_reference_problems(self)) + list(_translation_problems(self))
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -354,6 +361,65 @@ def _check_problems(scenario: Scenario, where: str, check: Check) -> Iterator[st
         yield f"{where}.check: a The One Ring check has one skill"
 
 
+#: The fields whose text the player reads (and the skills' names, which the checks name
+#: too); ids, flags, the words a line is matched by and the rules' own values are not.
+DISPLAY_FIELDS = frozenset(
+    {"title", "text", "intro", "blocked", "label", "name", "idle", "enemy", "skill", "second_skill", "extras"}
+)
+
+
+def display_texts(data: object, field: str = "") -> Iterator[str]:
+    """Every display text in ``data`` (a scenario as plain data, as ``model_dump`` gives it),
+    the skills' names included, the ``en`` table's not."""
+    if isinstance(data, str):
+        if field in DISPLAY_FIELDS:
+            yield data
+    elif isinstance(data, dict):
+        for name, value in data.items():
+            if field == "skills":
+                yield str(name)
+            if name != "en":
+                yield from display_texts(value, str(name))
+    elif isinstance(data, list | tuple):
+        for value in data:
+            yield from display_texts(value, field)
+
+
+def _translated(data: object, english: dict[str, str], field: str = "") -> object:
+    if isinstance(data, str):
+        return english.get(data, data) if field in DISPLAY_FIELDS else data
+    if isinstance(data, dict):
+        return {
+            (english.get(name, name) if field == "skills" else name): _translated(value, english, str(name))
+            for name, value in data.items()
+        }
+    if isinstance(data, list | tuple):
+        return [_translated(value, english, field) for value in data]
+    return data
+
+
+def _translation_problems(scenario: Scenario) -> Iterator[str]:
+    if not scenario.en:
+        return
+    texts = set(display_texts(scenario.model_dump(mode="json")))
+    for japanese, english in scenario.en.items():
+        if japanese not in texts:
+            yield f"en: {japanese!r} is no display text of the scenario"
+        elif not english.strip():
+            yield f"en: {japanese!r} has an empty English text"
+
+
+def localized(scenario: Scenario, locale: Locale) -> Scenario:
+    """``scenario`` as the player of ``locale`` reads it: under ``en`` every display text
+    that the file's ``en`` table gives an English form has it (the skills in the checks and
+    the sheets alike); the words lines are matched by stay as they are."""
+    if locale == DEFAULT_LOCALE or not scenario.en:
+        return scenario
+    data = scenario.model_dump(mode="json")
+    english = dict(data.pop("en"))
+    return Scenario.model_validate(_translated(data, english))
+
+
 def reachable(scenario: Scenario) -> tuple[set[str], set[str]]:
     """The scenes and endings reachable from the start, conditions aside."""
     seen: set[str] = set()
@@ -421,8 +487,8 @@ def shipped_scenarios() -> dict[str, Scenario]:
     return found
 
 
-def get_scenario(scenario_id: str) -> Scenario:
-    """The shipped scenario ``scenario_id``.
+def get_scenario(scenario_id: str, locale: Locale = DEFAULT_LOCALE) -> Scenario:
+    """The shipped scenario ``scenario_id``, its texts in ``locale`` (:func:`localized`).
 
     Raises:
         UnknownScenarioError: no such scenario (it lists the known ones).
@@ -430,4 +496,4 @@ def get_scenario(scenario_id: str) -> Scenario:
     known = shipped_scenarios()
     if scenario_id not in known:
         raise UnknownScenarioError(scenario_id, tuple(sorted(known)))
-    return known[scenario_id]
+    return localized(known[scenario_id], locale)

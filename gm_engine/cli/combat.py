@@ -44,12 +44,16 @@ from gm_engine.combat.actions import Action
 from gm_engine.combat.balance import balance_table, format_table
 from gm_engine.combat.characters import Character, parse_rank
 from gm_engine.combat.errors import StorageError
+from gm_engine.dice.result import Locale
 from gm_engine.dice.source import SeededSource
-from gm_engine.messages import locale_from_env
+from gm_engine.messages import DEFAULT_LOCALE, locale_from_env
 from gm_engine.messages import render as render_message
 from gm_engine.messages.texts import (
     BadOptions,
     CombatDemoEnd,
+    CombatDemoEnemies,
+    CombatDemoHighGround,
+    CombatDemoParty,
     CombatDemoRound,
     CombatDemoStopped,
     CombatRefused,
@@ -121,8 +125,9 @@ def demo_encounter() -> Encounter:
     )
 
 
-def choose(battle: Battle) -> list[Action]:
-    """The demo player's decisions at the current pause (a fixed policy, for show)."""
+def choose(battle: Battle, locale: Locale = DEFAULT_LOCALE) -> list[Action]:
+    """The demo player's decisions at the current pause (a fixed policy, for show; the
+    reason of a bonus in ``locale``)."""
     party = {c.name: c for c in battle.party}
     phase = battle.phase
     if phase is Phase.SETUP:
@@ -133,7 +138,8 @@ def choose(battle: Battle) -> list[Action]:
         exposed = min((c for c in battle.party if c.standing), key=lambda c: (c.protection, c.name))
         actions.append(TargetCharacter(character=exposed.name))  # the GM: the least armoured is hit
         if battle.round_number == 1 and party["ガロウ"].standing:
-            actions.append(SetSituationalBonus(character="ガロウ", bonus=2, reason="崖上の有利な位置"))
+            reason = render_message(CombatDemoHighGround(), locale)
+            actions.append(SetSituationalBonus(character="ガロウ", bonus=2, reason=reason))
         mage = party["リゼ"]
         if mage.standing and mage.slots_left > 1:
             spell = Spell.FIREBALL if battle.round_number == 1 else Spell.LIGHTNING
@@ -157,11 +163,12 @@ def choose(battle: Battle) -> list[Action]:
     return []
 
 
-def _print_step(step: StepResult, with_hash: str | None) -> None:
+def _print_step(battle: Battle, step: StepResult, with_hash: str | None, locale: Locale) -> None:
     for event in step.events:
-        print(f"  > {event}")
-    print(render_message(CombatDemoRound(step.label, step.round), locale_from_env()))
-    print(step.text)
+        print(f"  > {render.engine_line(event, locale)}")
+    print(render_message(CombatDemoRound(step.label, step.round), locale))
+    # the step's text is the engine's Japanese; another locale's is written from the state
+    print(step.text if locale == DEFAULT_LOCALE else battle.log_text(locale))
     if with_hash:
         print(f"[state {with_hash[:16]}]")
 
@@ -189,22 +196,22 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     party = demo_party()
     encounter = demo_encounter()
-    print("===== パーティー =====")
-    for member in party:
-        print(render.master_data(member))
-        print()
-    print("===== 敵 =====")
-    for enemy in encounter.enemies:
-        print(render.enemy_line(enemy))
-    source = SeededSource(args.seed)
     locale = locale_from_env()
+    print(render_message(CombatDemoParty(), locale))
+    for member in party:
+        print(render.master_data(member, locale))
+        print()
+    print(render_message(CombatDemoEnemies(), locale))
+    for enemy in encounter.enemies:
+        print(render.enemy_line(enemy, locale))
+    source = SeededSource(args.seed)
     battle = Battle.start(party, encounter, source=source, options=options)
-    _print_step(battle.current_log(), battle.state_hash() if args.hash else None)
+    _print_step(battle, battle.current_log(), battle.state_hash() if args.hash else None, locale)
     while not battle.is_over:
         if battle.round_number > MAX_ROUNDS:
             print(render_message(CombatDemoStopped(MAX_ROUNDS), locale))
             return 1
-        for action in choose(battle):
+        for action in choose(battle, locale):
             print(f"\n>>> {action.model_dump_json(exclude_none=True)}")
             try:
                 step = battle.apply(action)
@@ -213,9 +220,9 @@ def _demo(args: argparse.Namespace) -> int:
                 continue
             if step.label == "BATTLE_SETUP" and not isinstance(action, NextRound):
                 for event in step.events:
-                    print(f"  > {event}")
+                    print(f"  > {render.engine_line(event, locale)}")
                 continue
-            _print_step(step, battle.state_hash() if args.hash else None)
+            _print_step(battle, step, battle.state_hash() if args.hash else None, locale)
     print(render_message(CombatDemoEnd(len(source.history), battle.state_hash()), locale))
     return 0
 

@@ -48,6 +48,7 @@ from gm_engine.combat.enemies import (
     expected_side_ap,
 )
 from gm_engine.combat.errors import CombatError, IllegalActionError, InvalidCharacterError, OutOfOrderError
+from gm_engine.combat.lines import written
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 from gm_engine.combat.ranks import Rank, stats
 from gm_engine.combat.spells import CAST_WINDOWS, OUT_OF_COMBAT, HealingWaveMode, Spell
@@ -79,7 +80,9 @@ from gm_engine.combat.terms import live_dice as _live
 from gm_engine.combat.terms import sanctuary_casters as _sanctuary_casters
 from gm_engine.combat.terms import slow_casts as _slow_casts
 from gm_engine.combat.terms import standing_enemies as _standing_enemies
+from gm_engine.dice.result import Locale
 from gm_engine.dice.source import DiceError, DiceSource, SeededSource
+from gm_engine.messages import DEFAULT_LOCALE, texts
 from gm_engine.messages.catalogue import Message
 from gm_engine.messages.catalogue import render as render_message
 from gm_engine.messages.texts import (
@@ -300,6 +303,10 @@ class Battle:
     def current_log(self) -> StepResult:
         """The log of the pause the battle is at, as the player should see it now."""
         return self._result(())
+
+    def log_text(self, locale: Locale = DEFAULT_LOCALE) -> str:
+        """The text of :meth:`current_log` in ``locale`` (the rules' terms as they are)."""
+        return render.phase_log(self._state, locale)
 
     def side_ap(self) -> tuple[int, int]:
         """The PC side's and the enemy side's AP as they stand now: without dice at SETUP,
@@ -730,37 +737,37 @@ def _execute(state: BattleState, action: Action, source: DiceSource) -> list[str
             decl.situational_reasons[action.character] = action.reason
         else:
             decl.situational_reasons.pop(action.character, None)
-        return [f"{action.character}: 状況補正 {action.bonus:+d}"]
+        return [written(texts.EngineSituational(action.character, f"{action.bonus:+d}"))]
     if isinstance(action, TargetEnemy):
         decl.enemy_target = action.enemy
-        return [f"攻撃目標: {action.enemy}"]
+        return [written(texts.EngineTarget(action.enemy))]
     if isinstance(action, TargetCharacter):
         decl.pc_target = action.character
-        return [f"敵の攻撃目標: {action.character}"]
+        return [written(texts.EngineEnemyTarget(action.character))]
     if isinstance(action, CastSpell):
         return _cast(state, action, source)
     if isinstance(action, RollDice):
         _roll(state, source)
         state.phase = Phase.ROLL
-        return ["両陣営のAP算出ダイスを振った"]
+        return [written(texts.EngineRolled())]
     if isinstance(action, Judge):
         _judge(state, source)
         state.phase = Phase.JUDGE
-        return ["ジャッジ完了"]
+        return [written(texts.EngineJudged())]
     if isinstance(action, Narrate):
         state.phase = Phase.NARRATIVE
         return []
     if isinstance(action, NextRound):
         _begin_round(state, state.round + 1)
-        return [f"ラウンド {state.round} 開始"]
+        return [written(texts.EngineRoundBegins(state.round))]
     if isinstance(action, EndBattle):
         state.phase = Phase.ENDED
         state.pending_collapses = []
         state.revive_wards = []
-        return [f"戦闘終了: {state.outcome.value if state.outcome else ''}"]
+        return [written(texts.EngineBattleEnded(state.outcome.value if state.outcome else ""))]
     if isinstance(action, FightItOut):
         state.fight_requested = True
-        return ["プレイヤーは戦闘描写を求めた: ダイスで戦う（【ナラティブ優先の原則】は使わない）"]
+        return [written(texts.EngineFightRequested())]
     assert isinstance(action, ResolveByNarrative)
     state.narrative_resolution = NarrativeResolution(
         reason=action.reason,
@@ -769,7 +776,7 @@ def _execute(state: BattleState, action: Action, source: DiceSource) -> list[str
     )
     state.outcome = Outcome.NARRATIVE_VICTORY
     state.phase = Phase.ENDED
-    return ["【ナラティブ優先の原則】: ダイスなしで決着（HP・スロットの消費なし）"]
+    return [written(texts.EngineNarrativeResolved())]
 
 
 def _begin_round(state: BattleState, number: int) -> None:
@@ -780,7 +787,7 @@ def _begin_round(state: BattleState, number: int) -> None:
         regen = enemy.total(AbilityKind.REGENERATION)
         if regen and enemy.standing and enemy.hp < enemy.max_hp:
             healed = min(enemy.max_hp, enemy.hp + regen)
-            record.setup_events.append(f"{enemy.name} 再生{regen}: HP {enemy.hp} → {healed}")
+            record.setup_events.append(written(texts.EngineRegeneration(enemy.name, regen, enemy.hp, healed)))
             _replace_enemy(state, enemy.model_copy(update={"hp": healed}))
     state.rounds.append(record)
 
@@ -789,12 +796,13 @@ def _pay_for_cast(state: BattleState, caster: Character, spell: Spell) -> tuple[
     """Spend a slot, or the lasting cost when none is left (§5.2)."""
     if caster.slots_left > 0:
         paid = caster.evolve(slots_left=caster.slots_left - 1)
-        return paid, False, [f"{caster.name}: 魔法スロット {caster.slots_left} → {paid.slots_left}"]
+        spent = texts.EngineSlotSpent(caster.name, caster.slots_left, paid.slots_left)
+        return paid, False, [written(spent)]
     cost = state.options.overcast_max_hp_cost
     costs = (*caster.lasting_costs, LastingCost(spell=spell, max_hp_loss=cost))
     new_max = stats(caster.rank).max_hp - sum(c.max_hp_loss for c in costs)
     paid = caster.evolve(lasting_costs=costs, hp=min(caster.hp, new_max))
-    line = f"{caster.name}: スロット切れ — 因果の歪み、最大HP −{cost}（{caster.max_hp} → {paid.max_hp}）"
+    line = written(texts.EngineOvercast(caster.name, cost, caster.max_hp, paid.max_hp))
     return paid, True, [line]
 
 
@@ -805,7 +813,7 @@ def _cast(state: BattleState, action: CastSpell, source: DiceSource) -> list[str
     if spell is Spell.LIMIT_BREAK:
         assert action.amount is not None
         paid = paid.evolve(hp=paid.hp - action.amount)
-        events.append(f"{caster.name}: 【限界突破】 HP {action.amount} → AP +{action.amount}（HP {paid.hp}）")
+        events.append(written(texts.EngineLimitBreak(caster.name, action.amount, paid.hp)))
     _replace_pc(state, paid)
     record = CastRecord(
         round=state.round,
@@ -820,34 +828,37 @@ def _cast(state: BattleState, action: CastSpell, source: DiceSource) -> list[str
     )
     state.casts.append(record)
     state.current.declarations.casts.append(record)
-    aimed = f"（対象: {action.target}）" if action.target else ""
-    events.insert(0, f"{caster.name} は {spell.label} を唱えた{aimed}")
+    declared = (
+        texts.EngineCastAt(caster.name, spell.label, action.target)
+        if action.target
+        else texts.EngineCast(caster.name, spell.label)
+    )
+    events.insert(0, written(declared))
     if spell is Spell.SANCTUARY and state.current.declarations.situational.pop(caster.name, 0):
         state.current.declarations.situational_reasons.pop(caster.name, None)
-        events.append(f"{caster.name} の状況補正は取り消し（【聖域】の術者はAP算出に加わらない）")
+        events.append(written(texts.EngineSanctuaryDropsBonus(caster.name)))
     if spell is Spell.COLLAPSE:
         state.pending_collapses.append(
             PendingCollapse(caster=caster.name, cast_in=state.round, resolves_in=state.round + 1)
         )
-        events.append(f"【崩壊】 詠唱中: ラウンド {state.round + 1} に発動")
+        events.append(written(texts.EngineCollapseChannelled(state.round + 1)))
     elif spell is Spell.FORESIGHT and state.phase is Phase.JUDGE:
         events.append(_reroll_check(state, source))
     elif spell is Spell.FORESIGHT:
         _reroll(state, source)
-        events.append("【予見】: 直前の戦闘ダイスを破棄し、同じダイス数で振り直した")
+        events.append(written(texts.EngineForesightRerolled()))
     elif spell is Spell.REVIVE:
         assert action.target is not None
         target = _find_pc(state, action.target)
         if target.status is Status.DEAD:
             _replace_pc(state, target.evolve(status=Status.DOWN, hp=0))
             state.died_in_battle.remove(target.name)
-            events.append(f"【蘇生】: {target.name} の生死判定は成功となる — HP 0 で戦闘不能（生存）")
-            state.current.after_judge.append(
-                f"【蘇生】 {caster.name} → {target.name}: 死亡を覆し、戦闘不能（HP 0）"
-            )
+            events.append(written(texts.EngineReviveOverturns(target.name)))
+            overturned = texts.EngineReviveOverturned(caster.name, target.name)
+            state.current.after_judge.append(written(overturned))
         else:
             state.revive_wards.append(target.name)
-            events.append(f"【蘇生】: {target.name} の次の生死判定は自動成功")
+            events.append(written(texts.EngineReviveWard(target.name)))
     return events
 
 
@@ -875,11 +886,8 @@ def _reroll_check(state: BattleState, source: DiceSource) -> str:
         for c in record.judge.checks
     )
     record.judge = record.judge.model_copy(update={"checks": checks})
-    verdict = "成功 → 戦闘不能（HP 0）" if survived else "失敗 → 死亡"
-    line = (
-        f"【予見】 {old.owner} の生死判定を振り直し: {list(old.values)} → {list(new.values)}"
-        f" = {new.total} {verdict}"
-    )
+    rerolled = texts.EngineCheckRerollSurvived if survived else texts.EngineCheckRerollDied
+    line = written(rerolled(old.owner, str(list(old.values)), str(list(new.values)), new.total))
     record.after_judge.append(line)
     return line
 
@@ -934,7 +942,7 @@ def _judge(state: BattleState, source: DiceSource) -> None:
     notes: list[str] = []
     for pending in collapses_now(state):
         if not any(g.owner == pending.caster for g in _live(state, "pc", "崩壊")):
-            notes.append(f"【崩壊】({pending.caster}) は術者が倒れたため不発")
+            notes.append(written(texts.EngineCollapseFizzled(pending.caster)))
     state.pending_collapses = [p for p in state.pending_collapses if p.resolves_in > state.round]
 
     # 【治癒】 resolves after the comparison and before damage (§6.2.4).
@@ -943,7 +951,7 @@ def _judge(state: BattleState, source: DiceSource) -> None:
         assert cast.target is not None
         target = _find_pc(state, cast.target)
         if target.status is Status.DEAD:
-            notes.append(f"【治癒】({cast.caster}→{target.name}) は対象が死亡しているため無効")
+            notes.append(written(texts.EngineHealOnDead(cast.caster, target.name)))
             continue
         count = stats(target.rank).heal_dice
         group = _roll_group(source, "pc", cast.caster, f"治癒→{target.name}", count, "JUDGE")
@@ -1133,7 +1141,7 @@ def cast_out_of_combat(
     except BaseException:
         source.restore(mark)
         raise
-    text = f"{who.name} は {chosen.label} を唱えた\n" + "\n".join(lines)
+    text = "\n".join([written(texts.EngineCast(who.name, chosen.label)), *lines])
     return OutOfCombatResult(party=tuple(scratch.party), dice=tuple(rolled), text=text)
 
 

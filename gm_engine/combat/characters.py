@@ -18,11 +18,12 @@ from gm_engine.combat.equipment import ARMOURS, WEAPONS, Armour, Shield, Weapon
 from gm_engine.combat.errors import InvalidCharacterError
 from gm_engine.combat.ranks import Rank, at_least, stats
 from gm_engine.combat.spells import Spell
-from gm_engine.messages.catalogue import Message
+from gm_engine.messages.catalogue import DEFAULT_LOCALE, Message, render
 from gm_engine.messages.texts import (
     CharactersShareName,
     CostsTookMaxHp,
     DownWithHp,
+    EngineLastingCost,
     HpAboveMaximum,
     MoreSlotsThanRank,
     NameBlank,
@@ -61,9 +62,14 @@ class LastingCost(BaseModel):
     max_hp_loss: int = Field(ge=0)
 
     @property
+    def message(self) -> Message:
+        """The 特記事項 line as a message of the catalogue."""
+        return EngineLastingCost(self.spell.label, self.max_hp_loss)
+
+    @property
     def note(self) -> str:
         """The 特記事項 line: 因果の歪み（【火弾】）: 最大HP −5."""
-        return f"因果の歪み（{self.spell.label}）: 最大HP −{self.max_hp_loss}"
+        return render(self.message, DEFAULT_LOCALE)
 
 
 class Character(BaseModel):

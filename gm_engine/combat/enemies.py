@@ -20,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from gm_engine.combat.characters import Character, describe_validation_error, validate_party
 from gm_engine.combat.errors import InvalidCharacterError
 from gm_engine.combat.forecast import EnemyOdds, Forecast, forecast
+from gm_engine.combat.lines import written
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
+from gm_engine.messages.catalogue import Message
 from gm_engine.messages.texts import (
     AbilitiesNotPairs,
     AbilityRange,
@@ -29,6 +31,10 @@ from gm_engine.messages.texts import (
     DifficultyTwice,
     EncounterEmpty,
     EnemiesShareName,
+    EngineAbilityAp,
+    EngineAbilityArmour,
+    EngineAbilityHinder,
+    EngineAbilityRegeneration,
     FixedApTooLow,
     ForecastNoRegeneration,
     HinderRange,
@@ -87,15 +93,20 @@ class Ability(BaseModel):
         return self
 
     @property
-    def text(self) -> str:
-        """The one-line description (§3.1 style)."""
+    def message(self) -> Message:
+        """The one-line description (§3.1 style) as a message of the catalogue."""
         if self.kind is AbilityKind.AP:
-            return f"攻撃補正 AP{self.amount:+d}"
+            return EngineAbilityAp(f"{self.amount:+d}")
         if self.kind is AbilityKind.ARMOUR:
-            return f"防御補正 防具{self.amount:+d}"
+            return EngineAbilityArmour(f"{self.amount:+d}")
         if self.kind is AbilityKind.HINDER:
-            return f"状態干渉 敵AP-{self.amount}"
-        return f"再生{self.amount}"
+            return EngineAbilityHinder(self.amount)
+        return EngineAbilityRegeneration(self.amount)
+
+    @property
+    def text(self) -> str:
+        """The one-line description (§3.1 style), in the rules document's words."""
+        return written(self.message)
 
 
 #: The most HP an enemy may have (a bound on bad input, 瞬殺 included).

@@ -16,6 +16,7 @@ from gm_engine.combat import terms
 from gm_engine.combat.characters import Character, Status
 from gm_engine.combat.enemies import Enemy
 from gm_engine.combat.equipment import Shield
+from gm_engine.combat.lines import read_line, written
 from gm_engine.combat.ranks import stats
 from gm_engine.combat.spells import HealingWaveMode, Spell
 from gm_engine.combat.state import BattleState, DieGroup, Outcome, Phase, Term
@@ -71,6 +72,32 @@ def word(text: str, locale: Locale = DEFAULT_LOCALE) -> str:
     if text.startswith("【") and text.endswith("】半減"):  # 【治癒の波動】半減
         return _say(t.LogHalvedBy(text.removesuffix("半減")), locale)
     return text
+
+
+def engine_line(text: str, locale: Locale = DEFAULT_LOCALE) -> str:
+    """A line the engine wrote (a step's event, a SETUP event, a note of the judge) in
+    ``locale``: read back into its message (:mod:`gm_engine.combat.lines`), the engine's
+    words among its parameters (an outcome) in ``locale`` too; any other text as it is."""
+    if locale == DEFAULT_LOCALE:
+        return text
+    message = read_line(text)
+    if message is None:
+        return text
+    params = message.params().items()
+    values = {name: word(value, locale) if isinstance(value, str) else value for name, value in params}
+    return _say(type(message)(**values), locale)
+
+
+def _purpose(purpose: str, locale: Locale) -> str:
+    """What a die group is for (AP, a spell's name, a life-or-death check, a heal) in ``locale``."""
+    if locale == DEFAULT_LOCALE:
+        return purpose
+    if purpose == written(t.EngineDiceLifeCheck()):
+        return _say(t.EngineDiceLifeCheck(), locale)
+    heal = written(t.EngineDiceHeal(""))
+    if purpose.startswith(heal):
+        return _say(t.EngineDiceHeal(purpose.removeprefix(heal)), locale)
+    return purpose
 
 
 def _join(names: Sequence[str], locale: Locale) -> str:
@@ -139,7 +166,7 @@ def master_data(character: Character, locale: Locale = DEFAULT_LOCALE) -> str:
     }[character.shield]
     none = _word(CombatWordKind.NONE, locale)
     spells = _join([s.label for s in character.spells], locale) or none
-    notes = [c.note for c in character.lasting_costs] + list(character.notes)
+    notes = [_say(c.message, locale) for c in character.lasting_costs] + list(character.notes)
     level = stats(character.rank).level
     if level.endswith("レベル"):
         level = _say(t.LogLevel(level.removesuffix("レベル")), locale)
@@ -172,7 +199,7 @@ def enemy_line(enemy: Enemy, locale: Locale = DEFAULT_LOCALE) -> str:
     # a negative fixed AP (CombatOptions.negative_fixed_ap) reads as the dice less it
     ap = f"{enemy.dice}d6 - {-enemy.ap}" if enemy.ap < 0 else f"{enemy.ap}{dice}"
     abilities = (
-        _say(t.LogBracketed(_join([a.text for a in enemy.abilities], locale)), locale)
+        _say(t.LogBracketed(_join([_say(a.message, locale) for a in enemy.abilities], locale)), locale)
         if enemy.abilities
         else ""
     )
@@ -217,7 +244,7 @@ def setup_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     record = state.current
     bullet = _say(t.LogBullet(), locale)
     lines = [_say(t.LogSetupHeading(state.round), locale)]
-    lines.extend(f"{bullet}{event}" for event in record.setup_events)
+    lines.extend(f"{bullet}{engine_line(event, locale)}" for event in record.setup_events)
     participants = terms.participants(state)
     dice = sum(c.ap_dice for c in participants)
     members = _join([f"{c.name} {c.ap_dice}d6" for c in participants], locale)
@@ -266,11 +293,13 @@ def setup_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     return "\n".join(lines)
 
 
-def _dice_block(label: str, groups: Sequence[DieGroup]) -> list[str]:
+def _dice_block(label: str, groups: Sequence[DieGroup], locale: Locale) -> list[str]:
     values = [v for g in groups for v in g.values]
     lines = [f"{label}: {list(values)} (Total: {sum(values)})"]
     if groups:
-        parts = [f"{g.owner} {g.purpose} {len(g.values)}d6 {list(g.values)}" for g in groups]
+        parts = [
+            f"{g.owner} {_purpose(g.purpose, locale)} {len(g.values)}d6 {list(g.values)}" for g in groups
+        ]
         lines.append("  " + " / ".join(parts))
     return lines
 
@@ -282,11 +311,11 @@ def roll_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
     live = [g for g in record.dice if g.phase == "ROLL" and not g.discarded]
     lines = [_say(t.LogRollHeading(state.round), locale)]
     # PC_Dice is the rank dice alone, as §4.2's code prints it; spell dice get their own line
-    lines.extend(_dice_block("PC_Dice", [g for g in live if g.side == "pc" and g.purpose == "AP"]))
+    lines.extend(_dice_block("PC_Dice", [g for g in live if g.side == "pc" and g.purpose == "AP"], locale))
     spell_dice = [g for g in live if g.side == "pc" and g.purpose != "AP"]
     if spell_dice:
-        lines.extend(_dice_block("Spell_Dice", spell_dice))
-    lines.extend(_dice_block("Enemy_Dice", [g for g in live if g.side == "enemy"]))
+        lines.extend(_dice_block("Spell_Dice", spell_dice, locale))
+    lines.extend(_dice_block("Enemy_Dice", [g for g in live if g.side == "enemy"], locale))
     discarded = [g for g in record.dice if g.discarded and g.phase == "ROLL"]
     if discarded:
         values = [list(g.values) for g in discarded]
@@ -347,11 +376,11 @@ def judge_log(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
             verdict_text = _say(t.LogCheckDown() if check.result == "down" else t.LogCheckDead(), locale)
             line = t.LogCheck(check.character, str(list(check.rolled)), total, check.target, verdict_text)
             lines.append(_say(line, locale))
-    lines.extend(f"{bullet}{note}" for note in judge.notes)
+    lines.extend(f"{bullet}{engine_line(note, locale)}" for note in judge.notes)
     discarded = [g for g in record.dice if g.discarded and g.phase == "JUDGE"]
     if discarded:
         lines.append(_say(t.LogDiscardedAtJudge(str([list(g.values) for g in discarded])), locale))
-    lines.extend(f"{bullet}{note}" for note in record.after_judge)
+    lines.extend(f"{bullet}{engine_line(note, locale)}" for note in record.after_judge)
     lines.append(_say(t.LogStandings(), locale))
     lines.extend(f"  {c.name} HP {c.hp} / {c.max_hp} {word(c.status.value, locale)}" for c in state.party)
     lines.extend(f"  {enemy_line(e, locale)}" for e in state.enemies)
@@ -384,7 +413,7 @@ def narrative_brief(state: BattleState, locale: Locale = DEFAULT_LOCALE) -> str:
             lines.append(_say(t.LogFactFate(check.character, fates[check.result]), locale))
     for cast in state.current.declarations.casts:
         lines.append(_say(t.LogFactCast(cast.caster, cast.spell.label), locale))
-    lines.extend(f"{bullet}{note}" for note in state.current.after_judge)
+    lines.extend(f"{bullet}{engine_line(note, locale)}" for note in state.current.after_judge)
     if state.outcome is not None:
         lines.append(_say(t.LogFactDecided(word(state.outcome.value, locale)), locale))
     else:

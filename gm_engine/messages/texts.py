@@ -2092,6 +2092,12 @@ class AdventureOutOfTurns(Message):
     key: ClassVar[str] = "adventure.out_of_turns"
 
 
+class AdventureEmptyLine(Message):
+    """An empty line at the adventure's prompt: asked again, not played as a turn."""
+
+    key: ClassVar[str] = "adventure.empty_line"
+
+
 class NarrationWithheld(Message):
     """The GM's narration of a turn was all withheld: none of it matched the engine."""
 
@@ -5850,10 +5856,17 @@ class RoleDealMismatch(Message):
     first: int
 
 
-class LogSituationalSet(Message):
-    """A situational bonus declared for ``character`` (``bonus`` signed)."""
+# ---------------------------------------------------------------- combat: the engine's own lines
+# The lines the combat engine writes into a battle's state and a step's events (a spell
+# declared, a slot spent, a regeneration at SETUP, a note of the judge). The engine writes
+# them in Japanese (a state's JSON and hash never depend on the player's locale);
+# gm_engine.combat.lines reads them back to show them in another one.
 
-    key: ClassVar[str] = "combat.log.situational_set"
+
+class EngineSituational(Message):
+    """A situational bonus declared (``bonus`` signed)."""
+
+    key: ClassVar[str] = "combat.engine.situational"
     character: str
     bonus: str
 
@@ -6147,3 +6160,260 @@ class ServeNoPageWords(Message):
     key: ClassVar[str] = "serve_page.no_page_words"
     locale: str
     known: str
+
+
+class EngineTarget(Message):
+    """The PCs' target declared."""
+
+    key: ClassVar[str] = "combat.engine.target"
+    enemy: str
+
+
+class EngineEnemyTarget(Message):
+    """The enemies' target declared."""
+
+    key: ClassVar[str] = "combat.engine.enemy_target"
+    character: str
+
+
+class EngineRolled(Message):
+    """Both sides' AP dice were rolled."""
+
+    key: ClassVar[str] = "combat.engine.rolled"
+
+
+class EngineJudged(Message):
+    """The judgement is done."""
+
+    key: ClassVar[str] = "combat.engine.judged"
+
+
+class EngineRoundBegins(Message):
+    """A new round begins."""
+
+    key: ClassVar[str] = "combat.engine.round_begins"
+    round: int
+
+
+class EngineBattleEnded(Message):
+    """The battle ended (``outcome`` the engine's word for it, or empty)."""
+
+    key: ClassVar[str] = "combat.engine.battle_ended"
+    outcome: str
+
+
+class EngineFightRequested(Message):
+    """The player asked for the fight to be played out with dice."""
+
+    key: ClassVar[str] = "combat.engine.fight_requested"
+
+
+class EngineNarrativeResolved(Message):
+    """The fight was settled by 【ナラティブ優先の原則】."""
+
+    key: ClassVar[str] = "combat.engine.narrative_resolved"
+
+
+class EngineRegeneration(Message):
+    """An enemy's 再生 at the start of a round."""
+
+    key: ClassVar[str] = "combat.engine.regeneration"
+    enemy: str
+    amount: int
+    before: int
+    after: int
+
+
+class EngineSlotSpent(Message):
+    """A spell slot spent on a cast."""
+
+    key: ClassVar[str] = "combat.engine.slot_spent"
+    caster: str
+    before: int
+    after: int
+
+
+class EngineOvercast(Message):
+    """A cast with no slot left: the lasting cost paid from the maximum HP."""
+
+    key: ClassVar[str] = "combat.engine.overcast"
+    caster: str
+    cost: int
+    before: int
+    after: int
+
+
+class EngineLimitBreak(Message):
+    """【限界突破】: ``amount`` HP paid for as much AP."""
+
+    key: ClassVar[str] = "combat.engine.limit_break"
+    caster: str
+    amount: int
+    hp: int
+
+
+class EngineCast(Message):
+    """A spell cast (no target)."""
+
+    key: ClassVar[str] = "combat.engine.cast"
+    caster: str
+    spell: str
+
+
+class EngineCastAt(Message):
+    """A spell cast on ``target``."""
+
+    key: ClassVar[str] = "combat.engine.cast_at"
+    caster: str
+    spell: str
+    target: str
+
+
+class EngineSanctuaryDropsBonus(Message):
+    """【聖域】's caster loses the situational bonus declared for them."""
+
+    key: ClassVar[str] = "combat.engine.sanctuary_drops_bonus"
+    caster: str
+
+
+class EngineCollapseChannelled(Message):
+    """【崩壊】 is being channelled; it goes off in ``round``."""
+
+    key: ClassVar[str] = "combat.engine.collapse_channelled"
+    round: int
+
+
+class EngineForesightRerolled(Message):
+    """【予見】 at ROLL: the dice were discarded and rolled again."""
+
+    key: ClassVar[str] = "combat.engine.foresight_rerolled"
+
+
+class EngineReviveOverturns(Message):
+    """【蘇生】 on a character who died at this JUDGE: the check counts as passed."""
+
+    key: ClassVar[str] = "combat.engine.revive_overturns"
+    target: str
+
+
+class EngineReviveOverturned(Message):
+    """The judge's note of a death that 【蘇生】 overturned."""
+
+    key: ClassVar[str] = "combat.engine.revive_overturned"
+    caster: str
+    target: str
+
+
+class EngineReviveWard(Message):
+    """【蘇生】 ahead of time: the target's next life-or-death check passes."""
+
+    key: ClassVar[str] = "combat.engine.revive_ward"
+    target: str
+
+
+class EngineCheckRerollSurvived(Message):
+    """【予見】 at JUDGE: the life-or-death check rolled again, and passed."""
+
+    key: ClassVar[str] = "combat.engine.check_reroll_survived"
+    owner: str
+    old: str
+    new: str
+    total: int
+
+
+class EngineCheckRerollDied(Message):
+    """【予見】 at JUDGE: the life-or-death check rolled again, and failed."""
+
+    key: ClassVar[str] = "combat.engine.check_reroll_died"
+    owner: str
+    old: str
+    new: str
+    total: int
+
+
+class EngineCollapseFizzled(Message):
+    """A 【崩壊】 whose caster fell before it went off."""
+
+    key: ClassVar[str] = "combat.engine.collapse_fizzled"
+    caster: str
+
+
+class EngineHealOnDead(Message):
+    """A 【治癒】 on a target who is dead does nothing."""
+
+    key: ClassVar[str] = "combat.engine.heal_on_dead"
+    caster: str
+    target: str
+
+
+class EngineLastingCost(Message):
+    """A character's 特記事項 of a lasting cost (``spell`` the spell's label)."""
+
+    key: ClassVar[str] = "combat.engine.lasting_cost"
+    spell: str
+    loss: int
+
+
+class EngineAbilityAp(Message):
+    """An enemy's 攻撃補正 (``amount`` signed)."""
+
+    key: ClassVar[str] = "combat.engine.ability_ap"
+    amount: str
+
+
+class EngineAbilityArmour(Message):
+    """An enemy's 防御補正 (``amount`` signed)."""
+
+    key: ClassVar[str] = "combat.engine.ability_armour"
+    amount: str
+
+
+class EngineAbilityHinder(Message):
+    """An enemy's 状態干渉 (the PC side's AP lowered by ``amount``)."""
+
+    key: ClassVar[str] = "combat.engine.ability_hinder"
+    amount: int
+
+
+class EngineAbilityRegeneration(Message):
+    """An enemy's 再生."""
+
+    key: ClassVar[str] = "combat.engine.ability_regeneration"
+    amount: int
+
+
+class EngineDiceLifeCheck(Message):
+    """What a die group of a life-or-death check is for."""
+
+    key: ClassVar[str] = "combat.engine.dice_life_check"
+
+
+class EngineDiceHeal(Message):
+    """What a die group of 【治癒】 on ``target`` is for."""
+
+    key: ClassVar[str] = "combat.engine.dice_heal"
+    target: str
+
+
+class CombatDemoParty(Message):
+    """``gm combat demo``'s heading of the party."""
+
+    key: ClassVar[str] = "combat_demo_screen.party"
+
+
+class CombatDemoEnemies(Message):
+    """``gm combat demo``'s heading of the enemies."""
+
+    key: ClassVar[str] = "combat_demo_screen.enemies"
+
+
+class CombatDemoHighGround(Message):
+    """The reason of the demo fighter's situational bonus."""
+
+    key: ClassVar[str] = "combat_demo_screen.high_ground"
+
+
+class FreeNameless(Message):
+    """The free-form adventure's name for a character the player gave none."""
+
+    key: ClassVar[str] = "adventure.free_default.name"

@@ -70,6 +70,7 @@ from gm_engine.llm.prompts import render_prompt
 from gm_engine.messages import Message, render
 from gm_engine.messages.ledger import ledger_summary
 from gm_engine.messages.texts import (
+    AdventureEmptyLine,
     AdventureHelp,
     AdventureLeft,
     AdventureOutOfTurns,
@@ -86,6 +87,7 @@ from gm_engine.messages.texts import (
     FreeFireball,
     FreeLost,
     FreeLostSummary,
+    FreeNameless,
     FreeRests,
     FreeSetsOut,
     FreeSpotted,
@@ -144,9 +146,10 @@ class AdventureOptions(BaseModel):
     history_turns: int = Field(default=12, ge=1, le=1000)
     locale: Locale = "ja"
     """The language of everything the engine itself tells the player: its refusals, the
-    scene's frame, the combat logs and status, the offline GM's words, the dice results. The
-    scenario's own prose and names and the rules' terms (spells, ranks, equipment) stay as
-    written; a model GM speaks as it is prompted."""
+    scene's frame, the combat logs and status, the offline GM's words, the dice results; and
+    the scenario's texts where its file gives them an English form (its ``en`` table). The
+    rules' terms (spells, ranks, equipment) stay as written; a model GM speaks as it is
+    prompted."""
     web: bool = False
     """The player is on a web page (``gm serve``), which is closed instead of ``/quit``: the
     helps say so. Recorded with the options, so a replay shows the same helps."""
@@ -291,6 +294,9 @@ class Adventure:
             command = text.strip()
             if command in QUIT_WORDS:
                 return text  # not recorded: resuming the transcript asks again from here
+            if not command:  # an accidental Enter is not a turn: with a model GM it would cost one
+                self.io.show(render(AdventureEmptyLine(), self.options.locale))
+                continue
             self._sink().emit(HumanInputEvent(prompt=self.prompt, text=text))
             spell_change = SPELL_CHANGE.match(command)
             if command == "/status":
@@ -555,14 +561,15 @@ _PRESETS = ("おまかせ", "未選択")
 _PRESET_WORDS = {"おまかせ": "おまかせ", "未選択": "未選択", "auto": "おまかせ", "unselected": "未選択"}
 
 
-def parse_character_answer(text: str) -> tuple[str, str, str]:
+def parse_character_answer(text: str, locale: Locale = "ja") -> tuple[str, str, str]:
     """(name, rank, preset) from the player's answer, e.g. ``"アリア 駆け出し おまかせ"``;
-    the rank defaults to 駆け出し and the preset to おまかせ."""
+    the rank defaults to 駆け出し, the preset to おまかせ and the name to a nameless
+    traveller's in ``locale``."""
     words = [w for w in re.split(r"[\s、，,。/／]+", text.strip()) if w]
     rank = next((w for w in words if w in _RANK_WORDS), Rank.NOVICE.value)
     preset = next((_PRESET_WORDS[w.lower()] for w in words if w.lower() in _PRESET_WORDS), "おまかせ")
     names = [w for w in words if w not in _RANK_WORDS and w.lower() not in _PRESET_WORDS]
-    name = names[0][:40] if names else "名無しの旅人"
+    name = names[0][:40] if names else render(FreeNameless(), locale)
     return name, rank, preset
 
 
@@ -621,7 +628,7 @@ def offline_gm(request: ModelRequest, context: object | None) -> ModelResponse:
     if not party:
         if not view.human_lines:
             return _say(request, say(FreeWelcome()))
-        name, rank, preset = parse_character_answer(view.human_lines[-1])
+        name, rank, preset = parse_character_answer(view.human_lines[-1], locale)
         return _say(request, "", ("create_character_preset", {"name": name, "rank": rank, "preset": preset}))
 
     wanted = spells_asked_for(view.human_lines[-1]) if view.human_lines else []

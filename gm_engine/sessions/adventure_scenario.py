@@ -99,7 +99,7 @@ class ScenarioAdventure(Adventure):
     def __init__(self, spec: SessionSpec, io: SessionIO, options: AdventureOptions) -> None:
         super().__init__(spec, io, options)
         try:
-            self.scenario = get_scenario(options.scenario or "")
+            self.scenario = get_scenario(options.scenario or "", options.locale)
         except UnknownScenarioError as exc:  # the player's language, as the command line says it
             raise SessionError(render(exc.message, options.locale)) from None
         except ScenarioError as exc:

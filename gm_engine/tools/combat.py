@@ -41,27 +41,25 @@ from gm_engine.combat.equipment import ARMOURS, WEAPONS, Shield
 from gm_engine.combat.errors import CombatError, IllegalActionError
 from gm_engine.combat.options import DEFAULT_OPTIONS, CombatOptions
 from gm_engine.combat.ranks import Rank
-from gm_engine.combat.render import master_data, party_status, phase_log, session_status
+from gm_engine.combat.render import engine_line, master_data, party_status, session_status
 from gm_engine.combat.spells import OUT_OF_COMBAT, HealingWaveMode, Spell
 from gm_engine.combat.state import Phase
 from gm_engine.dice.engine import evaluate
 from gm_engine.dice.result import Locale
 from gm_engine.dice.source import DiceSource
 from gm_engine.dice.systems.registry import get_system
-from gm_engine.messages import DEFAULT_LOCALE, Message, render
+from gm_engine.messages import DEFAULT_LOCALE, render
 from gm_engine.messages.texts import (
     BattleInProgress,
     CharacterDead,
     FleeAtSetup,
+    FreeNameless,
     LogBullet,
-    LogEnemyTarget,
     LogFleeFailure,
     LogFleeRoll,
     LogFleeSuccess,
     LogInBattle,
-    LogPcTarget,
     LogRested,
-    LogSituationalSet,
     NoCharacterStatus,
     NoOneToRest,
     NoRestInBattle,
@@ -98,8 +96,9 @@ class FleeOutput(BaseModel):
     fled: bool
 
 
-#: A character's name: stripped; white space only gives the adventure's nameless traveller.
-CharacterName = Annotated[str, stripped_or("名無しの旅人")]
+#: A character's name: stripped; white space only gives "" here, which the table names the
+#: adventure's nameless traveller in its own language (:class:`FreeNameless`).
+CharacterName = Annotated[str, stripped_or("")]
 
 #: What the enemies are called: stripped; white space only gives plain monsters.
 EnemyName = Annotated[str, stripped_or("魔物")]
@@ -457,13 +456,17 @@ class CombatTable:
 
     @retry_on(CombatError)
     def _create(self, args: CreateCharacter) -> ToolOutput:
-        character = create_character(args.name, args.rank, args.weapon, args.armour, args.shield, args.spells)
+        name = self._name_or_nameless(args.name)
+        character = create_character(name, args.rank, args.weapon, args.armour, args.shield, args.spells)
         return self._add(character)
+
+    def _name_or_nameless(self, name: str) -> str:
+        return name or render(FreeNameless(), self.locale)
 
     @retry_on(CombatError)
     def _create_preset(self, args: CreateCharacterPreset) -> ToolOutput:
         make = create_auto if args.preset == "おまかせ" else create_unselected
-        return self._add(make(args.name, args.rank))
+        return self._add(make(self._name_or_nameless(args.name), args.rank))
 
     def _show_status(self, args: ShowStatus) -> ToolOutput:
         sheets = "\n\n".join(master_data(c, self.locale) for c in self.current_party()) or render(
@@ -536,7 +539,7 @@ class CombatTable:
     def _apply(self, action: Action, step: str, pause: bool = False) -> ToolOutput:
         battle = self._require_battle()
         result: StepResult = battle.apply(action)
-        events = "".join(f"{line}\n" for line in self._event_lines(action, result.events))
+        events = "".join(f"{line}\n" for line in self._event_lines(result.events))
         text = self._text_of(battle, result)
         if result.label != "NARRATIVE" and (pause or result.phase is Phase.ENDED):
             self._log(result.label, text)
@@ -548,28 +551,16 @@ class CombatTable:
         note = "\nThe turn passes to the player." if pause else ""
         return ToolOutput(text=f"{events}{text}{note}", data={"label": result.label}, ends_turn=pause)
 
-    def _event_lines(self, action: Action, events: Sequence[str]) -> list[str]:
-        """The engine's lines about a step, in the table's locale where the step is a
-        declaration of its own (a target, a bonus); other lines as the engine wrote them."""
-        if self.locale == DEFAULT_LOCALE:
-            return [f"・{e}" for e in events]
-        said: Message | None = None
-        if isinstance(action, TargetEnemy):
-            said = LogPcTarget(action.enemy)
-        elif isinstance(action, TargetCharacter):
-            said = LogEnemyTarget(action.character)
-        elif isinstance(action, SetSituationalBonus):
-            said = LogSituationalSet(action.character, f"{action.bonus:+d}")
-        if said is not None and len(events) == 1:
-            return [render(said, self.locale)]
+    def _event_lines(self, events: Sequence[str]) -> list[str]:
+        """The engine's lines about a step, each in the table's locale."""
         bullet = render(LogBullet(), self.locale)
-        return [f"{bullet}{e}" for e in events]
+        return [f"{bullet}{engine_line(e, self.locale)}" for e in events]
 
     def _text_of(self, battle: Battle, result: StepResult) -> str:
         """The log of a step in the table's locale (the engine writes the rules' Japanese)."""
         if self.locale == DEFAULT_LOCALE:
             return result.text
-        return phase_log(battle.state, self.locale)
+        return battle.log_text(self.locale)
 
     def _finish(self, battle: Battle) -> None:
         self.party = list(battle.party)
@@ -674,6 +665,7 @@ class CombatTable:
             self.party, args.caster, args.spell, self.source, target=args.target, options=self.options
         )
         self.party = list(result.party)
-        self._log("SPELL", result.text)
+        text = "\n".join(engine_line(line, self.locale) for line in result.text.split("\n"))
+        self._log("SPELL", text)
         self._changed("cast_out_of_combat")
-        return ToolOutput(text=result.text)
+        return ToolOutput(text=text)

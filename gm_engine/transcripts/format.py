@@ -192,6 +192,7 @@ from gm_engine.transcripts.sealing import (
     SealError,
     blob_place,
     chunk_place,
+    drop_key,
     event_place,
     find_key,
     is_public,
@@ -1795,6 +1796,10 @@ class TranscriptWriter:
         if self._journal is not None:  # the file holds every event now, the end line too
             self._journal.remove()
             self._journal = None
+            # the end line reveals the key and the seed: the key file (kept where a journal
+            # is, by the writer of a file) holds nothing more, and would only pile up
+            assert self._game_key is not None
+            drop_key(self._game_key.key_id)
         try:
             if self._pack:
                 pack_transcript(self.path, self._signing_key, durable=self._durable)
@@ -1936,11 +1941,13 @@ def _sync_folder(folder: Path) -> None:
 
 def _drop_leftovers(path: Path, header: TranscriptHeader) -> None:
     """Once ``path`` is packed: delete the packed copies an earlier packing left half-written
-    beside it (killed before its rename) and the game's tail journal, if still there."""
+    beside it (killed before its rename) and the game's tail journal and key file, if still
+    there (its end line reveals the key)."""
     for stale in path.parent.glob(f".{glob.escape(path.name)}.*.packing"):
         stale.unlink(missing_ok=True)
     if header.sealing is not None:
         drop_journal(header.sealing.key_id)
+        drop_key(header.sealing.key_id)
 
 
 def _open_journal(key: GameKey, seed_sha256: str, *, durable: bool, new: bool) -> TailJournal | None:

@@ -13,8 +13,8 @@ whose content is not public to P1 at that moment (:func:`is_public`) with AES-25
   game runs; the header names the key's id and commits to it (``key_sha256``), as it
   commits to the seed;
 * the end line of a finished game reveals the key next to the seed, so a finished
-  transcript is fully readable and checkable without the key file (which may then go:
-  it holds nothing the end line does not);
+  transcript is fully readable and checkable without the key file, which is then deleted
+  (it holds nothing the end line does not);
 * each sealed line's box is bound to its place (the game's seed commitment and the
   line's event number, or in format 4 its blob number, are the associated data), so a box moved to
   another line, or another game's, does not open; the running hash and the signature
@@ -361,6 +361,16 @@ def keep_key(key: GameKey, seed: int | None) -> Path:
     finally:
         os.close(fd)
     return path
+
+
+def drop_key(key_id: str) -> None:
+    """Delete the key file of a finished game (its end line, written and synced, reveals the
+    key and the seed), if it is there.
+
+    Raises:
+        SealError: ``key_id`` is not a key id.
+    """
+    key_file(key_id).unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
