@@ -19,6 +19,8 @@ from gm_engine.messages.texts import (
     Fault,
     GmCanBe,
     GmWhich,
+    PageText,
+    PageWord,
     Problem,
     Reason,
     SealFault,
@@ -38,6 +40,7 @@ BY_ENUM: dict[type[Message], list[Message]] = {
     GmWhich: [GmWhich(kind) for kind in ThingKind],
     GmCanBe: [GmCanBe(kind) for kind in ThingKind],
     CombatWord: [CombatWord(kind) for kind in CombatWordKind],
+    PageText: [PageText(word) for word in PageWord],
 }
 
 

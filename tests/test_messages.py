@@ -21,6 +21,8 @@ from gm_engine.messages.texts import (
     Fault,
     GmCanBe,
     GmWhich,
+    PageText,
+    PageWord,
     Problem,
     Reason,
     Resumed,
@@ -78,6 +80,8 @@ def _expected_keys() -> dict[str, set[str]]:
             keys.update({GmCanBe(kind).text_key(): set() for kind in ThingKind})
         elif cls is CombatWord:
             keys.update({CombatWord(kind).text_key(): set() for kind in CombatWordKind})
+        elif cls is PageText:
+            keys.update({PageText(word).text_key(): set() for word in PageWord})
         else:
             keys[key] = set(cls.field_names)
     return keys

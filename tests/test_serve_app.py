@@ -355,14 +355,16 @@ def test_the_lobby_offers_only_the_operators_model_servers_and_refuses_others() 
 
 
 #: The fields of a werewolf table's form, as a refusal of an unknown one lists them.
-FIELDS = "kind, title, role, deal, human_name, narrator, rules, backend, model, base_url, aiwolf"
+FIELDS = "kind, title, role, deal, human_name, narrator, rules, backend, model, base_url, aiwolf, locale"
 
 
 def test_error_bodies_are_in_the_requesters_language(server: tuple[str, TableRuntime, MemoryStore]) -> None:
+    """A refusal of no table (the lobby's form, a wrong token: no table is confirmed) is in
+    the requester's language; the table-bound ones are in the table's (below)."""
     url, _, _ = server
     english = {"accept-language": "en-GB,en;q=0.9,ja;q=0.5"}
     with httpx.Client(base_url=url, timeout=WAIT) as client:
-        table_id, token = open_table(client, {"kind": "werewolf", "role": 2})
+        table_id, _ = open_table(client, {"kind": "werewolf", "role": 2})
         stranger = f"/api/tables/{table_id}/view"
         cases: list[tuple[str, str, dict[str, Any], str, str]] = [
             ("GET", stranger, {}, FORBIDDEN, "forbidden: this table's seat token is missing or wrong; "
@@ -373,8 +375,6 @@ def test_error_bodies_are_in_the_requesters_language(server: tuple[str, TableRun
              "The data sent is not valid."),
             ("POST", "/api/tables", {"json": {"config": {"kind": "werewolf"}, "api_key": 5}},
              "API キーは文字列で指定してください。", "Give the API key as a string."),
-            ("POST", f"/api/tables/{table_id}/answer", {"json": {"nothing": 1}, "headers": bearer(token)},
-             "text に答えを入れて送ってください。", "Send the answer in text."),
             ("POST", "/api/tables", {"json": {"config": {"kind": "werewolf", "role": 9, "colour": 1}}},
              "卓の設定が正しくありません: role: 「9」は大きすぎます（6以下）。"
              f"colour: そういう項目はありません（使える項目: {FIELDS}）",
@@ -384,12 +384,6 @@ def test_error_bodies_are_in_the_requesters_language(server: tuple[str, TableRun
              "卓の設定が正しくありません: kind: 「chess」は選べません（選べるもの: werewolf, adventure）",
              "The table's settings are not valid: kind: 'chess' is not a choice "
              "(choose from werewolf, adventure)"),
-            ("POST", f"/api/tables/{table_id}/answer",
-             {"json": {"text": "x" * 2001}, "headers": bearer(token)},
-             "入力は2000文字までです。", "An answer has at most 2000 characters."),
-            ("GET", f"/api/tables/{table_id}/transcript", {"headers": bearer(token)},
-             "記録はゲームの終了後にダウンロードできます。",
-             "The transcript can be downloaded once the game is over."),
         ]
         for method, path, options, japanese, english_text in cases:
             headers = dict(options.pop("headers", {}))
@@ -398,3 +392,36 @@ def test_error_bodies_are_in_the_requesters_language(server: tuple[str, TableRun
                 answer = client.request(method, path, headers={**headers, **language}, **options)
                 assert answer.status_code in (400, 403, 409), (path, answer.text)
                 assert answer.json()["error"] == expected, (path, language, answer.text)
+
+
+def test_a_tables_refusals_are_in_the_tables_language(server: tuple[str, TableRuntime, MemoryStore]) -> None:
+    """A refused answer, a body without its text, the transcript asked for too early: in the
+    language of the table, whatever the requester's browser prefers (the page shows them
+    amid the table's own words)."""
+    url, _, _ = server
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        tables = {
+            locale: open_table(client, {"kind": "werewolf", "role": 2, "locale": locale})
+            for locale in ("ja", "en")
+        }
+        for locale, (table_id, token) in tables.items():
+            next_question(client, table_id, token)
+            cases: list[tuple[str, str, dict[str, Any], str, str]] = [
+                ("POST", "answer", {"json": {"nothing": 1}},
+                 "text に答えを入れて送ってください。", "Send the answer in text."),
+                ("POST", "answer", {"json": {"text": "x" * 2001}},
+                 "入力は2000文字までです。", "An answer has at most 2000 characters."),
+                ("POST", "answer", {"json": {"text": "/quit"}},
+                 "ウェブの卓では終了コマンドは使えません。ページを閉じれば、あとで続きから遊べます。",
+                 "A web table has no quit command: close the page, and come back later to go on."),
+                ("GET", "transcript", {},
+                 "記録はゲームの終了後にダウンロードできます。",
+                 "The transcript can be downloaded once the game is over."),
+            ]  # fmt: skip
+            for method, end, options, japanese, english_text in cases:
+                expected = english_text if locale == "en" else japanese
+                for language in ({}, {"accept-language": "ja"}, {"accept-language": "en-GB,en;q=0.9"}):
+                    path = f"/api/tables/{table_id}/{end}"
+                    answer = client.request(method, path, headers={**bearer(token), **language}, **options)
+                    assert answer.status_code in (400, 409), (end, answer.text)
+                    assert answer.json()["error"] == expected, (locale, end, language, answer.text)

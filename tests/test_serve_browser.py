@@ -465,3 +465,65 @@ def test_the_personas_words_reach_the_page_as_they_are_produced(browser: Any, tm
     finally:
         gate.release.set()
         store.close()
+
+
+def test_a_browser_plays_an_english_table_opened_from_a_japanese_lobby(browser: Any, tmp_path: Path) -> None:
+    """The lobby of a Japanese server opens a table in English: its page turns English (the
+    lang attribute, every label, the panel, the buttons, the session's own lines) and a short
+    game is played to its end there, with no Japanese on screen but the rules' records and
+    terms, the personas' names and words (as on the terminal's English screen)."""
+    from tests.test_terminal_english import japanese_prose
+
+    store = SQLiteTableStore(tmp_path / "tables.sqlite3")
+    with running_server(TableRuntime(store, seeds=fixed_seeds(11))) as url:
+        page = browser.new_page(viewport=PHONE)
+        page.goto(url + "/")
+        assert page.evaluate("document.documentElement.lang") == "ja"
+        assert page.input_value("select[name=locale]") == "ja"  # the server's language first
+        page.check("input[name=kind][value=werewolf]")
+        page.select_option("select[name=role]", "2")
+        page.select_option("select[name=locale]", "en")
+        page.click("#create button[type=submit]")
+        page.wait_for_selector("#join-link", state="visible", timeout=WAIT_MS)
+        page.click("#join-link")
+        page.wait_for_url("**/play/*", timeout=WAIT_MS)
+        page.wait_for_function("() => document.documentElement.lang === 'en'", timeout=WAIT_MS)
+        plan = ["Hello all. I am a plain villager.", "/co Seer"]
+        answered = ""
+        requested = False
+        while (question := next_question(page, answered)) is not None:
+            answered = str(question["id"])
+            groups = {b["group"]: b["send"] for b in reversed(question["buttons"])}
+            if not question["free_text"]:
+                answer(page, question, question["buttons"][0]["send"])
+            elif "confirm" in groups:
+                answer(page, question, groups["confirm"])
+            elif "answer" in groups:
+                answer(page, question, groups["answer"])
+            elif "request" in groups and plan:
+                if len(plan) == 2:
+                    shot(page, "werewolf-english-discussion")
+                    assert_fits_the_phone(page)
+                answer(page, question, plan.pop(0), typed=True)
+            elif "request" in groups and not requested:
+                requested = True
+                answer(page, question, groups["request"])
+            elif "pass" in groups:
+                answer(page, question, groups["pass"])
+            else:
+                answer(page, question, "too quiet", typed=True)
+        assert page.evaluate("document.body.dataset.status") == "finished"
+        assert not plan and requested
+        shot(page, "werewolf-english-end")
+        assert_fits_the_phone(page)
+        shown = page.inner_text("body")
+        assert "Your role: 村人" in shown and "Day " in shown and "left the table" in shown, shown[:500]
+        assert "Not possible: A villager (村人) may not claim a role (club rule)." in shown
+        assert page.inner_text("#download") == "Download the transcript (gm replay replays it)"
+        assert page.get_attribute("#text", "placeholder") == "Write what you say or do"
+        assert page.inner_text("#status") == "over" and page.inner_text(".home") == "Lobby"
+        assert japanese_prose(shown) == [], japanese_prose(shown)
+        # the lobby remembers nothing of the table's language: it is the server's again
+        page.goto(url + "/")
+        assert page.evaluate("document.documentElement.lang") == "ja"
+    store.close()

@@ -14,8 +14,12 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gm_engine.cli._errors import failed
+
+if TYPE_CHECKING:
+    from gm_engine.dice.result import Locale
 
 __all__ = ["register", "seed_sequence", "serve_command"]
 
@@ -90,6 +94,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "database given --seed 1 and --seed 2 with --seed-step 2 open the tables one process given "
         "--seed 1 would)",
     )
+    parser.add_argument(
+        "--locale",
+        choices=("ja", "en"),
+        default=None,
+        help="the language of the lobby and of a new table whose form names none (default: GM_LOCALE, "
+        "else ja); each table plays in the language chosen when it was opened",
+    )
     parser.set_defaults(handler=serve_command)
 
 
@@ -126,6 +137,7 @@ def serve_command(args: argparse.Namespace) -> int:
     from gm_engine.serve.tables import LEASE_SECONDS, TICK_SECONDS, TableRuntime
 
     locale = locale_from_env()
+    tables_locale: Locale = "en" if args.locale == "en" else "ja" if args.locale == "ja" else locale
 
     if not 0 < args.port < 65536:
         problem = render(ServeBadPort(args.port), locale)
@@ -172,11 +184,16 @@ def serve_command(args: argparse.Namespace) -> int:
             return 2
         seeds = None if args.seed is None else seed_sequence(args.seed, args.seed_step)
         runtime = TableRuntime(
-            store, advertise=advertise, model_servers=args.model_server, seeds=seeds, **timing
+            store,
+            advertise=advertise,
+            model_servers=args.model_server,
+            seeds=seeds,
+            locale=tables_locale,
+            **timing,
         )
         app = create_app(runtime, extra_routes=bcdice_api_routes())
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else host
-        print(render(ServeOpenInBrowser(f"http://{shown}:{args.port}/"), locale), flush=True)
+        print(render(ServeOpenInBrowser(f"http://{shown}:{args.port}/"), tables_locale), flush=True)
         # an open event stream lasts as long as its table: a stop does not wait for them long
         config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)

@@ -5865,6 +5865,297 @@ class EngineSituational(Message):
     bonus: str
 
 
+# ---------------------------------------------------------------- serve_page: gm serve's pages
+# Every word the lobby and a table's page show (gm_engine.serve.page_text hands them to the
+# pages, in the table's locale), the panel's and the buttons' words, and the end messages of a
+# web table. Texts with ``{placeholders}`` the page fills in itself are rendered with each
+# field set to its own ``{name}`` (see ``gm_engine.serve.page_text``).
+
+
+class PageWord(StrEnum):
+    """A word or sentence of gm serve's pages without parameters (texts:
+    ``serve_page.word.<value>``)."""
+
+    LOBBY_TITLE = "lobby_title"
+    LOBBY_SUB = "lobby_sub"
+    OPEN_TABLES = "open_tables"
+    OPEN_TABLES_HINT = "open_tables_hint"
+    NO_TABLES = "no_tables"
+    FINISHED_TABLES = "finished_tables"
+    NO_FINISHED = "no_finished"
+    OPEN_A_TABLE = "open_a_table"
+    GAME = "game"
+    KIND_WEREWOLF = "kind_werewolf"
+    KIND_ADVENTURE = "kind_adventure"
+    TABLE_NAME = "table_name"
+    TITLE_WEREWOLF = "title_werewolf"
+    TITLE_ADVENTURE = "title_adventure"
+    LANGUAGE = "language"
+    WEREWOLF_SETTINGS = "werewolf_settings"
+    YOUR_ROLE = "your_role"
+    ROLE_AT_TABLE = "role_at_table"
+    YOUR_NAME = "your_name"
+    DEFAULT_NAME = "default_name"
+    DISCUSSION_ROUNDS = "discussion_rounds"
+    MADMAN_CLAIMS = "madman_claims"
+    MADMAN_LIKE_WEREWOLF = "madman_like_werewolf"
+    MADMAN_NONE = "madman_none"
+    ATTACK_FIRST_NIGHT = "attack_first_night"
+    NARRATOR = "narrator"
+    AIWOLF_LEGEND = "aiwolf_legend"
+    AIWOLF_HINT = "aiwolf_hint"
+    ADVENTURE_SETTINGS = "adventure_settings"
+    SCENARIO = "scenario"
+    SCENARIO_GOBLIN_SHRINE = "scenario_goblin_shrine"
+    SCENARIO_MANOR_DIARY = "scenario_manor_diary"
+    SCENARIO_GREY_PASS = "scenario_grey_pass"
+    MODEL = "model"
+    BACKEND_OFFLINE = "backend_offline"
+    BACKEND_OPENAI = "backend_openai"
+    SERVER = "server"
+    MODEL_NAME = "model_name"
+    API_KEY = "api_key"
+    CREATED = "created"
+    TAKE_SEAT = "take_seat"
+    KIND_WEREWOLF_PREFIX = "kind_werewolf_prefix"
+    KIND_ADVENTURE_PREFIX = "kind_adventure_prefix"
+    YOUR_SEAT = "your_seat"
+    YOUR_SEAT_FINISHED = "your_seat_finished"
+    CANNOT_OPEN = "cannot_open"
+    TABLE_TITLE = "table_title"
+    LOBBY_LINK = "lobby_link"
+    TABLE = "table"
+    PANEL_LABEL = "panel_label"
+    LOG_LABEL = "log_label"
+    TEXT_PLACEHOLDER = "text_placeholder"
+    SEND = "send"
+    AIWOLF_ADDRESSES = "aiwolf_addresses"
+    AIWOLF_SEAT_HINT = "aiwolf_seat_hint"
+    AIWOLF_CONNECTED = "aiwolf_connected"
+    AIWOLF_WAITING = "aiwolf_waiting"
+    DOWNLOAD = "download"
+    YOU_MARK = "you_mark"
+    ALIVE = "alive"
+    GONE = "gone"
+    NO_CHARACTER = "no_character"
+    NAME = "name"
+    AP_DICE = "ap_dice"
+    SLOTS = "slots"
+    STATE = "state"
+    NOTE_OPEN = "note_open"
+    STATUS_STARTING = "status_starting"
+    STATUS_RUNNING = "status_running"
+    STATUS_FINISHED = "status_finished"
+    STATUS_FAILED = "status_failed"
+    STATUS_STOPPED = "status_stopped"
+    STATUS_ERROR = "status_error"
+    SEND_FAILED = "send_failed"
+    NOT_THIS_SEAT = "not_this_seat"
+    UNREACHABLE = "unreachable"
+    RECONNECTING = "reconnecting"
+    TRANSCRIPT_NOT_YET = "transcript_not_yet"
+    OPEN_FROM_LINK = "open_from_link"
+    DAYTIME = "daytime"
+    NIGHTTIME = "nighttime"
+    BATTLE_SETUP = "battle_setup"
+    BATTLE_ROLL = "battle_roll"
+    BATTLE_JUDGE = "battle_judge"
+    BATTLE_NARRATIVE = "battle_narrative"
+    BATTLE_ENDED = "battle_ended"
+    YES = "yes"
+    NO = "no"
+    VOTE_WITHOUT_REASON = "vote_without_reason"
+    DECLINE = "decline"
+    PASS = "pass"
+    STOPPED_BY_SERVER = "stopped_by_server"
+    TAKEN_OVER = "taken_over"
+
+
+class PageText(Message):
+    """A word of gm serve's pages: its text is ``serve_page.word.<word>``."""
+
+    key: ClassVar[str] = "serve_page.word"
+    word: PageWord
+
+    def text_key(self) -> str:
+        """``serve_page.word.<word>``."""
+        return f"{self.key}.{self.word.value}"
+
+    def params(self) -> dict[str, str | int]:
+        """None: the word is the choice of text."""
+        return {}
+
+
+class PageNoModelServers(Message):
+    """The lobby's note that no model server is allowed (``command``: the option, as code)."""
+
+    key: ClassVar[str] = "serve_page.no_model_servers"
+    command: str
+
+
+class PageDayTime(Message):
+    """The werewolf panel's heading: the day and the time of day."""
+
+    key: ClassVar[str] = "serve_page.day_time"
+    day: str
+    time: str
+
+
+class PageYourRole(Message):
+    """The werewolf panel: P1's own role."""
+
+    key: ClassVar[str] = "serve_page.your_role"
+    role: str
+
+
+class PagePartners(Message):
+    """The werewolf panel: a 人狼's partners (``names`` joined)."""
+
+    key: ClassVar[str] = "serve_page.partners"
+    names: str
+
+
+class PageCoBadge(Message):
+    """A seat's latest claim on its card (and the plain claim button)."""
+
+    key: ClassVar[str] = "serve_page.co_badge"
+    role: str
+
+
+class PageNameWith(Message):
+    """A character's name with its rank or occupation."""
+
+    key: ClassVar[str] = "serve_page.name_with"
+    name: str
+    what: str
+
+
+class PageSkills(Message):
+    """An investigator's skills on the panel (``skills``: joined by the locale's separator)."""
+
+    key: ClassVar[str] = "serve_page.skills"
+    skills: str
+
+
+class PageInBattle(Message):
+    """The adventure panel's battle line (``battle``: round and pause)."""
+
+    key: ClassVar[str] = "serve_page.in_battle"
+    battle: str
+
+
+class PageBattle(Message):
+    """A battle's round and pause, as the panel shows them."""
+
+    key: ClassVar[str] = "serve_page.battle"
+    round: int
+    phase: str
+
+
+class PageFold(Message):
+    """The line under which the claims with a result of one role are folded."""
+
+    key: ClassVar[str] = "serve_page.fold"
+    head: str
+
+
+class PageAIWolfAddress(Message):
+    """The label of an AIWolf agent seat's address."""
+
+    key: ClassVar[str] = "serve_page.aiwolf_address"
+    seat: str
+
+
+class PageClaimWithResult(Message):
+    """A claim button with a stated result (``target``: the seat and its name)."""
+
+    key: ClassVar[str] = "serve_page.claim_with_result"
+    role: str
+    target: str
+    colour: str
+
+
+class PageResult(Message):
+    """A button that states a result (``target``: the seat and its name)."""
+
+    key: ClassVar[str] = "serve_page.result"
+    target: str
+    colour: str
+
+
+class PageRequest(Message):
+    """A CO要求 button."""
+
+    key: ClassVar[str] = "serve_page.request"
+    role: str
+
+
+class PageCannotGoOn(Message):
+    """A web table whose lines no longer replay (``cause``: why)."""
+
+    key: ClassVar[str] = "serve_page.cannot_go_on"
+    cause: str
+
+
+class PageServerFinal(Message):
+    """A web table stopped for good by its model server (``trouble``: what it was)."""
+
+    key: ClassVar[str] = "serve_page.server_final"
+    trouble: str
+
+
+class PageServerLater(Message):
+    """A web table paused by its model server, resumed ``seconds`` later."""
+
+    key: ClassVar[str] = "serve_page.server_later"
+    trouble: str
+    seconds: str
+
+
+class PageStoppedError(Message):
+    """A web table paused by a failure of the store or the program (``reason``: its kind)."""
+
+    key: ClassVar[str] = "serve_page.stopped_error"
+    reason: str
+    seconds: str
+
+
+class PageUnreplayable(Message):
+    """A finished table whose lines no longer replay here (``cause``: the first problem)."""
+
+    key: ClassVar[str] = "serve_page.unreplayable"
+    cause: str
+
+
+class PageSkillPair(Message):
+    """Two items of the panel's skill list side by side (a longer list is paired on)."""
+
+    key: ClassVar[str] = "serve_page.skill_pair"
+    first: str
+    second: str
+
+
+class PageAgentSeats(Message):
+    """A table's AIWolf agent seats that are not P2..P9, each once (``seats``: as given)."""
+
+    key: ClassVar[str] = "serve_page.agent_seats"
+    seats: str
+
+
+class ServeHolderUnreachable(Message):
+    """The process driving a table cannot be reached from the one a request came to."""
+
+    key: ClassVar[str] = "serve_page.holder_unreachable"
+
+
+class ServeNoPageWords(Message):
+    """``GET /api/strings/{locale}`` of a language the pages do not speak."""
+
+    key: ClassVar[str] = "serve_page.no_page_words"
+    locale: str
+    known: str
+
+
 class EngineTarget(Message):
     """The PCs' target declared."""
 

@@ -40,6 +40,8 @@ from gm_engine.aiwolf.host import play_hosted
 from gm_engine.aiwolf.protocol import TalkRules
 from gm_engine.aiwolf.seat import AIWolfSeat
 from gm_engine.aiwolf.whisper import WhisperChannel
+from gm_engine.messages import DEFAULT_LOCALE, Message, render
+from gm_engine.messages.texts import PageAgentSeats
 from gm_engine.serve.store import LeaseLost, TableStore
 from gm_engine.sessions.base import SessionIO, SessionOutcome, SessionRunner, SessionSpec
 from gm_engine.sessions.interrupt import run_interruptibly
@@ -74,6 +76,19 @@ class TableStopping(LeaseLost):
     took it over) while its session waited for an agent: the turn is not recorded."""
 
 
+class AgentSeatsRefused(ValueError):
+    """Agent seats that are not P2..P9, each once: ``str()`` in Japanese, :meth:`explanation`
+    the catalogue message (a table's form says it in the requester's language)."""
+
+    def __init__(self, seats: object) -> None:
+        self.message = PageAgentSeats(str(seats))
+        super().__init__(render(self.message, DEFAULT_LOCALE))
+
+    def explanation(self) -> Message:
+        """What was wrong."""
+        return self.message
+
+
 class AIWolfSeatsOption(BaseModel):
     """The seats AIWolf agents play at a werewolf table (P2..P9, each once), and the
     seconds an agent has for each action (the AIWolf server's 60 by default, plus its 5 s
@@ -88,9 +103,7 @@ class AIWolfSeatsOption(BaseModel):
     @classmethod
     def _seats_2_to_9(cls, seats: tuple[int, ...]) -> tuple[int, ...]:
         if not seats or len(set(seats)) != len(seats) or any(seat not in range(2, 10) for seat in seats):
-            raise ValueError(
-                f"AIWolfエージェントの席は P2〜P9 から重複なく選んでください（指定: {list(seats)}）"
-            )
+            raise AgentSeatsRefused(list(seats))
         return tuple(sorted(seats))
 
     def seat_agents(self) -> dict[int, str]:

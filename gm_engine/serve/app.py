@@ -2,9 +2,13 @@
 
 Pages (plain HTML, CSS and a little JavaScript shipped in the package, nothing fetched from
 elsewhere): ``/`` the lobby (open tables, a form that opens one), ``/play/{table_id}`` a
-table's page. A table's page reads its seat token from the join link's fragment
-(``/play/{table_id}#t=TOKEN``, never sent to a server by a browser) and sends it as
-``Authorization: Bearer TOKEN`` with every request; only the token's SHA-256 is stored.
+table's page. Their words are the message catalogue's (:mod:`gm_engine.serve.page_text`):
+the pages are served in the server's language (``gm serve --locale``; ``?lang=en`` or
+``?lang=ja`` asks for the other), and a table's page takes its table's language from the
+table's view, with the words of ``GET /api/strings/{locale}``. A table's page reads its
+seat token from the join link's fragment (``/play/{table_id}#t=TOKEN``, never sent to a
+server by a browser) and sends it as ``Authorization: Bearer TOKEN`` with every request;
+only the token's SHA-256 is stored.
 
 API (JSON):
 
@@ -14,7 +18,9 @@ API (JSON):
   (``gm serve --model-server``; none: offline tables only);
 * ``POST /api/tables``: ``{"config": {...}, "api_key"?: "..."}`` opens a table
   (:class:`~gm_engine.serve.tables.WerewolfTableConfig` or ``AdventureTableConfig``) and
-  answers ``{"table_id", "token", "join"}``; 400 ``{"error"}`` (Japanese) for bad options;
+  answers ``{"table_id", "token", "join"}``; 400 ``{"error"}`` for bad options (in the
+  requester's language: the lobby names its own in ``Accept-Language``); a config without
+  ``locale`` is in the server's language;
 * with the seat's token: ``GET /api/tables/{id}/view?after=N`` (the seat's view, see
   :meth:`~gm_engine.serve.tables.LiveTable.view`), ``GET /api/tables/{id}/events?after=N``
   (server-sent events: the view again, from line ``after`` on, whenever it changes),
@@ -40,7 +46,9 @@ read from the store by any of them.
 
 A request without a token, with a wrong one, or with another table's token gets 403
 ``{"error": "forbidden"}`` and nothing else; an unknown table with a valid token of another
-table is the same 403 (an id is never confirmed to a stranger).
+table is the same 403 (an id is never confirmed to a stranger). That refusal, and those of
+requests of no table, are in the requester's language (``Accept-Language``, which the pages
+set to their own); every other refusal of a table's request is in the table's language.
 """
 
 from __future__ import annotations
@@ -57,18 +65,19 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gm_engine.dice.result import Locale
-from gm_engine.messages import DEFAULT_LOCALE, LOCALES, render
+from gm_engine.messages import LOCALES, render
 from gm_engine.messages import Message as MessageText
 from gm_engine.messages.texts import (
     ServeBadData,
     ServeForbidden,
     ServeKeyNotText,
+    ServeNoPageWords,
     ServeNotDrivenHere,
     ServeNotJson,
     ServeTextMissing,
@@ -78,6 +87,7 @@ from gm_engine.messages.texts import (
 from gm_engine.serve.aiwolf_routes import aiwolf_routes
 from gm_engine.serve.finished import FinishedTables
 from gm_engine.serve.forward import Forwarder
+from gm_engine.serve.page_text import page_strings, render_page, requester_locale
 from gm_engine.serve.store import SeatGrant
 from gm_engine.serve.tables import LiveTable, TableError, TableRuntime, holder_address, parse_config
 
@@ -148,31 +158,17 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def requester_locale(request: Request) -> Locale:
-    """The language the requester reads: the one of Japanese and English its
-    ``Accept-Language`` prefers (by its q weights), Japanese when it names neither."""
-    best: tuple[float, Locale] = (0.0, DEFAULT_LOCALE)
-    for part in request.headers.get("accept-language", "").split(","):
-        tag, _, params = part.strip().partition(";")
-        language = tag.strip().lower().split("-")[0]
-        if language not in LOCALES:
-            continue
-        weight = 1.0
-        for param in params.split(";"):
-            name, _, value = param.strip().partition("=")
-            if name == "q":
-                try:
-                    weight = float(value)
-                except ValueError:
-                    weight = 0.0
-        if weight > best[0]:
-            best = (weight, "en" if language == "en" else "ja")
-    return best[1]
+def _refusal(
+    request: Request, message: MessageText, status: int, locale: Locale | None = None
+) -> JSONResponse:
+    """An error body in ``locale`` (a table's), else in the requester's language."""
+    return _error(render(message, locale or requester_locale(request)), status)
 
 
-def _refusal(request: Request, message: MessageText, status: int) -> JSONResponse:
-    """An error body in the requester's language."""
-    return _error(render(message, requester_locale(request)), status)
+def _page_locale(request: Request, default: Locale) -> Locale:
+    """The language a page is served in: ``?lang=`` when it names one, else ``default``."""
+    asked = request.query_params.get("lang", "")
+    return "en" if asked == "en" else "ja" if asked == "ja" else default
 
 
 def _after(request: Request) -> int:
@@ -217,11 +213,18 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         return grant
 
     def lobby_page(request: Request) -> Response:
-        return FileResponse(f"{static_dir()}/lobby.html", media_type="text/html; charset=utf-8")
+        return HTMLResponse(render_page("lobby", _page_locale(request, runtime.locale)))
 
     def table_page(request: Request) -> Response:
         # the same page for every id: it holds nothing of a table until the token is shown
-        return FileResponse(f"{static_dir()}/table.html", media_type="text/html; charset=utf-8")
+        # (its language too: the table's view names it)
+        return HTMLResponse(render_page("table", _page_locale(request, runtime.locale)))
+
+    def strings(request: Request) -> Response:
+        locale = request.path_params["locale"]
+        if locale not in LOCALES:
+            return _refusal(request, ServeNoPageWords(locale, ", ".join(LOCALES)), 404)
+        return JSONResponse(page_strings("en" if locale == "en" else "ja"))
 
     finished = FinishedTables(runtime.store)
 
@@ -250,7 +253,10 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
             body = await _json_body(request)
             if not isinstance(body, dict):
                 raise _BadBody(ServeBadData(), 400)
-            config = parse_config(body.get("config", {}))
+            form = body.get("config", {})
+            if isinstance(form, dict) and "locale" not in form:
+                form = {**form, "locale": runtime.locale}
+            config = parse_config(form)
             api_key = body.get("api_key")
             if api_key is not None and not isinstance(api_key, str):
                 raise _BadBody(ServeKeyNotText(), 400)
@@ -293,7 +299,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
                     return address
         if row is not None and row.status == "finished":
             return finished.screen(row)  # rebuilt from the store: nobody here holds its screen
-        return _refusal(request, ServeNotDrivenHere(), 503)
+        return _refusal(request, ServeNotDrivenHere(), 503, runtime.table_locale(table_id))
 
     async def find(request: Request) -> LiveTable | Response | str:
         """:func:`locate`, on the loop when the table is driven here and its seat is known."""
@@ -329,7 +335,8 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         if isinstance(live, str):
             raw = await request.body()
             if len(raw) > MAX_BODY:
-                return _refusal(request, ServeTooLarge(), 413)
+                locale = runtime.table_locale(request.path_params["table_id"])
+                return _refusal(request, ServeTooLarge(), 413, locale)
             return await forwarder.forward(request, live, raw)
         try:
             body = await _json_body(request)
@@ -341,9 +348,9 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
             # no thread of the pool waits for the disk (the store's writer calls back)
             done = await live.accept_soon(text)
         except _BadBody as exc:
-            return _refusal(request, exc.reason, exc.status)
+            return _refusal(request, exc.reason, exc.status, live.config.locale)
         except TableError as exc:
-            return _refusal(request, exc.reason, 409)
+            return _refusal(request, exc.reason, 409, live.config.locale)
         replied = time.perf_counter()
         phases = [("locate", located - began), ("body", read - located), *done.timings]
         phases.append(("total", replied - began))
@@ -358,7 +365,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
         table_id = request.path_params["table_id"]
         data = runtime.transcript(table_id)
         if data is None:
-            return _refusal(request, ServeTranscriptLater(), 409)
+            return _refusal(request, ServeTranscriptLater(), 409, runtime.table_locale(table_id))
         return Response(
             data,
             media_type="application/x-ndjson",
@@ -368,6 +375,7 @@ def create_app(runtime: TableRuntime, *, extra_routes: Sequence[BaseRoute] = ())
     routes: list[BaseRoute] = [
         Route("/", lobby_page),
         Route("/play/{table_id}", table_page),
+        Route("/api/strings/{locale}", strings),
         Route("/api/tables", list_tables, methods=["GET"]),
         Route("/api/tables", open_table, methods=["POST"]),
         Route("/api/tables/{table_id}/view", view),

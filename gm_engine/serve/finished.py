@@ -25,7 +25,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-from gm_engine.messages.texts import AsksOnceMore
+from gm_engine.messages import render
+from gm_engine.messages.texts import AsksOnceMore, PageUnreplayable
 from gm_engine.safe_text import printable
 from gm_engine.serve.store import StoreError, TableRow, TableStore
 from gm_engine.serve.tables import LiveTable, parse_config
@@ -49,10 +50,9 @@ KEPT = 64
 #: How many summaries of finished tables a process keeps for the lobby.
 KEPT_SUMMARIES = 4096
 
-#: The screen of a table whose lines no longer replay.
-UNREPLAYABLE = (
-    "このゲームは終了しました。記録をこのサーバーで再現できませんでした（記録はダウンロードできます）: "
-)
+#: How the screen of a Japanese table whose lines no longer replay begins (the table's
+#: language says it: :class:`~gm_engine.messages.texts.PageUnreplayable`).
+UNREPLAYABLE = render(PageUnreplayable(""), "ja")
 
 
 def _is_end_line(line: str) -> bool:
@@ -123,7 +123,7 @@ def rebuild_screen(row: TableRow, lines: Sequence[str]) -> LiveTable:
             summary = outcome.summary
     except (TranscriptError, ValueError) as exc:  # a replay mismatch is a TranscriptError too
         fresh = LiveTable(row, table.config, 0)
-        fresh.ended("finished", UNREPLAYABLE + str(exc).splitlines()[0][:300])
+        fresh.ended("finished", PageUnreplayable(str(exc).splitlines()[0][:300]))
         return fresh
     table.ended("finished", summary or "")
     return table

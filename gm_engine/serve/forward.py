@@ -20,6 +20,10 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from gm_engine.messages import render
+from gm_engine.messages.texts import ServeHolderUnreachable
+from gm_engine.serve.page_text import requester_locale
+
 __all__ = ["FORWARDED_HEADER", "Forwarder"]
 
 #: Marks a request one process passed to another.
@@ -29,12 +33,14 @@ CONNECT_SECONDS = 3.0
 #: Seconds an answer or a view may take at the holder (an answer waits for the session).
 READ_SECONDS = 60.0
 
-_UNREACHABLE = "この卓を進めているサーバーに届きません。少し待って読み込み直してください。"
 _PASSED_ON = ("content-type", "cache-control", "x-accel-buffering", "content-disposition")
 
 
-def _unreachable() -> JSONResponse:
-    return JSONResponse({"error": _UNREACHABLE}, status_code=503)
+def _unreachable(request: Request) -> JSONResponse:
+    """The holder cannot be reached: said in the requester's language (the page names its own)."""
+    return JSONResponse(
+        {"error": render(ServeHolderUnreachable(), requester_locale(request))}, status_code=503
+    )
 
 
 class Forwarder:
@@ -75,7 +81,7 @@ class Forwarder:
         try:
             answer = await self._http().send(outgoing)
         except httpx.HTTPError:
-            return _unreachable()
+            return _unreachable(request)
         headers = {name: answer.headers[name] for name in _PASSED_ON if name in answer.headers}
         return Response(answer.content, status_code=answer.status_code, headers=headers)
 
@@ -85,7 +91,7 @@ class Forwarder:
         try:
             answer = await self._http().send(outgoing, stream=True)
         except httpx.HTTPError:
-            return _unreachable()
+            return _unreachable(request)
         headers = {name: answer.headers[name] for name in _PASSED_ON if name in answer.headers}
         if answer.status_code != 200:
             content = await answer.aread()

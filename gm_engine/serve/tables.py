@@ -70,6 +70,12 @@ from gm_engine.messages.texts import (
     ConfigNoUrl,
     ConfigOfflineServer,
     ConfigRoleAndDeal,
+    PageCannotGoOn,
+    PageServerFinal,
+    PageServerLater,
+    PageStoppedError,
+    PageText,
+    PageWord,
     TableAnswerNotStored,
     TableChooseShown,
     TableConfigInvalid,
@@ -87,6 +93,7 @@ from gm_engine.messages.texts import (
 from gm_engine.messages.validation import validation_message
 from gm_engine.safe_text import printable
 from gm_engine.serve.aiwolf_seats import AIWolfSeatsOption, AIWolfTables
+from gm_engine.serve.page_text import word
 from gm_engine.serve.seat_view import Panel, adventure_panel, question_buttons, werewolf_panel
 from gm_engine.serve.store import LeaseLost, QueuedSecrets, SeatGrant, StoreError, TableRow, TableStore
 from gm_engine.serve.turns import TurnTaker
@@ -140,7 +147,7 @@ MAX_KNOWN_SEATS = 100_000
 RETRY_SECONDS = 30.0
 
 #: What a table taken over by another process says.
-TAKEN_OVER = "この卓は別のサーバーが引き継ぎました。ページを読み込み直してください。"
+TAKEN_OVER = PageText(PageWord.TAKEN_OVER)
 
 _QUIT = frozenset({"/quit", "/exit", "/end", "終了"})
 _UNREADABLE = re.compile("[\ud800-\udfff\x00]")
@@ -187,6 +194,18 @@ def _check_model_server(backend: str, model: str | None, base_url: str | None) -
         raise ConfigConflict(ConfigOfflineServer())
 
 
+def _defaults_in_locale(data: Any, title: PageWord) -> Any:
+    """A table's form with the title (and P1's name) it leaves out in the table's language:
+    an English table is "Werewolf" and its P1 "Player", as ``gm werewolf play`` names P1."""
+    if not isinstance(data, dict):
+        return data
+    locale: Locale = "en" if data.get("locale") == "en" else DEFAULT_LOCALE
+    filled = {"title": word(title, locale)}
+    if title is PageWord.TITLE_WEREWOLF:
+        filled["human_name"] = word(PageWord.DEFAULT_NAME, locale)
+    return {**filled, **data}
+
+
 def normal_server_url(url: str) -> str:
     """A model server's base URL as it is compared with ``gm serve --model-server``'s list:
     surrounding spaces and a trailing slash do not matter."""
@@ -195,8 +214,10 @@ def normal_server_url(url: str) -> str:
 
 class WerewolfTableConfig(BaseModel):
     """A werewolf table: the rule options as ``gm werewolf play`` takes them, P1's role
-    (None: P1 chooses at the table), and the model server (``offline`` by default, or an
-    OpenAI-compatible server at ``base_url``; its key is a secret, never part of this)."""
+    (None: P1 chooses at the table), the model server (``offline`` by default, or an
+    OpenAI-compatible server at ``base_url``; its key is a secret, never part of this), and
+    the table's language (``locale``: its session's, its page's and its refusals'; a title
+    or P1's name left out is the language's default)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -212,6 +233,12 @@ class WerewolfTableConfig(BaseModel):
     base_url: str | None = Field(default=None, max_length=500)
     aiwolf: AIWolfSeatsOption | None = None
     """The seats AIWolf agents play (gm_engine.serve.aiwolf_seats); None: personas only."""
+    locale: Locale = DEFAULT_LOCALE
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_in_locale(cls, data: Any) -> Any:
+        return _defaults_in_locale(data, PageWord.TITLE_WEREWOLF)
 
     @model_validator(mode="after")
     def _consistent(self) -> WerewolfTableConfig:
@@ -239,13 +266,16 @@ class WerewolfTableConfig(BaseModel):
             options["deal"] = list(self.deal)
         if self.aiwolf is not None:
             options["seat_agents"] = self.aiwolf.seat_agents()
+        if self.locale != DEFAULT_LOCALE:  # not written by default: a Japanese table's header stays
+            options["locale"] = self.locale
         return SessionSpec(
             kind="werewolf", seed=seed, options=options, backend=self.backend, model=self.model
         )
 
 
 class AdventureTableConfig(BaseModel):
-    """A solo adventure table: a shipped scenario, and the GM's model server."""
+    """A solo adventure table: a shipped scenario, the GM's model server, and the table's
+    language (``locale``, as for a werewolf table)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -256,6 +286,12 @@ class AdventureTableConfig(BaseModel):
     backend: Literal["offline", "openai"] = "offline"
     model: str | None = Field(default=None, max_length=200)
     base_url: str | None = Field(default=None, max_length=500)
+    locale: Locale = DEFAULT_LOCALE
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_in_locale(cls, data: Any) -> Any:
+        return _defaults_in_locale(data, PageWord.TITLE_ADVENTURE)
 
     @model_validator(mode="after")
     def _consistent(self) -> AdventureTableConfig:
@@ -268,7 +304,14 @@ class AdventureTableConfig(BaseModel):
 
     def spec(self, seed: int) -> SessionSpec:
         """The session spec of this table (the options ``gm adventure`` would write)."""
-        options = {"system": "DiceBot", "max_turns": self.max_turns, "scenario": self.scenario, "web": True}
+        options: dict[str, Any] = {
+            "system": "DiceBot",
+            "max_turns": self.max_turns,
+            "scenario": self.scenario,
+            "web": True,
+        }
+        if self.locale != DEFAULT_LOCALE:
+            options["locale"] = self.locale
         return SessionSpec(
             kind="adventure", seed=seed, options=options, backend=self.backend, model=self.model
         )
@@ -595,14 +638,14 @@ class LiveTable:
         self._store_lines()
         with self._cond:
             if isinstance(observation, Observation):
-                self.panel = werewolf_panel(observation)
+                self.panel = werewolf_panel(observation, self.config.locale)
                 self._names = observation.names
             elif isinstance(observation, GMView):
                 sheet = None
                 if isinstance(observation, ScenarioGMView) and observation.sheet is not None:
                     sheet = (observation.sheet, observation.system)
                 self.panel = adventure_panel(
-                    observation.party, observation.battle_round, observation.phase, sheet
+                    observation.party, observation.battle_round, observation.phase, sheet, self.config.locale
                 )
             self._legal = tuple(legal)
             self._changed()
@@ -633,7 +676,7 @@ class LiveTable:
     def _wait_answer(self, prompt: str, choices: Sequence[str] | None, asked: KeptAnswer) -> str:
         """Ask the seat (``self._cond`` held) and wait for the web's answer."""
         buttons = (
-            question_buttons(prompt, choices, self._legal, self._names)
+            question_buttons(prompt, choices, self._legal, self._names, self.config.locale)
             if self.config.kind == "werewolf"
             else []
         )
@@ -680,8 +723,11 @@ class LiveTable:
             self.status = "running"
             self._changed()
 
-    def ended(self, status: Status, message: str = "") -> None:
-        """The session is over here (finished, failed, stopped, or paused by an error)."""
+    def ended(self, status: Status, message: str | Message = "") -> None:
+        """The session is over here (finished, failed, stopped, or paused by an error);
+        ``message`` says how (a catalogue message is said in the table's language)."""
+        if isinstance(message, Message):
+            message = render(message, self.config.locale)
         with self._cond:
             self.status = status
             self.message = printable(message)
@@ -849,6 +895,7 @@ class LiveTable:
                 "table_id": self.row.table_id,
                 "kind": self.row.kind,
                 "title": printable(self.row.title, newlines=False),
+                "locale": self.config.locale,
                 "epoch": self.epoch,
                 "version": self.version,
                 "status": self.status,
@@ -884,7 +931,8 @@ class LiveTable:
     def _make_head(self) -> str:
         self._head = (
             f'{{"table_id":{_json_text(self.row.table_id)},"kind":{_json_text(self.row.kind)},'
-            f'"title":{_json_text(printable(self.row.title, newlines=False))},"epoch":{self.epoch},'
+            f'"title":{_json_text(printable(self.row.title, newlines=False))},'
+            f'"locale":{_json_text(self.config.locale)},"epoch":{self.epoch},'
             f'"input_limit":{self.config.input_limit()}'
         )
         return self._head
@@ -1004,18 +1052,17 @@ def default_backend(config: WerewolfTableConfig | AdventureTableConfig, api_key:
     return OpenAIBackend(model=config.model, base_url=config.base_url or None, api_key=api_key or "none")
 
 
-def _server_trouble(exc: BackendError) -> str:
-    """What the model server's failure was, in the catalogue's Japanese (the server's own
-    words inside)."""
+def _server_trouble(exc: BackendError, locale: Locale) -> str:
+    """What the model server's failure was, in ``locale`` (the server's own words inside)."""
     from gm_engine.llm.base import ConfigurationError, TransientBackendError
     from gm_engine.messages import render
     from gm_engine.messages.texts import ServerMisconfigured, ServerRefused, ServerUnreachable
 
     if isinstance(exc, ConfigurationError):
-        return render(ServerMisconfigured(str(exc)), "ja")
+        return render(ServerMisconfigured(str(exc)), locale)
     if isinstance(exc, TransientBackendError):
-        return render(ServerUnreachable(str(exc)), "ja")
-    return render(ServerRefused(str(exc)), "ja")
+        return render(ServerUnreachable(str(exc)), locale)
+    return render(ServerRefused(str(exc)), locale)
 
 
 def _packed(data: bytes) -> bytes:
@@ -1060,7 +1107,9 @@ class TableRuntime:
     its model server's failure is resumed ``retry_seconds`` later. Every ``tick_seconds``
     the leases of every table driven here are renewed for ``lease_seconds`` (at least two
     ticks: ValueError otherwise), in one statement; ``turns`` shares the processor between
-    the tables (:class:`~gm_engine.serve.turns.TurnTaker`)."""
+    the tables (:class:`~gm_engine.serve.turns.TurnTaker`). ``locale`` is the server's
+    language (``gm serve --locale``, ``GM_LOCALE``): the lobby's, and a new table's when its
+    form names none."""
 
     def __init__(
         self,
@@ -1075,6 +1124,7 @@ class TableRuntime:
         advertise: str | None = None,
         model_servers: Collection[str] = (),
         turns: TurnTaker | None = None,
+        locale: Locale = DEFAULT_LOCALE,
     ) -> None:
         if not 0 < tick_seconds < float("inf") or not lease_seconds >= 2 * tick_seconds:
             raise ValueError(
@@ -1082,6 +1132,7 @@ class TableRuntime:
                 " one late renewal does not hand the tables to another process"
             )
         self.retry_seconds = retry_seconds
+        self.locale: Locale = locale
         self.turns = turns or TurnTaker()
         # The model servers a table may use (``gm serve --model-server``): a visitor of the
         # lobby must not make this server send requests to any host they name.
@@ -1307,6 +1358,20 @@ class TableRuntime:
         """The store's row of the table."""
         return self.store.get_table(table_id)
 
+    def table_locale(self, table_id: str) -> Locale:
+        """The language of the table (its form's ``locale``; the server's for a table the
+        store does not know)."""
+        live = self.live(table_id)
+        if live is not None:
+            return live.config.locale
+        row = self.store.get_table(table_id)
+        if row is None:
+            return self.locale
+        try:
+            return parse_config(json.loads(row.config_json)).locale
+        except (TableError, ValueError):
+            return self.locale
+
     def transcript(self, table_id: str) -> bytes | None:
         """The finished table's transcript as a file holds it; None before its end."""
         row = self.store.get_table(table_id)
@@ -1339,6 +1404,7 @@ class TableRuntime:
 
     def _run_turns(self, table: LiveTable) -> None:
         table_id = table.row.table_id
+        locale = table.config.locale
         try:
             table.step()
             outcome = self._play(table)
@@ -1347,22 +1413,21 @@ class TableRuntime:
             return
         except (TranscriptError, SessionError) as exc:  # its lines no longer replay: kept for inspection
             self._set_status(table_id, "failed")
-            table.ended("failed", f"この卓は続けられません: {exc}")
+            table.ended("failed", PageCannotGoOn(str(exc)))
             return
         except ConfigurationError as exc:  # retrying cannot help: the server must be set up anew
             self._set_status(table_id, "failed")
-            table.ended("failed", f"{_server_trouble(exc)}（この卓は続けられません）")
+            table.ended("failed", PageServerFinal(_server_trouble(exc, locale)))
             return
         except BackendError as exc:
             table.retry_at = time.monotonic() + self.retry_seconds
-            later = f"{self.retry_seconds:g}秒後に続きから再開します"
-            table.ended("error", f"{_server_trouble(exc)}（{later}）")
+            table.ended("error", PageServerLater(_server_trouble(exc, locale), f"{self.retry_seconds:g}"))
             return
         except Exception as exc:  # a store or program failure: retried like a server's
             traceback.print_exc(file=sys.stderr)
             table.retry_at = time.monotonic() + self.retry_seconds
             reason = type(exc).__name__
-            table.ended("error", f"卓が止まりました（{reason}）。{self.retry_seconds:g}秒後に再開します。")
+            table.ended("error", PageStoppedError(reason, f"{self.retry_seconds:g}"))
             return
         if outcome is None:
             table.ended("finished", "")
@@ -1373,7 +1438,7 @@ class TableRuntime:
             # which holds the final screen.
             table.ended("finished", outcome.summary)
         else:
-            table.ended("stopped", "この卓はサーバーの停止で中断しました。再開すると続きから遊べます。")
+            table.ended("stopped", PageText(PageWord.STOPPED_BY_SERVER))
 
     def _set_status(self, table_id: str, status: Literal["finished", "failed"]) -> None:
         with contextlib.suppress(LeaseLost):  # the new holder decides

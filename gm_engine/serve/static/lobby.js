@@ -1,5 +1,12 @@
-// The lobby: open tables, and the form that opens one. Every text is inserted with textContent.
+// The lobby: open tables, and the form that opens one. Every text is inserted with textContent;
+// every word is the catalogue's, in the lobby's language (the page's JSON block).
 "use strict";
+
+const words = JSON.parse(document.getElementById("page-strings").textContent);
+
+function t(key) {
+  return words[key] === undefined ? key : words[key];
+}
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -11,7 +18,8 @@ function el(tag, text, cls) {
 function tableItem(table, seatLabel) {
   const item = el("li");
   item.dataset.table = table.table_id;
-  item.append(el("span", table.kind === "werewolf" ? "人狼: " : "冒険: "), el("span", table.title));
+  item.append(el("span", table.kind === "werewolf" ? t("kind_werewolf_prefix") : t("kind_adventure_prefix")),
+    el("span", table.title));
   if (table.summary) item.append(el("span", "　" + table.summary, "summary"));
   const mine = localStorage.getItem("seat:" + table.table_id);
   if (mine) {
@@ -30,10 +38,10 @@ async function loadTables() {
   try {
     const answer = await fetch("/api/tables");
     const data = await answer.json();
-    list.replaceChildren(...data.tables.map((t) => tableItem(t, " （あなたの席）")));
+    list.replaceChildren(...data.tables.map((row) => tableItem(row, t("your_seat"))));
     none.hidden = data.tables.length > 0;
     const finished = data.finished || [];
-    ended.replaceChildren(...finished.map((t) => tableItem(t, " （あなたの席: 結果と記録）")));
+    ended.replaceChildren(...finished.map((row) => tableItem(row, t("your_seat_finished"))));
     noneEnded.hidden = finished.length > 0;
     showModelServers(data.model_servers || []);
   } catch (e) {
@@ -59,7 +67,7 @@ function config(form) {
   const data = new FormData(form);
   const kind = data.get("kind");
   const backend = data.get("backend");
-  const result = { kind: kind, backend: backend };
+  const result = { kind: kind, backend: backend, locale: data.get("locale") || words.lang };
   const title = String(data.get("title") || "").trim();
   if (title) result.title = title;
   if (backend === "openai") {
@@ -69,7 +77,9 @@ function config(form) {
   if (kind === "werewolf") {
     const role = data.get("role");
     if (role) result.role = Number(role);
-    result.human_name = String(data.get("human_name") || "").trim() || "プレイヤー";
+    // the lobby's default name left as it is: the table's language names P1 (Player, プレイヤー)
+    const name = String(data.get("human_name") || "").trim();
+    if (name && name !== t("default_name")) result.human_name = name;
     result.narrator = data.get("narrator") === "on";
     result.rules = {
       discussion_rounds: Number(data.get("discussion_rounds") || 2),
@@ -94,6 +104,7 @@ function showKind(form) {
 
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.getElementById("create");
+  form.querySelector("select[name=locale]").value = words.lang;
   form.addEventListener("change", () => showKind(form));
   showKind(form);
   form.addEventListener("submit", async (event) => {
@@ -107,11 +118,13 @@ document.addEventListener("DOMContentLoaded", () => {
       const body = { config: config(form) };
       if (apiKey && body.config.backend === "openai") body.api_key = apiKey;
       const answer = await fetch("/api/tables", {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+        method: "POST", headers: { "content-type": "application/json", "accept-language": words.lang },
+        body: JSON.stringify(body),
       });
       const data = await answer.json();
-      if (!answer.ok) throw new Error(data.error || "卓を開けませんでした。");
+      if (!answer.ok) throw new Error(data.error || t("cannot_open"));
       localStorage.setItem("seat:" + data.table_id, data.token);
+      localStorage.setItem("locale:" + data.table_id, body.config.locale);
       const link = document.getElementById("join-link");
       link.href = data.join;
       document.getElementById("join-url").value = new URL(data.join, location.href).href;

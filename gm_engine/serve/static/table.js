@@ -1,10 +1,37 @@
 // A table's page: the seat's view pushed by the server (server-sent events over fetch, so the
 // token travels in a header), the panel, the question's buttons, the speech box. Every text
 // from the server is inserted with textContent: a speech holding markup shows as text.
+// Every word of the page's own is the catalogue's, in the table's language: the page comes
+// with the words of the language it was served in (a JSON block), and fetches the table's
+// (/api/strings/LOCALE) when the table speaks another.
 "use strict";
 
 const tableId = decodeURIComponent(location.pathname.split("/").pop());
-const state = { epoch: null, lines: 0, token: "", ended: false, sending: false, resync: false };
+const state = { epoch: null, lines: 0, token: "", ended: false, sending: false, resync: false, last: null };
+let words = JSON.parse(document.getElementById("page-strings").textContent);
+
+// a word of the page, its {placeholders} filled in
+function t(key, params) {
+  let text = words[key] === undefined ? key : words[key];
+  for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
+  return text;
+}
+
+// the page in the table's language: its words fetched, the page's own labels put anew
+async function useLocale(locale) {
+  if (!locale || locale === words.lang) return;
+  const answer = await fetch("/api/strings/" + encodeURIComponent(locale));
+  if (!answer.ok) return;
+  words = await answer.json();
+  localStorage.setItem("locale:" + tableId, words.lang);
+  document.documentElement.lang = words.lang;
+  document.title = t("table_title");
+  for (const node of document.querySelectorAll("[data-text]")) node.textContent = t(node.dataset.text);
+  for (const node of document.querySelectorAll("[data-label]")) node.setAttribute("aria-label", t(node.dataset.label));
+  for (const node of document.querySelectorAll("[data-placeholder]")) node.placeholder = t(node.dataset.placeholder);
+  document.dispatchEvent(new CustomEvent("gm-words", { detail: words }));
+  if (state.last) apply(state.last);
+}
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -25,7 +52,7 @@ function readToken() {
 }
 
 function headers(extra) {
-  return Object.assign({ authorization: "Bearer " + state.token }, extra || {});
+  return Object.assign({ authorization: "Bearer " + state.token, "accept-language": words.lang }, extra || {});
 }
 
 function showError(text) {
@@ -34,12 +61,14 @@ function showError(text) {
   node.hidden = !text;
 }
 
+// the rules' record marks (【…】) are the same in every language; a note of P1's own starts
+// as the catalogue's lines do
 function lineClass(line) {
   if (line.startsWith("【ゲーム終了】")) return "line end";
   if (line.startsWith("【CMD_")) return "line cmd";
   if (line.startsWith("【")) return "line system";
   if (line.startsWith("GM:")) return "line gm";
-  if (line.startsWith("（") || line.startsWith("あなたの役職") || line.startsWith("仲間の人狼")) return "line note";
+  if ([t("note_open"), t("role_note"), t("partners_note")].some((mark) => mark && line.startsWith(mark))) return "line note";
   return "line";
 }
 
@@ -64,9 +93,11 @@ function addLines(view) {
 
 function werewolfPanel(panel, node, asked) {
   const me = el("p", null, "me");
-  me.append(el("span", panel.day + "日目 " + panel.time + "　"));
-  if (panel.role) me.append(el("strong", "あなたの役職: " + panel.role));
-  if (panel.partners && panel.partners.length) me.append(el("span", "　仲間の人狼: " + panel.partners.join("、")));
+  me.append(el("span", t("day_time", { day: panel.day, time: panel.time })));
+  if (panel.role) me.append(el("strong", t("your_role_line", { role: panel.role })));
+  if (panel.partners && panel.partners.length) {
+    me.append(el("span", t("partners_line", { names: panel.partners.join(t("list_separator")) })));
+  }
   node.append(me);
   const seats = el("div", null, "seats");
   for (const seat of panel.seats) {
@@ -78,9 +109,9 @@ function werewolfPanel(panel, node, asked) {
     if (seat.speaking && asked) cls += " speaking";
     const card = el("div", null, cls);
     card.dataset.seat = seat.seat;
-    card.append(el("div", seat.label + " " + seat.name + (seat.you ? "（あなた）" : "")));
-    card.append(el("div", seat.alive ? "生存" : "退席", "alive"));
-    if (seat.co) card.append(el("span", seat.co + "CO", "co"));
+    card.append(el("div", seat.label + " " + seat.name + (seat.you ? t("you_mark") : "")));
+    card.append(el("div", seat.alive ? t("alive") : t("gone"), "alive"));
+    if (seat.co) card.append(el("span", t("co_badge", { role: seat.co }), "co"));
     seats.append(card);
   }
   node.append(seats);
@@ -89,35 +120,36 @@ function werewolfPanel(panel, node, asked) {
 function sheetPanel(sheet, node) {
   const table = el("table", null, "party sheet");
   const head = el("tr");
-  for (const name of ["名前", "HP", sheet.target_number !== null ? "TN" : null].filter(Boolean)) head.append(el("th", name));
+  for (const name of [t("name"), "HP", sheet.target_number !== null ? "TN" : null].filter(Boolean)) head.append(el("th", name));
   table.append(head);
   const row = el("tr");
-  row.append(el("td", sheet.name + "（" + sheet.occupation + "）"), el("td", sheet.hp));
+  row.append(el("td", t("name_with", { name: sheet.name, what: sheet.occupation })), el("td", sheet.hp));
   if (sheet.target_number !== null) row.append(el("td", sheet.target_number));
   table.append(row);
   node.append(table);
-  node.append(el("p", "技能: " + sheet.skills.join("　"), "me skills"));
+  const skills = sheet.skills.reduce((first, second) => t("skill_pair", { first: first, second: second }));
+  node.append(el("p", t("skills_line", { skills: skills }), "me skills"));
 }
 
 function adventurePanel(panel, node) {
   if (panel.sheet) {
     sheetPanel(panel.sheet, node);
   } else if (!panel.party.length) {
-    node.append(el("p", "（キャラクターはまだいません）", "me"));
+    node.append(el("p", t("no_character"), "me"));
   } else {
     const table = el("table", null, "party");
     const head = el("tr");
-    for (const name of ["名前", "HP", "APダイス", "魔法スロット", "状態"]) head.append(el("th", name));
+    for (const name of [t("name"), "HP", t("ap_dice"), t("slots"), t("state")]) head.append(el("th", name));
     table.append(head);
     for (const c of panel.party) {
       const row = el("tr");
-      for (const value of [c.name + "（" + c.rank + "）", c.hp + "/" + c.max_hp, c.ap_dice,
+      for (const value of [t("name_with", { name: c.name, what: c.rank }), c.hp + "/" + c.max_hp, c.ap_dice,
         c.slots_left + "/" + c.max_slots, c.state]) row.append(el("td", value));
       table.append(row);
     }
     node.append(table);
   }
-  if (panel.battle) node.append(el("p", "戦闘中: " + panel.battle, "me"));
+  if (panel.battle) node.append(el("p", t("in_battle", { battle: panel.battle }), "me"));
 }
 
 function showPanel(panel, asked) {
@@ -137,7 +169,8 @@ function showQuestion(question) {
   const buttons = document.getElementById("buttons");
   buttons.replaceChildren();
   // a CO with a result (占い師CO（P3 ヒミヤ 白）…) comes in one per seat and colour: they are
-  // folded under one line per role, so that a phone shows the speech box without scrolling
+  // folded under one line per role (the button's fold), so that a phone shows the speech box
+  // without scrolling
   const folds = new Map();
   for (const b of question.buttons) {
     const button = el("button", b.label);
@@ -145,16 +178,15 @@ function showQuestion(question) {
     button.dataset.group = b.group;
     button.dataset.send = b.send;
     button.addEventListener("click", () => send(b.send));
-    const cut = b.group === "co" ? b.label.indexOf("（") : -1;
-    if (cut < 0) { buttons.append(button); continue; }
-    const head = b.label.slice(0, cut);
+    if (!b.fold) { buttons.append(button); continue; }
+    const head = b.fold.head;
     if (!folds.has(head)) {
       const fold = el("details", null, "fold");
-      fold.append(el("summary", head + "（相手と結果を選ぶ）"));
+      fold.append(el("summary", t("fold", { head: head })));
       folds.set(head, fold);
       buttons.append(fold);
     }
-    button.textContent = b.label.slice(cut + 1, -1);
+    button.textContent = b.fold.choice;
     button.title = b.label;
     folds.get(head).append(button);
   }
@@ -170,12 +202,15 @@ function showEnd(view) {
   state.ended = ended;
 }
 
-const STATUS = { starting: "準備中", running: "進行中", finished: "終了", failed: "続行不能", stopped: "中断", error: "停止中" };
+function statusWord(status) {
+  return words["status_" + status] === undefined ? status : t("status_" + status);
+}
 
 function apply(view) {
+  state.last = view;
   document.getElementById("title").textContent = view.title;
   document.title = view.title + " — gm serve";
-  document.getElementById("status").textContent = STATUS[view.status] || view.status;
+  document.getElementById("status").textContent = statusWord(view.status);
   addLines(view);
   document.body.dataset.status = view.status;
   showPanel(view.panel, Boolean(view.question));
@@ -198,7 +233,7 @@ async function send(text) {
     });
     const data = await answer.json();
     if (!answer.ok) {
-      error.textContent = data.error || "送れませんでした。";
+      error.textContent = data.error || t("send_failed");
       error.hidden = false;
     } else {
       if (text === document.getElementById("text").value) document.getElementById("text").value = "";
@@ -206,7 +241,7 @@ async function send(text) {
       if (document.getElementById("question").dataset.id === asked) showQuestion(null);
     }
   } catch (e) {
-    error.textContent = "送れませんでした。";
+    error.textContent = t("send_failed");
     error.hidden = false;
   } finally {
     state.sending = false;
@@ -220,10 +255,10 @@ async function follow() {
     try {
       const answer = await fetch("/api/tables/" + encodeURIComponent(tableId) + "/events?after=" + state.lines,
         { headers: headers() });
-      if (answer.status === 403) { showError("この卓の席のリンクではありません。"); return; }
+      if (answer.status === 403) { showError(t("not_this_seat")); return; }
       if (!answer.ok) {
         const data = await answer.json().catch(() => ({}));
-        showError(data.error || "つながりません。");
+        showError(data.error || t("unreachable"));
       } else {
         showError("");
         const reader = answer.body.getReader();
@@ -238,7 +273,11 @@ async function follow() {
             const chunk = buffer.slice(0, cut);
             buffer = buffer.slice(cut + 2);
             const data = chunk.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
-            if (data) apply(JSON.parse(data));
+            if (data) {
+              const view = JSON.parse(data);
+              if (view.locale && view.locale !== words.lang) await useLocale(view.locale);
+              apply(view);
+            }
           }
           if (state.resync) {
             state.resync = false;
@@ -247,10 +286,10 @@ async function follow() {
             break;
           }
         }
-        if (state.ended && document.getElementById("status").textContent === STATUS.finished) return;
+        if (state.ended && document.body.dataset.status === "finished") return;
       }
     } catch (e) {
-      showError("接続が切れました。つなぎ直しています…");
+      showError(t("reconnecting"));
     }
     await new Promise((r) => setTimeout(r, 1500));
   }
@@ -258,7 +297,7 @@ async function follow() {
 
 async function download() {
   const answer = await fetch("/api/tables/" + encodeURIComponent(tableId) + "/transcript", { headers: headers() });
-  if (!answer.ok) { showError("記録はまだダウンロードできません。"); return; }
+  if (!answer.ok) { showError(t("transcript_not_yet")); return; }
   const blob = await answer.blob();
   const link = el("a");
   link.href = URL.createObjectURL(blob);
@@ -268,9 +307,11 @@ async function download() {
   link.remove();
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+document.addEventListener("DOMContentLoaded", async () => {
   state.token = readToken();
-  if (!state.token) { showError("席のリンク（#t=…）から開いてください。"); return; }
+  // the language this table was seen in before (the lobby that opened it, an earlier visit)
+  await useLocale(localStorage.getItem("locale:" + tableId)).catch(() => {});
+  if (!state.token) { showError(t("open_from_link")); return; }
   document.getElementById("say").addEventListener("submit", (event) => {
     event.preventDefault();
     const text = document.getElementById("text").value;
