@@ -4,8 +4,11 @@ reason is a sentence, and a resumed game's screen is in one language."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from gm_engine.cli import main
 from gm_engine.dice.source import SeededSource
 from gm_engine.sessions.humans import ScriptedHuman
 from gm_engine.sessions.werewolf import HumanSeat
@@ -42,3 +45,21 @@ def test_a_word_that_is_no_role_is_still_refused_in_english() -> None:
     seat.choose_role()
     assert game.role_of(1) is Role.SEER
     assert len(screen) == 1 and screen[0].startswith("'seers' is not a role number")
+
+
+def _auto_game(seed: str, locale: str, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str], *more: str) -> str:
+    monkeypatch.setenv("GM_LOCALE", locale)
+    assert main(["werewolf", "play", "--auto", "--plain", "--seed", seed, *more]) == 0
+    return capsys.readouterr().out
+
+
+def test_the_auto_played_seat_gives_a_reason_for_its_vote_in_english_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reasons = {}
+    for locale, name in (("ja", "プレイヤー"), ("en", "Player")):
+        out = _auto_game("7", locale, monkeypatch, capsys)
+        reasons[locale] = re.findall(rf"^{name} → \S+?\((.*)\)$", out, re.MULTILINE)
+    assert reasons["en"] and reasons["en"] == reasons["ja"]  # the same words at either table
+    assert not any(re.fullmatch(r"P\d", reason) for reason in reasons["en"])

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import offline_calls, register_offline_decider
+from gm_engine.messages import LOCALES, render
+from gm_engine.messages.texts import VoteReasonPrompt
 from gm_engine.sessions.base import HumanDefaults
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
 from gm_engine.tools.werewolf import seat_label
@@ -299,6 +301,10 @@ def command_for(action: Action, obs: Observation) -> str:
     raise ValueError(f"no command plays {type(action).__name__}")
 
 
+#: The vote-reason question in every locale (the seat asks it right after a vote is chosen).
+_REASON_PROMPTS = frozenset(render(VoteReasonPrompt(), locale) for locale in LOCALES)
+
+
 class AutoHuman(HumanDefaults):
     """P1 played by an offline agent (``--auto``): answers every question as typed commands.
 
@@ -329,7 +335,7 @@ class AutoHuman(HumanDefaults):
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Answer the question as P1's agent would."""
-        if "理由" in prompt:
+        if prompt in _REASON_PROMPTS:
             reason = self._pending_reason or "なんとなく気になるから"
             self._pending_reason = ""
             return reason
