@@ -10,10 +10,15 @@ import pytest
 
 from gm_engine.cli import main
 from gm_engine.dice.source import SeededSource
+from gm_engine.messages import placeholders, render
+from gm_engine.messages.texts import NarratorMorning
 from gm_engine.sessions.humans import ScriptedHuman
+from gm_engine.sessions.narration import NarratorBook, load_narrator
+from gm_engine.sessions.voices import default_phrases_dir
 from gm_engine.sessions.werewolf import HumanSeat
-from gm_engine.werewolf import Game, WerewolfOptions
-from gm_engine.werewolf.records import Role
+from gm_engine.sessions.werewolf.facts import narrator_prompt
+from gm_engine.werewolf import Game, WerewolfOptions, player_view
+from gm_engine.werewolf.records import PERSONA_NAMES, Role
 
 
 @pytest.mark.parametrize(
@@ -63,3 +68,53 @@ def test_the_auto_played_seat_gives_a_reason_for_its_vote_in_english_too(
         reasons[locale] = re.findall(rf"^{name} → \S+?\((.*)\)$", out, re.MULTILINE)
     assert reasons["en"] and reasons["en"] == reasons["ja"]  # the same words at either table
     assert not any(re.fullmatch(r"P\d", reason) for reason in reasons["en"])
+
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+#: The game's terms an English line keeps: the seats' names and the role names.
+TERMS = sorted({*PERSONA_NAMES.values(), *(r.label for r in Role)}, key=len, reverse=True)
+
+
+def _without_terms(line: str) -> str:
+    for term in TERMS:
+        line = line.replace(term, "")
+    return line
+
+
+def test_the_offline_narrator_speaks_the_tables_language(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = {}
+    for locale in ("ja", "en"):
+        out = _auto_game("7", locale, monkeypatch, capsys)
+        said[locale] = [line for line in out.splitlines() if line.startswith("GM: ")]
+    assert len(said["en"]) == len(said["ja"]) >= 3
+    assert said["ja"][0] == "GM: ようこそ、ボードゲーム部の人狼へ！役職は配られました、楽しんでいきましょう。"
+    assert said["en"][0].startswith("GM: Welcome to the board game club's werewolf table!")
+    assert any("morning of day" in line for line in said["en"])
+    assert [line for line in said["en"] if JAPANESE.search(_without_terms(line))] == []
+
+
+def test_the_english_narrator_book_fills_the_same_places_as_the_japanese() -> None:
+    directory = default_phrases_dir()
+    ja, en = load_narrator(directory, "ja"), load_narrator(directory, "en")
+    for name in NarratorBook.model_fields:
+        ours, theirs = getattr(ja, name), getattr(en, name)
+        if isinstance(ours, tuple):
+            assert {p for line in ours for p in placeholders(line)} == {
+                p for line in theirs for p in placeholders(line)
+            }, name
+            assert not any(JAPANESE.search(line) for line in theirs), name
+    assert en.day(3) == "day 3" and ja.day(3) == "3日目"
+
+
+def test_the_narrator_prompt_and_its_event_are_in_the_tables_language() -> None:
+    game = Game.from_deal((3, 1, 1, 2, 2, 2, 4, 5, 6), WerewolfOptions(), "Player")
+    while not game.to_act():
+        game.advance()
+    pub = player_view(game, 1).public
+    english = narrator_prompt(pub, render(NarratorMorning(2), "en"), "en")
+    assert "[Event] It is the morning of day 2." in english and "[Alive] Player, トウダ" in english
+    assert not JAPANESE.search(_without_terms(english))
+    japanese = narrator_prompt(pub, render(NarratorMorning(2), "ja"), "ja")
+    assert "【出来事】2日目の朝になりました。" in japanese

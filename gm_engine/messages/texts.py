@@ -5856,3 +5856,21 @@ class LogSituationalSet(Message):
     key: ClassVar[str] = "combat.log.situational_set"
     character: str
     bonus: str
+
+
+# ---------------------------------------------------------------- werewolf: the narrator's events
+# What the engine tells the GM narrator happened (the prompt's 【出来事】 line, and the offline
+# narrator's cue to open the game), in the session's locale.
+
+
+class NarratorGameStarts(Message):
+    """The game starts: the roles are dealt."""
+
+    key: ClassVar[str] = "werewolf.narrator_event.game_starts"
+
+
+class NarratorMorning(Message):
+    """The morning of ``day`` has come."""
+
+    key: ClassVar[str] = "werewolf.narrator_event.morning"
+    day: int
