@@ -4,7 +4,9 @@ reason is a sentence, and a resumed game's screen is in one language."""
 
 from __future__ import annotations
 
+import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -118,3 +120,53 @@ def test_the_narrator_prompt_and_its_event_are_in_the_tables_language() -> None:
     assert not JAPANESE.search(_without_terms(english))
     japanese = narrator_prompt(pub, render(NarratorMorning(2), "ja"), "ja")
     assert "【出来事】2日目の朝になりました。" in japanese
+
+
+#: Lines of English prose (two English words in a row), as the stop and resume lines are.
+ENGLISH = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")
+
+
+def _played_then_resumed(
+    tmp_path: Path, played_in: str, resumed_in: str, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[str, str]:
+    path = tmp_path / "game.jsonl"
+    monkeypatch.setenv("GM_LOCALE", played_in)
+    monkeypatch.setattr("sys.stdin", io.StringIO("/pass\n"))  # then end of input: Ctrl-D
+    argv = ["werewolf", "play", "--plain", "--seed", "7", "--role", "2", "--record", str(path)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("GM_LOCALE", resumed_in)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["resume", "--plain", str(path)]) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_a_japanese_game_resumed_under_the_english_locale_stays_japanese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, err = _played_then_resumed(tmp_path, "ja", "en", monkeypatch, capsys)
+    lines = out.splitlines()
+    assert lines[-2].startswith("— 中断（1日目）。記録は保存してあります。続きは `gm resume ")
+    assert lines[-1].startswith("記録済みの") and "件の続きから再開し、0件を " in lines[-1]
+    assert [line for line in lines if ENGLISH.search(line.replace("gm resume", ""))] == []
+    assert err == ""
+
+
+def test_an_english_game_resumed_under_the_japanese_locale_stays_english(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, _ = _played_then_resumed(tmp_path, "en", "ja", monkeypatch, capsys)
+    lines = out.splitlines()
+    assert lines[-2].startswith("— left on day 1. The session is saved; continue it with `gm resume ")
+    assert lines[-1].startswith("resumed after ") and "; 0 new events appended to " in lines[-1]
+    assert not any("記録" in line or "中断" in line for line in lines)
+
+
+def test_the_japanese_screen_says_resumed_in_japanese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, _ = _played_then_resumed(tmp_path, "ja", "ja", monkeypatch, capsys)
+    assert re.search(r"^記録済みの\d+件の続きから再開し、0件を \S+ に追記しました$", out, re.MULTILINE)
+    assert "resumed after" not in out

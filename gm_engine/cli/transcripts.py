@@ -110,10 +110,22 @@ def live_seat(
         from gm_engine.cli._werewolf_play import werewolf_seat
 
         auto = bool(header.options.get("auto"))
-        locale: Locale = "en" if header.options.get("locale") == "en" else "ja"
-        human, show = werewolf_seat(auto=auto, seed=seed, plain=plain, locale=locale)
+        human, show = werewolf_seat(auto=auto, seed=seed, plain=plain, locale=game_locale(header))
         return human, show, auto
-    return TerminalHuman(locale=locale_from_env()), safe_show(print), False
+    return TerminalHuman(locale=game_locale(header)), safe_show(print), False
+
+
+#: The sessions that are played in a locale of their options (Japanese when none is given).
+_LOCALE_SESSIONS = frozenset({"werewolf", "adventure", "roll"})
+
+
+def game_locale(header: TranscriptHeader) -> Locale:
+    """The language a resumed session's screen is in, every line of it: the one the game
+    was recorded in (its options' locale, Japanese when they name none, as the session plays
+    it), or for a session that has no locale the current one (``GM_LOCALE``)."""
+    if header.kind not in _LOCALE_SESSIONS:
+        return locale_from_env()
+    return "en" if header.options.get("locale") == "en" else "ja"
 
 
 def _resume(args: argparse.Namespace) -> int:
@@ -131,7 +143,8 @@ def _resume(args: argparse.Namespace) -> int:
         if finished is not None:
             end = transcript.end
             if end is not None and pack_finished(path):  # its recorder stopped before the packing
-                safe_print(render(ResumePackedNow(str(path), str(end.summary)), locale_from_env()))
+                packed = ResumePackedNow(str(path), str(end.summary))
+                safe_print(render(packed, game_locale(transcript.header)))
                 return 0
             raise finished
         backend = live_backend(transcript.header, args)
@@ -145,6 +158,7 @@ def _resume(args: argparse.Namespace) -> int:
     io = SessionIO(backend=backend, human=human, show=show)
     ledger = None
     header = transcript.header
+    locale = game_locale(header)
     if header.kind == "werewolf" and header.backend not in ("offline", "none", "replay"):
         # as gm werewolf play does: the live part's calls (the replayed ones cost nothing)
         from gm_engine.cli._metering import metered
@@ -158,17 +172,16 @@ def _resume(args: argparse.Namespace) -> int:
             if ledger is not None and (ledger.entries or ledger.fallbacks):
                 from gm_engine.messages.ledger import ledger_summary
 
-                safe_print(ledger_summary(ledger, locale_from_env()))
+                safe_print(ledger_summary(ledger, locale))
     except KeyboardInterrupt as exc:
-        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
+        print(stopped_message("gm resume", "session", exc, path, locale), file=sys.stderr)
         return 130
     except (BackendError, OSError) as exc:  # the live part failed: what it added is kept
-        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
+        print(stopped_message("gm resume", "session", exc, path, locale), file=sys.stderr)
         return 2
     except (TranscriptError, SessionError) as exc:
-        print(failed("gm resume", exc), file=sys.stderr)
+        print(failed("gm resume", exc, locale), file=sys.stderr)
         return 2
-    locale = locale_from_env()
     if result.outcome.finished:
         safe_print(render(SessionEnded(result.outcome.summary, seed), locale))
     else:
