@@ -71,7 +71,12 @@ def register(subparsers: Any) -> None:
         "The session is recorded (by default into the user data directory).",
     )
     roll.add_argument("--system", default="DiceBot", help="starting game system (see `gm systems`)")
-    roll.add_argument("--locale", choices=["ja", "en"], default="ja")
+    roll.add_argument(
+        "--locale",
+        choices=["ja", "en"],
+        default=None,
+        help="the session's language (default: $GM_LOCALE, or ja)",
+    )
     roll.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
     where = roll.add_mutually_exclusive_group()
     where.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
@@ -192,18 +197,18 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _roll_session(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    spec = SessionSpec(
-        kind="roll", seed=seed, options={"system": args.system, "locale": args.locale}, backend="none"
-    )
+    locale: Locale = args.locale or locale_from_env()  # one language for the whole screen
+    options = {"system": args.system, "locale": locale}
+    spec = SessionSpec(kind="roll", seed=seed, options=options, backend="none")
     human: ScriptedHuman | TerminalHuman
     if args.script:
         try:
             human = ScriptedHuman(script_lines(args.script))
         except (OSError, SessionError) as exc:
-            print(failed("gm roll-session", exc), file=sys.stderr)
+            print(failed("gm roll-session", exc, locale), file=sys.stderr)
             return 2
     else:
-        human = TerminalHuman(locale=args.locale)
+        human = TerminalHuman(locale=locale)
     from gm_engine.sessions.roll import NoModelBackend
 
     io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
@@ -211,17 +216,17 @@ def _roll_session(args: argparse.Namespace) -> int:
     try:
         _, path = play_session(spec, io, record=target is not None, path=target)
     except KeyboardInterrupt as exc:
-        print(stopped_message("gm roll-session", "session", exc, target, args.locale), file=sys.stderr)
+        print(stopped_message("gm roll-session", "session", exc, target, locale), file=sys.stderr)
         return 130
     except (TranscriptExists, TranscriptBusy) as exc:  # nothing was rolled, and nothing saved
-        print(render(RecordingRefused("gm roll-session", str(exc)), args.locale), file=sys.stderr)
+        print(render(RecordingRefused("gm roll-session", str(exc)), locale), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(recording_refused(exc, target) or failed("gm roll-session", exc), file=sys.stderr)
+        print(recording_refused(exc, target) or failed("gm roll-session", exc, locale), file=sys.stderr)
         return 2
     except (SessionError, TranscriptError) as exc:
-        print(failed("gm roll-session", exc), file=sys.stderr)
+        print(failed("gm roll-session", exc, locale), file=sys.stderr)
         return 2
     if path is not None:  # the session showed its summary itself
-        print(render(TranscriptAt(str(path)), args.locale))
+        print(render(TranscriptAt(str(path)), locale))
     return 0

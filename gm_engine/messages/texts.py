@@ -5874,3 +5874,13 @@ class NarratorMorning(Message):
 
     key: ClassVar[str] = "werewolf.narrator_event.morning"
     day: int
+
+
+# ---------------------------------------------------------------- roll session: the prompt
+
+
+class RollPrompt(Message):
+    """``gm roll-session``'s prompt: the current game system."""
+
+    key: ClassVar[str] = "roll_session.prompt"
+    system: str

@@ -41,6 +41,7 @@ from gm_engine.messages.texts import (
     NoSuchRollCommand,
     RollEnded,
     RollHelp,
+    RollPrompt,
     RollRefused,
     RollSummary,
     RollWelcome,
@@ -249,8 +250,8 @@ class NoModelBackend(BackendDefaults):
 
 
 def prompt_for(session: RollSession) -> str:
-    """The prompt the human is shown: the current system."""
-    return f"[{session.system_id}] roll> "
+    """The prompt the human is shown: the current system, in the session's locale."""
+    return session.say(RollPrompt(session.system_id))
 
 
 @register_session("roll")
