@@ -198,7 +198,7 @@ def _resume(args: argparse.Namespace) -> int:
 def _roll_session(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     locale: Locale = args.locale or locale_from_env()  # one language for the whole screen
-    options = {"system": args.system, "locale": locale}
+    options = {"system": args.system, "locale": locale, "prompt_in_locale": True}
     spec = SessionSpec(kind="roll", seed=seed, options=options, backend="none")
     human: ScriptedHuman | TerminalHuman
     if args.script:
