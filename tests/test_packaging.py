@@ -34,5 +34,5 @@ def test_prompts_and_personas_ship_as_package_data() -> None:
     assert data["gm_engine.personas"] == ["*.toml", "phrases/*.toml"]
     assert len(list((ROOT / "personas").glob("*.toml"))) == 8
     # the offline voices: a phrase book per persona, P1's (--auto), the narrator's, the fact clauses
-    assert len(list((ROOT / "personas" / "phrases").glob("*.toml"))) == 11
+    assert len(list((ROOT / "personas" / "phrases").glob("*.toml"))) == 12
     assert data["gm_engine.scenarios"] == ["*.toml"] and len(list((ROOT / "scenarios").glob("*.toml"))) >= 3

@@ -2,11 +2,15 @@
 player types it: the prompts, a refusal, ``/help``, an empty line, a missed vote and the stop
 message are English, and no Japanese prose reaches the screen except what docs/werewolf.md
 ("The player's language") keeps in the rule document's format: the records and cues, the
-game's terms, and the table's own words (the personas' speeches and the GM narrator)."""
+game's terms, and the table's own words (the personas' speeches; the GM narrator speaks
+English). Then a whole English game, the role chosen by its English name, stopped with Ctrl-C
+at a vote and resumed to its end: no Japanese of the program's own on either screen."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from pathlib import Path
 
 from gm_engine.werewolf.phrases import fold
@@ -25,8 +29,8 @@ RECORD_LINE = re.compile(
     r"|\S+：\d+票"  # 【投票集計】: name：N票
     r"|(?:追放者|襲撃死者|占い結果|霊媒結果|CO状況|勝利陣営|生存者|死亡者|最終役職一覧)：.*)$"
 )
-#: The table's own words: a persona's speech (name「…」) and the GM narrator.
-TABLE_WORDS = re.compile(r"^(?:\S+「.*」|GM: .*)$")
+#: The table's own words: a speech (name「…」; the GM narrator's lines are English prose).
+TABLE_WORDS = re.compile(r"^\S+「.*」$")
 #: The game's terms an English sentence may hold (the seats' names and their readings, role
 #: names, colours, teams, the claim words).
 TERMS = sorted(
@@ -124,4 +128,115 @@ def test_the_prose_check_finds_a_japanese_sentence() -> None:
     """The check above can fail: a Japanese sentence of the engine is found, the formats are not."""
     screen = "Day 1: the discussion begins.\r\n1日目の議論を始めます。\r\n【投票集計】\r\nアオト：3票\r\n"
     assert japanese_prose(screen) == ["1日目の議論を始めます。"]
-    assert japanese_prose("(アオト claims 占い師 (CO), result: シセン is 白)\r\nGM: ようこそ\r\n") == []
+    assert japanese_prose("(アオト claims 占い師 (CO), result: シセン is 白)\r\nGM: Welcome\r\n") == []
+    assert japanese_prose("GM: ようこそ\r\n") == ["GM: ようこそ"]
+
+
+# ---------------------------------------------------------------- a whole English game, resumed
+
+#: The lines where the table speaks in its own words: a persona's speech (the offline personas
+#: speak Japanese at every table). The GM narrator is not among them: it speaks English here.
+PERSONA_SPEECH = re.compile(
+    "^(?:" + "|".join(map(re.escape, PERSONA_NAMES.values())) + ")「.*」$"
+)
+
+
+def program_japanese(screen: str, typed: set[str]) -> list[str]:
+    """The screen's lines that hold Japanese once the records, the personas' speeches, the
+    game's terms and what the player typed are taken out."""
+    found = []
+    for raw in screen.replace("\r\n", "\n").split("\n"):
+        line = raw.removeprefix("> ").strip()
+        if not line or line in typed or RECORD_LINE.match(line) or PERSONA_SPEECH.match(line):
+            continue
+        bare = re.sub(r"「[^」]*」", "", line)  # the help's example phrasings, to be typed
+        for term in TERMS:
+            bare = bare.replace(term, "")
+        if JAPANESE.search(bare):
+            found.append(line)
+    return found
+
+
+class EnglishPlayer:
+    """What an English player types: the role by its English name, then a claim, a CO要求,
+    ``/help`` and passes; the last seat of every choice; a reason in English."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+        self.typed: list[str] = []
+
+    def answer(self, prompt: str) -> str:
+        """The line typed at ``prompt`` (a game asks far fewer than 200 questions: a refused
+        answer asked again forever is a failure, not a hang)."""
+        line = self._answer(prompt)
+        self.typed.append(line)
+        assert len(self.typed) < 200, self.typed[-5:]
+        return line
+
+    def _answer(self, prompt: str) -> str:
+        if prompt.startswith("Choose your role number"):
+            return "seer"
+        if prompt.startswith("Your turn to speak"):
+            self.turns += 1
+            return {1: "/request medium", 2: "/help", 3: "I am listening for now"}.get(self.turns, "/pass")
+        if prompt.startswith("Your answer to"):
+            offered = prompt[prompt.rfind("(") + 1 : prompt.rfind(")")].split(", ")
+            return "/decline" if "/decline" in offered else offered[0]
+        if prompt.startswith("Choose the "):
+            return str(re.findall(r"P\d", prompt)[-1])
+        if prompt.startswith("Your reason for this vote"):
+            return "too quiet"
+        if prompt.startswith("Shall I take this as"):
+            return "no"
+        raise AssertionError(f"a question not in English: {prompt!r}")
+
+
+def _play_english(
+    run: PtyRun, player: EnglishPlayer, *, stop_at_vote: bool, replayed: int = 0
+) -> tuple[int, str]:
+    """Answer every question to the end (or Ctrl-C at the first vote), passing over the first
+    ``replayed`` (a resumed game's recorded ones); the exit status and the screen."""
+    seen = 0
+    for _ in range(replayed):
+        _, seen = run.next_prompt(seen)
+    while True:
+        try:
+            prompt, after = run.next_prompt(seen)
+        except AssertionError:  # the game ended: no more questions
+            code, output = run.finish(limit_s=120)
+            return code, output.decode("utf-8", "replace")
+        if stop_at_vote and prompt.startswith("Choose the seat to vote for"):
+            run.wait_reading()
+            os.kill(run.process.pid, signal.SIGINT)
+            code, output = run.finish(limit_s=10)
+            return code, output.decode("utf-8", "replace")
+        run.send((player.answer(prompt) + "\n").encode())
+        seen = after
+
+
+def test_a_whole_english_game_interrupted_and_resumed_has_no_japanese_of_the_program(tmp_path: Path) -> None:
+    path = tmp_path / "en-whole.jsonl"
+    env = {"GM_LOCALE": "en"}
+    player = EnglishPlayer()
+    first = PtyRun(["werewolf", "play", "--seed", SEED, "--plain", "--record", str(path)], env=env)
+    code, stopped = _play_english(first, player, stop_at_vote=True)
+    assert code == 130, stopped[-1500:]
+    assert f"continue it with `gm resume {path}`" in stopped
+    resumed = PtyRun(["resume", "--plain", str(path)], env=env)
+    code, rest = _play_english(resumed, player, stop_at_vote=False, replayed=len(player.typed))
+    assert code == 0, rest[-2000:]
+    screen = stopped + rest
+    assert "Your role is 占い師" in screen  # "seer" at the role prompt
+    assert "【ゲーム終了】" in rest and "resumed after " in rest
+    # the narrator speaks English now: its lines are checked like every other line
+    narrated = [line for line in screen.replace("\r\n", "\n").split("\n") if line.startswith("GM: ")]
+    assert narrated and narrated[0].startswith("GM: ")
+    assert program_japanese(screen, set(player.typed)) == []
+    assert not re.search(r"<\w+\.\w+: \d+>|Traceback|Error:", screen)
+
+
+def test_the_whole_game_check_finds_the_narrator_and_a_japanese_stop_line() -> None:
+    narrator, stop = "GM: ようこそ、ボードゲーム部の人狼へ！", "— 中断（1日目）. The session is saved"
+    screen = f"{narrator}\r\nトウダ「よろしくね」\r\n【投票集計】\r\n{stop}\r\n"
+    assert program_japanese(screen, set()) == [narrator, stop]
+    assert program_japanese("> 占い師は誰？\r\n", {"占い師は誰？"}) == []

@@ -71,7 +71,12 @@ def register(subparsers: Any) -> None:
         "The session is recorded (by default into the user data directory).",
     )
     roll.add_argument("--system", default="DiceBot", help="starting game system (see `gm systems`)")
-    roll.add_argument("--locale", choices=["ja", "en"], default="ja")
+    roll.add_argument(
+        "--locale",
+        choices=["ja", "en"],
+        default=None,
+        help="the session's language (default: $GM_LOCALE, or ja)",
+    )
     roll.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
     where = roll.add_mutually_exclusive_group()
     where.add_argument("--record", metavar="FILE", default=None, help="record the transcript to FILE")
@@ -110,10 +115,22 @@ def live_seat(
         from gm_engine.cli._werewolf_play import werewolf_seat
 
         auto = bool(header.options.get("auto"))
-        locale: Locale = "en" if header.options.get("locale") == "en" else "ja"
-        human, show = werewolf_seat(auto=auto, seed=seed, plain=plain, locale=locale)
+        human, show = werewolf_seat(auto=auto, seed=seed, plain=plain, locale=game_locale(header))
         return human, show, auto
-    return TerminalHuman(locale=locale_from_env()), safe_show(print), False
+    return TerminalHuman(locale=game_locale(header)), safe_show(print), False
+
+
+#: The sessions that are played in a locale of their options (Japanese when none is given).
+_LOCALE_SESSIONS = frozenset({"werewolf", "adventure", "roll"})
+
+
+def game_locale(header: TranscriptHeader) -> Locale:
+    """The language a resumed session's screen is in, every line of it: the one the game
+    was recorded in (its options' locale, Japanese when they name none, as the session plays
+    it), or for a session that has no locale the current one (``GM_LOCALE``)."""
+    if header.kind not in _LOCALE_SESSIONS:
+        return locale_from_env()
+    return "en" if header.options.get("locale") == "en" else "ja"
 
 
 def _resume(args: argparse.Namespace) -> int:
@@ -131,7 +148,8 @@ def _resume(args: argparse.Namespace) -> int:
         if finished is not None:
             end = transcript.end
             if end is not None and pack_finished(path):  # its recorder stopped before the packing
-                safe_print(render(ResumePackedNow(str(path), str(end.summary)), locale_from_env()))
+                packed = ResumePackedNow(str(path), str(end.summary))
+                safe_print(render(packed, game_locale(transcript.header)))
                 return 0
             raise finished
         backend = live_backend(transcript.header, args)
@@ -145,6 +163,7 @@ def _resume(args: argparse.Namespace) -> int:
     io = SessionIO(backend=backend, human=human, show=show)
     ledger = None
     header = transcript.header
+    locale = game_locale(header)
     if header.kind == "werewolf" and header.backend not in ("offline", "none", "replay"):
         # as gm werewolf play does: the live part's calls (the replayed ones cost nothing)
         from gm_engine.cli._metering import metered
@@ -158,17 +177,16 @@ def _resume(args: argparse.Namespace) -> int:
             if ledger is not None and (ledger.entries or ledger.fallbacks):
                 from gm_engine.messages.ledger import ledger_summary
 
-                safe_print(ledger_summary(ledger, locale_from_env()))
+                safe_print(ledger_summary(ledger, locale))
     except KeyboardInterrupt as exc:
-        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
+        print(stopped_message("gm resume", "session", exc, path, locale), file=sys.stderr)
         return 130
     except (BackendError, OSError) as exc:  # the live part failed: what it added is kept
-        print(stopped_message("gm resume", "session", exc, path), file=sys.stderr)
+        print(stopped_message("gm resume", "session", exc, path, locale), file=sys.stderr)
         return 2
     except (TranscriptError, SessionError) as exc:
-        print(failed("gm resume", exc), file=sys.stderr)
+        print(failed("gm resume", exc, locale), file=sys.stderr)
         return 2
-    locale = locale_from_env()
     if result.outcome.finished:
         safe_print(render(SessionEnded(result.outcome.summary, seed), locale))
     else:
@@ -179,18 +197,18 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _roll_session(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    spec = SessionSpec(
-        kind="roll", seed=seed, options={"system": args.system, "locale": args.locale}, backend="none"
-    )
+    locale: Locale = args.locale or locale_from_env()  # one language for the whole screen
+    options = {"system": args.system, "locale": locale, "prompt_in_locale": True}
+    spec = SessionSpec(kind="roll", seed=seed, options=options, backend="none")
     human: ScriptedHuman | TerminalHuman
     if args.script:
         try:
             human = ScriptedHuman(script_lines(args.script))
         except (OSError, SessionError) as exc:
-            print(failed("gm roll-session", exc), file=sys.stderr)
+            print(failed("gm roll-session", exc, locale), file=sys.stderr)
             return 2
     else:
-        human = TerminalHuman(locale=args.locale)
+        human = TerminalHuman(locale=locale)
     from gm_engine.sessions.roll import NoModelBackend
 
     io = SessionIO(backend=NoModelBackend(), human=human, show=safe_show(print))
@@ -198,17 +216,17 @@ def _roll_session(args: argparse.Namespace) -> int:
     try:
         _, path = play_session(spec, io, record=target is not None, path=target)
     except KeyboardInterrupt as exc:
-        print(stopped_message("gm roll-session", "session", exc, target, args.locale), file=sys.stderr)
+        print(stopped_message("gm roll-session", "session", exc, target, locale), file=sys.stderr)
         return 130
     except (TranscriptExists, TranscriptBusy) as exc:  # nothing was rolled, and nothing saved
-        print(render(RecordingRefused("gm roll-session", str(exc)), args.locale), file=sys.stderr)
+        print(render(RecordingRefused("gm roll-session", str(exc)), locale), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(recording_refused(exc, target) or failed("gm roll-session", exc), file=sys.stderr)
+        print(recording_refused(exc, target) or failed("gm roll-session", exc, locale), file=sys.stderr)
         return 2
     except (SessionError, TranscriptError) as exc:
-        print(failed("gm roll-session", exc), file=sys.stderr)
+        print(failed("gm roll-session", exc, locale), file=sys.stderr)
         return 2
     if path is not None:  # the session showed its summary itself
-        print(render(TranscriptAt(str(path)), args.locale))
+        print(render(TranscriptAt(str(path)), locale))
     return 0

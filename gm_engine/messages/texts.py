@@ -6553,3 +6553,30 @@ class ConfirmSpeechHelp(Message):
 
     key: ClassVar[str] = "werewolf.seat_words.confirm_speech_help"
     commands: str
+
+# ---------------------------------------------------------------- werewolf: the narrator's events
+# What the engine tells the GM narrator happened (the prompt's 【出来事】 line, and the offline
+# narrator's cue to open the game), in the session's locale.
+
+
+class NarratorGameStarts(Message):
+    """The game starts: the roles are dealt."""
+
+    key: ClassVar[str] = "werewolf.narrator_event.game_starts"
+
+
+class NarratorMorning(Message):
+    """The morning of ``day`` has come."""
+
+    key: ClassVar[str] = "werewolf.narrator_event.morning"
+    day: int
+
+
+# ---------------------------------------------------------------- roll session: the prompt
+
+
+class RollPrompt(Message):
+    """``gm roll-session``'s prompt: the current game system."""
+
+    key: ClassVar[str] = "roll_session.prompt"
+    system: str

@@ -1,9 +1,10 @@
 """The offline GM narrator's lines: what P1 can see, in varied words, from the public facts.
 
 :func:`narration` reads a public log (the narrator sees nothing else) and says, in a line or
-two from ``personas/phrases/gm.toml``: the game's opening, or this morning's news (a seat
-gone, or a quiet night), yesterday's execution, and the claims on the table. It never says who
-is suspicious, what anybody's role is, or whom to vote for. Choices are stable hashes of the
+two from ``personas/phrases/gm.toml`` (``gm_en.toml`` at an English table): the game's
+opening, or this morning's news (a seat gone, or a quiet night), yesterday's execution, and
+the claims on the table. It never says who is suspicious, what anybody's role is, or whom to
+vote for. Choices are stable hashes of the
 facts and the day, so the same game gives the same words.
 
 Errors: :class:`~gm_engine.sessions.voices.PhraseError` for a missing or invalid file.
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gm_engine.dice.result import Locale
 from gm_engine.sessions.voices import PhraseError, read_phrase_file, stable_pick
 from gm_engine.werewolf.log import ClaimMade, Executed, MorningReport, NoExecution, PublicEntry
 
@@ -37,16 +39,30 @@ class NarratorBook(BaseModel):
     claims: Lines = Field(min_length=1)
     quiet: Lines = Field(min_length=1)
     closing: Lines = Field(min_length=1)
+    # how the book's language writes what the lines are filled with (the Japanese book's
+    # defaults): a day ({day} in the lines), a list of names, one claimant, and the sentences
+    day_label: str = "{day}日目"
+    separator: str = "、"
+    claimant: str = "{seat}（{role}）"
+    sentence_gap: str = ""
+
+    def day(self, day: int) -> str:
+        """``day`` as the lines' ``{day}`` says it (「2日目」, "day 2")."""
+        return self.day_label.format(day=day)
+
+
+#: The narrator's book of each locale, in the phrases directory.
+NARRATOR_FILES: dict[Locale, str] = {"ja": "gm.toml", "en": "gm_en.toml"}
 
 
 @lru_cache(maxsize=4)
-def load_narrator(directory: Path) -> NarratorBook:
-    """The narrator's book, ``<directory>/gm.toml``.
+def load_narrator(directory: Path, locale: Locale = "ja") -> NarratorBook:
+    """The narrator's book in ``locale``, ``<directory>/gm.toml`` (``gm_en.toml`` in English).
 
     Raises:
         PhraseError: the file is missing or invalid.
     """
-    path = directory / "gm.toml"
+    path = directory / NARRATOR_FILES[locale]
     try:
         return NarratorBook.model_validate(read_phrase_file(path))
     except ValidationError as exc:
@@ -63,7 +79,7 @@ def narration(
     def pick(lines: Lines, *more: object) -> str:
         return stable_pick(lines, *key, *more)
 
-    label = f"{day}日目"
+    label = book.day(day)
     if opening:
         return pick(book.opening, "opening")
     parts: list[str] = []
@@ -88,11 +104,14 @@ def narration(
     contested = [(role, seats) for role, seats in claims.items() if len(seats) > 1]
     if contested:
         role, seats = contested[0]
-        parts.append(pick(book.counter, role).format(role=role, names="、".join(seats), count=len(seats)))
+        names_said = book.separator.join(seats)
+        parts.append(pick(book.counter, role).format(role=role, names=names_said, count=len(seats)))
     elif claims:
-        every = "、".join(f"{seat}（{role}）" for role, seats in claims.items() for seat in seats)
+        every = book.separator.join(
+            book.claimant.format(seat=seat, role=role) for role, seats in claims.items() for seat in seats
+        )
         parts.append(pick(book.claims).format(names=every))
     else:
         parts.append(pick(book.quiet))
     parts.append(pick(book.closing, len(parts)).format(day=label))
-    return "".join(parts[:3])
+    return book.sentence_gap.join(parts[:3])

@@ -41,6 +41,7 @@ from gm_engine.messages.texts import (
     NoSuchRollCommand,
     RollEnded,
     RollHelp,
+    RollPrompt,
     RollRefused,
     RollSummary,
     RollWelcome,
@@ -76,6 +77,10 @@ class RollOptions(BaseModel):
     system: str = "DiceBot"
     locale: Literal["ja", "en"] = "ja"
     max_lines: int = 100_000
+    prompt_in_locale: bool = False
+    """The prompt in the session's locale (``[DiceBot] ダイス> `` in Japanese). ``gm
+    roll-session`` sets it; a session recorded before it existed asked ``[DiceBot] roll> ``
+    in every locale, and its replay asks so again (the replay compares the prompts)."""
 
     @field_validator("system")
     @classmethod
@@ -248,9 +253,10 @@ class NoModelBackend(BackendDefaults):
         raise BackendError(f"this session has no model, yet {request.actor} asked one")
 
 
-def prompt_for(session: RollSession) -> str:
-    """The prompt the human is shown: the current system."""
-    return f"[{session.system_id}] roll> "
+def prompt_for(session: RollSession, in_locale: bool = True) -> str:
+    """The prompt the human is shown: the current system, in the session's locale (or, for
+    a session recorded before prompts had a locale, the English one)."""
+    return session.say(RollPrompt(session.system_id)) if in_locale else f"[{session.system_id}] roll> "
 
 
 @register_session("roll")
@@ -268,7 +274,7 @@ def run_roll_session(spec: SessionSpec, io: SessionIO) -> SessionOutcome:
     session = RollSession(spec.seed, options)
     io.show(session.say(RollWelcome(session.system_id)))
     for _ in range(options.max_lines):
-        prompt = prompt_for(session)
+        prompt = prompt_for(session, options.prompt_in_locale)
         line = io.human.ask(prompt)
         io.sink.emit(HumanInputEvent(prompt=prompt, text=line))
         if not line.strip():

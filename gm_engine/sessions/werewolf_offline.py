@@ -28,8 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from gm_engine.dice.result import Locale
 from gm_engine.llm.base import ModelRequest, ModelResponse
 from gm_engine.llm.offline import offline_calls, register_offline_decider
+from gm_engine.messages import LOCALES, render
+from gm_engine.messages.texts import NarratorGameStarts, VoteReasonPrompt
 from gm_engine.sessions.base import HumanDefaults
 from gm_engine.sessions.personas import MAX_NOTE_CHARS, MAX_NOTE_LINES, Notes, Persona
 from gm_engine.tools.werewolf import seat_label
@@ -90,6 +93,10 @@ class NarratorContext:
     day: int
     log: tuple[PublicEntry, ...] = ()
     names: tuple[str, ...] = ()
+    opening: bool = False
+    """The event is the game's start (the first line opens the game, never "continues")."""
+    locale: Locale = "ja"
+    """The table's language (the offline narrator speaks it)."""
     offline_kind: str = field(default="werewolf_narrator", init=False)
 
 
@@ -249,22 +256,24 @@ def decide_werewolf(request: ModelRequest, context: object | None) -> ModelRespo
     return ModelResponse(content=None, tool_calls=offline_calls(request, calls))
 
 
-#: The narrator's event at the start of a game (its first line opens the game).
-GAME_START_EVENT = "ゲーム開始。役職が配られました。"
+#: The narrator's event at the start of a game (its first line opens the game), in Japanese.
+GAME_START_EVENT = render(NarratorGameStarts())
 
 
 def decide_narration(request: ModelRequest, context: object | None) -> ModelResponse:
-    """The offline GM narrator: what P1 can see, in a line or two that steers nothing."""
+    """The offline GM narrator: what P1 can see, in a line or two that steers nothing, in the
+    table's language."""
     from gm_engine.sessions.narration import load_narrator, narration
     from gm_engine.sessions.voices import default_phrases_dir
 
     if not isinstance(context, NarratorContext) or not context.names:
-        day = context.day if isinstance(context, NarratorContext) else request.day
-        return ModelResponse(
-            content=_pick(load_narrator(default_phrases_dir()).closing, day).format(day=f"{day}日目")
-        )
-    book = load_narrator(default_phrases_dir())
-    opening = context.event == GAME_START_EVENT  # the first line opens, never "continues"
+        if isinstance(context, NarratorContext):
+            day, book = context.day, load_narrator(default_phrases_dir(), context.locale)
+        else:
+            day, book = request.day, load_narrator(default_phrases_dir())
+        return ModelResponse(content=_pick(book.closing, day).format(day=book.day(day)))
+    book = load_narrator(default_phrases_dir(), context.locale)
+    opening = context.opening or context.event == GAME_START_EVENT
     return ModelResponse(content=narration(book, context.log, context.names, context.day, opening))
 
 
@@ -299,6 +308,10 @@ def command_for(action: Action, obs: Observation) -> str:
     raise ValueError(f"no command plays {type(action).__name__}")
 
 
+#: The vote-reason question in every locale (the seat asks it right after a vote is chosen).
+_REASON_PROMPTS = frozenset(render(VoteReasonPrompt(), locale) for locale in LOCALES)
+
+
 class AutoHuman(HumanDefaults):
     """P1 played by an offline agent (``--auto``): answers every question as typed commands.
 
@@ -329,7 +342,7 @@ class AutoHuman(HumanDefaults):
 
     def ask(self, prompt: str, choices: Sequence[str] | None = None) -> str:
         """Answer the question as P1's agent would."""
-        if "理由" in prompt:
+        if prompt in _REASON_PROMPTS:
             reason = self._pending_reason or "なんとなく気になるから"
             self._pending_reason = ""
             return reason

@@ -405,9 +405,23 @@ def persona_task_prompt(
     )
 
 
-def narrator_prompt(pub: PublicView, event: str) -> str:
-    """The GM narrator's message: public facts and the event only."""
+def narrator_prompt(pub: PublicView, event: str, locale: Locale = "ja") -> str:
+    """The GM narrator's message: public facts and the event only, in the table's language."""
+    if locale == "en":
+        return render_prompt("narrator_en.j2", table=narrator_table_en(pub), event=event)
     return render_prompt("narrator.j2", table=table_vars(pub), event=event)
+
+
+def narrator_table_en(pub: PublicView) -> dict[str, Any]:
+    """What the English narrator prompt says of the table: the phase, who is alive, who left."""
+    time = "daytime" if pub.time is TimeOfDay.DAY else "night"
+    gone = [f"{who(pub, s)} (voted out on day {d})" for d, s in pub.executed]
+    gone += [f"{who(pub, s)} (attacked, morning of day {d})" for d, s in pub.victims]
+    return {
+        "phase": f"day {pub.day}, {time}",
+        "alive": [pub.name(s.seat) for s in pub.seats if s.alive],
+        "gone": gone,
+    }
 
 
 def private_screen_lines(entry: PrivateEntry, pub: PublicView, locale: Locale = "ja") -> list[str]:

@@ -27,6 +27,7 @@ the same answers.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 
 from gm_engine.dice.result import Locale
@@ -474,12 +475,29 @@ def _claim_words(claim: Claim, names: Mapping[int, str]) -> str:
     return words
 
 
+#: The roles' English names at the role prompt, with the names other tables use (the help
+#: says "choose a role by its number or its name", in English too).
+ENGLISH_ROLE_NAMES: dict[str, Role] = {
+    "werewolf": Role.WEREWOLF, "wolf": Role.WEREWOLF,
+    "villager": Role.VILLAGER,
+    "seer": Role.SEER,
+    "bodyguard": Role.BODYGUARD, "hunter": Role.BODYGUARD, "knight": Role.BODYGUARD, "guard": Role.BODYGUARD,
+    "medium": Role.MEDIUM,
+    "madman": Role.MADMAN, "possessed": Role.MADMAN,
+}
+
+
 def _role_named(text: str) -> Role | None:
     """The role an answer to CMD_役職選択 names: its number (1..6, full-width too) or its
-    name as players write it (占い師, 占い, 狼, …); None for anything else."""
+    name as players write it (占い師, 占い, 狼, …, or in English: seer, Wolf, the medium);
+    None for anything else."""
     word = fold(text).rstrip("。!.")
     if word.isdigit() and len(word) == 1 and 1 <= int(word) <= len(Role):
         return Role(int(word))
+    english = " ".join(unicodedata.normalize("NFKC", text).lower().rstrip("。!.").split())
+    english = english.removeprefix("the ").removeprefix("a ").removeprefix("an ")
+    if english in ENGLISH_ROLE_NAMES:
+        return ENGLISH_ROLE_NAMES[english]
     word = word.removesuffix("です").removesuffix("で").removesuffix("にします").removesuffix("がいい")
     for role, words in ROLE_WORDS.items():
         if word in {fold(w) for w in words}:

@@ -30,6 +30,8 @@ from gm_engine.messages.texts import (
     GameQuit,
     GuardLabel,
     HumanNameUnusable,
+    NarratorGameStarts,
+    NarratorMorning,
     OptionsInvalid,
     PreDivineLabel,
     QuitSummary,
@@ -60,7 +62,6 @@ from gm_engine.sessions.werewolf.facts import (
 from gm_engine.sessions.werewolf.seat import HumanQuit, HumanSeat
 from gm_engine.sessions.werewolf.sinks import BufferSink, CountingSink, SessionFigures
 from gm_engine.sessions.werewolf_offline import (
-    GAME_START_EVENT,
     NarratorContext,
     PersonaTurnContext,
     TaskKind,
@@ -639,11 +640,14 @@ class WerewolfSession:
 
     # ------------------------------------------------------------ narrator
 
-    def _start_narration(self, event: str) -> None:
+    def _start_narration(self, happened: Message) -> None:
+        """Ask the GM narrator for a line about ``happened`` (in the table's language)."""
         if not self.options.narrator:
             return
+        locale = self.options.locale
+        event = render(happened, locale)
         pub = player_view(self.game, HUMAN_SEAT).public
-        messages = [user_message(narrator_prompt(pub, event))]
+        messages = [user_message(narrator_prompt(pub, event, locale))]
         sink = BufferSink()
         runner = TurnRunner(self.io.backend, sink, retry_budget=0, faults=self.server_faults)
         day = self.game.phase.day
@@ -657,7 +661,14 @@ class WerewolfSession:
                     messages=messages,
                     offers=[],
                     require_action=False,
-                    context=NarratorContext(event=event, day=day, log=public_log, names=names),
+                    context=NarratorContext(
+                        event=event,
+                        day=day,
+                        log=public_log,
+                        names=names,
+                        opening=isinstance(happened, NarratorGameStarts),
+                        locale=locale,
+                    ),
                     model=self.spec.model,
                     day=day,
                     phase="narration",
@@ -721,7 +732,7 @@ class WerewolfSession:
                 self._human_choose_role()
         self._show_new()
         if game.stage is Stage.PRE_DIVINATION:
-            self._start_narration(GAME_START_EVENT)
+            self._start_narration(NarratorGameStarts())
         clock = time.perf_counter
         while not game.is_over:
             day = game.phase.day
@@ -736,9 +747,9 @@ class WerewolfSession:
                 self._state(f"advance {stage.value}")
                 self._show_new()
                 if stage is Stage.DEAL:
-                    self._start_narration(GAME_START_EVENT)
+                    self._start_narration(NarratorGameStarts())
                 elif any(isinstance(e, MorningReport) for e in entries) and not game.is_over:
-                    self._start_narration(f"{game.phase.day}日目の朝になりました。")
+                    self._start_narration(NarratorMorning(game.phase.day))
                 continue
             if stage is Stage.CHOOSE_ROLE:
                 self._human_choose_role()
@@ -769,7 +780,8 @@ class WerewolfSession:
         return SessionOutcome(summary=summary, figures=figures)
 
 
-_TEMPLATES = ("persona_system.j2", "discussion.j2", "claim.j2", "vote.j2", "night_action.j2", "narrator.j2")
+_TEMPLATES = ("persona_system.j2", "discussion.j2", "claim.j2", "vote.j2", "night_action.j2", "narrator.j2",
+              "narrator_en.j2")
 
 #: The stages whose turns run as one concurrent round, with the task each turn has.
 _ROUND_TASKS: dict[Stage, TaskKind] = {
