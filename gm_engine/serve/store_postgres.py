@@ -50,7 +50,7 @@ from gm_engine.messages.texts import StoreCannotOpenPostgres, StoreOtherSchema
 from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
 from gm_engine.serve.store_base import ROW_COLUMNS, LeaseRecord, SeatInsert, TableStoreBase, sql_may_take
 
-__all__ = ["SCHEMA_VERSION", "PostgresTableStore"]
+__all__ = ["CLAIM_QUERY", "SCHEMA_VERSION", "PostgresTableStore"]
 
 SCHEMA_VERSION = 1
 """Kept in ``gm_store_meta``; a database of another version is refused, not rewritten."""
@@ -117,8 +117,36 @@ _SCHEMA = (
     $$""",
 )
 
+# The indexes, each created when missing (a database set up by an earlier version gains
+# them as it is opened: an index changes no row, so the schema version stays). Looked up
+# first, not "CREATE INDEX IF NOT EXISTS" at every start: that takes a SHARE lock on the
+# table before it finds the index there, and a second process starting beside a serving
+# one would hold up every write of the first until its schema transaction committed.
+#
+# game_tables_running: the running tables in creation order, and only them. The claim
+# query (``_claimable``, every process at every tick), the takeover of an earlier
+# incarnation and the lobby's list of running tables read the running rows; without it each
+# reads every row ever filed, and finished tables pile up while the running ones stay as
+# many as are being played. Its columns are never updated by a lease or an append (the
+# lease and the line count are not in it), so those updates stay HOT: only a status
+# change writes to it.
+_INDEXES = (
+    (
+        "game_tables_running",
+        "CREATE INDEX game_tables_running ON game_tables (created_at, seq) WHERE status = 'running'",
+    ),
+)
+
 # The lease clock: the caller's when the store was given one, else the server's.
 _NOW = "COALESCE(%(now)s::double precision, extract(epoch FROM clock_timestamp())::double precision)"
+
+CLAIM_QUERY = (
+    "SELECT table_id FROM game_tables WHERE status = 'running'"
+    f" AND {sql_may_take(_NOW, '%(holder)s')} ORDER BY created_at, seq"
+)
+"""The running tables ``%(holder)s`` may take, oldest first
+(:meth:`~gm_engine.serve.store_base.TableStoreBase.claimable_tables`,
+run by every process at every tick); read through ``game_tables_running`` (a test EXPLAINs it)."""
 
 
 class PostgresTableStore(TableStoreBase):
@@ -167,6 +195,9 @@ class PostgresTableStore(TableStoreBase):
             db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             for statement in _SCHEMA:
                 db.execute(statement)
+            for name, statement in _INDEXES:
+                if db.execute("SELECT to_regclass(%s)", (name,)).fetchone() in (None, (None,)):
+                    db.execute(statement)
             row = db.execute("SELECT version FROM gm_store_meta").fetchone()
             if row is None:
                 db.execute("INSERT INTO gm_store_meta (version) VALUES (%s)", (SCHEMA_VERSION,))
@@ -336,11 +367,7 @@ class PostgresTableStore(TableStoreBase):
         return None if row is None or row[0] is None else str(row[0])
 
     def _claimable(self, holder: str) -> list[str]:
-        rows = self._all(
-            "SELECT table_id FROM game_tables WHERE status = 'running'"
-            f" AND {sql_may_take(_NOW, '%(holder)s')} ORDER BY created_at, seq",
-            {"holder": holder, "now": self._now()},
-        )
+        rows = self._all(CLAIM_QUERY, {"holder": holder, "now": self._now()})
         return [str(row[0]) for row in rows]
 
     def close(self) -> None:
