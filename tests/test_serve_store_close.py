@@ -11,6 +11,7 @@ a lost write is waited for before the test says so.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,80 @@ def test_writes_queued_before_close_are_done_before_it_returns(tmp_path: Path) -
         assert all(reopened.get_secret("t1", f"answer{number}") == b"x" for number in range(50))
     finally:
         reopened.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    return postgres_server.create_database()
+
+
+def test_a_postgres_call_after_close_is_refused_as_closed(postgres_url: str) -> None:
+    from gm_engine.serve.store_postgres import PostgresTableStore
+
+    store = PostgresTableStore(postgres_url)
+    store.create_table("t1", "werewolf", "卓", "{}", 1.0, holder="a", ttl_seconds=60)
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.put_secret("t1", "answer", b"x", holder="a")
+    with pytest.raises(StoreError, match="closed"):
+        store.append_lines("t1", 0, ["line"], holder="a")
+
+
+def test_a_postgres_call_waiting_for_a_connection_as_the_store_closes_is_refused(postgres_url: str) -> None:
+    """The only connection is busy (its append waits for a row another connection locked),
+    a second call waits for it in the pool, and the store closes: the waiting call is told
+    the store closed (the pool's own error was no StoreError), and the busy one finishes."""
+    import psycopg
+
+    from gm_engine.serve.store_postgres import PostgresTableStore
+
+    store = PostgresTableStore(postgres_url, max_connections=1)
+    store.create_table("t1", "werewolf", "卓", "{}", 1.0, holder="a", ttl_seconds=60)
+    outcomes: dict[str, BaseException | None] = {}
+
+    def call(name: str, write: Callable[[], None]) -> threading.Thread:
+        def run() -> None:
+            try:
+                write()
+            except Exception as exc:
+                outcomes[name] = exc
+            else:
+                outcomes[name] = None
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    with psycopg.connect(postgres_url, autocommit=True) as other:
+        with other.transaction():
+            other.execute("SELECT 1 FROM game_tables WHERE table_id = 't1' FOR UPDATE")
+            busy = call("append", lambda: store.append_lines("t1", 0, ["line"], holder="a"))
+            _until(lambda: _lock_waiters(other) == 1, "the append never waited for the row")
+            waiting = call("secret", lambda: store.put_secret("t1", "answer", b"x", holder="a"))
+            _until(lambda: store._pool.get_stats().get("requests_waiting", 0) == 1, "no call waited")
+            store.close()
+            waiting.join(LOST)
+            assert "secret" in outcomes, "the waiting call is still waiting"
+            refused = outcomes["secret"]
+            assert isinstance(refused, StoreError) and "closed" in str(refused), refused
+        busy.join(LOST)  # the row is free: the append that held the connection goes in
+    assert outcomes.get("append", "missing") is None, outcomes
+    reopened = PostgresTableStore(postgres_url)
+    try:
+        assert reopened.read_lines("t1") == ["line"]
+        assert reopened.get_secret("t1", "answer") is None
+    finally:
+        reopened.close()
+
+
+def _lock_waiters(db: Any) -> int:
+    row = db.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'").fetchone()
+    return int(row[0])
+
+
+def _until(condition: Callable[[], bool], failure: str) -> None:
+    """Wait for another thread to reach a state the test can see (no time is asserted)."""
+    deadline = time.monotonic() + LOST
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.01)

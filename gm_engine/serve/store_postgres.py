@@ -39,12 +39,13 @@ Choices, and why:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 from psycopg import errors
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolClosed
 
 from gm_engine.messages.texts import StoreCannotOpenPostgres, StoreOtherSchema
 from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
@@ -207,16 +208,30 @@ class PostgresTableStore(TableStoreBase):
     def _now(self) -> float | None:
         return None if self._clock is None else self._clock()
 
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+        """A connection of the pool for one statement.
+
+        Raises:
+            StoreError: the store is closed, or was closed while this call waited for a
+                connection (the pool fails its waiting callers then: nothing was written).
+        """
+        try:
+            with self._pool.connection() as db:
+                yield db
+        except PoolClosed:
+            raise StoreError("the PostgreSQL table store is closed") from None
+
     def _one(self, query: str, parameters: Sequence[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
         """The first row of one statement (its own transaction), or None."""
-        with self._pool.connection() as db:
+        with self._connection() as db:
             # typed by psycopg when its stubs are at hand; Any (the override) when it is absent
             row: tuple[Any, ...] | None = db.execute(query, parameters).fetchone()
             return row
 
     def _all(self, query: str, parameters: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
         """Every row of one statement (its own transaction)."""
-        with self._pool.connection() as db:
+        with self._connection() as db:
             rows: list[tuple[Any, ...]] = db.execute(query, parameters).fetchall()
             return rows
 
