@@ -141,6 +141,18 @@ _INDEXES = (
 # The lease clock: the caller's when the store was given one, else the server's.
 _NOW = "COALESCE(%(now)s::double precision, extract(epoch FROM clock_timestamp())::double precision)"
 
+_RENEW_UNLOCKED = (
+    f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s WHERE table_id IN"
+    " (SELECT table_id FROM game_tables WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s)"
+    " FOR NO KEY UPDATE SKIP LOCKED) AND lease_holder = %(holder)s RETURNING table_id"
+)
+"""Extend ``%(holder)s``'s leases of ``%(ids)s`` whose rows nobody has locked now."""
+_RENEW_WAITING = (
+    f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
+    " WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s) RETURNING table_id"
+)
+"""Extend ``%(holder)s``'s leases of ``%(ids)s``, waiting for a row's lock where it is held."""
+
 CLAIM_QUERY = (
     "SELECT table_id FROM game_tables WHERE status = 'running'"
     f" AND {sql_may_take(_NOW, '%(holder)s')} ORDER BY created_at, seq"
@@ -345,12 +357,21 @@ class PostgresTableStore(TableStoreBase):
         )
 
     def _renew(self, holder: str, table_ids: list[str], ttl_seconds: float) -> set[str]:
-        rows = self._all(
-            f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
-            " WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s) RETURNING table_id",
-            {"holder": holder, "ttl": ttl_seconds, "ids": table_ids, "now": self._now()},
-        )
-        return {str(row[0]) for row in rows}
+        # Every row free of locks in one statement, skipping the rows locked now (a table of
+        # this process appending, or storing an answer, holds its row until its commit is
+        # flushed); then each skipped one alone. One statement waiting for the locked rows
+        # in turn held the rows it had renewed all the while, and every append and answer of
+        # those tables queued behind it: measured with bench_serve.py (2 processes, 100
+        # tables), the renewal was in 14-23 of the lock waits over 5 ms and the appends in
+        # 19-41, the answers' store phase at 125-132 ms p95.
+        parameters = {"holder": holder, "ttl": ttl_seconds, "ids": table_ids, "now": self._now()}
+        rows = self._all(_RENEW_UNLOCKED, parameters)
+        renewed = {str(row[0]) for row in rows}
+        for table_id in table_ids:
+            if table_id not in renewed:  # locked just now, or not this holder's lease any more
+                parameters["ids"] = [table_id]
+                renewed.update(str(row[0]) for row in self._all(_RENEW_WAITING, parameters))
+        return renewed
 
     def _take_over(self, holder: str, prefix: str, ttl_seconds: float) -> set[str]:
         rows = self._all(
