@@ -31,6 +31,14 @@ Choices, and why:
   which locks the row, checks holder, status and count, and writes. Without it an
   append took five round trips (BEGIN, SELECT … FOR UPDATE, INSERT, UPDATE, COMMIT), and
   on a loaded machine each one waits for the server process to be scheduled.
+* **P1's answers through a writer of their own** (:meth:`PostgresTableStore.put_secret_then`,
+  the :class:`~gm_engine.serve.store.QueuedSecrets` capability the web's answer route
+  uses): one thread with its own connection keeps every secret waiting in one statement,
+  one commit, then calls each caller back. Through a worker thread and the pool an
+  answer waited for one of the event loop's few threads and then for a connection
+  behind the sessions' appends, and each answer paid its own commit: measured with
+  ``benchmarks/bench_serve.py`` (100 tables, two processes), the wait for the thread
+  alone was 23-47 ms at p95.
 * **A connection pool** (``psycopg_pool``), sized for the web layer's worker threads; it
   replaces a connection that broke. PostgreSQL's default ``synchronous_commit=on`` makes
   each commit wait for its WAL to be flushed, so an append is durable when it returns.
@@ -39,8 +47,12 @@ Choices, and why:
 from __future__ import annotations
 
 import json
+import queue
+import sys
+import threading
+import traceback
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
@@ -50,6 +62,7 @@ from psycopg_pool import ConnectionPool, PoolClosed
 from gm_engine.messages.texts import StoreCannotOpenPostgres, StoreOtherSchema
 from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
 from gm_engine.serve.store_base import ROW_COLUMNS, LeaseRecord, SeatInsert, TableStoreBase, sql_may_take
+from gm_engine.serve.store_checks import check_holder, check_secret
 
 __all__ = ["CLAIM_QUERY", "SCHEMA_VERSION", "PostgresTableStore"]
 
@@ -162,6 +175,52 @@ CLAIM_QUERY = (
 run by every process at every tick); read through ``game_tables_running`` (a test EXPLAINs it)."""
 
 
+MAX_BATCH = 256
+"""The most answers one statement of the secret writer takes."""
+
+_KEEP_SECRETS = (
+    "INSERT INTO table_secrets (table_id, name, value)"
+    " SELECT given.table_id, given.name, given.value"
+    " FROM unnest(%s::text[], %s::text[], %s::bytea[], %s::text[]) WITH ORDINALITY"
+    " AS given (table_id, name, value, holder, ordinal)"
+    " CROSS JOIN LATERAL (SELECT 1 FROM game_tables"
+    " WHERE game_tables.table_id = given.table_id AND lease_holder = given.holder FOR SHARE) AS held"
+    " ORDER BY given.ordinal"
+    " ON CONFLICT (table_id, name) DO UPDATE SET value = excluded.value RETURNING table_id, name"
+)
+"""Keep every given secret whose table's recorded holder is the given one, in one statement
+(one commit): the rows locked FOR SHARE one by one in the given order (the writer sorts
+them by table, so that two such statements lock in the same order), as ``_upsert_secret``
+locks one; the (table, name) of each kept. Every (table, name) at most once: a conflict
+is updated once a statement."""
+
+
+class _QueuedSecret:
+    """A secret waiting for the store's secret writer, and who to tell."""
+
+    __slots__ = ("holder", "name", "table_id", "then", "value")
+
+    def __init__(
+        self,
+        table_id: str,
+        name: str,
+        value: bytes,
+        holder: str,
+        then: Callable[[BaseException | None], None],
+    ) -> None:
+        self.table_id = table_id
+        self.name = name
+        self.value = value
+        self.holder = holder
+        self.then = then
+
+    def tell(self, error: BaseException | None) -> None:
+        try:
+            self.then(error)
+        except Exception:  # the caller's bug: the writer must live on for the others
+            traceback.print_exc(file=sys.stderr)
+
+
 class PostgresTableStore(TableStoreBase):
     """A :class:`~gm_engine.serve.store.TableStore` in a PostgreSQL database (see the module doc).
 
@@ -202,6 +261,12 @@ class PostgresTableStore(TableStoreBase):
         except BaseException:
             self._pool.close()
             raise
+        self._url = url
+        self._closed = False
+        self._secrets: queue.SimpleQueue[_QueuedSecret | None] = queue.SimpleQueue()
+        self._secrets_db: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._writer = threading.Thread(target=self._write_secrets, name="gm-postgres-secrets", daemon=True)
+        self._writer.start()
 
     def _create_schema(self) -> None:
         with self._pool.connection() as db, db.transaction():
@@ -406,6 +471,138 @@ class PostgresTableStore(TableStoreBase):
         rows = self._all(CLAIM_QUERY, {"holder": holder, "now": self._now()})
         return [str(row[0]) for row in rows]
 
+    # the secret writer (QueuedSecrets): P1's answers without a thread waiting for each
+
+    def put_secret_then(
+        self,
+        table_id: str,
+        name: str,
+        value: bytes,
+        then: Callable[[BaseException | None], None],
+        *,
+        holder: str,
+    ) -> None:
+        """Keep a secret under ``holder``'s lease without waiting: the store's secret writer
+        keeps every secret waiting in one statement (one commit), then calls ``then(None)``
+        from its thread once that commit is flushed, or ``then(error)`` when it was refused
+        (LeaseLost: ``holder`` does not hold the table's lease; StoreError: no such table,
+        or the store was closed while it waited, and nothing of it is stored); see
+        :class:`~gm_engine.serve.store.QueuedSecrets`.
+
+        Raises:
+            StoreError: a bad argument, or the store is closed (``then`` is not called).
+        """
+        check_secret(table_id, name, value)
+        check_holder(holder)
+        if self._closed:
+            raise self._closed_error()
+        self._enqueue(_QueuedSecret(table_id, name, value, holder, then))
+
+    def _closed_error(self) -> StoreError:
+        return StoreError("the PostgreSQL table store is closed")
+
+    def _enqueue(self, queued: _QueuedSecret) -> None:
+        """Hand a secret to the writer (its caller found the store open): it is then kept or
+        refused, or told the store closed, whenever :meth:`close` ran meanwhile (as the
+        SQLite store's ``_enqueue``: close() marks the store closed before it queues the
+        writer's stop mark)."""
+        self._secrets.put(queued)
+        if self._closed:  # close() may have queued the stop mark ahead of this secret
+            if threading.current_thread() is not self._writer:
+                self._writer.join()
+            self._fail_left_over()
+
+    def _fail_left_over(self) -> None:
+        while True:
+            try:
+                queued = self._secrets.get_nowait()
+            except queue.Empty:
+                return
+            if queued is not None:
+                queued.tell(self._closed_error())
+
+    def _write_secrets(self) -> None:
+        while True:
+            first = self._secrets.get()
+            if first is None:
+                self._fail_left_over()
+                return
+            batch = [first]
+            stopping = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    waiting = self._secrets.get_nowait()
+                except queue.Empty:
+                    break
+                if waiting is None:
+                    stopping = True
+                    break
+                batch.append(waiting)
+            self._keep(batch)
+            if stopping:  # a callback of the batch may have queued a secret behind the mark
+                self._fail_left_over()
+                return
+
+    def _keep(self, batch: list[_QueuedSecret]) -> None:
+        """Keep a batch: one statement for each round of distinct (table, name), in the order
+        they came (a later secret of a name replaces an earlier one, as one by one), then
+        every caller told."""
+        rounds: list[list[_QueuedSecret]] = []
+        last: dict[tuple[str, str], int] = {}
+        for queued in batch:
+            number = last.get((queued.table_id, queued.name), -1) + 1
+            if number == len(rounds):
+                rounds.append([])
+            rounds[number].append(queued)
+            last[(queued.table_id, queued.name)] = number
+        for number, keeping in enumerate(rounds):
+            keeping.sort(key=lambda queued: queued.table_id)  # every such statement locks in one order
+            try:
+                kept = self._keep_round(keeping)
+            except Exception as failure:  # the connection or the server: nothing of it is kept
+                self._drop_secrets_db()
+                for later in rounds[number:]:
+                    for queued in later:
+                        queued.tell(failure)
+                return
+            for queued in keeping:
+                if (queued.table_id, queued.name) in kept:
+                    queued.tell(None)
+                    continue
+                try:
+                    refusal: BaseException = self._refuse(queued.table_id, queued.holder)
+                except Exception as failure:  # the store closing meanwhile, the server gone
+                    refusal = failure
+                queued.tell(refusal)
+
+    def _keep_round(self, keeping: list[_QueuedSecret]) -> set[tuple[str, str]]:
+        if self._secrets_db is None or self._secrets_db.closed:
+            self._secrets_db = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+        rows = self._secrets_db.execute(
+            _KEEP_SECRETS,
+            (
+                [queued.table_id for queued in keeping],
+                [queued.name for queued in keeping],
+                [queued.value for queued in keeping],
+                [queued.holder for queued in keeping],
+            ),
+        ).fetchall()
+        return {(str(row[0]), str(row[1])) for row in rows}
+
+    def _drop_secrets_db(self) -> None:
+        if self._secrets_db is not None:
+            with suppress(psycopg.Error):
+                self._secrets_db.close()
+            self._secrets_db = None
+
     def close(self) -> None:
-        """Close the pool's connections; the store refuses calls afterwards."""
+        """Keep the secrets already queued, then close the connections; the store refuses
+        calls afterwards."""
+        if self._closed:
+            return
+        self._closed = True  # before the stop mark: see _enqueue
+        self._secrets.put(None)
+        self._writer.join()
+        self._fail_left_over()
+        self._drop_secrets_db()
         self._pool.close()

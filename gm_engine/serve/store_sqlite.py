@@ -233,6 +233,8 @@ class SQLiteTableStore(TableStoreBase):
     def _write(self, work: Callable[[sqlite3.Connection], _Result]) -> _Result:
         """Run ``work`` in the writer thread's next commit; its result once that commit is
         on the disk, or its error (the database as if it never ran)."""
+        if self._closed:
+            raise self._closed_error()
         job = _Job(work)
         self._enqueue(job)  # type: ignore[arg-type]
         job.done.wait()
@@ -244,16 +246,11 @@ class SQLiteTableStore(TableStoreBase):
         return StoreError(f"{self._path}: the table store is closed")
 
     def _enqueue(self, job: _Job[object]) -> None:
-        """Hand ``job`` to the writer: it is then run in a commit, or finished with the
-        closed store's error, whenever :meth:`close` runs meanwhile; never left waiting.
-
-        Raises:
-            StoreError: the store is closed already (the job is not taken).
-        """
-        if self._closed:
-            raise self._closed_error()
+        """Hand ``job`` to the writer (its caller found the store open): it is then run in a
+        commit, or finished with the closed store's error, whenever :meth:`close` ran
+        meanwhile; never left waiting."""
         self._jobs.put(job)
-        # close() may have come between the test above and the put, and put its stop mark
+        # close() may have come between the caller's test and the put, and put its stop mark
         # ahead of this job: the writer stops there and would never see it. close() marks
         # the store closed before it puts the mark, so a job put behind the mark sees the
         # mark here, and fails what is left once the writer is gone.
@@ -445,6 +442,9 @@ class SQLiteTableStore(TableStoreBase):
         """
         check_secret(table_id, name, value)
         check_holder(holder)
+
+        if self._closed:
+            raise self._closed_error()
 
         def work(db: sqlite3.Connection) -> None:
             if not self._upsert_secret_in(db, table_id, name, value, holder):
