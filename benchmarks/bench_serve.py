@@ -357,6 +357,82 @@ class WorkFigures:
         return 60 * finished / needed if needed > 0 else float("nan")
 
 
+LOGGED = {
+    "log_lock_waits": "on",
+    "deadlock_timeout": "5ms",
+    "log_min_duration_statement": "20",
+    "log_checkpoints": "on",
+    "log_autovacuum_min_duration": "0",
+}
+"""What the benchmark's PostgreSQL logs (:class:`DatabaseLog` counts it): every lock waited
+for over 5 ms (``deadlock_timeout`` is when the wait is logged; a real deadlock among these
+statements cannot happen, each locks one table's row), every statement over 20 ms of the
+server's own time, checkpoints and autovacuum runs."""
+
+#: The store's statements, told apart by a piece of their text (the first that matches).
+_STATEMENT_KINDS = (
+    ("gm_append_lines_v2", "append"),
+    ("INSERT INTO table_secrets", "secret"),
+    ("table_id = ANY(", "renew"),
+    ("WHERE status = 'running' AND", "claim"),
+    ("lease_holder = NULL", "release"),
+    ("SET lease_holder", "take"),
+    ("SET status", "status"),
+    ("SELECT lease_holder", "holder"),
+    ("FROM table_lines", "read lines"),
+    ("INSERT INTO game_tables", "create"),
+    ("INSERT INTO seats", "seat"),
+    ("FROM seats", "find seat"),
+    ("FROM table_secrets", "read secret"),
+    ("FROM game_tables", "read table"),
+)
+
+
+def _statement_kind(text: str) -> str:
+    return next((kind for piece, kind in _STATEMENT_KINDS if piece in text), "other")
+
+
+class DatabaseLog:
+    """What PostgreSQL logged (see :data:`LOGGED`) from its creation to :meth:`summary`."""
+
+    def __init__(self, server: PostgresServer) -> None:
+        self.path = server.log
+        self.start = self.path.stat().st_size if self.path.exists() else 0
+
+    def summary(self) -> str:
+        """Lock waits and slow statements by statement, checkpoints and autovacuum runs."""
+        with open(self.path, encoding="utf-8", errors="replace") as log:
+            log.seek(self.start)
+            lines = log.read().splitlines()
+        waits: dict[str, int] = {}
+        slow: dict[str, list[float]] = {}
+        checkpoints = vacuums = 0
+        for number, line in enumerate(lines):
+            if "still waiting for" in line:
+                after = lines[number + 1 : number + 6]
+                statement = next((later for later in after if "STATEMENT:" in later), "")
+                kind = _statement_kind(statement)
+                waits[kind] = waits.get(kind, 0) + 1
+            elif "LOG:  duration: " in line:
+                milliseconds = float(line.split("duration: ", 1)[1].split(" ", 1)[0])
+                slow.setdefault(_statement_kind(line), []).append(milliseconds)
+            elif "checkpoint starting" in line:
+                checkpoints += 1
+            elif "automatic vacuum" in line or "automatic analyze" in line:
+                vacuums += 1
+        waited = ", ".join(f"{kind} {count}" for kind, count in sorted(waits.items())) or "none"
+        over = (
+            ", ".join(
+                f"{kind} {len(values)} (max {max(values):.0f} ms)" for kind, values in sorted(slow.items())
+            )
+            or "none"
+        )
+        return (
+            f"lock waits over 5 ms: {waited}; statements over 20 ms (server time): {over};"
+            f" checkpoints {checkpoints}, autovacuum/analyze {vacuums}"
+        )
+
+
 class WorkMeter:
     """Reads the processor counters of the servers, the database and the machine at the start
     of a run and again at its end (see :class:`WorkFigures`)."""
@@ -432,6 +508,8 @@ class TablesFigures:
     """The machine's 1-minute load average when the run began and when it ended (its other
     users' work shows here: the figures above are only comparable at a similar load)."""
     work: WorkFigures | None = None
+    database_log: str | None = None
+    """What PostgreSQL logged over the run (:meth:`DatabaseLog.summary`); None for SQLite."""
     """Where the run's time and processor went (the two-process comparison)."""
 
 
@@ -472,6 +550,7 @@ def run_tables(
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         meter = WorkMeter(pids, postgres)
+        database_log = None if postgres is None else DatabaseLog(postgres)
         started = time.perf_counter()
         client_cpu_before = time.process_time()
         deadline = time.monotonic() + 3600
@@ -500,6 +579,7 @@ def run_tables(
             player.join()
         wall = time.perf_counter() - started
         work = meter.figures(runs)
+        logged = None if database_log is None else database_log.summary()
         sampling.set()
         sampler.join()
         cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
@@ -539,6 +619,7 @@ def run_tables(
         phases=phases,
         errors=tuple(sorted({run.error for run in runs if run.error})),
         work=work,
+        database_log=logged,
         load=(load_before, os.getloadavg()[0]),
     )
 
@@ -569,7 +650,7 @@ def bench_tables(
                     file=sys.stderr,
                 )
             else:
-                postgres = stack.enter_context(running_server(binaries, fsync=True))
+                postgres = stack.enter_context(running_server(binaries, fsync=True, settings=LOGGED))
                 targets["PostgreSQL"] = postgres.create_database
         for round_number in range(rounds):
             for label, target in targets.items():
@@ -606,6 +687,8 @@ def bench_tables(
             print(f"    error: {error}")
         if figures.work is not None:
             _print_work(figures.work, figures.finished)
+        if figures.database_log is not None:
+            print(f"    PostgreSQL: {figures.database_log}")
     _print_processes(results, seed)
 
 

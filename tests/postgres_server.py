@@ -18,7 +18,7 @@ import socket
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +76,11 @@ class PostgresServer:
     port: int
     directory: Path
 
+    @property
+    def log(self) -> Path:
+        """The server's log file."""
+        return self.directory / "server.log"
+
     def url(self, database: str = "postgres") -> str:
         """A libpq URL for ``database`` on this server."""
         return f"postgresql://gm@127.0.0.1:{self.port}/{database}"
@@ -98,11 +103,16 @@ def _as_server_user(command: list[str]) -> list[str]:
 
 
 @contextmanager
-def running_server(binaries: Path, *, fsync: bool = False) -> Iterator[PostgresServer]:
+def running_server(
+    binaries: Path, *, fsync: bool = False, settings: Mapping[str, str] | None = None
+) -> Iterator[PostgresServer]:
     """Start a server from ``binaries`` and stop it (``-m immediate``) on exit.
 
     ``fsync=False`` for the tests: they kill client processes, never the server, so its
     own crash safety is not under test, and a busy shared machine runs them faster.
+    ``settings``: more server settings (``name: value``, as ``postgres -c`` takes them; the
+    benchmark logs lock waits and slow statements). The server's log is
+    :attr:`PostgresServer.log`.
     """
     directory = Path(tempfile.mkdtemp(prefix="gm-postgres-"))
     if os.geteuid() == 0:
@@ -136,6 +146,8 @@ def running_server(binaries: Path, *, fsync: bool = False) -> Iterator[PostgresS
             options = f"-p {port} -k {directory} -c listen_addresses=127.0.0.1"
             if not fsync:
                 options += " -c fsync=off"
+            for name, value in (settings or {}).items():
+                options += f" -c {name}={value}"
             started = subprocess.run(
                 _as_server_user(
                     [

@@ -31,6 +31,14 @@ Choices, and why:
   which locks the row, checks holder, status and count, and writes. Without it an
   append took five round trips (BEGIN, SELECT … FOR UPDATE, INSERT, UPDATE, COMMIT), and
   on a loaded machine each one waits for the server process to be scheduled.
+* **P1's answers through a writer of their own** (:meth:`PostgresTableStore.put_secret_then`,
+  the :class:`~gm_engine.serve.store.QueuedSecrets` capability the web's answer route
+  uses): one thread with its own connection keeps every secret waiting in one statement,
+  one commit, then calls each caller back. Through a worker thread and the pool an
+  answer waited for one of the event loop's few threads and then for a connection
+  behind the sessions' appends, and each answer paid its own commit: measured with
+  ``benchmarks/bench_serve.py`` (100 tables, two processes), the wait for the thread
+  alone was 23-47 ms at p95.
 * **A connection pool** (``psycopg_pool``), sized for the web layer's worker threads; it
   replaces a connection that broke. PostgreSQL's default ``synchronous_commit=on`` makes
   each commit wait for its WAL to be flushed, so an append is durable when it returns.
@@ -39,18 +47,24 @@ Choices, and why:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import queue
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
 from psycopg import errors
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolClosed
 
 from gm_engine.messages.texts import StoreCannotOpenPostgres, StoreOtherSchema
 from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
 from gm_engine.serve.store_base import ROW_COLUMNS, LeaseRecord, SeatInsert, TableStoreBase, sql_may_take
+from gm_engine.serve.store_checks import check_holder, check_secret
 
-__all__ = ["SCHEMA_VERSION", "PostgresTableStore"]
+__all__ = ["CLAIM_QUERY", "SCHEMA_VERSION", "PostgresTableStore"]
 
 SCHEMA_VERSION = 1
 """Kept in ``gm_store_meta``; a database of another version is refused, not rewritten."""
@@ -117,8 +131,94 @@ _SCHEMA = (
     $$""",
 )
 
+# The indexes, each created when missing (a database set up by an earlier version gains
+# them as it is opened: an index changes no row, so the schema version stays). Looked up
+# first, not "CREATE INDEX IF NOT EXISTS" at every start: that takes a SHARE lock on the
+# table before it finds the index there, and a second process starting beside a serving
+# one would hold up every write of the first until its schema transaction committed.
+#
+# game_tables_running: the running tables in creation order, and only them. The claim
+# query (``_claimable``, every process at every tick), the takeover of an earlier
+# incarnation and the lobby's list of running tables read the running rows; without it each
+# reads every row ever filed, and finished tables pile up while the running ones stay as
+# many as are being played. Its columns are never updated by a lease or an append (the
+# lease and the line count are not in it), so those updates stay HOT: only a status
+# change writes to it.
+_INDEXES = (
+    (
+        "game_tables_running",
+        "CREATE INDEX game_tables_running ON game_tables (created_at, seq) WHERE status = 'running'",
+    ),
+)
+
 # The lease clock: the caller's when the store was given one, else the server's.
 _NOW = "COALESCE(%(now)s::double precision, extract(epoch FROM clock_timestamp())::double precision)"
+
+_RENEW_UNLOCKED = (
+    f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s WHERE table_id IN"
+    " (SELECT table_id FROM game_tables WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s)"
+    " FOR NO KEY UPDATE SKIP LOCKED) AND lease_holder = %(holder)s RETURNING table_id"
+)
+"""Extend ``%(holder)s``'s leases of ``%(ids)s`` whose rows nobody has locked now."""
+_RENEW_WAITING = (
+    f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
+    " WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s) RETURNING table_id"
+)
+"""Extend ``%(holder)s``'s leases of ``%(ids)s``, waiting for a row's lock where it is held."""
+
+CLAIM_QUERY = (
+    "SELECT table_id FROM game_tables WHERE status = 'running'"
+    f" AND {sql_may_take(_NOW, '%(holder)s')} ORDER BY created_at, seq"
+)
+"""The running tables ``%(holder)s`` may take, oldest first
+(:meth:`~gm_engine.serve.store_base.TableStoreBase.claimable_tables`,
+run by every process at every tick); read through ``game_tables_running`` (a test EXPLAINs it)."""
+
+
+MAX_BATCH = 256
+"""The most answers one statement of the secret writer takes."""
+
+_KEEP_SECRETS = (
+    "INSERT INTO table_secrets (table_id, name, value)"
+    " SELECT given.table_id, given.name, given.value"
+    " FROM unnest(%s::text[], %s::text[], %s::bytea[], %s::text[]) WITH ORDINALITY"
+    " AS given (table_id, name, value, holder, ordinal)"
+    " CROSS JOIN LATERAL (SELECT 1 FROM game_tables"
+    " WHERE game_tables.table_id = given.table_id AND lease_holder = given.holder FOR SHARE) AS held"
+    " ORDER BY given.ordinal"
+    " ON CONFLICT (table_id, name) DO UPDATE SET value = excluded.value RETURNING table_id, name"
+)
+"""Keep every given secret whose table's recorded holder is the given one, in one statement
+(one commit): the rows locked FOR SHARE one by one in the given order (the writer sorts
+them by table, so that two such statements lock in the same order), as ``_upsert_secret``
+locks one; the (table, name) of each kept. Every (table, name) at most once: a conflict
+is updated once a statement."""
+
+
+class _QueuedSecret:
+    """A secret waiting for the store's secret writer, and who to tell."""
+
+    __slots__ = ("holder", "name", "table_id", "then", "value")
+
+    def __init__(
+        self,
+        table_id: str,
+        name: str,
+        value: bytes,
+        holder: str,
+        then: Callable[[BaseException | None], None],
+    ) -> None:
+        self.table_id = table_id
+        self.name = name
+        self.value = value
+        self.holder = holder
+        self.then = then
+
+    def tell(self, error: BaseException | None) -> None:
+        try:
+            self.then(error)
+        except Exception:  # the caller's bug: the writer must live on for the others
+            traceback.print_exc(file=sys.stderr)
 
 
 class PostgresTableStore(TableStoreBase):
@@ -161,12 +261,21 @@ class PostgresTableStore(TableStoreBase):
         except BaseException:
             self._pool.close()
             raise
+        self._url = url
+        self._closed = False
+        self._secrets: queue.SimpleQueue[_QueuedSecret | None] = queue.SimpleQueue()
+        self._secrets_db: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._writer = threading.Thread(target=self._write_secrets, name="gm-postgres-secrets", daemon=True)
+        self._writer.start()
 
     def _create_schema(self) -> None:
         with self._pool.connection() as db, db.transaction():
             db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             for statement in _SCHEMA:
                 db.execute(statement)
+            for name, statement in _INDEXES:
+                if db.execute("SELECT to_regclass(%s)", (name,)).fetchone() in (None, (None,)):
+                    db.execute(statement)
             row = db.execute("SELECT version FROM gm_store_meta").fetchone()
             if row is None:
                 db.execute("INSERT INTO gm_store_meta (version) VALUES (%s)", (SCHEMA_VERSION,))
@@ -176,16 +285,30 @@ class PostgresTableStore(TableStoreBase):
     def _now(self) -> float | None:
         return None if self._clock is None else self._clock()
 
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+        """A connection of the pool for one statement.
+
+        Raises:
+            StoreError: the store is closed, or was closed while this call waited for a
+                connection (the pool fails its waiting callers then: nothing was written).
+        """
+        try:
+            with self._pool.connection() as db:
+                yield db
+        except PoolClosed:
+            raise StoreError("the PostgreSQL table store is closed") from None
+
     def _one(self, query: str, parameters: Sequence[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
         """The first row of one statement (its own transaction), or None."""
-        with self._pool.connection() as db:
+        with self._connection() as db:
             # typed by psycopg when its stubs are at hand; Any (the override) when it is absent
             row: tuple[Any, ...] | None = db.execute(query, parameters).fetchone()
             return row
 
     def _all(self, query: str, parameters: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
         """Every row of one statement (its own transaction)."""
-        with self._pool.connection() as db:
+        with self._connection() as db:
             rows: list[tuple[Any, ...]] = db.execute(query, parameters).fetchall()
             return rows
 
@@ -299,12 +422,21 @@ class PostgresTableStore(TableStoreBase):
         )
 
     def _renew(self, holder: str, table_ids: list[str], ttl_seconds: float) -> set[str]:
-        rows = self._all(
-            f"UPDATE game_tables SET lease_expires = {_NOW} + %(ttl)s"
-            " WHERE lease_holder = %(holder)s AND table_id = ANY(%(ids)s) RETURNING table_id",
-            {"holder": holder, "ttl": ttl_seconds, "ids": table_ids, "now": self._now()},
-        )
-        return {str(row[0]) for row in rows}
+        # Every row free of locks in one statement, skipping the rows locked now (a table of
+        # this process appending, or storing an answer, holds its row until its commit is
+        # flushed); then each skipped one alone. One statement waiting for the locked rows
+        # in turn held the rows it had renewed all the while, and every append and answer of
+        # those tables queued behind it: measured with bench_serve.py (2 processes, 100
+        # tables), the renewal was in 14-23 of the lock waits over 5 ms and the appends in
+        # 19-41, the answers' store phase at 125-132 ms p95.
+        parameters = {"holder": holder, "ttl": ttl_seconds, "ids": table_ids, "now": self._now()}
+        rows = self._all(_RENEW_UNLOCKED, parameters)
+        renewed = {str(row[0]) for row in rows}
+        for table_id in table_ids:
+            if table_id not in renewed:  # locked just now, or not this holder's lease any more
+                parameters["ids"] = [table_id]
+                renewed.update(str(row[0]) for row in self._all(_RENEW_WAITING, parameters))
+        return renewed
 
     def _take_over(self, holder: str, prefix: str, ttl_seconds: float) -> set[str]:
         rows = self._all(
@@ -336,13 +468,141 @@ class PostgresTableStore(TableStoreBase):
         return None if row is None or row[0] is None else str(row[0])
 
     def _claimable(self, holder: str) -> list[str]:
-        rows = self._all(
-            "SELECT table_id FROM game_tables WHERE status = 'running'"
-            f" AND {sql_may_take(_NOW, '%(holder)s')} ORDER BY created_at, seq",
-            {"holder": holder, "now": self._now()},
-        )
+        rows = self._all(CLAIM_QUERY, {"holder": holder, "now": self._now()})
         return [str(row[0]) for row in rows]
 
+    # the secret writer (QueuedSecrets): P1's answers without a thread waiting for each
+
+    def put_secret_then(
+        self,
+        table_id: str,
+        name: str,
+        value: bytes,
+        then: Callable[[BaseException | None], None],
+        *,
+        holder: str,
+    ) -> None:
+        """Keep a secret under ``holder``'s lease without waiting: the store's secret writer
+        keeps every secret waiting in one statement (one commit), then calls ``then(None)``
+        from its thread once that commit is flushed, or ``then(error)`` when it was refused
+        (LeaseLost: ``holder`` does not hold the table's lease; StoreError: no such table,
+        or the store was closed while it waited, and nothing of it is stored); see
+        :class:`~gm_engine.serve.store.QueuedSecrets`.
+
+        Raises:
+            StoreError: a bad argument, or the store is closed (``then`` is not called).
+        """
+        check_secret(table_id, name, value)
+        check_holder(holder)
+        if self._closed:
+            raise self._closed_error()
+        self._enqueue(_QueuedSecret(table_id, name, value, holder, then))
+
+    def _closed_error(self) -> StoreError:
+        return StoreError("the PostgreSQL table store is closed")
+
+    def _enqueue(self, queued: _QueuedSecret) -> None:
+        """Hand a secret to the writer (its caller found the store open): it is then kept or
+        refused, or told the store closed, whenever :meth:`close` ran meanwhile (as the
+        SQLite store's ``_enqueue``: close() marks the store closed before it queues the
+        writer's stop mark)."""
+        self._secrets.put(queued)
+        if self._closed:  # close() may have queued the stop mark ahead of this secret
+            if threading.current_thread() is not self._writer:
+                self._writer.join()
+            self._fail_left_over()
+
+    def _fail_left_over(self) -> None:
+        while True:
+            try:
+                queued = self._secrets.get_nowait()
+            except queue.Empty:
+                return
+            if queued is not None:
+                queued.tell(self._closed_error())
+
+    def _write_secrets(self) -> None:
+        while True:
+            first = self._secrets.get()
+            if first is None:
+                self._fail_left_over()
+                return
+            batch = [first]
+            stopping = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    waiting = self._secrets.get_nowait()
+                except queue.Empty:
+                    break
+                if waiting is None:
+                    stopping = True
+                    break
+                batch.append(waiting)
+            self._keep(batch)
+            if stopping:  # a callback of the batch may have queued a secret behind the mark
+                self._fail_left_over()
+                return
+
+    def _keep(self, batch: list[_QueuedSecret]) -> None:
+        """Keep a batch: one statement for each round of distinct (table, name), in the order
+        they came (a later secret of a name replaces an earlier one, as one by one), then
+        every caller told."""
+        rounds: list[list[_QueuedSecret]] = []
+        last: dict[tuple[str, str], int] = {}
+        for queued in batch:
+            number = last.get((queued.table_id, queued.name), -1) + 1
+            if number == len(rounds):
+                rounds.append([])
+            rounds[number].append(queued)
+            last[(queued.table_id, queued.name)] = number
+        for number, keeping in enumerate(rounds):
+            keeping.sort(key=lambda queued: queued.table_id)  # every such statement locks in one order
+            try:
+                kept = self._keep_round(keeping)
+            except Exception as failure:  # the connection or the server: nothing of it is kept
+                self._drop_secrets_db()
+                for later in rounds[number:]:
+                    for queued in later:
+                        queued.tell(failure)
+                return
+            for queued in keeping:
+                if (queued.table_id, queued.name) in kept:
+                    queued.tell(None)
+                    continue
+                try:
+                    refusal: BaseException = self._refuse(queued.table_id, queued.holder)
+                except Exception as failure:  # the store closing meanwhile, the server gone
+                    refusal = failure
+                queued.tell(refusal)
+
+    def _keep_round(self, keeping: list[_QueuedSecret]) -> set[tuple[str, str]]:
+        if self._secrets_db is None or self._secrets_db.closed:
+            self._secrets_db = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+        rows = self._secrets_db.execute(
+            _KEEP_SECRETS,
+            (
+                [queued.table_id for queued in keeping],
+                [queued.name for queued in keeping],
+                [queued.value for queued in keeping],
+                [queued.holder for queued in keeping],
+            ),
+        ).fetchall()
+        return {(str(row[0]), str(row[1])) for row in rows}
+
+    def _drop_secrets_db(self) -> None:
+        if self._secrets_db is not None:
+            with suppress(psycopg.Error):
+                self._secrets_db.close()
+            self._secrets_db = None
+
     def close(self) -> None:
-        """Close the pool's connections; the store refuses calls afterwards."""
+        """Keep the secrets already queued, then close the connections; the store refuses
+        calls afterwards."""
+        if self._closed:
+            return
+        self._closed = True  # before the stop mark: see _enqueue
+        self._secrets.put(None)
+        self._writer.join()
+        self._fail_left_over()
+        self._drop_secrets_db()
         self._pool.close()

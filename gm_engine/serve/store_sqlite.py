@@ -234,18 +234,48 @@ class SQLiteTableStore(TableStoreBase):
         """Run ``work`` in the writer thread's next commit; its result once that commit is
         on the disk, or its error (the database as if it never ran)."""
         if self._closed:
-            raise StoreError(f"{self._path}: the table store is closed")
+            raise self._closed_error()
         job = _Job(work)
-        self._jobs.put(job)  # type: ignore[arg-type]
+        self._enqueue(job)  # type: ignore[arg-type]
         job.done.wait()
         if job.error is not None:
             raise job.error
         return job.result  # type: ignore[return-value]
 
+    def _closed_error(self) -> StoreError:
+        return StoreError(f"{self._path}: the table store is closed")
+
+    def _enqueue(self, job: _Job[object]) -> None:
+        """Hand ``job`` to the writer (its caller found the store open): it is then run in a
+        commit, or finished with the closed store's error, whenever :meth:`close` ran
+        meanwhile; never left waiting."""
+        self._jobs.put(job)
+        # close() may have come between the caller's test and the put, and put its stop mark
+        # ahead of this job: the writer stops there and would never see it. close() marks
+        # the store closed before it puts the mark, so a job put behind the mark sees the
+        # mark here, and fails what is left once the writer is gone.
+        if self._closed:
+            if threading.current_thread() is not self._writer:
+                self._writer.join()
+            self._fail_left_over()
+
+    def _fail_left_over(self) -> None:
+        """Finish every job still queued after the writer stopped with the closed store's
+        error (its caller waits for it, or waits for its callback)."""
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if job is not None:
+                job.error = self._closed_error()
+                job.finish()
+
     def _write_loop(self) -> None:
         while True:
             job = self._jobs.get()
             if job is None:
+                self._fail_left_over()
                 return
             batch = [job]
             stopping = False
@@ -259,7 +289,8 @@ class SQLiteTableStore(TableStoreBase):
                     break
                 batch.append(waiting)
             self._run_batch(batch)
-            if stopping:
+            if stopping:  # a callback of the batch may have queued a write behind the mark
+                self._fail_left_over()
                 return
 
     def _run_batch(self, batch: Sequence[_Job[object]]) -> None:
@@ -403,21 +434,23 @@ class SQLiteTableStore(TableStoreBase):
         """Keep a secret in the writer's next commit, under ``holder``'s lease, without
         waiting for it: ``then(None)`` from the writer thread once that commit is on the
         disk, ``then(error)`` when it was refused (LeaseLost: ``holder`` does not hold the
-        table's lease; see :class:`~gm_engine.serve.store.QueuedSecrets`).
+        table's lease; StoreError: the store was closed while it waited, and nothing of it
+        is stored; see :class:`~gm_engine.serve.store.QueuedSecrets`).
 
         Raises:
             StoreError: a bad argument, or the store is closed (``then`` is not called).
         """
         check_secret(table_id, name, value)
         check_holder(holder)
+
         if self._closed:
-            raise StoreError(f"{self._path}: the table store is closed")
+            raise self._closed_error()
 
         def work(db: sqlite3.Connection) -> None:
             if not self._upsert_secret_in(db, table_id, name, value, holder):
                 raise self._refuse(table_id, holder)
 
-        self._jobs.put(_Job(work, then))
+        self._enqueue(_Job(work, then))
 
     @staticmethod
     def _upsert_secret_in(
@@ -549,9 +582,10 @@ class SQLiteTableStore(TableStoreBase):
         refuses calls afterwards."""
         if self._closed:
             return
-        self._closed = True
+        self._closed = True  # before the stop mark: see _enqueue
         self._jobs.put(None)
         self._writer.join()
+        self._fail_left_over()
         self._writer_db.close()
         with self._all_lock:
             connections, self._all = self._all, []

@@ -422,7 +422,9 @@ class Submitted:
 #: web waits for the session (:meth:`LiveTable.submit`), the session's thread woken with
 #: it, its turn for the processor, the session's work until the answer's step is ready to
 #: store, that step's commit; and the web's thread woken with the outcome (with
-#: :meth:`LiveTable.accept_soon`, the event loop woken by the store's writer).
+#: :meth:`LiveTable.accept_soon`, the event loop woken by the store's writer). An
+#: acknowledgement from a worker thread (:meth:`LiveTable.accept_soon` on a store that queues
+#: no writes) begins with "thread", the wait for that thread.
 SUBMIT_PHASES = ("store", "wake", "slot", "session", "commit", "reply")
 
 
@@ -521,7 +523,14 @@ def _recorded(pending: _Pending) -> Submitted:
     take the answer before the caller runs again)."""
     replied = time.perf_counter()
     stored = pending.stamps.get("store", replied)
-    timings = (("store", max(0.0, stored - pending.began)), ("reply", max(0.0, replied - stored)))
+    # a store without a writer of its own is written from a worker thread: the wait for one
+    # ("thread") is told apart from the write itself
+    began = pending.stamps.get("thread", pending.began)
+    timings = (
+        *((("thread", max(0.0, began - pending.began)),) if began != pending.began else ()),
+        ("store", max(0.0, stored - began)),
+        ("reply", max(0.0, replied - stored)),
+    )
     return Submitted(status="recorded", lines=(), timings=timings)
 
 
@@ -819,7 +828,7 @@ class LiveTable:
             if refused is not None:
                 raise TableError(_not_stored_reason(refused))
         else:
-            await asyncio.to_thread(self._store_answer, pending, kept, output)
+            await asyncio.to_thread(self._store_answer, pending, kept, output, threaded=True)
         return _recorded(pending)
 
     def _hand_over(self, text: str) -> _Pending:
@@ -858,8 +867,13 @@ class LiveTable:
             return pending, None, None
         return pending, KeptAnswer(asked.at, asked.question, text), output
 
-    def _store_answer(self, pending: _Pending, kept: KeptAnswer, output: StoreOutput) -> None:
-        """Store the pending answer and hand it to the session (this thread waits for the disk)."""
+    def _store_answer(
+        self, pending: _Pending, kept: KeptAnswer, output: StoreOutput, *, threaded: bool = False
+    ) -> None:
+        """Store the pending answer and hand it to the session (this thread waits for the disk;
+        ``threaded``: a worker thread the web's loop handed it to)."""
+        if threaded:
+            pending.stamp("thread")
         try:
             output.store.put_secret(output.table_id, PENDING_ANSWER, kept.to_bytes(), holder=output.holder)
         except Exception as exc:  # the disk or the database: the question stays, the player may resend
