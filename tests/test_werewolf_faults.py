@@ -30,7 +30,7 @@ from gm_engine.transcripts.replay import replay_file
 from gm_engine.transcripts.resume import resume_session
 from gm_engine.transcripts.signing import load_or_create_key
 from gm_engine.werewolf.agents import OfflineAgent
-from tests.forge_chain import opened
+from tests.forge_chain import keep_key_as_while_running, opened
 
 FAULTS = ("malformed_json", "unknown_tool", "invalid_arguments", "illegal_action", "text_only", "empty")
 ROUNDS = ("discussion", "vote", "runoff", "night", "pre_divination")
@@ -137,6 +137,7 @@ def test_faulty_games_replay_and_resume_exactly(fault: str, tmp_path: Path) -> N
     # as written while it ran (a finished one is packed at its end): the file a crash cuts
     outcome = record_session(_spec(), _io(fault), whole, durable=False, remember_seed=False, pack=False)
     assert "の勝利" in outcome.summary
+    keep_key_as_while_running(whole)  # a crash cuts a game whose key file is still there
     refused, fallbacks = _faults_by_round(whole)
     # the fault was made, and answered, at every kind of round; and the fallback agent played
     # turns of the rounds whose turns run concurrently
@@ -173,6 +174,7 @@ def test_a_server_failing_now_and_then_costs_turns_not_the_game(tmp_path: Path) 
         _spec(), _io("server_error"), whole, durable=False, remember_seed=False, pack=False
     )
     assert "の勝利" in outcome.summary
+    keep_key_as_while_running(whole)  # a crash cuts a game whose key file is still there
     _refused, fallbacks = _faults_by_round(whole)
     assert fallbacks["vote"] > 0 and fallbacks["discussion"] > 0, dict(fallbacks)  # concurrent and in turn
     report = replay_file(whole)
