@@ -47,9 +47,7 @@ Choices, and why:
 from __future__ import annotations
 
 import json
-import queue
 import sys
-import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -60,6 +58,7 @@ from psycopg import errors
 from psycopg_pool import ConnectionPool, PoolClosed
 
 from gm_engine.messages.texts import StoreCannotOpenPostgres, StoreOtherSchema
+from gm_engine.serve.batch_writer import BatchWriter
 from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
 from gm_engine.serve.store_base import ROW_COLUMNS, LeaseRecord, SeatInsert, TableStoreBase, sql_may_take
 from gm_engine.serve.store_checks import check_holder, check_secret
@@ -175,8 +174,6 @@ CLAIM_QUERY = (
 run by every process at every tick); read through ``game_tables_running`` (a test EXPLAINs it)."""
 
 
-MAX_BATCH = 256
-"""The most answers one statement of the secret writer takes."""
 
 _KEEP_SECRETS = (
     "INSERT INTO table_secrets (table_id, name, value)"
@@ -262,10 +259,10 @@ class PostgresTableStore(TableStoreBase):
             self._pool.close()
             raise
         self._url = url
-        self._closed = False
-        self._secrets: queue.SimpleQueue[_QueuedSecret | None] = queue.SimpleQueue()
         self._secrets_db: psycopg.Connection[tuple[Any, ...]] | None = None
-        self._writer = threading.Thread(target=self._write_secrets, name="gm-postgres-secrets", daemon=True)
+        self._writer: BatchWriter[_QueuedSecret] = BatchWriter(
+            "gm-postgres-secrets", self._keep, lambda queued: queued.tell(self._closed_error())
+        )
         self._writer.start()
 
     def _create_schema(self) -> None:
@@ -496,52 +493,14 @@ class PostgresTableStore(TableStoreBase):
         check_holder(holder)
         if self._closed:
             raise self._closed_error()
-        self._enqueue(_QueuedSecret(table_id, name, value, holder, then))
+        self._writer.put(_QueuedSecret(table_id, name, value, holder, then))
 
     def _closed_error(self) -> StoreError:
         return StoreError("the PostgreSQL table store is closed")
 
-    def _enqueue(self, queued: _QueuedSecret) -> None:
-        """Hand a secret to the writer (its caller found the store open): it is then kept or
-        refused, or told the store closed, whenever :meth:`close` ran meanwhile (as the
-        SQLite store's ``_enqueue``: close() marks the store closed before it queues the
-        writer's stop mark)."""
-        self._secrets.put(queued)
-        if self._closed:  # close() may have queued the stop mark ahead of this secret
-            if threading.current_thread() is not self._writer:
-                self._writer.join()
-            self._fail_left_over()
-
-    def _fail_left_over(self) -> None:
-        while True:
-            try:
-                queued = self._secrets.get_nowait()
-            except queue.Empty:
-                return
-            if queued is not None:
-                queued.tell(self._closed_error())
-
-    def _write_secrets(self) -> None:
-        while True:
-            first = self._secrets.get()
-            if first is None:
-                self._fail_left_over()
-                return
-            batch = [first]
-            stopping = False
-            while len(batch) < MAX_BATCH:
-                try:
-                    waiting = self._secrets.get_nowait()
-                except queue.Empty:
-                    break
-                if waiting is None:
-                    stopping = True
-                    break
-                batch.append(waiting)
-            self._keep(batch)
-            if stopping:  # a callback of the batch may have queued a secret behind the mark
-                self._fail_left_over()
-                return
+    @property
+    def _closed(self) -> bool:
+        return self._writer.closed
 
     def _keep(self, batch: list[_QueuedSecret]) -> None:
         """Keep a batch: one statement for each round of distinct (table, name), in the order
@@ -600,9 +559,6 @@ class PostgresTableStore(TableStoreBase):
         calls afterwards."""
         if self._closed:
             return
-        self._closed = True  # before the stop mark: see _enqueue
-        self._secrets.put(None)
-        self._writer.join()
-        self._fail_left_over()
+        self._writer.close()
         self._drop_secrets_db()
         self._pool.close()

@@ -47,7 +47,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import sqlite3
 import sys
 import threading
@@ -59,6 +58,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from gm_engine.messages.texts import StoreNoWal, StoreOtherSchema
+from gm_engine.serve.batch_writer import BatchWriter
 from gm_engine.serve.store import SeatGrant, StoreError, TableStatus
 from gm_engine.serve.store_base import (
     ROW_COLUMNS,
@@ -106,9 +106,6 @@ CREATE TABLE IF NOT EXISTS seats (
     seat INTEGER NOT NULL
 ) WITHOUT ROWID;
 """
-
-MAX_BATCH = 256
-"""The most jobs one commit takes: a bound on how long the first caller of a batch waits."""
 
 _Result = TypeVar("_Result")
 
@@ -177,8 +174,10 @@ class SQLiteTableStore(TableStoreBase):
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
-        self._closed = False
-        self._jobs: queue.SimpleQueue[_Job[object] | None] = queue.SimpleQueue()
+        # the writer thread (started once the schema is made): every write, in group commits
+        self._writer: BatchWriter[_Job[object]] = BatchWriter(
+            "gm-sqlite-writer", self._run_batch, self._refuse_after_close
+        )
         _make_owner_only(Path(self._path))
         self._writer_db = self._open()
         try:
@@ -192,7 +191,6 @@ class SQLiteTableStore(TableStoreBase):
         except BaseException:
             self._writer_db.close()
             raise
-        self._writer = threading.Thread(target=self._write_loop, name="gm-sqlite-writer", daemon=True)
         self._writer.start()
 
     def _create_schema(self, db: sqlite3.Connection) -> None:
@@ -236,7 +234,7 @@ class SQLiteTableStore(TableStoreBase):
         if self._closed:
             raise self._closed_error()
         job = _Job(work)
-        self._enqueue(job)  # type: ignore[arg-type]
+        self._writer.put(job)  # type: ignore[arg-type]
         job.done.wait()
         if job.error is not None:
             raise job.error
@@ -245,53 +243,15 @@ class SQLiteTableStore(TableStoreBase):
     def _closed_error(self) -> StoreError:
         return StoreError(f"{self._path}: the table store is closed")
 
-    def _enqueue(self, job: _Job[object]) -> None:
-        """Hand ``job`` to the writer (its caller found the store open): it is then run in a
-        commit, or finished with the closed store's error, whenever :meth:`close` ran
-        meanwhile; never left waiting."""
-        self._jobs.put(job)
-        # close() may have come between the caller's test and the put, and put its stop mark
-        # ahead of this job: the writer stops there and would never see it. close() marks
-        # the store closed before it puts the mark, so a job put behind the mark sees the
-        # mark here, and fails what is left once the writer is gone.
-        if self._closed:
-            if threading.current_thread() is not self._writer:
-                self._writer.join()
-            self._fail_left_over()
+    def _refuse_after_close(self, job: _Job[object]) -> None:
+        """Finish a job that came after the writer stopped with the closed store's error
+        (its caller waits for it, or waits for its callback)."""
+        job.error = self._closed_error()
+        job.finish()
 
-    def _fail_left_over(self) -> None:
-        """Finish every job still queued after the writer stopped with the closed store's
-        error (its caller waits for it, or waits for its callback)."""
-        while True:
-            try:
-                job = self._jobs.get_nowait()
-            except queue.Empty:
-                return
-            if job is not None:
-                job.error = self._closed_error()
-                job.finish()
-
-    def _write_loop(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                self._fail_left_over()
-                return
-            batch = [job]
-            stopping = False
-            while len(batch) < MAX_BATCH:
-                try:
-                    waiting = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if waiting is None:
-                    stopping = True
-                    break
-                batch.append(waiting)
-            self._run_batch(batch)
-            if stopping:  # a callback of the batch may have queued a write behind the mark
-                self._fail_left_over()
-                return
+    @property
+    def _closed(self) -> bool:
+        return self._writer.closed
 
     def _run_batch(self, batch: Sequence[_Job[object]]) -> None:
         """One transaction: each job in its savepoint, one commit, then every caller told."""
@@ -450,7 +410,7 @@ class SQLiteTableStore(TableStoreBase):
             if not self._upsert_secret_in(db, table_id, name, value, holder):
                 raise self._refuse(table_id, holder)
 
-        self._enqueue(_Job(work, then))
+        self._writer.put(_Job(work, then))
 
     @staticmethod
     def _upsert_secret_in(
@@ -582,10 +542,7 @@ class SQLiteTableStore(TableStoreBase):
         refuses calls afterwards."""
         if self._closed:
             return
-        self._closed = True  # before the stop mark: see _enqueue
-        self._jobs.put(None)
-        self._writer.join()
-        self._fail_left_over()
+        self._writer.close()
         self._writer_db.close()
         with self._all_lock:
             connections, self._all = self._all, []
