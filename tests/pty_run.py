@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 #: The command line of ``gm`` with this interpreter.
@@ -113,3 +114,31 @@ class PtyRun:
                 self.process.wait()
             os.close(self.master)
         return code, bytes(self.output)
+
+    def play_to_the_end(
+        self,
+        answer: Callable[[str, str], str],
+        *,
+        interrupt_at: Callable[[str], bool] | None = None,
+        replayed: int = 0,
+        interrupt_limit_s: float = 10.0,
+    ) -> tuple[int, bytes]:
+        """Answer every question with ``answer(prompt, screen since the last answer)`` to
+        the end, or press Ctrl-C at the first prompt ``interrupt_at`` accepts; the first
+        ``replayed`` questions (a resumed game's recorded ones, shown with their answers)
+        are passed over. The exit status and everything the terminal received."""
+        seen = 0
+        for _ in range(replayed):
+            _, seen = self.next_prompt(seen)
+        while True:
+            try:
+                prompt, after = self.next_prompt(seen)
+            except AssertionError:  # the game ended: no more questions
+                return self.finish(limit_s=120)
+            if interrupt_at is not None and interrupt_at(prompt):
+                self.wait_reading()
+                os.kill(self.process.pid, signal.SIGINT)
+                return self.finish(limit_s=interrupt_limit_s)
+            screen = bytes(self.output[seen:after]).decode("utf-8", "replace")
+            self.send((answer(prompt, screen) + "\n").encode())
+            seen = after

@@ -8,9 +8,7 @@ at a vote and resumed to its end: no Japanese of the program's own on either scr
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 from pathlib import Path
 
 from gm_engine.werewolf.phrases import fold
@@ -196,22 +194,15 @@ def _play_english(
 ) -> tuple[int, str]:
     """Answer every question to the end (or Ctrl-C at the first vote), passing over the first
     ``replayed`` (a resumed game's recorded ones); the exit status and the screen."""
-    seen = 0
-    for _ in range(replayed):
-        _, seen = run.next_prompt(seen)
-    while True:
-        try:
-            prompt, after = run.next_prompt(seen)
-        except AssertionError:  # the game ended: no more questions
-            code, output = run.finish(limit_s=120)
-            return code, output.decode("utf-8", "replace")
-        if stop_at_vote and prompt.startswith("Choose the seat to vote for"):
-            run.wait_reading()
-            os.kill(run.process.pid, signal.SIGINT)
-            code, output = run.finish(limit_s=10)
-            return code, output.decode("utf-8", "replace")
-        run.send((player.answer(prompt) + "\n").encode())
-        seen = after
+    def at_a_vote(prompt: str) -> bool:
+        return prompt.startswith("Choose the seat to vote for")
+
+    code, output = run.play_to_the_end(
+        lambda prompt, _screen: player.answer(prompt),
+        interrupt_at=at_a_vote if stop_at_vote else None,
+        replayed=replayed,
+    )
+    return code, output.decode("utf-8", "replace")
 
 
 def test_a_whole_english_game_interrupted_and_resumed_has_no_japanese_of_the_program(tmp_path: Path) -> None:

@@ -11,9 +11,7 @@ so both runs type the same lines to the same questions.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 from pathlib import Path
 
 from gm_engine.transcripts.format import read_transcript
@@ -76,21 +74,12 @@ def _play(run: PtyRun, player: Player, *, stop_at_vote: bool, replayed: int = 0)
     """Answer every question to the end (or, with ``stop_at_vote``, Ctrl-C at the first vote);
     the first ``replayed`` questions are a resumed game's recorded ones, shown with their
     answers, and are passed over."""
-    seen = 0
-    for _ in range(replayed):
-        _, seen = run.next_prompt(seen)
-    while True:
-        try:
-            prompt, after = run.next_prompt(seen)
-        except AssertionError:  # the game ended: no more questions
-            return run.finish(limit_s=120)
-        screen = bytes(run.output[seen:after]).decode("utf-8", "replace")
-        if stop_at_vote and "投票先を選んでください" in prompt:
-            run.wait_reading()
-            os.kill(run.process.pid, signal.SIGINT)
-            return run.finish(limit_s=STOP_LIMIT_S)
-        run.send((player.answer(prompt, screen) + "\n").encode())
-        seen = after
+    return run.play_to_the_end(
+        player.answer,
+        interrupt_at=(lambda prompt: "投票先を選んでください" in prompt) if stop_at_vote else None,
+        replayed=replayed,
+        interrupt_limit_s=STOP_LIMIT_S,
+    )
 
 
 def _events(path: Path) -> list[tuple[str, dict[str, object]]]:
